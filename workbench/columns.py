@@ -1,0 +1,17 @@
+"""Stable column names of every frame workbench produces.
+
+Frames are tidy and long; notebooks, stats and the store refer to these
+constants, never to string literals.
+"""
+from __future__ import annotations
+
+SUITE = "suite"
+TARGET = "target"
+CASE = "case"
+METRIC = "metric"
+VALUE = "value"
+PASSED = "passed"
+ERROR = "error"
+
+SCORE_COLUMNS = [SUITE, TARGET, CASE, METRIC, VALUE]
+CASE_KEY = [SUITE, TARGET, CASE]

@@ -1,0 +1,107 @@
+"""List the files of a repository that an engine should read.
+
+Honours ``.gitignore`` files (root and nested), and skips version-control
+metadata, vendored and generated trees, binaries and oversized files, so every
+consumer (the reference engine, the controls, the naive dump) sees the same set.
+"""
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+
+import pathspec
+
+SKIP_DIRS = frozenset({
+    ".git", ".hg", ".svn", "node_modules", "vendor", "third_party", "dist", "build",
+    "out", "target", "coverage", ".next", ".nuxt", ".venv", "venv", "env", "__pycache__",
+    ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".idea", ".vscode",
+    ".gradle", "bower_components", ".workbench-cache", ".solumbe", ".otito",
+})
+SKIP_SUFFIXES = (".min.js", ".min.css", ".map", ".lock", ".pyc", ".pyo", ".so", ".o",
+                 ".a", ".dll", ".exe", ".class", ".jar", ".png", ".jpg", ".jpeg", ".gif",
+                 ".ico", ".pdf", ".zip", ".gz", ".tgz", ".bz2", ".xz", ".woff", ".woff2",
+                 ".ttf", ".eot", ".mp3", ".mp4", ".wasm", ".db", ".sqlite")
+GENERATED_NAMES = frozenset({"package-lock.json", "yarn.lock", "pnpm-lock.yaml",
+                             "poetry.lock", "Cargo.lock", "go.sum", "composer.lock"})
+MAX_BYTES = 512 * 1024
+BINARY_PROBE = 8192
+
+
+def _is_binary(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return b"\0" in handle.read(BINARY_PROBE)
+    except OSError:
+        return True
+
+
+def _ignore_spec(directory: Path) -> pathspec.PathSpec | None:
+    gitignore = directory / ".gitignore"
+    if not gitignore.is_file():
+        return None
+    try:
+        lines = gitignore.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+
+
+def _ignored(rel_to_spec: str, specs: list[tuple[str, pathspec.PathSpec]], is_dir: bool) -> bool:
+    for base, spec in specs:
+        rel = rel_to_spec[len(base):] if base else rel_to_spec
+        if spec.match_file(rel + "/" if is_dir else rel):
+            return True
+    return False
+
+
+def _keep_file(path: Path, name: str) -> bool:
+    if name in GENERATED_NAMES or name.endswith(SKIP_SUFFIXES):
+        return False
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return False
+    return size <= MAX_BYTES and not _is_binary(path)
+
+
+def list_files(root: Path | str) -> list[str]:
+    """Repo-relative ``/`` paths of the readable source files under ``root``, sorted."""
+    root = Path(root)
+    found: list[str] = []
+    stack: list[tuple[Path, str, list[tuple[str, pathspec.PathSpec]]]] = [(root, "", [])]
+    while stack:
+        directory, rel_dir, specs = stack.pop()
+        spec = _ignore_spec(directory)
+        if spec is not None:
+            specs = specs + [(rel_dir, spec)]
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            rel = f"{rel_dir}{entry.name}"
+            if entry.is_dir(follow_symlinks=False):
+                if entry.name in SKIP_DIRS or _ignored(rel, specs, True):
+                    continue
+                stack.append((Path(entry.path), rel + "/", specs))
+            elif entry.is_file(follow_symlinks=False):
+                if not _ignored(rel, specs, False) and _keep_file(Path(entry.path), entry.name):
+                    found.append(rel)
+    return sorted(found)
+
+
+@lru_cache(maxsize=64)
+def _cached(root: str, stamp: float) -> tuple[str, ...]:
+    return tuple(list_files(root))
+
+
+def list_files_cached(root: Path | str) -> tuple[str, ...]:
+    """``list_files`` memoised per root and its modification time (fixtures never change mid-run)."""
+    resolved = str(Path(root).resolve())
+    return _cached(resolved, os.stat(resolved).st_mtime)
+
+
+def read_text(root: Path | str, rel: str) -> str:
+    """A file's text, decoded leniently (engines must never crash on odd bytes)."""
+    return (Path(root) / rel).read_text(encoding="utf-8", errors="replace")

@@ -1,0 +1,77 @@
+"""The Suite contract: which cases a suite reads, what it asks a target, how it scores.
+
+A suite runs in two phases so scoring can be vectorized: ``run_case`` asks the
+target about one case and returns what it observed (JSON-able fields); after
+every case of a target has run, ``score`` turns all observations into case rows
+and a tidy ``case, metric, value`` frame in one pass, and ``aggregate`` reduces
+that frame to the suite's summary metrics (keys spelled as corpus thresholds).
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import pandas as pd
+
+if TYPE_CHECKING:
+    from ..corpus import Corpus
+
+
+@dataclass
+class RunContext:
+    """What a suite may use while running: the corpus, limits and a scratch directory."""
+
+    corpus: "Corpus"
+    timeout: float = 60.0
+    seed: int = 0
+    scratch: Path | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Outcome:
+    """One case run against one target: the observation, or the error that replaced it."""
+
+    case: dict[str, Any]
+    observation: dict[str, Any] | None
+    error: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def name(self) -> str:
+        return str(self.case.get("name"))
+
+
+@dataclass
+class Scored:
+    """A suite's scoring of one target: one row per case, and the long score frame."""
+
+    case_rows: list[dict[str, Any]]
+    scores: pd.DataFrame  # columns: case, metric, value
+
+
+class Suite(ABC):
+    """Base class of every suite; subclasses are registered in ``workbench.suites``."""
+
+    name: ClassVar[str]
+    section: ClassVar[str]
+    capability: ClassVar[str | None]
+    description: ClassVar[str] = ""
+
+    def cases(self, corpus: "Corpus") -> list[dict[str, Any]]:
+        """The corpus cases this suite reads."""
+        return corpus.cases(self.section)
+
+    @abstractmethod
+    def run_case(self, target: Any, case: dict[str, Any], ctx: RunContext) -> dict[str, Any]:
+        """Ask ``target`` about one case; return the observed fields. Raise to fail the case."""
+
+    @abstractmethod
+    def score(self, outcomes: list[Outcome], ctx: RunContext) -> Scored:
+        """Score every outcome of one target at once."""
+
+    @abstractmethod
+    def aggregate(self, scores: pd.DataFrame, case_rows: pd.DataFrame) -> dict[str, float | None]:
+        """Reduce one target's scores to summary metrics, keyed by threshold spelling."""
