@@ -1,0 +1,35 @@
+# Every target bootstraps .venv itself; the stamp makes that a no-op when pyproject.toml is unchanged.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+TARGETS ?= --target builtin --target bm25 --target random
+
+.PHONY: setup test report lab bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (workbench)" >/dev/null
+	touch $(STAMP)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q -m "slow or notebooks or not (slow or notebooks)"
+
+report: $(STAMP)
+	$(BIN)/workbench report --run $(TARGETS)
+
+lab: $(STAMP)
+	$(BIN)/workbench lab
+
+bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	$(BIN)/python bench/metrics.py --n 100000
+	$(BIN)/python bench/stats.py
+	$(BIN)/python bench/reference.py
+
+clean:
+	rm -rf reports .pytest_cache

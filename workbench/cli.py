@@ -1,0 +1,120 @@
+"""The ``workbench`` command: a thin click layer over the library.
+
+Exit codes: 0 ok; 1 thresholds not met or a gate/regression verdict failed;
+2 usage error; 3 a WorkbenchError (one line, no traceback); 4 an internal error.
+"""
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from pathlib import Path
+
+import click
+
+from .errors import WorkbenchError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3, 4
+CORPUS_OPTION = click.option("--corpus", "corpus_path", type=click.Path(path_type=Path),
+                             default=Path("corpus/corpus.json"), show_default=True,
+                             help="Corpus file to read.")
+
+
+def split_values(values: tuple[str, ...]) -> list[str]:
+    """Repeatable options also accept comma lists: ``--suite a --suite b,c`` -> ``[a, b, c]``."""
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def parse_shard(value: str | None) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    try:
+        index, count = (int(part) for part in value.split("/"))
+    except ValueError:
+        raise click.BadParameter("expected I/N, e.g. 0/4", param_hint="--shard") from None
+    if count < 1 or not 0 <= index < count:
+        raise click.BadParameter("expected 0 <= I < N", param_hint="--shard")
+    return index, count
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="workbench")
+def cli() -> None:
+    """Evaluate code-context engines against a labelled corpus.
+
+    Runs eval suites into tidy DataFrames (reports/runs/<run-id>/), renders notebook
+    reports, compares runs and keeps baselines. Exit codes: 0 ok, 1 thresholds or gate
+    failed, 2 usage error, 3 bad input or unreachable target, 4 internal error.
+    """
+
+
+@cli.command("run")
+@CORPUS_OPTION
+@click.option("--suite", "suites", multiple=True, help="Suite to run (repeatable or comma list; default: every suite with cases).")
+@click.option("--target", "targets", multiple=True, help="builtin, random, bm25, cmd:<command>, http://host:port, python:<module>:<factory> (repeatable).")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), default=Path("reports/runs"), show_default=True, help="Directory that receives the run directory.")
+@click.option("--baseline", "baseline", default=None, help="Compare with this baseline (name or path) and mark regressions.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary object as JSON instead of the scoreboard.")
+@click.option("--strict", is_flag=True, help="Stop at the first case that errors.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True, help="Seconds per engine request.")
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Cases run concurrently per target.")
+@click.option("--shard", default=None, help="Run only shard I of N (I/N, zero-based); merge shards with `workbench merge`.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for the random control and any sampling.")
+@click.pass_context
+def run_command(ctx: click.Context, corpus_path: Path, suites: tuple[str, ...], targets: tuple[str, ...],
+                out_dir: Path, baseline: str | None, as_json: bool, strict: bool, timeout: float,
+                jobs: int, shard: str | None, seed: int) -> None:
+    """Run suites against targets; exit 1 when a threshold floor is not met."""
+    from .runner import run_eval
+    from .scoreboard import render_scoreboard
+    result = run_eval(corpus_path, suites=split_values(suites) or None,
+                          targets=split_values(targets) or None, out_dir=out_dir, strict=strict,
+                          timeout=timeout, jobs=jobs, shard=parse_shard(shard), seed=seed,
+                          baseline=baseline, progress=not as_json)
+    if as_json:
+        click.echo(json.dumps(result.summary, indent=2))
+    else:
+        click.echo(render_scoreboard(result.summary, k=result.manifest["corpus"]["k"]))
+    ctx.exit(EXIT_OK if result.summary["passed"] else EXIT_FAILED)
+
+
+@cli.command("validate")
+@CORPUS_OPTION
+@click.pass_context
+def validate_command(ctx: click.Context, corpus_path: Path) -> None:
+    """Check a corpus: schema, fixtures, expected files. Exit 3 on any problem."""
+    from .corpus import validate_corpus
+    problems = validate_corpus(corpus_path)
+    for problem in problems:
+        click.echo(f"{corpus_path}: {problem}", err=True)
+    if problems:
+        click.echo(f"{len(problems)} problem(s) in {corpus_path}", err=True)
+        ctx.exit(EXIT_ERROR)
+    click.echo(f"{corpus_path}: ok")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: run the CLI and map outcomes to the documented exit codes."""
+    try:
+        code = cli.main(args=argv, prog_name="workbench", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        code = EXIT_FAILED
+    except click.exceptions.ClickException as exc:
+        exc.show()
+        code = EXIT_USAGE if isinstance(exc, click.UsageError) else exc.exit_code
+    except WorkbenchError as exc:
+        click.echo(f"error: {exc}", err=True)
+        code = EXIT_ERROR
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        code = 130
+    except Exception:
+        traceback.print_exc()
+        click.echo("internal error (exit 4): please report this with the traceback above", err=True)
+        code = EXIT_INTERNAL
+    return int(code or 0) if isinstance(code, int) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

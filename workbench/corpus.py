@@ -1,0 +1,313 @@
+"""Load and validate a corpus file (the solumbe/otito ``evals/corpus.json`` format).
+
+``load_corpus`` returns a ``Corpus`` or raises one ``CorpusError`` line;
+``validate_corpus`` returns every problem, one line each, naming the case and
+the JSON-pointer-like location of the bad field, plus semantic checks a schema
+cannot express (unknown fixtures, expected files missing from their fixture,
+duplicate case names).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from .errors import CorpusError
+
+DEFAULT_CORPUS = Path("corpus/corpus.json")
+DEFAULT_K = 5
+CASE_SECTIONS = ("retrieval", "risk", "harnessExecution", "gateEffectiveness", "tokenSavings")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a corpus: where (``retrieval[3].expectedPrimary``) and what."""
+
+    location: str
+    message: str
+    case: str | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.location}: " if self.location else ""
+        named = f" (case {self.case!r})" if self.case else ""
+        return f"{where}{self.message}{named}"
+
+
+@dataclass
+class Corpus:
+    """A loaded, schema-valid corpus with its fixtures resolved."""
+
+    path: Path
+    data: dict[str, Any]
+    sha256: str
+    fixtures: dict[str, Path] = field(default_factory=dict)
+    executable: frozenset[str] = frozenset()
+
+    @property
+    def k(self) -> int:
+        return int(self.data.get("k", DEFAULT_K))
+
+    @property
+    def thresholds(self) -> dict[str, dict[str, float]]:
+        """Floors per suite, without ``comment`` keys."""
+        floors: dict[str, dict[str, float]] = {}
+        for suite, metrics in self.data.get("thresholds", {}).items():
+            if isinstance(metrics, dict):
+                floors[suite] = {m: float(v) for m, v in metrics.items()
+                                 if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        return floors
+
+    def cases(self, section: str) -> list[dict[str, Any]]:
+        """The cases of one section (empty when the corpus has none)."""
+        value = self.data.get(section, [])
+        return value if isinstance(value, list) else []
+
+    def fixture_dir(self, name: str) -> Path:
+        """The absolute directory of a fixture, or a CorpusError naming it."""
+        try:
+            return self.fixtures[name]
+        except KeyError:
+            raise CorpusError(f"{self.path}: unknown fixture {name!r} (not in fixtureRoots)") from None
+
+    def is_executable(self, name: str) -> bool:
+        """Whether commands may run in a temp copy of this fixture (see DESIGN: rules that keep users safe)."""
+        return name in self.executable
+
+
+@lru_cache(maxsize=1)
+def corpus_schema() -> dict[str, Any]:
+    """The corpus JSON Schema shipped in ``workbench/schemas``."""
+    text = resources.files("workbench").joinpath("schemas/corpus.schema.json").read_text()
+    return json.loads(text)
+
+
+def _read(path: Path) -> tuple[bytes, Any]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise CorpusError(f"{path}: corpus file not found") from None
+    except OSError as exc:
+        raise CorpusError(f"{path}: cannot read corpus ({exc.strerror})") from None
+    try:
+        return raw, json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise CorpusError(f"{path}: corpus is not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise CorpusError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
+
+
+def _location(parts: Any) -> str:
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _describe(schema: dict[str, Any]) -> str:
+    kind = schema.get("type")
+    if "$ref" in schema:
+        ref = schema["$ref"].rsplit("/", 1)[-1]
+        schema = corpus_schema()["$defs"].get(ref, {})
+        kind = schema.get("type")
+    if kind == "array" and schema.get("items", {}).get("type") == "string":
+        return "a list of strings"
+    names = {"array": "a list", "object": "an object", "string": "a string",
+             "integer": "an integer", "number": "a number", "boolean": "true or false"}
+    if isinstance(kind, list):
+        return " or ".join(names.get(k, k) for k in kind)
+    return names.get(kind, str(kind))
+
+
+def _message(error: jsonschema.ValidationError) -> str:
+    got = json.dumps(error.instance, ensure_ascii=False)
+    got = got if len(got) <= 60 else got[:57] + "..."
+    if error.validator == "type":
+        return f"expected {_describe(error.schema)}, got {got}"
+    if error.validator == "required":
+        missing = [r for r in error.validator_value if r not in error.instance]
+        return f"missing required field {missing[0]!r}" if missing else error.message
+    if error.validator == "enum":
+        return f"expected one of {', '.join(map(str, error.validator_value))}, got {got}"
+    if error.validator == "oneOf":
+        options = [next(iter(s.get("required", ["?"]))) for s in error.validator_value]
+        return f"needs exactly one of {' or '.join(options)}"
+    if error.validator == "minLength":
+        return "must not be empty"
+    if error.validator == "minItems":
+        return "must not be an empty list"
+    if error.validator == "pattern":
+        return f"must match {error.validator_value}, got {got}"
+    if error.validator == "minimum":
+        return f"must be at least {error.validator_value}, got {got}"
+    return error.message
+
+
+def _case_name(data: Any, parts: list[Any]) -> str | None:
+    if len(parts) >= 2 and isinstance(parts[0], str) and isinstance(parts[1], int):
+        try:
+            name = data[parts[0]][parts[1]].get("name")
+        except (AttributeError, IndexError, KeyError, TypeError):
+            return None
+        return name if isinstance(name, str) else None
+    return None
+
+
+def schema_problems(data: Any) -> list[Problem]:
+    """Every schema violation, in document order, as one-line problems.
+
+    A field of the wrong type reports only that (not the consequential errors at the same spot).
+    """
+    validator = jsonschema.Draft202012Validator(corpus_schema())
+    errors = list(validator.iter_errors(data))
+    mistyped = {tuple(e.absolute_path) for e in errors if e.validator == "type"}
+    found = []
+    for error in errors:
+        parts = list(error.absolute_path)
+        if error.validator != "type" and tuple(parts) in mistyped:
+            continue
+        order = tuple((0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in parts)
+        found.append((order, Problem(_location(parts), _message(error), _case_name(data, parts))))
+    return [problem for _, problem in sorted(found, key=lambda item: item[0])]
+
+
+def _resolve_fixture(corpus_dir: Path, entry: str) -> tuple[Path | None, bool]:
+    """A fixture directory and whether it may be executed (relative, inside the corpus's parent)."""
+    given = Path(entry)
+    if given.is_absolute():
+        return (given if given.is_dir() else None), False
+    for base in (corpus_dir, corpus_dir.parent):
+        candidate = (base / given).resolve()
+        if candidate.is_dir():
+            return candidate, candidate.is_relative_to(corpus_dir.parent.resolve())
+    return None, False
+
+
+def _fixtures(path: Path, data: dict[str, Any]) -> tuple[dict[str, Path], set[str], list[Problem]]:
+    corpus_dir = path.parent.resolve()
+    declared = data.get("fixtureRoots")
+    declared = declared if isinstance(declared, dict) else {}
+    fixtures, executable, problems = {}, set(), []
+    for name, entry in declared.items():
+        if not isinstance(entry, str):
+            continue
+        found, runnable = _resolve_fixture(corpus_dir, entry)
+        if found is None:
+            problems.append(Problem(f"fixtureRoots.{name}",
+                                    f"directory {entry!r} not found next to the corpus or its parent"))
+            continue
+        fixtures[name] = found
+        if runnable:
+            executable.add(name)
+    for section in CASE_SECTIONS:
+        for index, case in enumerate(_listed(data, section)):
+            for name in _case_fixtures(case):
+                if name in fixtures or name in declared:
+                    continue
+                found, runnable = _resolve_fixture(corpus_dir, f"fixtures/{name}")
+                if found is None:
+                    key = "repoFixture" if "repoFixture" in case else "repoFixtures"
+                    problems.append(Problem(f"{section}[{index}].{key}",
+                                            f"unknown fixture {name!r} (not in fixtureRoots)", case.get("name")))
+                    continue
+                fixtures[name] = found
+                if runnable:
+                    executable.add(name)
+    return fixtures, executable, problems
+
+
+def _listed(data: dict[str, Any], section: str) -> list[Any]:
+    value = data.get(section)
+    return value if isinstance(value, list) else []
+
+
+def _case_fixtures(case: Any) -> list[str]:
+    if not isinstance(case, dict):
+        return []
+    names = case.get("repoFixtures") or ([case["repoFixture"]] if case.get("repoFixture") else [])
+    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+
+
+def _expected_file_problems(data: dict[str, Any], fixtures: dict[str, Path]) -> list[Problem]:
+    problems = []
+    for section in ("retrieval", "tokenSavings"):
+        cases = data.get(section)
+        for index, case in enumerate(cases if isinstance(cases, list) else []):
+            names = _case_fixtures(case)
+            if not names or any(n not in fixtures for n in names):
+                continue
+            for key in ("expectedPrimary", "expectedAnyOf"):
+                listed = case.get(key)
+                if not isinstance(listed, list):
+                    continue
+                for item, expected in enumerate(listed):
+                    if not isinstance(expected, str):
+                        continue
+                    where = f"{section}[{index}].{key}[{item}]"
+                    problem = _missing_file(expected, names, fixtures)
+                    if problem:
+                        problems.append(Problem(where, problem, case.get("name")))
+    return problems
+
+
+def _missing_file(expected: str, names: list[str], fixtures: dict[str, Path]) -> str | None:
+    if len(names) == 1:
+        fixture, rel = names[0], expected
+    else:
+        fixture, _, rel = expected.partition("/")
+        if fixture not in names:
+            return f"multi-repo path {expected!r} must start with one of {', '.join(names)}"
+    if not (fixtures[fixture] / rel).is_file():
+        return f"{rel!r} does not exist in fixture {fixture!r}"
+    return None
+
+
+def _duplicate_names(data: dict[str, Any]) -> list[Problem]:
+    problems = []
+    for section in CASE_SECTIONS:
+        seen: set[str] = set()
+        for index, case in enumerate(_listed(data, section)):
+            name = case.get("name") if isinstance(case, dict) else None
+            if isinstance(name, str) and name in seen:
+                problems.append(Problem(f"{section}[{index}].name", f"duplicate case name {name!r}"))
+            seen.add(name)
+    return problems
+
+
+def _check(path: Path) -> tuple[bytes, Any, dict[str, Path], set[str], list[Problem]]:
+    raw, data = _read(path)
+    if not isinstance(data, dict):
+        return raw, data, {}, set(), [Problem("", "corpus must be a JSON object")]
+    problems = schema_problems(data)
+    problems += _duplicate_names(data)
+    fixtures, executable, fixture_problems = _fixtures(path, data)
+    problems += fixture_problems
+    return raw, data, fixtures, executable, problems
+
+
+def validate_corpus(path: Path | str = DEFAULT_CORPUS) -> list[Problem]:
+    """Every problem with a corpus, including expected files missing from fixtures.
+
+    An unreadable or non-JSON file raises ``CorpusError`` (there is nothing else to report).
+    """
+    path = Path(path)
+    _, data, fixtures, _, problems = _check(path)
+    if isinstance(data, dict):
+        problems += _expected_file_problems(data, fixtures)
+    return problems
+
+
+def load_corpus(path: Path | str = DEFAULT_CORPUS) -> Corpus:
+    """Load a corpus, or raise one ``CorpusError`` line naming the file, case and field."""
+    path = Path(path)
+    raw, data, fixtures, executable, problems = _check(path)
+    if problems:
+        more = f" (+{len(problems) - 1} more; run `workbench validate`)" if len(problems) > 1 else ""
+        raise CorpusError(f"{path}: {problems[0]}{more}")
+    return Corpus(path=path.resolve(), data=data, sha256=hashlib.sha256(raw).hexdigest(),
+                  fixtures=fixtures, executable=frozenset(executable))

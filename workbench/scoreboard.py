@@ -1,0 +1,71 @@
+"""Render a run summary as the scoreboard the seeds print (markdown table + one line per suite)."""
+from __future__ import annotations
+
+from typing import Any
+
+SHORT = {"precisionAtK": "p@{k}", "recallAtK": "r@{k}", "mrr": "mrr", "ndcgAtK": "ndcg@{k}"}
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.3f}".rstrip("0").rstrip(".") if value in (0.0, 1.0) else f"{value:.3f}"
+    return str(value)
+
+
+def _table(header: list[str], rows: list[list[str]], align: list[str]) -> list[str]:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    def line(cells: list[str]) -> str:
+        padded = [c.rjust(w) if a == "r" else c.center(w) if a == "c" else c.ljust(w)
+                  for c, w, a in zip(cells, widths, align)]
+        return "| " + " | ".join(padded) + " |"
+    rule = {"l": lambda w: "-" * (w + 2), "r": lambda w: "-" * (w + 1) + ":",
+            "c": lambda w: ":" + "-" * w + ":"}
+    return [line(header), "|" + "|".join(rule[a](w) for a, w in zip(align, widths)) + "|"] + [line(r) for r in rows]
+
+
+def scoreboard_rows(summary: dict[str, Any], regressions: set[tuple[str, str, str]] = frozenset()
+                    ) -> list[list[str]]:
+    """One row per (suite, target, metric): value, floor and pass mark."""
+    rows = []
+    for suite, per_target in summary["suites"].items():
+        for target, result in per_target.items():
+            if result.get("skipped"):
+                rows.append([suite, target, "(skipped)", "-", "-", result["skipped"]])
+                continue
+            floors = result.get("thresholds") or {}
+            for metric, value in result["metrics"].items():
+                floor = floors.get(metric)
+                mark = "-" if floor is None else ("yes" if value is not None and value >= floor else "NO")
+                if (suite, target, metric) in regressions:
+                    mark += " (regressed)"
+                rows.append([suite, target, metric, _fmt(value), _fmt(floor), mark])
+    return rows
+
+
+def suite_line(suite: str, target: str, result: dict[str, Any], k: int) -> str:
+    """``Retrieval: p@5=0.873, r@5=1.0, mrr=0.976 (22/22 cases pass)``."""
+    if result.get("skipped"):
+        return f"{suite.capitalize()} [{target}]: skipped ({result['skipped']})"
+    parts = [f"{SHORT.get(m, m).format(k=k)}={_fmt(v)}" for m, v in result["metrics"].items()]
+    errors = f", {result['errors']} errored" if result.get("errors") else ""
+    return (f"{suite.capitalize()} [{target}]: {', '.join(parts)} "
+            f"({result['passed_cases']}/{result['cases']} cases pass{errors})")
+
+
+def render_scoreboard(summary: dict[str, Any], k: int = 5,
+                      regressions: set[tuple[str, str, str]] = frozenset()) -> str:
+    """The full scoreboard text for a run summary."""
+    rows = scoreboard_rows(summary, regressions)
+    lines = _table(["Group", "Target", "Metric", "Value", "Threshold", "Pass"], rows,
+                   ["l", "l", "l", "r", "r", "c"])
+    for suite, per_target in summary["suites"].items():
+        for target, result in per_target.items():
+            lines.append(suite_line(suite, target, result, k))
+            lines += [f"  - failed: {f}" for f in result.get("failures") or []]
+    verdict = "PASS (exit 0)" if summary["passed"] else "FAIL (exit 1)"
+    lines.append(f"Overall: {verdict}")
+    if summary.get("run_dir"):
+        lines.append(f"Run: {summary['run_dir']}")
+    return "\n".join(lines)

@@ -1,0 +1,90 @@
+"""The retrieval suite: does the context pack surface the files an agent needs?
+
+Rules (the solumbe/otito accuracy eval): per case, with k from the corpus,
+precision@k divides the relevant files in the top k by the files actually
+returned in the top k (packs are tiny on purpose), recall@k, reciprocal rank
+within k and nDCG@k over ``expectedPrimary``. A case passes when every
+expectedPrimary file is in the top k and, if ``expectedAnyOf`` is given, one of
+those appears anywhere in the pack (primary or related). Pure-fallback cases
+(``expectedPrimary: []``) only need a non-empty pack; their metrics are null
+and excluded from the means. A case the target failed scores 0.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import metrics
+from ..columns import CASE, METRIC, PASSED, VALUE
+from ..targets.base import FileRef, Repo
+from .base import Outcome, RunContext, Scored, Suite
+
+METRICS = ("precisionAtK", "recallAtK", "mrr", "ndcgAtK")
+PACK_LIMIT = 8
+
+
+def case_fixtures(case: dict[str, Any]) -> list[str]:
+    """The fixture names a case runs against, in order."""
+    return list(case.get("repoFixtures") or [case["repoFixture"]])
+
+
+def doc_id(ref: FileRef, multi_repo: bool) -> str:
+    """A file's id as the corpus spells it: ``path``, or ``<fixture>/<path>`` for multi-repo cases."""
+    return f"{ref.repo}/{ref.path}" if multi_repo else ref.path
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+class RetrievalSuite(Suite):
+    name = "retrieval"
+    section = "retrieval"
+    capability = "context_pack"
+    description = "precision@k, recall@k, MRR and nDCG@k of the context pack's primary files"
+
+    def run_case(self, target: Any, case: dict[str, Any], ctx: RunContext) -> dict[str, Any]:
+        names = case_fixtures(case)
+        repos = [Repo(name, ctx.corpus.fixture_dir(name)) for name in names]
+        pack = target.context_pack(case["query"], repos, PACK_LIMIT)
+        multi = len(names) > 1
+        return {"primary": _unique([doc_id(r, multi) for r in pack.primary]),
+                "related": _unique([doc_id(r, multi) for r in pack.related]),
+                "reasons": {doc_id(r, multi): r.reason for r in [*pack.primary, *pack.related] if r.reason}}
+
+    def score(self, outcomes: list[Outcome], ctx: RunContext) -> Scored:
+        k = ctx.corpus.k
+        rows = [self._case_row(outcome, k) for outcome in outcomes]
+        scored = [o for o, row in zip(outcomes, rows) if not row["fallback"]]
+        ranking = [(o.name, doc, rank) for o in scored if o.observation
+                   for rank, doc in enumerate(o.observation["primary"], 1)]
+        qrels = [(o.name, doc, 1) for o in scored for doc in o.case.get("expectedPrimary", [])]
+        frame = metrics.evaluate(ranking, qrels, [m for m in METRICS], k=k,
+                                 cases=[o.name for o in scored])
+        fallback = [row["case"] for row in rows if row["fallback"]]
+        nulls = pd.DataFrame({CASE: np.repeat(fallback, len(METRICS)),
+                              METRIC: np.tile(METRICS, len(fallback)), VALUE: np.nan})
+        return Scored(rows, pd.concat([frame, nulls], ignore_index=True))
+
+    @staticmethod
+    def _case_row(outcome: Outcome, k: int) -> dict[str, Any]:
+        case, seen = outcome.case, outcome.observation or {"primary": [], "related": [], "reasons": {}}
+        expected, any_of = case.get("expectedPrimary", []), case.get("expectedAnyOf") or []
+        top = seen["primary"][:k]
+        ranks = {doc: seen["primary"].index(doc) + 1 if doc in seen["primary"] else None for doc in expected}
+        pack = set(seen["primary"]) | set(seen["related"])
+        any_hit = not any_of or any(doc in pack for doc in any_of)
+        fallback = not expected
+        passed = outcome.error is None and any_hit and (
+            bool(pack) if fallback else all(doc in top for doc in expected))
+        return {"case": outcome.name, PASSED: passed, "query": case.get("query"),
+                "fixtures": case_fixtures(case), "fallback": fallback, "expected": expected,
+                "expectedAnyOf": any_of, "returned": seen["primary"], "related": seen["related"],
+                "expected_ranks": ranks, "any_of_hit": any_hit if any_of else None,
+                "reasons": seen.get("reasons", {})}
+
+    def aggregate(self, scores: pd.DataFrame, case_rows: pd.DataFrame) -> dict[str, float | None]:
+        means = scores.groupby(METRIC)[VALUE].mean()
+        return {m: (None if pd.isna(means.get(m)) else float(means[m])) for m in METRICS}

@@ -1,0 +1,155 @@
+"""The JSON protocol external engines speak (``cmd:`` and ``http://`` targets).
+
+Requests and responses are the bodies in DESIGN.md ("The JSON protocol").
+``ProtocolTarget`` turns capability calls into request dicts, hands them to a
+transport (``send(capability, request) -> dict``), and parses the answers
+strictly: anything malformed is a ``TargetError`` saying what was wrong, which
+fails only that case.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..errors import TargetError
+from .base import CAPABILITIES, Check, Command, FileRef, GateResult, Pack, Repo, SearchHit
+
+Transport = Callable[[str, dict[str, Any]], dict[str, Any]]
+VERDICTS = ("PASS", "WARN", "FAIL")
+STATUSES = ("PASS", "WARN", "FAIL", "SKIPPED")
+
+
+def repo_body(repo: Repo) -> dict[str, str]:
+    return {"name": repo.name, "path": str(repo.path)}
+
+
+def _field(body: dict[str, Any], key: str, kind: type | tuple[type, ...], capability: str) -> Any:
+    value = body.get(key)
+    if not isinstance(value, kind):
+        shown = type(value).__name__ if value is not None else "nothing"
+        raise TargetError(f"{capability}: response field {key!r} should be "
+                          f"{getattr(kind, '__name__', kind)}, got {shown}")
+    return value
+
+
+def _file_refs(items: Any, key: str, default_repo: str) -> list[FileRef]:
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise TargetError(f"context_pack: response field {key!r} should be a list")
+    refs = []
+    for index, item in enumerate(items):
+        if isinstance(item, str):
+            refs.append(FileRef(default_repo, item))
+        elif isinstance(item, dict) and isinstance(item.get("path"), str):
+            repo = item.get("repo") if isinstance(item.get("repo"), str) else default_repo
+            refs.append(FileRef(repo, item["path"].replace("\\", "/"), str(item.get("reason", ""))))
+        else:
+            raise TargetError(f"context_pack: {key}[{index}] should be {{repo, path}}")
+    return refs
+
+
+def parse_pack(body: dict[str, Any], repos: list[Repo]) -> Pack:
+    default_repo = repos[0].name if len(repos) == 1 else ""
+    text = body.get("text")
+    return Pack(primary=_file_refs(body.get("primary"), "primary", default_repo),
+                related=_file_refs(body.get("related"), "related", default_repo),
+                text=text if isinstance(text, str) else "")
+
+
+def parse_concepts(body: dict[str, Any]) -> set[str]:
+    concepts = _field(body, "concepts", list, "risk_concepts")
+    if not all(isinstance(c, str) for c in concepts):
+        raise TargetError("risk_concepts: 'concepts' should be a list of strings")
+    return set(concepts)
+
+
+def parse_harness(body: dict[str, Any]) -> dict[str, list[Command]]:
+    groups = _field(body, "groups", dict, "infer_harness")
+    parsed: dict[str, list[Command]] = {}
+    for group, commands in groups.items():
+        if not isinstance(commands, list):
+            raise TargetError(f"infer_harness: groups.{group} should be a list")
+        parsed[group] = []
+        for index, item in enumerate(commands):
+            if not isinstance(item, dict) or not isinstance(item.get("command"), str):
+                raise TargetError(f"infer_harness: groups.{group}[{index}] needs a 'command' string")
+            script = item.get("script")
+            parsed[group].append(Command(str(item.get("kind", "")), item["command"],
+                                         script if isinstance(script, str) else None))
+    return parsed
+
+
+def parse_gate(body: dict[str, Any]) -> GateResult:
+    verdict = _field(body, "verdict", str, "gate")
+    if verdict not in VERDICTS:
+        raise TargetError(f"gate: verdict should be one of {', '.join(VERDICTS)}, got {verdict!r}")
+    checks = []
+    for index, item in enumerate(body.get("checks") or []):
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            raise TargetError(f"gate: checks[{index}] needs a 'name' string")
+        status = item.get("status")
+        if status not in STATUSES:
+            raise TargetError(f"gate: checks[{index}].status should be one of {', '.join(STATUSES)}")
+        details = item.get("details") or []
+        checks.append(Check(item["name"], status, str(item.get("summary", "")),
+                            tuple(str(d) for d in details) if isinstance(details, list) else (str(details),)))
+    return GateResult(verdict, checks)
+
+
+def parse_hits(body: dict[str, Any]) -> list[SearchHit]:
+    hits = _field(body, "hits", list, "search")
+    parsed = []
+    for index, item in enumerate(hits):
+        if not isinstance(item, dict) or not isinstance(item.get("file"), str):
+            raise TargetError(f"search: hits[{index}] needs a 'file' string")
+        line, score = item.get("line"), item.get("score")
+        parsed.append(SearchHit(item["file"], str(item.get("symbol") or ""),
+                                line if isinstance(line, int) else None,
+                                float(score) if isinstance(score, (int, float)) else None))
+    return parsed
+
+
+def checked(capability: str, body: Any) -> dict[str, Any]:
+    """The response object, or a TargetError for non-objects and ``{"error": ...}`` answers."""
+    if not isinstance(body, dict):
+        raise TargetError(f"{capability}: response is not a JSON object")
+    if body.get("error"):
+        raise TargetError(f"{capability}: engine error: {body['error']}")
+    return body
+
+
+class ProtocolTarget:
+    """A target whose capabilities are answered over a JSON transport."""
+
+    def __init__(self, name: str, send: Transport, version: str = "unknown",
+                 capabilities: tuple[str, ...] = CAPABILITIES) -> None:
+        self.name = name
+        self.version = version
+        self.capabilities = set(capabilities)
+        self._send = send
+
+    def _call(self, capability: str, request: dict[str, Any]) -> dict[str, Any]:
+        return checked(capability, self._send(capability, {"capability": capability, **request}))
+
+    def context_pack(self, query: str, repos: list[Repo], limit: int) -> Pack:
+        body = self._call("context_pack", {"query": query, "repos": [repo_body(r) for r in repos],
+                                           "limit": limit})
+        return parse_pack(body, repos)
+
+    def risk_concepts(self, mode: str, text: str) -> set[str]:
+        return parse_concepts(self._call("risk_concepts", {"mode": mode, "text": text}))
+
+    def infer_harness(self, repo: Repo) -> dict[str, list[Command]]:
+        return parse_harness(self._call("infer_harness", {"repo": repo_body(repo)}))
+
+    def gate(self, repo: Repo, options: dict[str, Any]) -> GateResult:
+        return parse_gate(self._call("gate", {"repo": repo_body(repo), "options": options}))
+
+    def search(self, query: str, repo: Repo, top_k: int) -> list[SearchHit]:
+        body = self._call("search", {"query": query, "repo": repo_body(repo), "top_k": top_k})
+        return parse_hits(body)
+
+    def close(self) -> None:
+        closer = getattr(self._send, "close", None)
+        if callable(closer):
+            closer()
