@@ -1,0 +1,47 @@
+"""Shared fixtures: a tiny corpus written into a temp dir, and a scripted protocol engine."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ENGINE = Path(__file__).parent / "engines" / "scripted_engine.py"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def write_corpus(root: Path, data: dict) -> Path:
+    """Write ``data`` as ``root/corpus/corpus.json`` and return its path."""
+    path = root / "corpus" / "corpus.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2))
+    return path
+
+
+@pytest.fixture
+def tiny_corpus(tmp_path: Path) -> Path:
+    """Two single-repo cases, one fallback case, one multi-repo case."""
+    for rel in ("api/src/orders.ts", "api/src/users.ts", "api/src/index.ts", "web/src/client.ts"):
+        file = tmp_path / "fixtures" / rel
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text(f"// {rel}\nexport const x = 1;\n")
+    return write_corpus(tmp_path, {
+        "$schema": "./corpus.schema.json", "description": "tiny", "k": 5,
+        "thresholds": {"comment": "floors", "retrieval": {"precisionAtK": 0.5, "recallAtK": 0.5, "mrr": 0.5}},
+        "fixtureRoots": {"api": "fixtures/api", "web": "fixtures/web"},
+        "retrieval": [
+            {"name": "orders", "query": "list orders", "repoFixture": "api", "expectedPrimary": ["src/orders.ts"]},
+            {"name": "users", "query": "find users", "repoFixture": "api", "expectedPrimary": ["src/users.ts"],
+             "expectedAnyOf": ["src/index.ts"]},
+            {"name": "fallback", "query": "zzz", "repoFixture": "api", "expectedPrimary": []},
+            {"name": "pair", "query": "orders client", "repoFixtures": ["api", "web"],
+             "expectedPrimary": ["api/src/orders.ts"], "expectedAnyOf": ["web/src/client.ts"]},
+        ],
+    })
+
+
+def engine_spec(answers: dict[str, list[str]], monkeypatch: pytest.MonkeyPatch) -> str:
+    """A ``cmd:`` spec running the scripted engine with the given answers."""
+    monkeypatch.setenv("ANSWERS", json.dumps(answers))
+    return f"cmd:{sys.executable} {ENGINE}"

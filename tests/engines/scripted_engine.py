@@ -1,0 +1,30 @@
+"""A tiny JSON-lines engine for tests: answers context_pack from a table, misbehaves on request.
+
+Queries starting with ``crash`` exit the process, ``hang`` sleeps forever, ``garbage``
+prints a non-JSON line, ``error`` answers ``{"error": ...}``; otherwise the pack is the
+``expectedPrimary``-like list given in the ANSWERS env var (JSON: query -> [paths]).
+"""
+import json
+import os
+import sys
+import time
+
+ANSWERS = json.loads(os.environ.get("ANSWERS", "{}"))
+
+for line in sys.stdin:
+    request = json.loads(line)
+    query = request.get("query", "")
+    if query.startswith("crash"):
+        print("dying on purpose", file=sys.stderr, flush=True)
+        sys.exit(7)
+    if query.startswith("hang"):
+        time.sleep(3600)
+    if query.startswith("garbage"):
+        print("this is not json", flush=True)
+        continue
+    if query.startswith("error") or request.get("capability") != "context_pack":
+        print(json.dumps({"error": f"cannot answer {request.get('capability')}"}), flush=True)
+        continue
+    repo = request["repos"][0]["name"]
+    primary = [{"repo": repo, "path": p} for p in ANSWERS.get(query, [])]
+    print(json.dumps({"primary": primary, "related": []}), flush=True)
