@@ -22,7 +22,7 @@ from .corpus import Corpus
 from .errors import SuiteError, WorkbenchError
 from .manifest import build_manifest
 from .store import DEFAULT_RUNS_DIR, Run, load_run, write_run
-from .suites import Outcome, RunContext, Suite, get_suite, suite_names
+from .suites import Outcome, RunContext, Suite, get_suite, suite_names, suite_section
 from .targets import close_target, resolve_target
 from .targets.base import capabilities
 
@@ -115,11 +115,14 @@ def overall_passed(suites: dict[str, dict[str, dict[str, Any]]]) -> bool:
 def run(corpus: Corpus, options: RunOptions,
         on_case: Callable[[], None] | None = None) -> Run:
     """Run the suites and targets in ``options`` over ``corpus`` and write the run directory."""
-    names = options.suites or [n for n in suite_names() if corpus.cases(get_suite(n).section)]
+    names = options.suites or [n for n in suite_names() if corpus.cases(suite_section(n))]
     suites = [get_suite(n) for n in names]
     if not suites:
         raise SuiteError(f"{corpus.path}: no suite has cases in this corpus")
     targets = [resolve_target(spec, options.seed, options.timeout) for spec in options.targets]
+    names = [t.name for t in targets]
+    if len(set(names)) != len(names):
+        raise SuiteError(f"two targets share a name ({', '.join(names)}): give each engine its own")
     started = datetime.now(timezone.utc)
     ctx = RunContext(corpus=corpus, timeout=options.timeout, seed=options.seed)
     summaries: dict[str, dict[str, Any]] = {}

@@ -2,7 +2,8 @@
 
 Queries starting with ``crash`` exit the process, ``hang`` sleeps forever, ``garbage``
 prints a non-JSON line, ``error`` answers ``{"error": ...}``; otherwise the pack is the
-``expectedPrimary``-like list given in the ANSWERS env var (JSON: query -> [paths]).
+``expectedPrimary``-like list given in the ANSWERS env var (JSON: query -> [paths], with
+``<fixture>/<path>`` for multi-repo requests).
 """
 import json
 import os
@@ -25,6 +26,9 @@ for line in sys.stdin:
     if query.startswith("error") or request.get("capability") != "context_pack":
         print(json.dumps({"error": f"cannot answer {request.get('capability')}"}), flush=True)
         continue
-    repo = request["repos"][0]["name"]
-    primary = [{"repo": repo, "path": p} for p in ANSWERS.get(query, [])]
+    names = [repo["name"] for repo in request["repos"]]
+    primary = []
+    for answer in ANSWERS.get(query, []):
+        repo, _, rest = answer.partition("/")
+        primary.append({"repo": repo, "path": rest} if len(names) > 1 else {"repo": names[0], "path": answer})
     print(json.dumps({"primary": primary, "related": []}), flush=True)

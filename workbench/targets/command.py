@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import threading
 from collections import deque
+from pathlib import Path
 from typing import IO, Any
 
 from ..errors import TargetError
@@ -104,4 +105,5 @@ def command_target(command_line: str, timeout: float = 60.0) -> ProtocolTarget:
         raise TargetError("cmd: target needs a command line, e.g. cmd:'node engine.js'")
     if shutil.which(argv[0]) is None:
         raise TargetError(f"cmd:{command_line}: program {argv[0]!r} not found")
-    return ProtocolTarget(f"cmd:{command_line}", CommandTransport(argv, timeout), version=argv[0])
+    short = " ".join(Path(arg).name if "/" in arg else arg for arg in argv)
+    return ProtocolTarget(f"cmd:{short}", CommandTransport(argv, timeout), version=argv[0])
