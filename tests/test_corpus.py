@@ -29,6 +29,31 @@ def test_loads_the_tiny_corpus_with_foreign_keys(tiny_corpus: Path) -> None:
     assert len(corpus.sha256) == 64
 
 
+def test_solumbe_style_corpus_loads_unchanged(tmp_path: Path) -> None:
+    """Their layout: evals/corpus.json, roots relative to the repo root, comments beside values."""
+    (tmp_path / "evals" / "fixtures" / "shop-api" / "src").mkdir(parents=True)
+    (tmp_path / "evals" / "fixtures" / "shop-api" / "src" / "a.ts").write_text("x")
+    path = tmp_path / "evals" / "corpus.json"
+    path.write_text(json.dumps({
+        "$schema": "./corpus.schema.note", "description": "d", "k": 5,
+        "thresholds": {"comment": "floors", "retrieval": {"precisionAtK": 0.82}, "risk": {"accuracy": 0.96}},
+        "fixtureRoots": {"comment": "Logical fixture name -> directory", "shop-api": "evals/fixtures/shop-api"},
+        "retrieval": [{"name": "r", "comment": "c", "query": "q", "repoFixture": "shop-api",
+                       "expectedPrimary": ["src/a.ts"]}],
+        "risk": [{"name": "s", "mode": "secret", "path": ".env.production", "expectedConcepts": ["secret"],
+                  "notExpectedConcepts": []}],
+        "gateEffectiveness": [{"name": "g", "repoFixture": "shop-api", "changeSet": "secret-content",
+                               "expectedVerdict": "FAIL", "options": {"runValidation": True},
+                               "expectedChecks": [{"name": "Secret safety", "status": "FAIL",
+                                                   "detailsInclude": ".env.production"}]}],
+        "harnessExecution": [{"name": "h", "repoFixture": "shop-api", "commands": [
+            {"kind": "test", "group": "validate", "command": "npm test", "script": "test"}]}],
+    }))
+    assert validate_corpus(path) == []
+    corpus = load_corpus(path)
+    assert set(corpus.fixtures) == {"shop-api"} and corpus.is_executable("shop-api")
+
+
 def test_absolute_fixture_roots_are_read_but_never_executable(tmp_path: Path, tiny_corpus: Path) -> None:
     data = json.loads(tiny_corpus.read_text())
     data["fixtureRoots"] = {"api": str((tiny_corpus.parent.parent / "fixtures" / "api").resolve())}

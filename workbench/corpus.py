@@ -194,7 +194,7 @@ def _fixtures(path: Path, data: dict[str, Any]) -> tuple[dict[str, Path], set[st
     declared = declared if isinstance(declared, dict) else {}
     fixtures, executable, problems = {}, set(), []
     for name, entry in declared.items():
-        if not isinstance(entry, str):
+        if not isinstance(entry, str) or name == "comment":
             continue
         found, runnable = _resolve_fixture(corpus_dir, entry)
         if found is None:
