@@ -26,6 +26,8 @@ GUARDS = [
     ("query", "fix the tokenizer splitting emoji", set(), {AUTH}),
     ("query", "add an index on the users table", {DATA}, set()),
     ("query", "migrate logging from winston to pino", set(), {DATA}),
+    ("query", "backfill the new shipping address for old orders", {DATA}, set()),
+    ("query", "build a taxonomy of error codes", set(), {MONEY}),
     ("query", "POST /orders/:id/cancel returns 500", {REQUEST}, set()),
     ("query", "bump lodash in package.json", {DEP}, set()),
     ("query", "rename a field in the OrderDto the web app reads", {CONTRACT}, set()),

@@ -77,7 +77,8 @@ CONCEPTS: dict[str, dict[str, list[str]]] = {
         "terms": [
             "migration", "schema", "model", "entity", "orm", "database", "db", "sql",
             "database table", "db table", "sql table", "join table", "create table", "alter table",
-            "drop table", "add column", "new column", "drop column", "rename column", "foreign key", "primary key", "add index", "create index", "drop index",
+            "drop table", "add column", "new column", "drop column", "rename column", "nullable column",
+            "not null constraint", "backfill", "foreign key", "primary key", "add index", "create index", "drop index",
             "unique index", "unique constraint", "ddl", "data model", "prisma", "sequelize",
             "TypeORM", "MikroORM", "SQLAlchemy", "alembic", "knex", "mongoose", "drizzle",
             "gorm", "active record", "postgres", "postgresql", "mysql", "sqlite", "mongodb",
