@@ -299,6 +299,22 @@ def validate_corpus(path: Path | str = DEFAULT_CORPUS) -> list[Problem]:
     _, data, fixtures, _, problems = _check(path)
     if isinstance(data, dict):
         problems += _expected_file_problems(data, fixtures)
+    if not problems:
+        problems += _data_file_problems(path)
+    return problems
+
+
+def _data_file_problems(path: Path) -> list[Problem]:
+    """Problems each suite finds in the data files its section points to (goldens, gold records)."""
+    from .suites import get_suite, suite_names, suite_section
+    corpus = load_corpus(path)
+    problems = []
+    for name in suite_names():
+        if corpus.data.get(suite_section(name)):
+            try:
+                get_suite(name).check(corpus)
+            except CorpusError as exc:
+                problems.append(Problem(suite_section(name), str(exc)))
     return problems
 
 

@@ -115,7 +115,7 @@ def overall_passed(suites: dict[str, dict[str, dict[str, Any]]]) -> bool:
 def run(corpus: Corpus, options: RunOptions,
         on_case: Callable[[], None] | None = None) -> Run:
     """Run the suites and targets in ``options`` over ``corpus`` and write the run directory."""
-    names = options.suites or [n for n in suite_names() if corpus.cases(suite_section(n))]
+    names = options.suites or [n for n in suite_names() if corpus.data.get(suite_section(n))]
     suites = [get_suite(n) for n in names]
     if not suites:
         raise SuiteError(f"{corpus.path}: no suite has cases in this corpus")
@@ -128,24 +128,25 @@ def run(corpus: Corpus, options: RunOptions,
     summaries: dict[str, dict[str, Any]] = {}
     case_rows: list[dict[str, Any]] = []
     score_frames: list[pd.DataFrame] = []
-    plan = [(s, t, _select_cases(s.cases(corpus), options.shard)) for s in suites for t in targets]
-    total = sum(len(cases) for s, t, cases in plan if s.capability is None or s.capability in capabilities(t))
+    plan = [(s, name, t, _select_cases(cases, options.shard))
+            for s in suites for name, t, cases in s.plan(corpus, targets)]
+    total = sum(len(cases) for s, _, t, cases in plan if _capable(s, t))
     try:
         with tqdm(total=total, desc="cases", unit="case", disable=not options.progress or None,
                   dynamic_ncols=True) as bar:
-            for suite, target, cases in plan:
+            for suite, name, target, cases in plan:
                 floors = corpus.thresholds.get(suite.name, {})
                 per_suite = summaries.setdefault(suite.name, {})
-                if suite.capability is not None and suite.capability not in capabilities(target):
-                    per_suite[target.name] = _skipped(f"target lacks capability {suite.capability!r}", floors)
+                if not _capable(suite, target):
+                    per_suite[name] = _skipped(f"target lacks capability {suite.capability!r}", floors)
                     continue
                 if not cases:
-                    per_suite[target.name] = _skipped("no cases in this corpus (or shard)", floors)
+                    per_suite[name] = _skipped("no cases in this corpus (or shard)", floors)
                     continue
-                bar.set_postfix_str(f"{suite.name} / {target.name}")
-                outcomes = _run_cases(suite, target, cases, ctx, options, bar, on_case)
-                summary, rows, scores = _summarise(suite, target.name, outcomes, ctx, floors)
-                per_suite[target.name] = summary
+                bar.set_postfix_str(f"{suite.name} / {name}")
+                outcomes = _run_cases(suite, target, name, cases, ctx, options, bar, on_case)
+                summary, rows, scores = _summarise(suite, name, outcomes, ctx, floors)
+                per_suite[name] = summary
                 case_rows += rows
                 score_frames.append(scores)
     finally:
@@ -159,7 +160,11 @@ def run(corpus: Corpus, options: RunOptions,
     return load_run(path)
 
 
-def _run_cases(suite: Suite, target: Any, cases: list[dict[str, Any]], ctx: RunContext,
+def _capable(suite: Suite, target: Any) -> bool:
+    return suite.capability is None or suite.capability in capabilities(target)
+
+
+def _run_cases(suite: Suite, target: Any, name: str, cases: list[dict[str, Any]], ctx: RunContext,
                options: RunOptions, bar: tqdm, on_case: Callable[[], None] | None) -> list[Outcome]:
     def one(case: dict[str, Any]) -> Outcome:
         outcome = _run_one(suite, target, case, ctx)
@@ -179,7 +184,7 @@ def _run_cases(suite: Suite, target: Any, cases: list[dict[str, Any]], ctx: RunC
                 break
     failed = next((o for o in outcomes if o.error), None)
     if options.strict and failed is not None:
-        raise SuiteError(f"{suite.name}[{failed.name}] on {target.name}: {failed.error} (--strict)")
+        raise SuiteError(f"{suite.name}[{failed.name}] on {name}: {failed.error} (--strict)")
     return outcomes
 
 

@@ -64,6 +64,15 @@ class Suite(ABC):
         """The corpus cases this suite reads."""
         return corpus.cases(self.section)
 
+    def plan(self, corpus: "Corpus", targets: list[Any]) -> list[tuple[str, Any, list[dict[str, Any]]]]:
+        """(target name, target, cases) to run. Suites that score recorded data override this."""
+        cases = self.cases(corpus)
+        return [(target.name, target, cases) for target in targets]
+
+    def check(self, corpus: "Corpus") -> None:
+        """Raise CorpusError for problems in the data this suite reads beyond the corpus schema."""
+        self.plan(corpus, [])
+
     @abstractmethod
     def run_case(self, target: Any, case: dict[str, Any], ctx: RunContext) -> dict[str, Any]:
         """Ask ``target`` about one case; return the observed fields. Raise to fail the case."""

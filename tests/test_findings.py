@@ -1,0 +1,68 @@
+"""The findings suite on the shipped gold records, against hand-counted matches."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from workbench.corpus import load_corpus, validate_corpus
+from workbench.errors import CorpusError
+from workbench.runner import RunOptions, run
+from workbench.suites.findings import computed_verdict, load_findings, match
+
+from .conftest import REPO_ROOT, write_corpus
+
+FINDINGS = REPO_ROOT / "corpus" / "findings"
+
+
+def _corpus(tmp_path: Path) -> Path:
+    shutil.copytree(FINDINGS, tmp_path / "corpus" / "findings")
+    spec = json.loads((REPO_ROOT / "corpus" / "corpus.json").read_text())["findings"]
+    return write_corpus(tmp_path, {"findings": spec})
+
+
+def test_matching_rules() -> None:
+    gold = [{"file": "a.py", "line": 10, "rule_key": "r1", "dual_flaggable": "r2"},
+            {"file": "a.py", "line": 0, "rule_key": "r3"}]
+    found = [{"file": "a.py", "line": 12, "rule_key": "r2"}, {"file": "a.py", "line": 99, "rule_key": "r3"},
+             {"file": "a.py", "line": 11, "rule_key": "r1"}, {"file": "b.py", "line": 10, "rule_key": "r1"}]
+    assert sorted(match(gold, found, 3)) == [(0, 2), (1, 1)]   # closest line wins; line 0 is file-scoped
+    assert match(gold, found[:1], 1) == []                      # outside the tolerance
+
+
+def test_pass4_verdict() -> None:
+    assert computed_verdict([{"severity": "MINOR"}, {"severity": "BLOCKER"}]) == "BLOCK"
+    assert computed_verdict([{"severity": "MAJOR"}]) == "WARN"
+    assert computed_verdict([]) == "ALLOW"
+
+
+def test_shipped_records_score_as_hand_counted(tmp_path: Path) -> None:
+    result = run(load_corpus(_corpus(tmp_path)), RunOptions(targets=[], out_dir=tmp_path / "runs", progress=False))
+    suites = result.summary["suites"]["findings"]
+    careful, quick = suites["careful-reviewer"]["metrics"], suites["quick-reviewer"]["metrics"]
+    assert careful == pytest.approx({"precision": 8 / 9, "recall": 0.8, "f1": 16 / 19, "verdictAgreement": 1.0})
+    assert quick == pytest.approx({"precision": 0.6, "recall": 0.3, "f1": 0.4, "verdictAgreement": 0.5})
+    rows = result.cases.set_index(["target", "case"])
+    assert rows.loc[("quick-reviewer", "orders-sql-filter"), "extra"] == [["security.sql-injection",
+                                                                            "internal/orders/search.go"]]
+
+
+def test_rule_outside_the_catalogue_is_named(tmp_path: Path) -> None:
+    path = _corpus(tmp_path)
+    gold = tmp_path / "corpus" / "findings" / "gold" / "refund-rounding.json"
+    record = json.loads(gold.read_text())
+    record["findings"][0]["rule_key"] = "made.up"
+    gold.write_text(json.dumps(record))
+    with pytest.raises(CorpusError, match=r"refund-rounding.json.findings\[0\].rule_key: 'made.up' is not in"):
+        load_findings(load_corpus(path))
+    assert any("made.up" in str(p) for p in validate_corpus(path))
+
+
+def test_run_naming_an_unknown_gold_record(tmp_path: Path) -> None:
+    path = _corpus(tmp_path)
+    (tmp_path / "corpus" / "findings" / "runs" / "x.json").write_text(json.dumps(
+        {"agent": "a", "gold": "nope", "findings": []}))
+    with pytest.raises(CorpusError, match=r"x.json.gold: 'nope' names no gold record"):
+        load_findings(load_corpus(path))

@@ -1,0 +1,161 @@
+"""The findings suite: recorded code-review runs scored against a gold corpus of findings.
+
+Corpus section ``findings``: ``{"gold": DIR, "runs": DIR, "lineTolerance": 3, "ruleCatalogue": [...]?}``.
+Gold records are ``voyage-eval-gold/1`` files (``expected_verdict`` and ``findings`` of
+``{file, line, rule_key, severity, owner_reviewer?, dual_flaggable?}``); a recorded run is
+``{"agent", "gold": <gold file stem>, "verdict"?, "findings": [...]}``. No target is asked: each
+recorded agent is this suite's target, and each (gold record, agent) pair is a case.
+
+A recorded finding matches a gold one when the file is the same, the rule is the gold ``rule_key``
+or its ``dual_flaggable`` alternative, and the lines are within ``lineTolerance`` (line 0 is
+file-scoped and matches any line). Matching is one-to-one, closest lines first. Per case: tp, fp,
+fn, precision, recall, F1 and verdict agreement (the recorded verdict, or the one computed from its
+severities: BLOCKER -> BLOCK, else MAJOR -> WARN, else ALLOW). Aggregates are micro-averaged
+(summed counts) precision, recall and F1, and the mean verdict agreement.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..columns import CASE, METRIC, PASSED, VALUE
+from ..errors import CorpusError
+from ..goldens import data_path, read_json
+from .base import Outcome, RunContext, Scored, Suite
+
+SEVERITIES = ("BLOCKER", "MAJOR", "MINOR", "SUGGESTION")
+VERDICTS = ("BLOCK", "WARN", "ALLOW")
+COUNTS = ("tp", "fp", "fn")
+METRICS = ("precision", "recall", "f1", "verdictAgreement")
+DEFAULT_TOLERANCE = 3
+
+
+def computed_verdict(findings: list[dict[str, Any]]) -> str:
+    """The Pass-4 rule: any BLOCKER blocks, else any MAJOR warns, else allow."""
+    severities = {f.get("severity") for f in findings}
+    return "BLOCK" if "BLOCKER" in severities else "WARN" if "MAJOR" in severities else "ALLOW"
+
+
+def _check_findings(findings: Any, where: str, catalogue: set[str] | None) -> list[dict[str, Any]]:
+    if not isinstance(findings, list):
+        raise CorpusError(f"{where}.findings: expected a list")
+    for index, finding in enumerate(findings):
+        at = f"{where}.findings[{index}]"
+        if not isinstance(finding, dict):
+            raise CorpusError(f"{at}: expected an object")
+        if not isinstance(finding.get("file"), str) or not finding["file"]:
+            raise CorpusError(f"{at}.file: expected a repo-relative path")
+        if not isinstance(finding.get("line", 0), int) or finding.get("line", 0) < 0:
+            raise CorpusError(f"{at}.line: expected an integer >= 0")
+        if not isinstance(finding.get("rule_key"), str):
+            raise CorpusError(f"{at}.rule_key: expected a string")
+        if catalogue is not None and finding["rule_key"] not in catalogue:
+            raise CorpusError(f"{at}.rule_key: {finding['rule_key']!r} is not in the rule catalogue")
+        if finding.get("severity") not in SEVERITIES:
+            raise CorpusError(f"{at}.severity: expected one of {', '.join(SEVERITIES)}")
+    return findings
+
+
+def load_findings(corpus: Any) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]], int]:
+    """Gold records by stem, recorded runs, and the line tolerance, validated."""
+    spec = corpus.data.get("findings") or {}
+    if not isinstance(spec, dict):
+        raise CorpusError(f"{corpus.path}: findings: expected an object with 'gold' and 'runs'")
+    catalogue = set(spec["ruleCatalogue"]) if isinstance(spec.get("ruleCatalogue"), list) else None
+    gold: dict[str, dict[str, Any]] = {}
+    for path in sorted(data_path(corpus.path, str(spec.get("gold", ""))).glob("*.json")):
+        record = read_json(path, "gold record")
+        where = str(path)
+        if not isinstance(record, dict) or record.get("expected_verdict") not in VERDICTS:
+            raise CorpusError(f"{where}.expected_verdict: expected one of {', '.join(VERDICTS)}")
+        _check_findings(record.get("findings"), where, catalogue)
+        gold[path.stem] = record
+    runs = []
+    for path in sorted(data_path(corpus.path, str(spec.get("runs", ""))).rglob("*.json")):
+        recorded = read_json(path, "recorded run")
+        where = str(path)
+        if not isinstance(recorded, dict) or not isinstance(recorded.get("agent"), str):
+            raise CorpusError(f"{where}.agent: expected the recording agent's name")
+        if recorded.get("gold") not in gold:
+            raise CorpusError(f"{where}.gold: {recorded.get('gold')!r} names no gold record")
+        if "verdict" in recorded and recorded["verdict"] not in VERDICTS:
+            raise CorpusError(f"{where}.verdict: expected one of {', '.join(VERDICTS)}")
+        _check_findings(recorded.get("findings"), where, None)
+        runs.append(dict(recorded, source=str(path)))
+    return gold, runs, int(spec.get("lineTolerance", DEFAULT_TOLERANCE))
+
+
+def match(gold: list[dict[str, Any]], found: list[dict[str, Any]], tolerance: int) -> list[tuple[int, int]]:
+    """One-to-one (gold index, found index) matches, closest lines first."""
+    candidates = []
+    for g, want in enumerate(gold):
+        rules = {want["rule_key"], want.get("dual_flaggable")} - {None}
+        for f, got in enumerate(found):
+            if got["file"] != want["file"] or got["rule_key"] not in rules:
+                continue
+            scoped = want.get("line", 0) == 0 or got.get("line", 0) == 0
+            distance = 0 if scoped else abs(got.get("line", 0) - want.get("line", 0))
+            if distance <= tolerance:
+                candidates.append((distance, g, f))
+    pairs, used_gold, used_found = [], set(), set()
+    for _, g, f in sorted(candidates):
+        if g not in used_gold and f not in used_found:
+            pairs.append((g, f))
+            used_gold.add(g)
+            used_found.add(f)
+    return pairs
+
+
+class FindingsSuite(Suite):
+    name = "findings"
+    section = "findings"
+    capability = None
+    description = "precision, recall and F1 of recorded review findings against gold records"
+
+    def plan(self, corpus: Any, targets: list[Any]) -> list[tuple[str, Any, list[dict[str, Any]]]]:
+        gold, runs, tolerance = load_findings(corpus)
+        by_agent: dict[str, list[dict[str, Any]]] = {}
+        for recorded in runs:
+            record = gold[recorded["gold"]]
+            by_agent.setdefault(recorded["agent"], []).append({
+                "name": recorded["gold"], "gold": record, "recorded": recorded, "tolerance": tolerance})
+        return [(agent, None, cases) for agent, cases in sorted(by_agent.items())]
+
+    def run_case(self, target: Any, case: dict[str, Any], ctx: RunContext) -> dict[str, Any]:
+        gold, found = case["gold"]["findings"], case["recorded"].get("findings", [])
+        pairs = match(gold, found, case["tolerance"])
+        verdict = case["recorded"].get("verdict") or computed_verdict(found)
+        return {"matched": [[gold[g]["rule_key"], gold[g]["file"]] for g, _ in pairs],
+                "missed": [[gold[g]["rule_key"], gold[g]["file"]] for g in set(range(len(gold))) - {g for g, _ in pairs}],
+                "extra": [[found[f]["rule_key"], found[f]["file"]] for f in set(range(len(found))) - {f for _, f in pairs}],
+                "verdict": verdict}
+
+    def score(self, outcomes: list[Outcome], ctx: RunContext) -> Scored:
+        counts = np.array([[len(o.observation["matched"]), len(o.observation["extra"]), len(o.observation["missed"])]
+                           if o.observation else [0, 0, len(o.case["gold"]["findings"])] for o in outcomes], float)
+        tp, fp, fn = counts.T
+        precision = np.divide(tp, tp + fp, out=np.full(len(tp), np.nan), where=tp + fp > 0)
+        recall = np.divide(tp, tp + fn, out=np.full(len(tp), np.nan), where=tp + fn > 0)
+        f1 = np.divide(2 * tp, 2 * tp + fp + fn, out=np.full(len(tp), np.nan), where=2 * tp + fp + fn > 0)
+        agree = np.array([float(bool(o.observation) and o.observation["verdict"] == o.case["gold"]["expected_verdict"])
+                          for o in outcomes])
+        columns = {"tp": tp, "fp": fp, "fn": fn, "precision": precision, "recall": recall, "f1": f1,
+                   "verdictAgreement": agree}
+        names = [o.name for o in outcomes]
+        scores = pd.DataFrame({CASE: np.repeat(names, len(columns)), METRIC: np.tile(list(columns), len(names)),
+                               VALUE: np.column_stack(list(columns.values())).ravel()})
+        rows = [{"case": o.name, PASSED: o.error is None and fn[i] == 0 and fp[i] == 0 and agree[i] == 1.0,
+                 "expected_verdict": o.case["gold"]["expected_verdict"], "source": o.case["recorded"]["source"],
+                 **(o.observation or {})} for i, o in enumerate(outcomes)]
+        return Scored(rows, scores)
+
+    def aggregate(self, scores: pd.DataFrame, case_rows: pd.DataFrame) -> dict[str, float | None]:
+        sums = scores[scores[METRIC].isin(COUNTS)].groupby(METRIC)[VALUE].sum()
+        tp, fp, fn = (float(sums.get(c, 0.0)) for c in COUNTS)
+        agreement = scores.loc[scores[METRIC] == "verdictAgreement", VALUE].mean()
+        return {"precision": tp / (tp + fp) if tp + fp else None, "recall": tp / (tp + fn) if tp + fn else None,
+                "f1": 2 * tp / (2 * tp + fp + fn) if 2 * tp + fp + fn else None,
+                "verdictAgreement": None if pd.isna(agreement) else float(agreement)}
