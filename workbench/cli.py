@@ -93,6 +93,52 @@ def validate_command(ctx: click.Context, corpus_path: Path) -> None:
     click.echo(f"{corpus_path}: ok")
 
 
+@cli.command("merge")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), default=Path("reports/runs"), show_default=True, help="Directory that receives the merged run.")
+@click.option("--json", "as_json", is_flag=True, help="Print the merged summary as JSON.")
+@click.pass_context
+def merge_command(ctx: click.Context, runs: tuple[Path, ...], out_dir: Path, as_json: bool) -> None:
+    """Merge shard runs (same corpus) into one run; exit 1 when the merged run fails its floors."""
+    from .merge import merge_runs
+    from .scoreboard import render_scoreboard
+    merged = merge_runs(list(runs), out_dir)
+    click.echo(json.dumps(merged.summary, indent=2) if as_json
+               else render_scoreboard(merged.summary, k=merged.manifest["corpus"]["k"]))
+    ctx.exit(EXIT_OK if merged.summary["passed"] else EXIT_FAILED)
+
+
+def parse_repo(values: tuple[str, ...]) -> dict[str, Path]:
+    repos = {}
+    for value in values:
+        name, sep, path = value.partition("=")
+        if not sep or not name or not Path(path).is_dir():
+            raise click.BadParameter(f"expected NAME=DIR with an existing DIR, got {value!r}", param_hint="--repo")
+        repos[name] = Path(path).resolve()
+    return repos
+
+
+@cli.command("serve")
+@click.option("--corpus", "corpus_path", type=click.Path(path_type=Path), default=None, help="Also resolve repo names to this corpus's fixtures.")
+@click.option("--repo", "repo_args", multiple=True, help="NAME=PATH a request may name by NAME alone (repeatable).")
+@click.option("--target", "target_spec", default="builtin", show_default=True, help="Engine to serve.")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="0 picks a free port.")
+def serve_command(corpus_path: Path | None, repo_args: tuple[str, ...], target_spec: str, host: str, port: int) -> None:
+    """Serve an engine over the JSON protocol (POST /v1/<capability>) until interrupted."""
+    from .corpus import load_corpus
+    from .serve import Dispatcher, make_server
+    from .targets import resolve_target
+    repos = dict(load_corpus(corpus_path).fixtures) if corpus_path else {}
+    repos.update(parse_repo(repo_args))
+    server = make_server(Dispatcher(resolve_target(target_spec), repos), host, port)
+    click.echo(f"serving {target_spec} on http://{host}:{server.server_port} (Ctrl-C stops)", err=True)
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI and map outcomes to the documented exit codes."""
     try:

@@ -63,13 +63,24 @@ def _select_cases(cases: list[dict[str, Any]], shard: tuple[int, int] | None) ->
     return [case for position, case in enumerate(cases) if position % count == index]
 
 
-def _threshold_check(metrics: dict[str, Any], floors: dict[str, float]) -> tuple[bool, list[str]]:
-    failures = []
-    for metric, floor in floors.items():
-        value = metrics.get(metric)
-        if value is None or value < floor:
-            failures.append(f"{metric} {'missing' if value is None else f'{value:.3f}'} < {floor:g}")
-    return not failures, failures
+def threshold_failures(metrics: dict[str, Any], floors: dict[str, float]) -> list[str]:
+    """One line per floor not met (a missing metric fails its floor)."""
+    return [f"{m} {'missing' if metrics.get(m) is None else f'{metrics[m]:.3f}'} < {floor:g}"
+            for m, floor in floors.items() if metrics.get(m) is None or metrics[m] < floor]
+
+
+def suite_summary(suite: Suite, scores: pd.DataFrame, cases: pd.DataFrame,
+                  floors: dict[str, float]) -> dict[str, Any]:
+    """The summary of one (suite, target): aggregates, floors, verdict. Frames hold that pair only."""
+    metrics = suite.aggregate(scores, cases)
+    failures = threshold_failures(metrics, floors)
+    errors = int(cases[ERROR].notna().sum()) if ERROR in cases else 0
+    if errors:
+        failures.append(f"{errors} case(s) errored")
+    return {"cases": len(cases), "scored": int(scores.groupby(CASE)[VALUE].count().gt(0).sum()),
+            "passed_cases": int(cases[PASSED].fillna(False).astype(bool).sum()), "errors": errors,
+            "metrics": metrics, "thresholds": floors, "passed": not failures, "failures": failures,
+            "skipped": None}
 
 
 def _summarise(suite: Suite, target: str, outcomes: list[Outcome], ctx: RunContext,
@@ -81,18 +92,8 @@ def _summarise(suite: Suite, target: str, outcomes: list[Outcome], ctx: RunConte
         outcome = by_name[row["case"]]
         rows.append({SUITE: suite.name, TARGET: target, **row, ERROR: outcome.error,
                      "seconds": round(outcome.seconds, 4)})
-    scores = scored.scores.assign(**{SUITE: suite.name, TARGET: target})
-    cases_frame = pd.DataFrame(rows)
-    metrics = suite.aggregate(scored.scores, cases_frame)
-    met, failures = _threshold_check(metrics, floors)
-    errors = sum(o.error is not None for o in outcomes)
-    if errors:
-        failures.append(f"{errors} case(s) errored")
-    summary = {"cases": len(outcomes), "scored": int(scored.scores.groupby(CASE)[VALUE].count().gt(0).sum()),
-               "passed_cases": int(sum(bool(r[PASSED]) for r in rows)), "errors": errors,
-               "metrics": metrics, "thresholds": floors, "passed": met and not errors,
-               "failures": failures, "skipped": None}
-    return summary, rows, scores
+    summary = suite_summary(suite, scored.scores, pd.DataFrame(rows), floors)
+    return summary, rows, scored.scores.assign(**{SUITE: suite.name, TARGET: target})
 
 
 def _skipped(reason: str, floors: dict[str, float]) -> dict[str, Any]:

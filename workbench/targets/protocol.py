@@ -153,3 +153,22 @@ class ProtocolTarget:
         closer = getattr(self._send, "close", None)
         if callable(closer):
             closer()
+
+
+def encode_answer(capability: str, answer: Any) -> dict[str, Any]:
+    """The protocol response body for a capability's Python answer (the inverse of the parsers)."""
+    if capability == "context_pack":
+        def refs(items: list[FileRef]) -> list[dict[str, str]]:
+            return [{"repo": r.repo, "path": r.path, **({"reason": r.reason} if r.reason else {})} for r in items]
+        return {"primary": refs(answer.primary), "related": refs(answer.related), "text": answer.text}
+    if capability == "risk_concepts":
+        return {"concepts": sorted(answer)}
+    if capability == "infer_harness":
+        return {"groups": {group: [{"kind": c.kind, "command": c.command, "script": c.script} for c in commands]
+                           for group, commands in answer.items()}}
+    if capability == "gate":
+        return {"verdict": answer.verdict, "checks": [{"name": c.name, "status": c.status, "summary": c.summary,
+                                                       "details": list(c.details)} for c in answer.checks]}
+    if capability == "search":
+        return {"hits": [{"file": h.file, "symbol": h.symbol, "line": h.line, "score": h.score} for h in answer]}
+    raise TargetError(f"unknown capability {capability!r}")
