@@ -63,7 +63,7 @@ class Rule:
 
     def on_terms(self, view: View) -> bool:
         return (not self.words.isdisjoint(view.words) or not self.phrases.isdisjoint(view.grams)
-                or any(word.startswith(self.stems) for word in view.words))
+                or (bool(self.stems) and any(word.startswith(self.stems) for word in view.words)))
 
     def on_text(self, view: View) -> bool:
         """Whether a task description matches (terms and raw-text patterns)."""
@@ -114,20 +114,24 @@ class Vocabulary:
         return {label for label, rule in self.concepts if rule.on_text(view)}
 
     def path_concepts(self, path: str) -> set[str]:
-        view = self.view(path, is_path=True)
-        return {label for label, rule in self.concepts if rule.on_path(view)}
+        return self._path_concepts(self.view(path, is_path=True))
 
     def is_secret(self, path: str) -> bool:
-        view = self.view(path, is_path=True)
-        return self.secret.on_path(view) and not self.secret_exempt.on_path(view)
+        return self._is_secret(self.view(path, is_path=True))
 
     def is_gate(self, path: str) -> bool:
         view = self.view(path, is_path=True)
         if self.gate_exempt.on_path(view):
             return False
-        if self.gate.on_path(view) or (self.gate_secret and self.is_secret(path)):
+        if self.gate.on_path(view) or (self.gate_secret and self._is_secret(view)):
             return True
-        return not self.gate_concepts.isdisjoint(self.path_concepts(path))
+        return any(rule.on_path(view) for label, rule in self.concepts if label in self.gate_concepts)
+
+    def _path_concepts(self, view: View) -> set[str]:
+        return {label for label, rule in self.concepts if rule.on_path(view)}
+
+    def _is_secret(self, view: View) -> bool:
+        return self.secret.on_path(view) and not self.secret_exempt.on_path(view)
 
     def classify(self, mode: str, text: str) -> set[str]:
         """The concepts of ``text`` under ``mode`` (one of ``MODES``)."""
