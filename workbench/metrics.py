@@ -1,0 +1,509 @@
+"""Per-case ranking metrics, vectorized over every case of a run at once.
+
+ir_measures style: a metric is a small frozen value (``Metric``) with a
+canonical name; values are computed per case first (``evaluate``), means second
+(``aggregate``).
+
+Input frames (what the runner produces; ``intern_frames`` builds them):
+
+- ranking: ``case`` and ``doc`` (pandas Categoricals), ``rank`` (int >= 1, the
+  engine's order) and/or ``score`` (float). Ids are interned once as category
+  codes, so scoring never hashes a string.
+- qrels: ``case``, ``doc`` (the same categories), ``relevance`` (number; > 0 is
+  relevant and is the nDCG gain, so graded and binary judgements both work).
+
+Frames whose categories differ, or plain string columns, are accepted and recoded.
+
+Rules (trec_eval's, except where said):
+
+- Order: by ``rank`` ascending; if ``score`` is present, by score descending
+  and ``rank`` is ignored. Ties (equal rank, or equal score) go to the larger
+  doc id by string comparison, as trec_eval does.
+- Duplicates: a doc counts once, at its first position; later copies are dropped
+  and the docs after them move up.
+- Cases: one output row per case and metric, for every case category (union of
+  both frames, plus ``cases``). A case with qrels but no ranking scores 0.
+- A case with no relevant doc is undefined for R, RR and nDCG: NaN (trec_eval
+  skips such queries; the suite decides). P, P_ret and Success are 0 there.
+
+Measures (``@k`` is the cut-off; the corpus spellings take the corpus ``k``):
+
+========  =========================================  ===============
+measure   per case                                   corpus spelling
+========  =========================================  ===============
+P@k       relevant in top k / k                      -
+P_ret@k   relevant in top k / min(k, returned)       precisionAtK
+R@k       relevant in top k / relevant               recallAtK
+RR@k      1 / rank of first relevant in top k, or 0  mrr
+nDCG@k    DCG@k / ideal DCG@k, gain = relevance,     ndcgAtK
+          discount log2(rank + 1) (trec ndcg_cut)
+Success@k 1 if any relevant in top k (alias hit)     -
+========  =========================================  ===============
+
+``P_ret`` is the solumbe/otito precision: packs are tiny on purpose, so the
+denominator is what was returned (0 returned scores 0). R, RR, nDCG and
+Success also work without a cut-off (whole ranking). With binary relevance
+nDCG equals the go-code rule (ideal from the number of expected items) and is
+never above 1.
+"""
+from __future__ import annotations
+
+import re
+from itertools import chain
+from operator import itemgetter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .columns import CASE, METRIC, VALUE
+from .errors import SuiteError
+
+DOC, RANK, SCORE, RELEVANCE = "doc", "rank", "score", "relevance"
+MEASURES = ("P", "P_ret", "R", "RR", "nDCG", "Success")
+CUTOFF_REQUIRED = frozenset({"P", "P_ret"})
+CORPUS_NAMES = {"P_ret": "precisionAtK", "R": "recallAtK", "RR": "mrr", "nDCG": "ndcgAtK"}
+_ALIASES = {"p": "P", "prec": "P", "precision": "P", "p_ret": "P_ret", "r": "R", "recall": "R",
+            "rr": "RR", "mrr": "RR", "recip_rank": "RR", "ndcg": "nDCG", "ndcg_cut": "nDCG",
+            "success": "Success", "hit": "Success"}
+_CORPUS_ALIASES = {name.lower(): measure for measure, name in CORPUS_NAMES.items()}
+_NAME = re.compile(r"^([A-Za-z_]+?)(?:[@_](\d+))?$")
+
+@dataclass(frozen=True)
+class Metric:
+    """One measure at one cut-off; ``spelling`` only remembers how it was asked for."""
+
+    measure: str
+    cutoff: int | None = None
+    spelling: str | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.measure not in MEASURES:
+            raise SuiteError(f"unknown measure {self.measure!r}; known: {', '.join(MEASURES)}")
+        if self.cutoff is not None and (not isinstance(self.cutoff, int) or self.cutoff < 1):
+            raise SuiteError(f"metric {self.measure}: cut-off must be an integer >= 1, got {self.cutoff!r}")
+        if self.cutoff is None and self.measure in CUTOFF_REQUIRED:
+            raise SuiteError(f"metric {self.measure} needs a cut-off, e.g. {self.measure}@5")
+
+    @property
+    def name(self) -> str:
+        """Canonical ir_measures-style name: ``P@5``, ``nDCG@10``, ``RR``."""
+        return self.measure if self.cutoff is None else f"{self.measure}@{self.cutoff}"
+
+    @property
+    def corpus_name(self) -> str | None:
+        """The corpus threshold spelling (``precisionAtK``, ...), if this measure has one."""
+        return CORPUS_NAMES.get(self.measure) if self.cutoff is not None else None
+
+    @property
+    def label(self) -> str:
+        """The spelling asked for, else the canonical name: what output frames carry."""
+        return self.spelling or self.name
+
+    def __str__(self) -> str:
+        return self.label
+
+
+def parse_metric(spec: "str | Metric", k: int | None = None) -> Metric:
+    """Parse ``P@5``, ``ndcg@10``, ``recall_20``, ``RR``, or a corpus spelling with ``k``.
+
+    ``k`` (the corpus cut-off) only applies to the corpus spellings; ``mrr``
+    without ``k`` is RR over the whole ranking.
+    """
+    if isinstance(spec, Metric):
+        return spec
+    text = str(spec).strip()
+    match = _NAME.match(text)
+    word = match.group(1).lower() if match else ""
+    if match and match.group(2) is None and word in _CORPUS_ALIASES:
+        if k is None and word != "mrr":
+            raise SuiteError(f"metric {text!r} needs the corpus k")
+        return Metric(_CORPUS_ALIASES[word], k, spelling=text)
+    if not match or word not in _ALIASES:
+        raise SuiteError(f"unknown metric {text!r}; known: P@k, P_ret@k, R@k, RR[@k], nDCG@k, "
+                         "Success@k, precisionAtK, recallAtK, mrr, ndcgAtK")
+    cutoff = int(match.group(2)) if match.group(2) is not None else None
+    return Metric(_ALIASES[word], cutoff, spelling=text)
+
+
+# ---------------------------------------------------------------- interning
+
+def intern_frames(ranking: Iterable[Sequence[Any]], qrels: Iterable[Sequence[Any]],
+                  cases: Sequence[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Build the ranking and qrels frames from row tuples, sharing case and doc categories.
+
+    Ranking rows are ``(case, doc, rank)`` or ``(case, doc, rank, score)``; qrel
+    rows ``(case, doc, relevance)``. ``cases`` come first in the case categories,
+    so cases with no rows at all are still scored.
+    """
+    r_cols = _unzip(ranking, (3, 4), "ranking", "(case, doc, rank[, score])")
+    q_cols = _unzip(qrels, (3,), "qrels", "(case, doc, relevance)")
+    r_case, q_case = _shared_categories([list(cases or []), r_cols[0], q_cols[0]], skip=1)
+    r_doc, q_doc = _shared_categories([r_cols[1], q_cols[1]])
+    ranked = {CASE: r_case, DOC: r_doc, RANK: _ranks(_numbers(r_cols[2], "ranking", RANK, np.float64))}
+    if len(r_cols) == 4:
+        ranked[SCORE] = _numbers(r_cols[3], "ranking", SCORE, np.float64)
+    judged = {CASE: q_case, DOC: q_doc, RELEVANCE: _numbers(q_cols[2], "qrels", RELEVANCE, np.float64)}
+    return pd.DataFrame(ranked), pd.DataFrame(judged)
+
+
+def frames_from_results(results: Mapping[str, Sequence[str]],
+                        relevant: Mapping[str, Mapping[str, float] | Iterable[str]]
+                        ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Frames from ``{case: ranked docs}`` and ``{case: {doc: relevance}}`` (or ``{case: docs}``, relevance 1)."""
+    ranking = [(case, doc, rank) for case, docs in results.items() for rank, doc in enumerate(docs, 1)]
+    if any(isinstance(judged, str) for judged in relevant.values()):
+        raise SuiteError("relevant: each case needs a collection of docs or {doc: relevance}, not a string")
+    qrels = [(case, doc, rel) for case, judged in relevant.items()
+             for doc, rel in (judged.items() if isinstance(judged, Mapping) else ((d, 1) for d in judged))]
+    return intern_frames(ranking, qrels, cases=list(dict.fromkeys([*relevant, *results])))
+
+
+def _unzip(rows: Iterable[Sequence[Any]], widths: tuple[int, ...], what: str, shape: str) -> list[list]:
+    rows = rows if isinstance(rows, list) else list(rows)
+    seen = set(map(len, rows)) or {widths[0]}
+    if len(seen) > 1 or not seen <= set(widths):
+        raise SuiteError(f"{what} rows must be {shape} tuples")
+    return [list(map(itemgetter(i), rows)) for i in range(seen.pop())]
+
+
+def _ranks(values: np.ndarray) -> np.ndarray:
+    """Whole-number ranks as int64; anything else stays float for ``evaluate`` to reject by case."""
+    whole = np.isfinite(values) & (values == np.round(values))
+    return values.astype(np.int64) if whole.all() else values
+
+
+def _shared_categories(parts: list[list], skip: int = 0) -> list[pd.Categorical]:
+    """Factorize the concatenated parts once; a Categorical per part after ``skip``, one dtype for all."""
+    sizes = [len(part) for part in parts]
+    values = np.fromiter(chain.from_iterable(parts), dtype=object, count=sum(sizes))
+    codes, uniques = pd.factorize(values)
+    dtype = pd.CategoricalDtype(uniques)
+    bounds = np.cumsum([0, *sizes])
+    return [pd.Categorical.from_codes(codes[a:b], dtype=dtype)
+            for a, b in zip(bounds[skip:-1], bounds[skip + 1:])]
+
+
+def _numbers(values: list, what: str, column: str, dtype: type) -> np.ndarray:
+    try:
+        return np.asarray(values, dtype=dtype)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise SuiteError(f"{what}.{column}: expected numbers ({exc})") from None
+
+
+# ---------------------------------------------------------------- validation
+
+@dataclass
+class _Inputs:
+    """Integer-coded, validated inputs of one evaluation."""
+
+    cases: pd.Index
+    docs: pd.Index
+    r_case: np.ndarray
+    r_doc: np.ndarray
+    primary: np.ndarray  # ascending = better: rank, or -score
+    q_case: np.ndarray
+    q_doc: np.ndarray
+    gain: np.ndarray
+
+
+def _inputs(ranking: pd.DataFrame, qrels: pd.DataFrame, cases: Sequence[str] | None) -> _Inputs:
+    _require(ranking, "ranking", [CASE, DOC], any_of=[RANK, SCORE])
+    _require(qrels, "qrels", [CASE, DOC, RELEVANCE])
+    case_cats, (r_case, q_case) = _align([ranking[CASE], qrels[CASE]], first=cases or ())
+    doc_cats, (r_doc, q_doc) = _align([ranking[DOC], qrels[DOC]])
+    for codes, frame, what, col in ((r_case, ranking, "ranking", CASE), (r_doc, ranking, "ranking", DOC),
+                                    (q_case, qrels, "qrels", CASE), (q_doc, qrels, "qrels", DOC)):
+        _no_missing(codes, frame, what, col)
+    primary = _primary(ranking, r_case, case_cats)
+    gain = _finite(qrels[RELEVANCE], q_case, case_cats, "qrels", RELEVANCE)
+    _unique_qrels(q_case, q_doc, len(doc_cats), case_cats, doc_cats)
+    keep = gain > 0
+    q_case, q_doc, gain = q_case[keep], q_doc[keep], gain[keep]
+    return _Inputs(case_cats, doc_cats, r_case, r_doc, primary, q_case, q_doc, gain)
+
+
+def _require(frame: pd.DataFrame, what: str, columns: list[str], any_of: list[str] = ()) -> None:
+    if not isinstance(frame, pd.DataFrame):
+        raise SuiteError(f"{what}: expected a DataFrame or row tuples, got {type(frame).__name__}")
+    missing = [c for c in columns if c not in frame.columns]
+    if any_of and not any(c in frame.columns for c in any_of):
+        missing.append(" or ".join(any_of))
+    if missing:
+        raise SuiteError(f"{what} frame: missing column {', '.join(map(repr, missing))}")
+
+
+def _align(columns: list[pd.Series], first: Sequence[Any] = ()) -> tuple[pd.Index, list[np.ndarray]]:
+    """Codes of several columns against one category index (fast when they already share it)."""
+    cats = [c.array if isinstance(c.dtype, pd.CategoricalDtype) else pd.Categorical(c) for c in columns]
+    head = cats[0].categories
+    if not len(first) and all(c.categories is head or c.categories.equals(head) for c in cats[1:]):
+        return head, [np.asarray(c.codes, dtype=np.int64) for c in cats]
+    union = pd.Index(list(dict.fromkeys(first)))
+    for c in cats:
+        union = union.append(c.categories[~c.categories.isin(union)])
+    return union, [np.asarray(c.set_categories(union).codes, dtype=np.int64) for c in cats]
+
+
+def _no_missing(codes: np.ndarray, frame: pd.DataFrame, what: str, column: str) -> None:
+    bad = np.flatnonzero(codes < 0)
+    if bad.size:
+        raise SuiteError(f"{what} frame: row {frame.index[bad[0]]!r} has no {column}")
+
+
+def _primary(ranking: pd.DataFrame, case: np.ndarray, cats: pd.Index) -> np.ndarray:
+    """The sort key, ascending = better: ``-score`` if there is a score, else ``rank``."""
+    if SCORE in ranking.columns:
+        return -_finite(ranking[SCORE], case, cats, "ranking", SCORE)
+    rank = ranking[RANK].to_numpy()
+    if rank.dtype.kind not in "iu":
+        rank = _finite(ranking[RANK], case, cats, "ranking", RANK)
+    bad = np.flatnonzero((rank < 1) | (rank != np.floor(rank))) if rank.dtype.kind == "f" \
+        else np.flatnonzero(rank < 1)
+    if bad.size:
+        raise SuiteError(f"ranking: case {cats[case[bad[0]]]!r}: rank must be an integer >= 1, "
+                         f"got {rank[bad[0]]:g}")
+    return rank.astype(np.int64, copy=False)
+
+
+def _finite(column: pd.Series, case: np.ndarray, cats: pd.Index, what: str, name: str) -> np.ndarray:
+    try:
+        values = column.to_numpy(dtype=np.float64)
+    except (TypeError, ValueError):
+        raise SuiteError(f"{what}.{name}: expected numbers, got {column.dtype}") from None
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        raise SuiteError(f"{what}: case {cats[case[bad[0]]]!r}: {name} must be a finite number, "
+                         f"got {values[bad[0]]:g}")
+    return values
+
+
+def _unique_qrels(case: np.ndarray, doc: np.ndarray, n_docs: int, cases: pd.Index, docs: pd.Index) -> None:
+    keys = np.sort(case * max(n_docs, 1) + doc)
+    dup = np.flatnonzero(keys[1:] == keys[:-1])
+    if dup.size:
+        c, d = divmod(int(keys[dup[0]]), max(n_docs, 1))
+        raise SuiteError(f"qrels: case {cases[c]!r}: doc {docs[d]!r} is judged twice")
+
+
+# ---------------------------------------------------------------- kernel
+
+def _order(case: np.ndarray, primary: np.ndarray, doc: np.ndarray, docs: pd.Index) -> np.ndarray | None:
+    """Row order by (case, primary, doc id descending); None when the rows already are in it."""
+    if case.size < 2:
+        return None
+    same = case[1:] == case[:-1]
+    if np.all((case[1:] > case[:-1]) | (same & (primary[1:] > primary[:-1]))):
+        return None
+    order = _sort_by_case_then(case, primary)
+    case_o, prim_o = case[order], primary[order]
+    tie = (case_o[1:] == case_o[:-1]) & (prim_o[1:] == prim_o[:-1])
+    return _break_ties(order, tie, doc, docs) if tie.any() else order
+
+
+def _sort_by_case_then(case: np.ndarray, primary: np.ndarray) -> np.ndarray:
+    """Stable argsort by (case, primary): one radix-friendly int key when it fits in 62 bits."""
+    if primary.dtype.kind == "i":
+        low, span = primary.min(), int(primary.max() - primary.min()) + 1
+        if (int(case.max()) + 1) * span < 2**62:
+            return np.argsort(case * span + (primary - low), kind="stable")
+    return np.lexsort((primary, case))
+
+
+def _break_ties(order: np.ndarray, tie: np.ndarray, doc: np.ndarray, docs: pd.Index) -> np.ndarray:
+    """Reorder each run of tied rows by doc id, descending (trec_eval's strcmp)."""
+    in_run = np.zeros(order.size, dtype=bool)
+    in_run[1:] |= tie
+    in_run[:-1] |= tie
+    slots = np.flatnonzero(in_run)
+    run_id = np.cumsum(np.r_[True, ~tie[slots[1:] - 1]])
+    rows = order[slots]
+    names = np.asarray(docs.take(doc[rows]).astype(str), dtype=object)
+    text_rank = np.unique(names, return_inverse=True)[1]
+    order = order.copy()
+    order[slots] = rows[np.lexsort((-text_rank, run_id))]
+    return order
+
+
+@dataclass
+class _Hits:
+    """Relevant docs found in the rankings (first occurrences) and per-case counts."""
+
+    case: np.ndarray      # case code of each hit
+    pos: np.ndarray       # 0-based position after duplicates are dropped
+    gain: np.ndarray
+    returned: np.ndarray  # per case: distinct docs returned
+    relevant: np.ndarray  # per case: relevant docs in the qrels
+    ideal_case: np.ndarray  # qrels sorted by (case, gain desc), for the ideal DCG
+    ideal_pos: np.ndarray
+    ideal_gain: np.ndarray
+
+
+def _hits(x: _Inputs) -> _Hits:
+    """Match qrels against the rankings: binary search of qrel keys in sorted (case, doc) keys."""
+    n_cases, n_docs = len(x.cases), max(len(x.docs), 1)
+    order = _order(x.r_case, x.primary, x.r_doc, x.docs)
+    case = x.r_case if order is None else x.r_case[order]
+    doc = x.r_doc if order is None else x.r_doc[order]
+    counts = np.bincount(case, minlength=n_cases)
+    starts = np.cumsum(counts) - counts
+    pairs = _pairs(case, doc, counts, starts, n_docs)
+    position, returned = _positions(case, pairs.dropped, counts, starts)
+    q_keys = x.q_case * pairs.base + x.q_doc
+    at = np.minimum(np.searchsorted(pairs.keys, q_keys), max(pairs.keys.size - 1, 0))
+    found = (pairs.keys[at] == q_keys) if pairs.keys.size else np.zeros(q_keys.size, dtype=bool)
+    ideal = np.lexsort((-x.gain, x.q_case))
+    return _Hits(x.q_case[found], position(pairs.rows(at[found])), x.gain[found], returned,
+                 np.bincount(x.q_case, minlength=n_cases), x.q_case[ideal],
+                 _within_case(x.q_case[ideal], n_cases), x.gain[ideal])
+
+
+@dataclass
+class _Pairs:
+    """Sorted ``case * base + doc`` keys of the ranked rows; equal keys stay in ranking order."""
+
+    keys: np.ndarray
+    base: int
+    dropped: np.ndarray  # rows repeating an earlier (case, doc)
+    rows: Callable[[np.ndarray], np.ndarray]  # index into keys -> row
+
+
+_PAD_LIMIT = 2.0  # padded cells per ranked row the per-case sort may cost before the flat sort is used
+
+
+def _pairs(case: np.ndarray, doc: np.ndarray, counts: np.ndarray, starts: np.ndarray, n_docs: int) -> _Pairs:
+    """Sort the (case, doc) keys: per case in a padded matrix when rankings are of similar length."""
+    width = int(counts.max()) if case.size else 0
+    cells = np.count_nonzero(counts) * width
+    shift = max(width - 1, 0).bit_length()
+    if not case.size or cells > _PAD_LIMIT * case.size or (n_docs + 1) << shift >= 2**62:
+        return _flat_pairs(case, doc, n_docs)
+    return _dense_pairs(case, doc, counts, starts, n_docs, width, shift)
+
+
+def _flat_pairs(case: np.ndarray, doc: np.ndarray, n_docs: int) -> _Pairs:
+    keys = case * n_docs + doc
+    perm = np.argsort(keys, kind="stable")
+    keys = keys[perm]
+    return _Pairs(keys, n_docs, perm[1:][keys[1:] == keys[:-1]], perm.__getitem__)
+
+
+def _dense_pairs(case: np.ndarray, doc: np.ndarray, counts: np.ndarray, starts: np.ndarray,
+                 n_docs: int, width: int, shift: int) -> _Pairs:
+    """One row per answered case holding ``doc << shift | position``, sorted row-wise."""
+    present = np.flatnonzero(counts)
+    pos = np.arange(case.size) - starts[case]
+    cell = (doc << shift) | pos
+    if present.size * width == case.size:  # every ranking has the same length: no padding
+        grid = cell.reshape(present.size, width)
+    else:
+        grid = np.full((present.size, width), n_docs << shift, dtype=np.int64)
+        grid[(np.cumsum(counts > 0) - 1)[case], pos] = cell
+    grid.sort(axis=1)
+    grid_doc = grid >> shift
+    r, c = np.nonzero((grid_doc[:, 1:] == grid_doc[:, :-1]) & (grid_doc[:, 1:] < n_docs))
+    mask = (1 << shift) - 1
+    first = starts[present]
+    flat = grid.ravel()
+
+    def rows(index: np.ndarray) -> np.ndarray:
+        return first[index // width] + (flat[index] & mask)
+
+    keys = (present[:, None] * (n_docs + 1) + grid_doc).ravel()
+    return _Pairs(keys, n_docs + 1, first[r] + (grid[r, c + 1] & mask), rows)
+
+
+def _positions(case: np.ndarray, dropped: np.ndarray, counts: np.ndarray, starts: np.ndarray):
+    """A row -> position function over rows grouped by case, and distinct docs per case.
+
+    A row's position is its index within its case minus the dropped duplicates
+    before it (few: counted by binary search, not a pass over every row).
+    """
+    dropped = np.sort(dropped)
+    returned = counts - np.bincount(case[dropped], minlength=counts.size)
+
+    def position(rows: np.ndarray) -> np.ndarray:
+        first = starts[case[rows]]
+        return rows - first - (np.searchsorted(dropped, rows) - np.searchsorted(dropped, first))
+
+    return position, returned
+
+
+def _within_case(case: np.ndarray, n_cases: int) -> np.ndarray:
+    """0-based index of each row within its case, for rows grouped by case."""
+    counts = np.bincount(case, minlength=n_cases)
+    return np.arange(case.size) - np.repeat(np.cumsum(counts) - counts, counts)
+
+
+def _values(metric: Metric, h: _Hits) -> np.ndarray:
+    """One metric for every case."""
+    k = metric.cutoff if metric.cutoff is not None else np.inf
+    n = h.relevant.size
+    top = h.pos < k
+    found = np.bincount(h.case[top], minlength=n).astype(np.float64)
+    no_rel = h.relevant == 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if metric.measure == "P":
+            return found / k
+        if metric.measure == "P_ret":
+            shown = np.minimum(h.returned, k)
+            return np.where(shown > 0, found / np.maximum(shown, 1), 0.0)
+        if metric.measure == "Success":
+            return (found > 0).astype(np.float64)
+        if metric.measure == "R":
+            value = found / h.relevant
+        elif metric.measure == "RR":
+            first = np.full(n, np.inf)
+            np.minimum.at(first, h.case[top], h.pos[top])
+            value = 1.0 / (first + 1.0)
+        else:
+            value = _dcg(h.case[top], h.pos[top], h.gain[top], n) / _ideal(h, k, n)
+    return np.where(no_rel, np.nan, value)
+
+
+def _dcg(case: np.ndarray, pos: np.ndarray, gain: np.ndarray, n: int) -> np.ndarray:
+    return np.bincount(case, weights=gain / np.log2(pos + 2.0), minlength=n)
+
+
+def _ideal(h: _Hits, k: float, n: int) -> np.ndarray:
+    top = h.ideal_pos < k
+    return _dcg(h.ideal_case[top], h.ideal_pos[top], h.ideal_gain[top], n)
+
+
+# ---------------------------------------------------------------- public entry points
+
+def evaluate(ranking: pd.DataFrame | Iterable[Sequence[Any]], qrels: pd.DataFrame | Iterable[Sequence[Any]],
+             metrics: Iterable["str | Metric"], *, k: int | None = None,
+             cases: Sequence[str] | None = None) -> pd.DataFrame:
+    """Per-case values of ``metrics``: a long ``case, metric, value`` frame.
+
+    ``ranking`` and ``qrels`` are frames (see the module docstring) or row
+    tuples for ``intern_frames``; ``k`` is the corpus cut-off for the corpus
+    spellings; ``cases`` must appear even without rows (in that order, first).
+    The metric column carries each metric's label (the spelling asked for).
+    """
+    chosen = list({m.label: m for m in (parse_metric(s, k) for s in metrics)}.values())
+    frames = isinstance(ranking, pd.DataFrame), isinstance(qrels, pd.DataFrame)
+    if frames == (False, False):
+        ranking, qrels, cases = *intern_frames(ranking, qrels, cases), None
+    elif frames != (True, True):
+        raise SuiteError("ranking and qrels must both be DataFrames or both be row tuples")
+    x = _inputs(ranking, qrels, cases)
+    hits = _hits(x)
+    values = np.column_stack([_values(m, hits) for m in chosen]) if chosen else np.empty((len(x.cases), 0))
+    n_cases, n_metrics = values.shape
+    return pd.DataFrame({
+        CASE: pd.Categorical.from_codes(np.repeat(np.arange(n_cases), n_metrics), categories=x.cases),
+        METRIC: pd.Categorical.from_codes(np.tile(np.arange(n_metrics), n_cases),
+                                          categories=[m.label for m in chosen]),
+        VALUE: values.ravel(),
+    })
+
+
+def aggregate(frame: pd.DataFrame) -> dict[str, float]:
+    """Mean of each metric over cases, skipping NaN (a metric with no defined case is NaN)."""
+    _require(frame, "scores", [METRIC, VALUE])
+    means = frame.groupby(METRIC, sort=False, observed=True)[VALUE].mean()
+    return {str(metric): float(value) for metric, value in means.items()}
