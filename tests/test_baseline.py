@@ -199,3 +199,20 @@ def test_re_record_then_same_engine_passes_and_a_worse_engine_trips(tiny_corpus:
     record_baseline(good, "engine", tiny_corpus, write_thresholds=True, slack=0.02)
     assert run_with(ANSWERS).summary["passed"] is True
     assert run_with(WORSE).summary["passed"] is False
+
+
+def test_cli_baseline_record_list_show(corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from workbench.cli import main
+    from workbench.store import write_run
+    run = _run(corpus)
+    write_run(tmp_path / "runs", "R1", dict(run.manifest), run.summary, run.cases.to_dict("records"), run.scores)
+    args = ["--corpus", str(corpus)]
+    record = ["baseline", "record", "R1#builtin", "--name", "builtin", "--runs-dir", str(tmp_path / "runs"), *args]
+    assert main([*record, "--write-thresholds"]) == 0
+    assert "floors rewritten" in capsys.readouterr().out
+    assert json.loads(corpus.read_text())["thresholds"]["risk"] == {"accuracy": 0.96}
+    assert main(record) == 3 and "--force" in capsys.readouterr().err
+    assert main(["baseline", "list", *args]) == 0 and "builtin" in capsys.readouterr().out
+    assert main(["baseline", "show", "builtin", *args]) == 0
+    assert "| risk | accuracy | 1.0 | 0.96 | yes |" in capsys.readouterr().out
+    assert main(["baseline", "show", "nope", *args]) == 3

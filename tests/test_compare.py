@@ -136,3 +136,20 @@ def test_resolve_side_run_dir_run_id_target_and_baseline(tmp_path: Path) -> None
         resolve_side("R1#nope", runs_dir=tmp_path / "runs")
     with pytest.raises(CompareError, match="not a run directory"):
         resolve_side("missing", runs_dir=tmp_path / "runs", baselines_dir=tmp_path / "baselines")
+
+
+def test_cli_compare_exit_codes_and_json(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from workbench.cli import main
+    a, b = _ranking(7, 25, 0.1)
+    for run in (a, b):
+        write_run(tmp_path / "runs", run.run_id, dict(run.manifest), {"suites": {}}, run.cases.to_dict("records"),
+                  run.scores)
+    common = ["--runs-dir", str(tmp_path / "runs")]
+    assert main(["compare", "A", "B#builtin", *common]) == 0
+    assert "Gate [primary=ndcg@10" in capsys.readouterr().out
+    assert main(["compare", "B", "A", "--json", *common]) == 1
+    assert json.loads(capsys.readouterr().out)["verdict"] == "FAIL"
+    assert main(["compare", "B", "A", "--gate", "none", *common]) == 0
+    assert main(["compare", "A", "nowhere", *common]) == 3
+    assert main(["compare", "A", "B", "--gate", "primary=ndcg@10,wrong=1", *common]) == 3
+    assert "unknown key 'wrong'" in capsys.readouterr().err

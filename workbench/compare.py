@@ -164,22 +164,30 @@ def _metric_row(suite: str, metric: str, group: pd.DataFrame | None, seed: int, 
     return row
 
 
-def resolve_side(spec: str, runs_dir: Path | str = "reports/runs",
-                 baselines_dir: Path | str = "corpus/baselines") -> Any:
-    """``RUN`` (a directory or a run id under ``runs_dir``), ``RUN#TARGET``, or a baseline name/file."""
-    from .baseline import load_baseline
+def resolve_run(spec: str, runs_dir: Path | str = "reports/runs") -> Any:
+    """``RUN`` (a run directory or a run id under ``runs_dir``) or ``RUN#TARGET``; None when no such run."""
     from .store import load_run
     base, _, target = spec.partition("#")
-    path, runs_dir, baselines_dir = Path(base), Path(runs_dir), Path(baselines_dir)
-    if path.is_dir() or (runs_dir / base).is_dir():
-        side = load_run(path if path.is_dir() else runs_dir / base)
-    elif path.suffix == ".json" and path.is_file():
-        side = load_baseline(path)
-    elif (baselines_dir / f"{base}.json").is_file():
-        side = load_baseline(baselines_dir / f"{base}.json")
-    else:
+    path = Path(base) if Path(base).is_dir() else Path(runs_dir) / base
+    return _narrow(load_run(path), target, spec) if base and path.is_dir() else None
+
+
+def resolve_side(spec: str, runs_dir: Path | str = "reports/runs",
+                 baselines_dir: Path | str = "corpus/baselines") -> Any:
+    """A run (``RUN``, ``RUN#TARGET``, see ``resolve_run``), else a baseline by file or name."""
+    from .baseline import load_baseline
+    run = resolve_run(spec, runs_dir)
+    if run is not None:
+        return run
+    base, _, target = spec.partition("#")
+    path = Path(base) if Path(base).suffix == ".json" else Path(baselines_dir) / f"{base}.json"
+    if not path.is_file():
         raise CompareError(f"{spec}: not a run directory, a run id in {runs_dir}, "
                            f"or a baseline in {baselines_dir}")
+    return _narrow(load_baseline(path), target, spec)
+
+
+def _narrow(side: Any, target: str, spec: str) -> Any:
     if not target:
         return side
     if target not in side.targets():
