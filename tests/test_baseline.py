@@ -153,6 +153,14 @@ def test_thresholds_are_added_when_missing_and_compact_files_stay_compact(tmp_pa
         replace_thresholds("[1]", {}, "c.json")
 
 
+@pytest.mark.parametrize("indent", [2, 4, "\t"])
+def test_an_expanded_file_stays_expanded(indent) -> None:
+    data = {"k": 5, "thresholds": {"comment": "c", "retrieval": {"mrr": 0.9, "recallAtK": 0.9}}, "risk": [{"a": 1}]}
+    new = {"comment": "c", "retrieval": {"mrr": 0.8, "recallAtK": 0.9}, "risk": {"accuracy": 0.96}}
+    out = replace_thresholds(json.dumps(data, indent=indent) + "\n", new, "c.json")
+    assert out == json.dumps({**data, "thresholds": new}, indent=indent) + "\n"
+
+
 def test_evals_markers_are_appended_when_missing(corpus: Path) -> None:
     evals = corpus.parent.parent / "EVALS.md"
     evals.write_text("# Evals\n\nNo markers here.\n")

@@ -92,14 +92,13 @@ def replace_thresholds(text: str, thresholds: dict[str, Any], where: Path | str)
     span = next(((v0, v1) for key, _, v0, v1 in members if key == "thresholds"), None)
     if span is not None:
         start, end = span
-        body = _render(thresholds, _indent(text, start), "\n" in text[start:end])
-        new = text[:start] + body + text[end:]
+        new = text[:start] + _render(thresholds, *_layout(text, start, end, where)) + text[end:]
     elif members:
         key_start = members[0][1]
         indent = _indent(text, key_start)
         multiline = "\n" in text[:key_start]
-        joiner = f",\n{indent}" if multiline else ", "
-        new = text[:key_start] + f'"thresholds": {_render(thresholds, indent, multiline)}' + joiner + text[key_start:]
+        body = _render(thresholds, indent, indent or "  ", "suites" if multiline else "compact")
+        new = text[:key_start] + f'"thresholds": {body}' + (f",\n{indent}" if multiline else ", ") + text[key_start:]
     else:
         new = json.dumps({"thresholds": thresholds}, indent=2, ensure_ascii=False) + "\n"
     if json.loads(new) != {**json.loads(text), "thresholds": thresholds}:
@@ -132,13 +131,27 @@ def _indent(text: str, pos: int) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
-def _render(thresholds: dict[str, Any], indent: str, multiline: bool) -> str:
-    """The thresholds object: one suite per line when the file is laid out on lines."""
-    if not multiline:
+def _layout(text: str, start: int, end: int, where: Path | str) -> tuple[str, str, str]:
+    """Base indent, indent unit and style of the object at ``text[start:end]``: ``compact`` (one
+    line), ``suites`` (one suite per line) or ``expanded`` (one metric per line)."""
+    indent, body = _indent(text, start), text[start:end]
+    if "\n" not in body:
+        return indent, "  ", "compact"
+    inner = list(_members(body, where))
+    unit = _indent(body, inner[0][1])[len(indent) :] if inner else ""
+    expanded = any("\n" in body[v0:v1] for _, _, v0, v1 in inner)
+    return indent, unit or "  ", "expanded" if expanded else "suites"
+
+
+def _render(thresholds: dict[str, Any], indent: str, unit: str, style: str) -> str:
+    """The thresholds object in the layout the file already uses."""
+    if style == "compact" or not thresholds:
         return json.dumps(thresholds, ensure_ascii=False)
-    inner = indent + (indent or "  ")
-    body = ",\n".join(f"{inner}{json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in thresholds.items())
-    return "{\n" + body + f"\n{indent}}}" if thresholds else "{}"
+    if style == "expanded":
+        return json.dumps(thresholds, indent=unit, ensure_ascii=False).replace("\n", "\n" + indent)
+    body = ",\n".join(f"{indent}{unit}{json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}"
+                      for k, v in thresholds.items())
+    return "{\n" + body + f"\n{indent}}}"
 
 
 def write_keeping_mode(path: Path, text: str) -> None:
