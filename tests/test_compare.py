@@ -153,3 +153,10 @@ def test_cli_compare_exit_codes_and_json(tmp_path: Path, capsys: pytest.CaptureF
     assert main(["compare", "A", "nowhere", *common]) == 3
     assert main(["compare", "A", "B", "--gate", "primary=ndcg@10,wrong=1", *common]) == 3
     assert "unknown key 'wrong'" in capsys.readouterr().err
+
+
+def test_workbench_compare_is_callable_even_after_the_module_is_imported() -> None:
+    import workbench
+    import workbench.compare as module
+    a, b = _ranking(8, 6, 0.1)
+    assert callable(workbench.compare) and module(a, b).verdict == compare(a, b).verdict

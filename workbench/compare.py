@@ -9,6 +9,8 @@ the frames for notebooks, ``to_dict`` is the ``--json`` object and
 from __future__ import annotations
 
 import json
+import sys
+import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -259,3 +261,14 @@ def _verdict_lines(comparison: Comparison) -> list[str]:
         return ["", "Gate: none applies to these metrics (pass --gate RULE); verdict NO_GATE."]
     reasons = [f"  - {reason}" for reason in comparison.decision.reasons]
     return ["", f"Gate [{comparison.decision.rule}]: {comparison.verdict}"] + reasons
+
+
+class _CallableModule(types.ModuleType):
+    """Importing ``workbench.compare`` binds this module over the package's lazy ``compare``
+    export, so the module forwards calls: ``workbench.compare(a, b)`` works either way."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Comparison:
+        return compare(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
