@@ -11,6 +11,16 @@ from typing import Any
 __version__ = "0.1.0"
 
 _EXPORTS = {
+    "Baseline": "workbench.baseline",
+    "Comparison": "workbench.compare",
+    "GateRule": "workbench.abgate",
+    "baseline_section": "workbench.baseline",
+    "compare": "workbench.compare",
+    "list_baselines": "workbench.baseline",
+    "load_baseline": "workbench.baseline",
+    "merge_runs": "workbench.merge",
+    "paired_comparison": "workbench.stats",
+    "record_baseline": "workbench.baseline",
     "Corpus": "workbench.corpus",
     "CorpusError": "workbench.errors",
     "CompareError": "workbench.errors",
@@ -25,12 +35,15 @@ _EXPORTS = {
     "latest_run": "workbench.store",
     "load_corpus": "workbench.corpus",
     "load_run": "workbench.store",
+    "plots": "workbench.plots",
+    "render_report": "workbench.report",
     "render_scoreboard": "workbench.scoreboard",
     "resolve_target": "workbench.targets",
     "run": "workbench.runner",
     "run_eval": "workbench.runner",
     "suite_names": "workbench.suites",
     "validate_corpus": "workbench.corpus",
+    "views": "workbench.views",
 }
 
 __all__ = sorted(_EXPORTS)
@@ -40,7 +53,7 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'workbench' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
+    value = import_module(module) if module == f"{__name__}.{name}" else getattr(import_module(module), name)
     globals()[name] = value
     return value
 

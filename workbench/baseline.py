@@ -20,8 +20,8 @@ import pandas as pd
 
 from .columns import CASE, ERROR, METRIC, PASSED, SUITE, TARGET, VALUE
 from .errors import StoreError
-from .floors import DEFAULT_SLACK, compute_floors, replace_thresholds, update_evals, write_keeping_mode
-from .store import dumps, scores_frame
+from .floors import DEFAULT_SLACK, compute_floors, replace_thresholds, update_evals
+from .store import dumps, scores_frame, write_text_atomic
 
 FORMAT = 1
 DEFAULT_DIR = Path("corpus/baselines")
@@ -93,9 +93,9 @@ def record_baseline(run: Any, name: str, corpus_path: Path | str = "corpus/corpu
         thresholds = compute_floors(run.summary, run.scores, run.targets()[0], thresholds, slack)
         text = replace_thresholds(text, thresholds, corpus_path)
     doc = baseline_document(run, name, corpus_path, text, thresholds)
-    write_keeping_mode(path, dumps_baseline(doc))
+    write_text_atomic(path, dumps_baseline(doc))
     if write_thresholds:
-        write_keeping_mode(corpus_path, text)
+        write_text_atomic(corpus_path, text)
         evals = Path(evals_md) if evals_md else corpus_path.resolve().parent.parent / "EVALS.md"
         if evals_md or evals.exists():
             update_evals(evals, doc)

@@ -74,7 +74,9 @@ def run_command(ctx: click.Context, corpus_path: Path, suites: tuple[str, ...], 
     if as_json:
         click.echo(json.dumps(result.summary, indent=2))
     else:
-        click.echo(render_scoreboard(result.summary, k=result.manifest["corpus"]["k"]))
+        from .baseline import regression_keys
+        click.echo(render_scoreboard(result.summary, k=result.manifest["corpus"]["k"],
+                                     regressions=regression_keys(result.summary.get("baseline") or {})))
     ctx.exit(EXIT_OK if result.summary["passed"] else EXIT_FAILED)
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from fractions import Fraction
 from pathlib import Path
@@ -154,13 +153,6 @@ def _render(thresholds: dict[str, Any], indent: str, unit: str, style: str) -> s
     return "{\n" + body + f"\n{indent}}}"
 
 
-def write_keeping_mode(path: Path, text: str) -> None:
-    """Atomic write that keeps an existing file's permissions (new files get 0644)."""
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-    write_text_atomic(path, text)
-    os.chmod(path, mode)
-
-
 def baseline_table(doc: dict[str, Any]) -> str:
     """The "Current baseline" markdown: provenance line, metric table, per-suite pass counts."""
     target, corpus = doc.get("target", {}), doc.get("corpus", {})
@@ -196,4 +188,4 @@ def update_evals(path: Path, doc: dict[str, Any]) -> None:
         text = text[:start] + block + text[end + len(END) :]
     else:
         text = text.rstrip("\n") + ("\n\n" if text.strip() else "") + f"## Current baseline\n\n{block}\n"
-    write_keeping_mode(path, text)
+    write_text_atomic(path, text)

@@ -78,13 +78,19 @@ def dumps(obj: Any, **kwargs: Any) -> str:
 
 
 def write_text_atomic(path: Path | str, text: str) -> None:
-    """Write ``text`` to ``path`` via a temp file in the same directory and ``os.replace``."""
+    """Write ``text`` to ``path`` via a temp file in the same directory and ``os.replace``.
+
+    An existing file keeps its permissions; a new one gets 0644 (mkstemp's 0600 would hide
+    reports and baselines from other users).
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
