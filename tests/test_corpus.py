@@ -33,6 +33,8 @@ def test_solumbe_style_corpus_loads_unchanged(tmp_path: Path) -> None:
     """Their layout: evals/corpus.json, roots relative to the repo root, comments beside values."""
     (tmp_path / "evals" / "fixtures" / "shop-api" / "src").mkdir(parents=True)
     (tmp_path / "evals" / "fixtures" / "shop-api" / "src" / "a.ts").write_text("x")
+    for directory in ("base", "changes/secret-content"):
+        (tmp_path / "evals" / "fixtures" / "shop-api" / directory).mkdir(parents=True)
     path = tmp_path / "evals" / "corpus.json"
     path.write_text(json.dumps({
         "$schema": "./corpus.schema.note", "description": "d", "k": 5,
