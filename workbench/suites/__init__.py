@@ -12,6 +12,8 @@ _REGISTRY: dict[str, tuple[str, str]] = {
     "retrieval": ("retrieval", "workbench.suites.retrieval:RetrievalSuite"),
     "risk": ("risk", "workbench.suites.risk:RiskSuite"),
     "tokens": ("tokenSavings", "workbench.suites.tokens:TokensSuite"),
+    "harness": ("harnessExecution", "workbench.suites.harness:HarnessSuite"),
+    "gate": ("gateEffectiveness", "workbench.suites.gate:GateSuite"),
     "ranking": ("ranking", "workbench.suites.ranking:RankingSuite"),
     "findings": ("findings", "workbench.suites.findings:FindingsSuite"),
 }

@@ -1,0 +1,247 @@
+"""The gate suite: does the engine's merge gate block what it should and pass what it should?
+
+Per case ``<fixture>/base/`` is copied to a temp directory, committed as a deterministic git
+baseline (fixed author, committer and dates), the change set is applied and staged, and the target
+answers ``gate(Repo(fixture, tmp), options)`` with ``base: HEAD``, ``staged: true`` and the case's
+``options``. A change set is ``changes/<changeSet>/`` (files overlaid on the base; ``<path>.delete``
+deletes ``<path>``) or ``changes/<changeSet>.patch`` (``git apply``; it lets a case create a
+secret-like path only inside the temp repository). Change-set names match ``^[a-z0-9][a-z0-9_-]*$``
+and every path must stay inside the repository. The source fixture is only read.
+
+A case passes when the verdict equals ``expectedVerdict``, each expected check is present with its
+status, ``summaryIncludes`` and every ``detailsInclude`` fragment (in some detail line), and no
+other check FAILs. Metrics: ``caseAccuracy`` (every case), ``blockedAsExpected`` (expected-FAIL
+cases that got FAIL) and ``validPassed`` (expected-PASS cases that passed).
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from ..columns import CASE, METRIC, PASSED, VALUE
+from ..errors import CorpusError, SuiteError, TargetError
+from ..sandbox import baseline_copy, git
+from ..targets.base import Repo
+from ..targets.protocol import STATUSES, VERDICTS
+from .base import Outcome, RunContext, Scored, Suite
+
+if TYPE_CHECKING:
+    from ..corpus import Corpus
+
+CHANGE_SET = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+DELETE_SUFFIX = ".delete"
+OPTIONS: dict[str, type] = {"base": str, "staged": bool, "policy": str, "governance": str,
+                            "request": str, "minConvergence": float, "runValidation": bool}
+METRICS = ("caseAccuracy", "blockedAsExpected", "validPassed")
+
+
+def _where(case: dict[str, Any]) -> str:
+    return f"gate case {case.get('name', '?')!r}"
+
+
+def gate_options(case: dict[str, Any]) -> dict[str, Any]:
+    """The options sent to the target: ``base: HEAD, staged: true`` plus the case's, type-checked."""
+    given = case.get("options") or {}
+    if not isinstance(given, dict):
+        raise CorpusError(f"{_where(case)}: options must be an object")
+    for key, value in given.items():
+        kind = OPTIONS.get(key)
+        if kind is None:
+            raise CorpusError(f"{_where(case)}: options.{key} is not a gate option ({', '.join(OPTIONS)})")
+        numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not (numeric if kind is float else isinstance(value, kind)):
+            raise CorpusError(f"{_where(case)}: options.{key} should be {kind.__name__}, got {value!r}")
+    return {"base": "HEAD", "staged": True, **given}
+
+
+def expected_checks(case: dict[str, Any]) -> list[dict[str, Any]]:
+    """A case's expected checks with ``detailsInclude`` as a list, or a CorpusError."""
+    if case.get("expectedVerdict") not in VERDICTS:
+        raise CorpusError(f"{_where(case)}: expectedVerdict must be one of {', '.join(VERDICTS)}")
+    checks = []
+    for index, item in enumerate(case.get("expectedChecks") or []):
+        where = f"{_where(case)}: expectedChecks[{index}]"
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            raise CorpusError(f"{where}.name must be a string")
+        if item.get("status") not in STATUSES:
+            raise CorpusError(f"{where}.status must be one of {', '.join(STATUSES)}")
+        details = item.get("detailsInclude", [])
+        details = [details] if isinstance(details, str) else details
+        if not isinstance(details, list) or not all(isinstance(d, str) for d in details):
+            raise CorpusError(f"{where}.detailsInclude must be a string or a list of strings")
+        checks.append({**item, "detailsInclude": details})
+    return checks
+
+
+def _safe_rel(rel: str, origin: str) -> str:
+    parts = PurePosixPath(rel).parts
+    if rel.startswith("/") or "\\" in rel or ".." in parts or any(p.lower() == ".git" for p in parts):
+        raise CorpusError(f"{origin}: path {rel!r} would leave the repository or touch .git")
+    return rel
+
+
+def find_change_set(fixture: Path, case: dict[str, Any]) -> Path:
+    """``changes/<changeSet>/`` or ``changes/<changeSet>.patch`` of a fixture, or a CorpusError."""
+    name = case.get("changeSet")
+    if not isinstance(name, str) or not CHANGE_SET.fullmatch(name):
+        raise CorpusError(f"{_where(case)}: changeSet must match {CHANGE_SET.pattern}, got {name!r}")
+    found = [p for p in (fixture / "changes" / name, fixture / "changes" / f"{name}.patch") if p.exists()]
+    if len(found) != 1:
+        state = "both a directory and a .patch" if found else "neither a directory nor a .patch"
+        raise CorpusError(f"{_where(case)}: change set {name!r} is {state} under {fixture / 'changes'}")
+    return found[0]
+
+
+def apply_patch(patch: Path, repo: Path) -> None:
+    """``git apply --index`` after checking (with git's own parser) that every path stays inside."""
+    patch = patch.resolve()
+    listing = git(["apply", "--numstat", "-z", str(patch)], repo, error=CorpusError)
+    for entry in listing.split("\0"):  # "added\tdeleted\tpath", or "a\td\t" then old and new paths
+        path = entry.rsplit("\t", 1)[-1]
+        if path:
+            _safe_rel(path, str(patch))
+    git(["apply", "--index", "--whitespace=nowarn", str(patch)], repo, error=CorpusError)
+
+
+def _delete(target: Path, rel: str, changes: Path, repo: Path) -> None:
+    if not target.exists() and not target.is_symlink():
+        raise CorpusError(f"{changes}: {rel} deletes {target.relative_to(repo)}, which is not in base/")
+    if target.is_dir() and not target.is_symlink():
+        shutil.rmtree(target)
+    else:
+        os.remove(target)
+
+
+def apply_overlay(changes: Path, repo: Path) -> None:
+    """Copy the change-set files over the repo; ``<path>.delete`` markers delete ``<path>`` first."""
+    files = [p for p in changes.rglob("*") if p.is_file() or p.is_symlink()]
+    root = repo.resolve()
+    for source in sorted(files, key=lambda p: (not p.name.endswith(DELETE_SUFFIX), p)):
+        rel = _safe_rel(source.relative_to(changes).as_posix(), str(changes))
+        deletes = rel.endswith(DELETE_SUFFIX)
+        target = repo / (rel[: -len(DELETE_SUFFIX)] if deletes else rel)
+        if source.is_symlink() or (target.is_symlink() and not deletes):
+            raise CorpusError(f"{changes}: {rel} is or replaces a symlink; change sets hold plain files")
+        if not target.parent.resolve().is_relative_to(root):
+            raise CorpusError(f"{changes}: {rel} resolves outside the repository")
+        if deletes:
+            _delete(target, rel, changes, repo)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+
+
+def build_case_repo(base: Path, change: Path, dest: Path) -> str:
+    """Baseline ``base`` into a git repo at ``dest``, apply and stage ``change``; the baseline commit."""
+    commit = baseline_copy(base, dest)
+    if change.is_dir():
+        apply_overlay(change, dest)
+    else:
+        apply_patch(change, dest)
+    git(["add", "-A"], dest)
+    return commit
+
+
+def _check_dicts(result: Any) -> tuple[str, list[dict[str, Any]]]:
+    """A GateResult as (verdict, JSON-able checks), or a TargetError saying what is wrong."""
+    verdict, checks = getattr(result, "verdict", None), getattr(result, "checks", None)
+    if verdict not in VERDICTS or not isinstance(checks, list):
+        raise TargetError(f"gate returned {type(result).__name__}, expected a GateResult with a verdict")
+    try:
+        return verdict, [{"name": str(c.name), "status": str(c.status), "summary": str(c.summary),
+                          "details": [str(d) for d in c.details]} for c in checks]
+    except (AttributeError, TypeError):
+        raise TargetError("gate returned a check without name, status, summary and details") from None
+
+
+def check_misses(expected: list[dict[str, Any]], checks: list[dict[str, Any]]) -> list[str]:
+    """One line per expected check that no returned check satisfies."""
+    misses = []
+    for want in expected:
+        same = [c for c in checks if c["name"] == want["name"]]
+        if any(_satisfies(c, want) for c in same):
+            continue
+        got = "; ".join(f"{c['status']} {c['summary']!r}" for c in same) or "no such check"
+        misses.append(f"{want['name']}: expected {want['status']}"
+                      + (f" with {want['summaryIncludes']!r}" if want.get("summaryIncludes") else "")
+                      + (f" and details {want['detailsInclude']}" if want["detailsInclude"] else "")
+                      + f", got {got}")
+    return misses
+
+
+def _satisfies(check: dict[str, Any], want: dict[str, Any]) -> bool:
+    return (check["status"] == want["status"] and want.get("summaryIncludes", "") in check["summary"]
+            and all(any(part in line for line in check["details"]) for part in want["detailsInclude"]))
+
+
+class GateSuite(Suite):
+    name = "gate"
+    section = "gateEffectiveness"
+    capability = "gate"
+    description = "verdict and named checks of a merge gate over committed change sets"
+
+    def check(self, corpus: "Corpus") -> None:
+        """Every case's options, expected checks, fixture base/ and change set, as CorpusErrors."""
+        for case in self.cases(corpus):
+            self._prepare(case, corpus)
+
+    @staticmethod
+    def _prepare(case: dict[str, Any], corpus: "Corpus") -> tuple[str, Path, Path, dict[str, Any]]:
+        options, _ = gate_options(case), expected_checks(case)
+        fixture = case.get("repoFixture")
+        if not isinstance(fixture, str):
+            raise CorpusError(f"{_where(case)}: repoFixture must be a string")
+        source = corpus.fixture_dir(fixture)
+        if not (source / "base").is_dir():
+            raise CorpusError(f"{_where(case)}: fixture {fixture!r} has no base/ directory")
+        return fixture, source, find_change_set(source, case), options
+
+    def run_case(self, target: Any, case: dict[str, Any], ctx: RunContext) -> dict[str, Any]:
+        fixture, source, change, options = self._prepare(case, ctx.corpus)
+        if not ctx.corpus.is_executable(fixture):
+            raise SuiteError(f"{_where(case)}: fixture {fixture!r} is not executable (only relative "
+                             "fixtureRoots inside the corpus's parent run); no repository was built")
+        with tempfile.TemporaryDirectory(prefix="workbench-gate-", dir=ctx.scratch) as tmp:
+            repo = Path(tmp) / fixture
+            commit = build_case_repo(source / "base", change, repo)
+            verdict, checks = _check_dicts(target.gate(Repo(fixture, repo), options))
+        return {"baselineCommit": commit, "verdict": verdict, "checks": checks}
+
+    def score(self, outcomes: list[Outcome], ctx: RunContext) -> Scored:
+        rows = [self._case_row(outcome) for outcome in outcomes]
+        frame = pd.DataFrame({CASE: [r["case"] for r in rows], "expected": [r["expectedVerdict"] for r in rows],
+                              "passed": [float(r[PASSED]) for r in rows],
+                              "blocked": [float(r["verdict"] == "FAIL") for r in rows]})
+        parts = [frame.assign(**{METRIC: METRICS[0], VALUE: frame["passed"]}),
+                 frame[frame["expected"] == "FAIL"].assign(**{METRIC: METRICS[1], VALUE: lambda f: f["blocked"]}),
+                 frame[frame["expected"] == "PASS"].assign(**{METRIC: METRICS[2], VALUE: lambda f: f["passed"]})]
+        scores = pd.concat(parts, ignore_index=True)[[CASE, METRIC, VALUE]]
+        return Scored(rows, scores)
+
+    @staticmethod
+    def _case_row(outcome: Outcome) -> dict[str, Any]:
+        case, seen = outcome.case, outcome.observation
+        expected = case.get("expectedVerdict")
+        row = {"case": outcome.name, PASSED: False, "changeSet": case.get("changeSet"),
+               "expectedVerdict": expected, "verdict": None, "blockedAsExpected": None,
+               "baselineCommit": None, "checks": [], "missing": [], "unexpectedFails": []}
+        if seen is None or outcome.error is not None:
+            return {**row, "blockedAsExpected": False if expected == "FAIL" else None}
+        wanted = expected_checks(case)
+        allowed_fails = {w["name"] for w in wanted if w["status"] == "FAIL"}
+        missing = check_misses(wanted, seen["checks"])
+        unexpected = [c["name"] for c in seen["checks"] if c["status"] == "FAIL" and c["name"] not in allowed_fails]
+        passed = seen["verdict"] == expected and not missing and not unexpected
+        return {**row, PASSED: passed, "verdict": seen["verdict"], "baselineCommit": seen["baselineCommit"],
+                "blockedAsExpected": seen["verdict"] == "FAIL" if expected == "FAIL" else None,
+                "checks": seen["checks"], "missing": missing, "unexpectedFails": unexpected}
+
+    def aggregate(self, scores: pd.DataFrame, case_rows: pd.DataFrame) -> dict[str, float | None]:
+        means = scores.groupby(METRIC)[VALUE].mean()
+        return {metric: (float(means[metric]) if metric in means else None) for metric in METRICS}
