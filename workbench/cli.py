@@ -211,6 +211,59 @@ def baseline_show_command(name: str, corpus_path: Path) -> None:
     base = load_baseline(name, corpus_path.parent / "baselines")
     click.echo(f"Baseline {base.name} ({base.path}, {len(base.cases)} cases)\n\n{baseline_table(base.data)}")
 
+def _repo_arg(path: Path) -> "Repo":
+    from .targets.base import Repo
+    return Repo(path.resolve().name, path.resolve())
+
+
+@cli.command("harness")
+@click.argument("repo", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the groups as the protocol's JSON.")
+def harness_command(repo: Path, as_json: bool) -> None:
+    """Infer a repository's setup/validate/runtime commands with the reference engine (nothing is run)."""
+    from .reference.harness import infer_harness
+    from .targets.protocol import encode_answer
+    groups = infer_harness(_repo_arg(repo))
+    if as_json:
+        click.echo(json.dumps(encode_answer("infer_harness", groups), indent=2))
+        return
+    for group, commands in groups.items():
+        click.echo(f"{group}:" + ("" if commands else " (none)"))
+        for command in commands:
+            click.echo(f"  {command.kind:<10} {command.command}")
+
+
+@cli.command("gate")
+@click.argument("repo", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--base", default="HEAD", show_default=True, help="Revision the change is judged against.")
+@click.option("--staged", is_flag=True, help="Judge the staged change (always the case; accepted for solumbe compatibility).")
+@click.option("--policy", default=None, help="standard, high-risk or company.")
+@click.option("--governance", default=None, help="solo, team or company.")
+@click.option("--request", default=None, help="The task the change claims to do (for convergence).")
+@click.option("--min-convergence", type=float, default=None, help="Minimum convergence, 0-1 (or a percentage).")
+@click.option("--run-validation", is_flag=True, help="Run the base-committed validation policy's commands.")
+@click.option("--json", "as_json", is_flag=True, help="Print the verdict and checks as JSON.")
+@click.pass_context
+def gate_command(ctx: click.Context, repo: Path, base: str, staged: bool, policy: str | None,
+                 governance: str | None, request: str | None, min_convergence: float | None,
+                 run_validation: bool, as_json: bool) -> None:
+    """Run the reference engine's local merge gate on a repository; exit 1 on FAIL."""
+    from .reference.gate import run_gate
+    from .targets.protocol import encode_answer
+    options = {"base": base, "staged": True, "policy": policy, "governance": governance, "request": request,
+               "minConvergence": min_convergence, "runValidation": run_validation}
+    result = run_gate(_repo_arg(repo), options)
+    if as_json:
+        click.echo(json.dumps(encode_answer("gate", result), indent=2))
+    else:
+        for check in result.checks:
+            click.echo(f"[{check.status:<7}] {check.name}: {check.summary}")
+            for detail in check.details:
+                click.echo(f"            {detail}")
+        click.echo(f"Verdict: {result.verdict}")
+    ctx.exit(EXIT_FAILED if result.verdict == "FAIL" else EXIT_OK)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI and map outcomes to the documented exit codes."""
     try:

@@ -18,7 +18,7 @@ approvals and the human merge decision stay separate authorities.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -65,12 +65,15 @@ def parse_options(options: dict[str, Any] | None) -> GateOptions:
         request=_pick(options, "request", str, None),
         min_convergence=_pick(options, "minConvergence", float, None),
         run_validation=_pick(options, "runValidation", bool, False))
+    if parsed.min_convergence is not None and 1 < parsed.min_convergence <= 100:
+        parsed = replace(parsed, min_convergence=parsed.min_convergence / 100)  # solumbe spells it in percent
     if parsed.policy not in POLICIES:
         raise TargetError(f"gate: unknown policy {parsed.policy!r} (expected {', '.join(POLICIES)})")
     if parsed.governance not in GOVERNANCE:
         raise TargetError(f"gate: unknown governance {parsed.governance!r} (expected {', '.join(GOVERNANCE)})")
     if parsed.min_convergence is not None and not 0 <= parsed.min_convergence <= 1:
-        raise TargetError(f"gate: minConvergence must be between 0 and 1, got {parsed.min_convergence!r}")
+        raise TargetError(f"gate: minConvergence must be a fraction (0-1) or a percentage, "
+                          f"got {parsed.min_convergence!r}")
     return parsed
 
 
