@@ -198,6 +198,11 @@ def test_convergence_by_token_overlap(tmp_path: Path, monkeypatch: pytest.Monkey
     assert high.status == "PASS" and "satisfy the convergence requirement" in high.summary
 
 
+def test_min_convergence_as_a_percentage() -> None:
+    assert parse_options({"minConvergence": 80}).min_convergence == 0.8
+    assert parse_options({"minConvergence": 0.8}).min_convergence == 0.8
+
+
 def test_verdict_order() -> None:
     assert verdict([Check("a", "PASS"), Check("b", "SKIPPED")]) == "PASS"
     assert verdict([Check("a", "WARN"), Check("b", "PASS")]) == "WARN"
@@ -206,7 +211,8 @@ def test_verdict_order() -> None:
 
 @pytest.mark.parametrize(("options", "message"), [
     ({"policy": "strict"}, "unknown policy"), ({"governance": "anarchy"}, "unknown governance"),
-    ({"minConvergence": 5}, "between 0 and 1"), ({"runValidation": "yes"}, "should be bool"),
+    ({"minConvergence": 150}, "a fraction \\(0-1\\) or a percentage"), ({"minConvergence": -1}, "a fraction"),
+    ({"runValidation": "yes"}, "should be bool"),
     ({"minConvergence": True}, "should be float"),
 ])
 def test_bad_options_are_target_errors(options: dict, message: str) -> None:
