@@ -1,0 +1,79 @@
+"""Everything the index learns from one file's bytes, as one picklable ``FileFacts``.
+
+This is the expensive, per-file, content-only step: it is what the on-disk cache
+stores (keyed by a digest of extension and content) and what cold indexing runs in
+worker processes. Anything that depends on other files (imports resolved to
+paths, mount prefixes, kinds refined by routes) happens later in ``index``.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from .cache import code_digest
+from .kinds import extension, file_kind, is_code
+from .messages import catalog_entries, code_literals
+from .outline import Outline
+from .pysymbols import python_outline
+from .routes import Route, extract_routes
+from .text import identifier_terms
+from .tssymbols import GRAMMARS, tree_outline
+
+# Cached facts are only valid for the code that extracted them.
+EXTRACTOR_VERSION = code_digest("extract", "kinds", "messages", "outline", "pysymbols", "routes", "text",
+                                "tssymbols")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+LITERAL_KINDS = frozenset({"config", "manifest", "other"})
+
+
+@dataclass(slots=True)
+class FileFacts:
+    """Parsed facts of one file: outline, routes, message and key literals, catalog, term counts."""
+
+    outline: Outline = field(default_factory=Outline)
+    routes: list[Route] = field(default_factory=list)
+    literals: list[str] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)
+    catalog: list[tuple[str, str]] = field(default_factory=list)
+    content: dict[str, int] = field(default_factory=dict)
+    lines: int = 0
+
+
+def content_terms(text: str) -> dict[str, int]:
+    """Term frequencies of a file's text: every identifier split, stemmed and joined."""
+    counts: Counter[str] = Counter()
+    for word, n in Counter(_IDENT.findall(text)).items():
+        for term in identifier_terms(word):
+            counts[term] += n
+    return dict(counts)
+
+
+def _outline(rel: str, data: bytes) -> Outline:
+    ext = extension(rel.rsplit("/", 1)[-1])
+    if ext in (".py", ".pyi"):
+        return python_outline(data)
+    if ext in GRAMMARS:
+        return tree_outline(data, ext)
+    return Outline()
+
+
+def extract_file(rel: str, data: bytes) -> FileFacts:
+    """Parse one file (``rel`` picks the language and kind) into FileFacts."""
+    text = data.decode("utf-8", errors="replace")
+    kind = file_kind(rel)
+    facts = FileFacts(content=content_terms(text), lines=text.count("\n") + 1)
+    if kind == "translation":
+        facts.catalog = catalog_entries(rel, text)
+        return facts
+    if is_code(rel):
+        facts.outline = _outline(rel, data)
+        facts.routes = extract_routes(rel, text)
+    if is_code(rel) or kind in LITERAL_KINDS:
+        facts.literals, facts.keys = code_literals(text)
+    return facts
+
+
+def extract_many(items: list[tuple[str, bytes]]) -> list[FileFacts]:
+    """``extract_file`` over a batch (the unit of work a pool worker receives)."""
+    return [extract_file(rel, data) for rel, data in items]

@@ -1,0 +1,194 @@
+"""Build (or load) the index of one repository.
+
+Cold: list the files, parse each (in worker processes when there is a lot to
+parse), then link them: imports resolved to files, mount prefixes applied to
+routes, kinds refined by what files serve or call, BM25F fitted. Warm: the facts
+of unchanged files come from the on-disk cache by content digest, and an unchanged
+tree loads its built index in one read. Within a process, an index is reused while
+a stat of its files and directories shows nothing changed.
+"""
+from __future__ import annotations
+
+import os
+import posixpath
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from . import cache, ranking
+from .entry import entry_points
+from .cache import code_digest
+from .extract import EXTRACTOR_VERSION, FileFacts
+from .imports import Resolver
+from .kinds import extension, file_kind, is_code
+from .messages import MessageIndex
+from .outline import MAJOR_KINDS
+from .parallel import extract_all
+from .routes import Route
+from .text import identifier_terms, symbol_keys, terms
+from .walk import list_files
+
+DEFINING = frozenset({"class", "function", "method", "interface", "type", "enum", "struct"})
+# The built index is only valid for the code that built it; the version names that code.
+INDEX_VERSION = f"{EXTRACTOR_VERSION}-{code_digest('index', 'imports', 'ranking', 'entry', 'walk')}"
+ENGINE_VERSION = f"1.0+{code_digest('pack', 'query', 'signals', 'related', 'render')}.{INDEX_VERSION}"
+
+
+@dataclass
+class RepoIndex:
+    """Everything the pack builder asks about one repository."""
+
+    root: Path
+    files: list[str]
+    kinds: list[str]
+    facts: list[FileFacts]
+    imports: list[tuple[int, ...]]
+    importers: list[tuple[int, ...]]
+    ranker: ranking.Ranker
+    symbols: dict[str, list[int]]
+    routes: list[tuple[int, Route]]
+    messages: MessageIndex
+    entries: list[int]
+    key_users: dict[str, list[int]]
+    tree: str = ""
+
+
+def path_fields(rel: str) -> tuple[dict[str, int], dict[str, int]]:
+    """(name, dir) term counts of a path; the extension is dropped, it names no concept."""
+    directory, _, base = rel.rpartition("/")
+    stem = base[: -len(extension(base))] if extension(base) else base
+    name: dict[str, int] = {}
+    for term in terms(stem.replace(".", " ")) + list(identifier_terms(stem.replace(".", "_"))):
+        name[term] = name.get(term, 0) + 1
+    folders: dict[str, int] = {}
+    for term in terms(directory.replace("/", " ")):
+        folders[term] = folders.get(term, 0) + 1
+    return name, folders
+
+
+def _symbol_terms(facts: FileFacts) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    exported = set(facts.outline.exports)
+    for name, kind, _ in facts.outline.symbols:
+        bare = name.rsplit(".", 1)[-1]
+        weight = 2 if kind in MAJOR_KINDS or bare in exported else 1
+        for term in identifier_terms(bare):
+            counts[term] = counts.get(term, 0) + weight
+    return counts
+
+
+def _route_terms(facts: FileFacts) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for route in facts.routes:
+        for term in terms(" ".join(s for s in route.segments if s != ":")):
+            counts[term] = counts.get(term, 0) + 1
+    return counts
+
+
+def _refined_kind(rel: str, facts: FileFacts) -> str:
+    kind = file_kind(rel)
+    if kind not in ("source", "other") or not is_code(rel):
+        return kind
+    roles = {route.role for route in facts.routes}
+    if "serve" in roles:
+        return "route"
+    return "api client" if "call" in roles else kind
+
+
+def _mounted(files: list[str], facts: list[FileFacts], imports: list[tuple[int, ...]]) -> list[tuple[int, Route]]:
+    """Routes with mount prefixes applied: ``app.use('/orders', ordersRouter)`` prefixes the
+    imported file whose name shares the most words with ``ordersRouter``."""
+    prefix: dict[int, tuple[str, ...]] = {}
+    for i, f in enumerate(facts):
+        for route in (r for r in f.routes if r.role == "mount"):
+            wanted = set(identifier_terms(route.handler.rsplit(".", 1)[-1]))
+            best = max(imports[i], default=None, key=lambda j: len(wanted & set(terms(files[j]))))
+            if best is not None and wanted & set(terms(files[best])):
+                prefix[best] = route.segments
+    return [(i, r._replace(segments=prefix.get(i, ()) + r.segments) if r.role == "serve" else r)
+            for i, f in enumerate(facts) for r in f.routes if r.role != "mount"]
+
+
+def _messages(files: list[str], facts: list[FileFacts]) -> MessageIndex:
+    entries = [(i, text, "") for i, f in enumerate(facts) for text in f.literals]
+    entries += [(i, text, key) for i, f in enumerate(facts) for key, text in f.catalog]
+    return MessageIndex(entries)
+
+
+def link(root: Path, files: list[str], facts: list[FileFacts]) -> RepoIndex:
+    """Everything that depends on more than one file, built from per-file facts."""
+    resolver = Resolver(root, files)
+    imports = [tuple(sorted(resolver.resolve(rel, f.outline))) for rel, f in zip(files, facts)]
+    importers: list[list[int]] = [[] for _ in files]
+    for i, targets in enumerate(imports):
+        for j in targets:
+            importers[j].append(i)
+    paths = [path_fields(rel) for rel in files]
+    ranker = ranking.fit({"name": [p[0] for p in paths], "dir": [p[1] for p in paths],
+                          "symbols": [_symbol_terms(f) for f in facts],
+                          "routes": [_route_terms(f) for f in facts], "content": [f.content for f in facts]})
+    symbols: dict[str, list[int]] = {}
+    for i, f in enumerate(facts):
+        keys = {k for n, kind, _ in f.outline.symbols if kind in DEFINING for k in symbol_keys(n.rsplit(".", 1)[-1])}
+        for key in keys:
+            symbols.setdefault(key, []).append(i)
+    key_users: dict[str, list[int]] = {}
+    for i, f in enumerate(facts):
+        for key in f.keys:
+            key_users.setdefault(key.replace(":", "."), []).append(i)
+    slim = [replace(f, content={}) for f in facts]
+    return RepoIndex(root, files, [_refined_kind(rel, f) for rel, f in zip(files, facts)], slim, imports,
+                     [tuple(x) for x in importers], ranker, symbols, _mounted(files, facts, imports),
+                     _messages(files, facts), entry_points(root, files, [f.outline.package for f in facts]),
+                     key_users)
+
+
+def snapshot(root: Path, files: list[str]) -> tuple:
+    """Sizes and mtimes of every file and directory: cheap proof that nothing changed."""
+    dirs = {""} | {posixpath.dirname(rel) for rel in files}
+    stamps = []
+    for rel in sorted(dirs) + files:
+        try:
+            st = os.stat(root / rel if rel else root)
+        except OSError:
+            return ()
+        stamps.append((st.st_size, st.st_mtime_ns))
+    return tuple(stamps)
+
+
+def build(root: Path) -> RepoIndex:
+    """Index ``root``, reusing the disk cache for every file whose content is unchanged."""
+    files = list_files(root)
+    blobs = [(root / rel).read_bytes() for rel in files]
+    digests = [cache.digest(data, extension(rel)) for rel, data in zip(files, blobs)]
+    tree = cache.digest("\n".join(f"{r}\t{d}" for r, d in zip(files, digests)).encode())
+    built = cache.load(root, "index", INDEX_VERSION)
+    if isinstance(built, RepoIndex) and getattr(built, "tree", None) == tree:
+        try:
+            return replace(built, root=root)
+        except AttributeError:
+            pass  # pickled by an older shape of RepoIndex
+    known = cache.load(root, "facts", EXTRACTOR_VERSION) or {}
+    todo = [(d, (rel, data)) for rel, data, d in zip(files, blobs, digests) if d not in known]
+    fresh = dict(zip([d for d, _ in todo], extract_all([item for _, item in todo])))
+    facts = [known.get(d) or fresh[d] for d in digests]
+    cache.save(root, "facts", EXTRACTOR_VERSION, dict(zip(digests, facts)))
+    index = replace(link(root, files, facts), tree=tree)
+    cache.save(root, "index", INDEX_VERSION, index)
+    return index
+
+
+_MEMO: dict[str, tuple[tuple, RepoIndex]] = {}
+
+
+def load_index(root: Path | str) -> RepoIndex:
+    """The index of ``root``: from memory while unchanged, else from the disk cache or built."""
+    root = Path(root).resolve()
+    if not root.is_dir():
+        from ..errors import TargetError
+        raise TargetError(f"{root}: repository directory not found")
+    memo = _MEMO.get(str(root))
+    if memo is not None and memo[0] and memo[0] == snapshot(root, memo[1].files):
+        return memo[1]
+    index = build(root)
+    _MEMO[str(root)] = (snapshot(root, index.files), index)
+    return index

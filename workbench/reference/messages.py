@@ -1,0 +1,133 @@
+"""String literals that read like messages, and translation catalogs as key -> message.
+
+An error-message-shaped query ("Order is already cancelled") is answered by the
+code that holds that literal. When the literal lives in a translation catalog,
+the catalog key (``orders.errors.alreadyCancelled``) leads to the code that uses it.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+
+from .text import stem
+
+# A quote not glued to a word on its left (so ``don't ... it's`` is no literal);
+# f/r/b prefixes are allowed.
+_QUOTED = re.compile(r"""(?<![A-Za-eg-qs-z0-9_\\])(?:"([^"\n\\]{4,240})"|'([^'\n\\]{4,240})'(?![A-Za-z0-9_]))""")
+_BACKTICK = re.compile(r"`([^`\\]{4,240})`")
+_KEY = re.compile(r"""['"`]([A-Za-z_][\w-]*(?:[.:][\w-]+)+)['"`]""")
+_PLACEHOLDER = re.compile(r"\$\{[^}]*\}|\{[^}]*\}|%\(\w+\)[sdif]|%[sdifvqwx]|<[^>]*>")
+_WORDS = re.compile(r"[A-Za-z][A-Za-z']+")
+_PO = re.compile(r'^msgid\s+"(?P<id>.*)"\s*\nmsgstr\s+"(?P<str>.*)"', re.MULTILINE)
+_YAML_LINE = re.compile(r"^(?P<indent> *)(?P<key>[\w.-]+):\s*(?P<value>.*)$")
+MIN_WORDS = 2
+MAX_WORDS = 24
+
+
+def message_words(text: str) -> tuple[str, ...]:
+    """The stemmed words of a message, placeholders dropped (``Order {id} not found`` -> order, not, found)."""
+    return tuple(stem(w.lower().strip("'")) for w in _WORDS.findall(_PLACEHOLDER.sub(" ", text)))
+
+
+def _is_message(literal: str) -> bool:
+    if " " not in literal.strip() or "://" in literal:
+        return False
+    count = len(_WORDS.findall(literal))
+    return MIN_WORDS <= count <= MAX_WORDS
+
+
+def code_literals(text: str) -> tuple[list[str], list[str]]:
+    """(message-like literals, key-shaped literals such as ``cart.empty``) of source text."""
+    found: dict[str, None] = {}
+    pairs = _QUOTED.findall(text)
+    for literal in [a or b for a, b in pairs] + _BACKTICK.findall(text):
+        if _is_message(literal):
+            found[literal.strip()] = None
+    keys = list(dict.fromkeys(_KEY.findall(text)))
+    return list(found), keys
+
+
+def _flatten(node: object, prefix: str, out: list[tuple[str, str]]) -> None:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            _flatten(value, f"{prefix}.{key}" if prefix else str(key), out)
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            _flatten(value, f"{prefix}.{i}", out)
+    elif isinstance(node, str) and prefix:
+        out.append((prefix, node))
+
+
+def _yaml_pairs(text: str) -> list[tuple[str, str]]:
+    """Nested ``key: value`` YAML as dotted keys (enough for translation catalogs)."""
+    out: list[tuple[str, str]] = []
+    stack: list[tuple[int, str]] = []
+    for line in text.splitlines():
+        m = _YAML_LINE.match(line)
+        if not m or line.lstrip().startswith("#"):
+            continue
+        indent = len(m.group("indent"))
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        value = m.group("value").strip().strip("'\"")
+        if value:
+            out.append((".".join([k for _, k in stack] + [m.group("key")]), value))
+        else:
+            stack.append((indent, m.group("key")))
+    return out
+
+
+def catalog_entries(rel: str, text: str) -> list[tuple[str, str]]:
+    """(key, message) pairs of a translation catalog; unknown formats give ``[]``."""
+    name = rel.rsplit("/", 1)[-1].lower()
+    if name.endswith((".json", ".arb")):
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return []
+        out: list[tuple[str, str]] = []
+        _flatten(data, "", out)
+        return out
+    if name.endswith((".yaml", ".yml")):
+        return _yaml_pairs(text)
+    if name.endswith((".po", ".pot")):
+        return [(m.group("id"), m.group("str") or m.group("id")) for m in _PO.finditer(text) if m.group("id")]
+    return []
+
+
+class MessageIndex:
+    """Every message literal of a repository with an inverted index from word to literal.
+
+    ``match`` counts, for all literals at once, how many of each literal's distinct
+    words a query contains; a literal the query (almost) quotes is what raised it.
+    """
+
+    def __init__(self, entries: list[tuple[int, str, str]]) -> None:
+        self.entries = entries  # (document, message, catalog key or "")
+        postings: dict[str, list[int]] = {}
+        lengths = []
+        for i, (_, message, _) in enumerate(entries):
+            words = set(message_words(message))
+            lengths.append(len(words))
+            for word in words:
+                postings.setdefault(word, []).append(i)
+        self.postings = {w: np.asarray(ids, dtype=np.int64) for w, ids in postings.items()}
+        self.lengths = np.asarray(lengths, dtype=np.float32)
+
+    def match(self, words: set[str], min_words: int = 3,
+              min_coverage: float = 0.8) -> list[tuple[int, float, int]]:
+        """(entry, coverage, words matched) of literals with >= ``min_words`` words, at least
+        ``min_coverage`` of them in ``words``; best covered first."""
+        if not self.entries or not words:
+            return []
+        hits = np.zeros(len(self.entries), dtype=np.float32)
+        for word in words:
+            ids = self.postings.get(word)
+            if ids is not None:
+                hits[ids] += 1.0
+        coverage = np.divide(hits, self.lengths, out=np.zeros_like(hits), where=self.lengths > 0)
+        found = np.flatnonzero((hits >= min(min_words, len(words))) & (coverage >= min_coverage))
+        order = found[np.lexsort((-hits[found], -coverage[found]))]
+        return [(int(i), float(coverage[i]), int(hits[i])) for i in order]

@@ -1,0 +1,182 @@
+"""Choose a context pack: ranked primary files, then related files, each with its reason.
+
+Scores: BM25F per repository, normalized so packs over several repositories compare
+(each repository's score is divided by what a perfect match of every query term
+would score there, then the best file overall is 1), times a kind factor (tests,
+catalogs, docs demoted unless the task is about them), plus evidence (named file or
+symbol, route handler, quoted message). Primary files are cut where the score
+distribution drops, so a pack is often one to three files and never padded.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..targets.base import FileRef, Pack, Repo
+from .index import RepoIndex, load_index
+from .query import Query, analyse
+from .related import related_files
+from .render import render_text
+from .signals import (PIN, SYMBOL_PIN, named_files, named_locales, named_symbols, quoted_messages,
+                      route_matches)
+
+DEMOTION = {"test": 0.25, "fixture": 0.2, "translation": 0.2, "doc": 0.25, "migration": 0.4,
+            "style": 0.5, "config": 0.6, "manifest": 0.5, "other": 0.6}
+LIFTED_BY = {"test": "test", "fixture": "test", "translation": "translation", "doc": "doc",
+             "config": "config", "manifest": "config", "migration": "migration", "style": "style"}
+INTENT_BOOST = 1.6
+RATIO = 0.6  # a further primary file scores at least this share of the best one
+GAP = 0.7  # ... and at least this share of the primary file before it
+WITH_PINS = 0.85  # with a named file or symbol, others need a near-perfect match to join it
+MAX_PRIMARY = 4
+FALLBACK_COVERAGE = 0.34
+JOINED_WEIGHT = 0.5
+PROPAGATION = 0.5  # share of an importer's score a matching imported file gains
+PROPAGATE_FROM = 0.5  # only importers scoring at least this share of the best file propagate
+NAME_BONUS = 0.5  # share of the query's weight found in the file's own name, added on top
+
+
+@dataclass
+class Scored:
+    """One repository's scores for a query."""
+
+    index: RepoIndex
+    final: np.ndarray
+    coverage: np.ndarray
+    pinned: set[int] = field(default_factory=set)
+    reasons: dict[int, str] = field(default_factory=dict)
+
+
+def kind_factors(kinds: list[str], q: Query) -> np.ndarray:
+    """Per-file multiplier: demoted kinds stay down unless the task is about them."""
+    factors = np.ones(len(kinds), dtype=np.float32)
+    for i, kind in enumerate(kinds):
+        if LIFTED_BY.get(kind) in q.intents:
+            factors[i] = INTENT_BOOST
+        else:
+            factors[i] = DEMOTION.get(kind, 1.0)
+    return factors
+
+
+def _rank(index: RepoIndex, q: Query) -> tuple[np.ndarray, np.ndarray, dict[int, str]]:
+    """(BM25F share of a perfect match plus the name bonus, idf-weighted share of the query
+    terms this repository knows that a file matches, reasons)."""
+    ranker = index.ranker
+    joined = [t for t in q.joined if t in ranker.vocab]
+    query_terms = q.terms + joined
+    weights = np.asarray(q.weights + [JOINED_WEIGHT] * len(joined), dtype=np.float32)
+    unknown_idf = float(np.log1p((ranker.size + 0.5) / 0.5))
+    idf_all = np.asarray([ranker.idf[ranker.vocab[t]] if t in ranker.vocab else unknown_idf for t in query_terms],
+                         dtype=np.float32)
+    known = [j for j, t in enumerate(query_terms) if t in ranker.vocab]
+    ideal = float((idf_all * weights).sum()) * 2.2 or 1.0
+    if not known:
+        zero = np.zeros(ranker.size, dtype=np.float32)
+        return zero, zero, {}
+    scores, matched, named = ranker.score([ranker.vocab[query_terms[j]] for j in known], weights[known])
+    mass = idf_all[known] * weights[known]
+    total = float((idf_all * weights).sum())
+    coverage = (matched * mass).sum(axis=1) / float(mass.sum())
+    scores = scores / ideal + NAME_BONUS * (named * mass).sum(axis=1) / total
+    reasons = {}
+    for i in np.flatnonzero(scores > 0):
+        words = [q.sources[query_terms[known[j]]] for j in np.flatnonzero(matched[i])]
+        reasons[int(i)] = "matches " + ", ".join(dict.fromkeys(w.lower() for w in words))
+    return scores, coverage, reasons
+
+
+def _propagate(index: RepoIndex, base: np.ndarray) -> np.ndarray:
+    """One step down the import graph: a matching file used by a strong match gains a share
+    of that match's score (the form's ``login()`` helper rises with the login form)."""
+    lifted = base.copy()
+    strong = np.flatnonzero(base >= PROPAGATE_FROM * base.max()) if base.size and base.max() > 0 else []
+    for src in strong:
+        for dst in index.imports[src]:
+            if base[dst] > 0:
+                lifted[dst] = max(lifted[dst], base[dst] + PROPAGATION * base[src])
+    return lifted
+
+
+def _score(index: RepoIndex, q: Query) -> Scored:
+    base, coverage, reasons = _rank(index, q)
+    factors = kind_factors(index.kinds, q)
+    scored = Scored(index, _propagate(index, base) * factors, coverage, reasons=reasons)
+    pins = {**named_symbols(index, q), **named_files(index, q)}
+    # How each kind of evidence meets a demoted file: a pin or a named language is the task's
+    # own word and counts in full; a route counts demoted; a message found in a test or a doc
+    # is an assertion or an explanation of it, not the code that raises it, so it counts not at all.
+    for evidence, policy in ((route_matches(index, q), "demote"), (quoted_messages(index, q), "skip"),
+                             (named_locales(index, q), "full"), (pins, "full")):
+        for doc, (strength, reason) in evidence.items():
+            factor = 1.0 if policy == "full" else float(factors[doc])
+            if policy == "skip" and factor < 1.0:
+                continue
+            scored.final[doc] += strength * factor
+            scored.reasons[doc] = reason
+            if strength >= SYMBOL_PIN and policy == "full":
+                scored.pinned.add(doc)
+    return scored
+
+
+def _choose(scored: list[Scored], limit: int) -> list[tuple[int, int]]:
+    """(repo, doc) of the primary files, best first."""
+    flat = [(float(s.final[d]), r, d) for r, s in enumerate(scored) for d in np.flatnonzero(s.final > 0)]
+    flat.sort(key=lambda t: (-t[0], scored[t[1]].index.files[t[2]].count("/"), scored[t[1]].index.files[t[2]]))
+    cap = min(MAX_PRIMARY, limit)
+    pinned = [(r, d) for _, r, d in flat if d in scored[r].pinned][:cap]
+    chosen = list(pinned)
+    best = previous = None
+    for value, r, d in flat:
+        if len(chosen) >= cap:
+            break
+        if (r, d) in pinned:
+            continue
+        if best is None:
+            if pinned and value < WITH_PINS * PIN / 2:
+                break
+            best = previous = value
+            chosen.append((r, d))
+        elif value >= RATIO * best and value >= GAP * previous:
+            previous = value
+            chosen.append((r, d))
+        else:
+            break
+    return chosen
+
+
+def _is_weak(scored: list[Scored], chosen: list[tuple[int, int]]) -> bool:
+    """Nothing matched: no evidence, and no file matches a third of what the repositories
+    know of the task's terms (words they have never seen say nothing either way)."""
+    if not chosen:
+        return True
+    if any(s.pinned or _evidence_docs(s) for s in scored):
+        return False
+    return max((float(s.coverage.max()) for s in scored if s.coverage.size), default=0.0) < FALLBACK_COVERAGE
+
+
+def _evidence_docs(s: Scored) -> set[int]:
+    return {d for d, reason in s.reasons.items() if not reason.startswith("matches ")}
+
+
+def _fallback(scored: list[Scored], limit: int) -> list[tuple[int, int]]:
+    entries = [(r, d) for r, s in enumerate(scored) for d in s.index.entries[:2]]
+    if not entries:
+        entries = [(r, 0) for r, s in enumerate(scored) if s.index.files]
+    for r, d in entries:
+        scored[r].reasons[d] = "fallback: nothing in the task matched; an entry point"
+    return entries[: min(MAX_PRIMARY, limit)]
+
+
+def build_pack(query: str, repos: list[Repo], limit: int = 8) -> Pack:
+    """The reference engine's context pack for ``query`` over ``repos`` (at most ``limit`` files)."""
+    q = analyse(query)
+    scored = [_score(load_index(repo.path), q) for repo in repos]
+    chosen = _choose(scored, limit)
+    if _is_weak(scored, chosen):
+        chosen = _fallback(scored, limit)
+    related = related_files(scored, chosen, q, max(0, limit - len(chosen)))
+    primary = [FileRef(repos[r].name, scored[r].index.files[d], scored[r].reasons.get(d, "ranked"))
+               for r, d in chosen]
+    others = [FileRef(repos[r].name, scored[r].index.files[d], reason) for r, d, reason in related]
+    return Pack(primary=primary, related=others, text=render_text(primary, others, repos))

@@ -1,0 +1,99 @@
+"""Related files of a pack: route pairs across repositories, import neighbours, tests.
+
+Order of preference: the other side of a route a primary file serves or calls
+(the web client's call for an API handler, and back), then files a primary
+imports or is imported by (Go: its package siblings), best ranked first, then the
+tests that exercise a primary file.
+"""
+from __future__ import annotations
+
+import posixpath
+from typing import TYPE_CHECKING
+
+from .kinds import extension
+from .query import Query
+from .routes import match, render
+
+if TYPE_CHECKING:
+    from .pack import Scored
+
+MAX_GRAPH = 3
+MAX_TESTS = 2
+MAX_PAIRS = 3
+QUIET_KINDS = frozenset({"translation", "fixture", "doc", "test", "migration", "other", "manifest", "config"})
+
+
+def _pairs(scored: list["Scored"], sources: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+    """Files on the other side of the routes ``sources`` serve or call, best match first."""
+    found: dict[tuple[int, int], tuple[float, str]] = {}
+    for r, d in sources:
+        mine = [route for doc, route in scored[r].index.routes if doc == d and route.role in ("serve", "call")]
+        for route in mine:
+            other_role = "call" if route.role == "serve" else "serve"
+            for r2, s in enumerate(scored):
+                for doc, theirs in s.index.routes:
+                    if theirs.role != other_role or (r2, doc) == (r, d):
+                        continue
+                    if route.method and theirs.method and route.method != theirs.method:
+                        continue
+                    quality = match(route.segments, theirs.segments) + (0.5 if r2 != r else 0.0)
+                    verb = "calls" if other_role == "call" else "handles"
+                    if quality > 1.0 and quality > found.get((r2, doc), (0.0, ""))[0]:
+                        found[(r2, doc)] = (quality, f"{verb} {render(theirs)} (pairs with {scored[r].index.files[d]})")
+    ranked = sorted(found.items(), key=lambda kv: -kv[1][0])
+    return [(r, d, reason) for (r, d), (_, reason) in ranked[:MAX_PAIRS]]
+
+
+def _neighbours(s: "Scored", d: int) -> list[tuple[int, str]]:
+    index = s.index
+    path = index.files[d]
+    out = [(j, f"imported by {path}") for j in index.imports[d]]
+    out += [(j, f"imports {path}") for j in index.importers[d]]
+    if extension(path) == ".go":
+        folder = posixpath.dirname(path)
+        out += [(j, f"same Go package as {path}") for j, p in enumerate(index.files)
+                if j != d and posixpath.dirname(p) == folder and p.endswith(".go") and index.kinds[j] != "test"]
+    return out
+
+
+def _graph(scored: list["Scored"], chosen: list[tuple[int, int]], q: Query) -> list[tuple[int, int, str]]:
+    found: dict[tuple[int, int], tuple[float, str]] = {}
+    for r, d in chosen:
+        for j, reason in _neighbours(scored[r], d):
+            if scored[r].index.kinds[j] in QUIET_KINDS and scored[r].index.kinds[j] not in q.intents:
+                continue
+            value = float(scored[r].final[j])
+            if value > found.get((r, j), (-1.0, ""))[0]:
+                found[(r, j)] = (value, reason)
+    ranked = sorted(found.items(), key=lambda kv: -kv[1][0])
+    return [(r, d, reason) for (r, d), (_, reason) in ranked[:MAX_GRAPH]]
+
+
+def _test_stem(path: str) -> str:
+    base = posixpath.basename(path).split(".")[0]
+    for affix in ("test_", "_test", "_spec", "spec_"):
+        base = base.removeprefix(affix) if affix.endswith("_") else base.removesuffix(affix)
+    return base.lower()
+
+
+def _tests(scored: list["Scored"], chosen: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+    found: list[tuple[int, int, str]] = []
+    for r, d in chosen:
+        index = scored[r].index
+        stem = _test_stem(index.files[d])
+        for j, kind in enumerate(index.kinds):
+            if kind == "test" and (d in index.imports[j] or _test_stem(index.files[j]) == stem):
+                found.append((r, j, f"tests {index.files[d]}"))
+    return found[:MAX_TESTS]
+
+
+def related_files(scored: list["Scored"], chosen: list[tuple[int, int]], q: Query,
+                  room: int) -> list[tuple[int, int, str]]:
+    """(repo, doc, reason) of related files, best first, at most ``room``."""
+    graph = _graph(scored, chosen, q)
+    sources = chosen + [(r, d) for r, d, _ in graph if scored[r].index.kinds[d] in ("api client", "route")]
+    out: dict[tuple[int, int], str] = {}
+    for r, d, reason in _pairs(scored, sources) + graph + _tests(scored, chosen):
+        if (r, d) not in chosen and (r, d) not in out:
+            out[(r, d)] = reason
+    return [(r, d, reason) for (r, d), reason in list(out.items())[:room]]

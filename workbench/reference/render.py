@@ -1,0 +1,65 @@
+"""Render a pack: JSON with reasons, a terminal listing, and the text an agent is given.
+
+The agent text holds each primary file in full (up to ``MAX_FILE_CHARS``) and each
+related file as its outline (the symbols it defines), which is what makes a pack
+much smaller than a dump while still naming everything the agent may need.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..targets.base import FileRef, Pack, Repo
+from .walk import read_text
+
+MAX_FILE_CHARS = 24_000
+
+
+def pack_to_json(pack: Pack) -> dict[str, Any]:
+    """The pack as the JSON protocol spells it, with every file's reason."""
+    def refs(items: list[FileRef]) -> list[dict[str, str]]:
+        return [{"repo": r.repo, "path": r.path, "reason": r.reason} for r in items]
+    return {"primary": refs(pack.primary), "related": refs(pack.related), "text": pack.text}
+
+
+def format_pack(pack: Pack) -> str:
+    """A short terminal listing: primary then related files, each with its reason."""
+    multi = len({r.repo for r in [*pack.primary, *pack.related]}) > 1
+    lines: list[str] = []
+    for title, items in (("primary", pack.primary), ("related", pack.related)):
+        if items:
+            lines.append(f"{title}:")
+            width = max(len(_name(r, multi)) for r in items)
+            lines += [f"  {_name(r, multi):<{width}}  {r.reason}" for r in items]
+    return "\n".join(lines) if lines else "(empty pack)"
+
+
+def _name(ref: FileRef, multi: bool) -> str:
+    return f"{ref.repo}/{ref.path}" if multi else ref.path
+
+
+def _outline(root: Path, rel: str) -> str:
+    from .index import load_index
+    index = load_index(root)
+    try:
+        facts = index.facts[index.files.index(rel)]
+    except ValueError:
+        return ""
+    return "\n".join(f"  {kind} {name} (line {line})" for name, kind, line in facts.outline.symbols[:60])
+
+
+def render_text(primary: list[FileRef], related: list[FileRef], repos: list[Repo]) -> str:
+    """The context an agent receives: primary files in full, related files as outlines."""
+    roots = {repo.name: Path(repo.path) for repo in repos}
+    parts: list[str] = []
+    for ref in primary:
+        try:
+            body = read_text(roots[ref.repo], ref.path)
+        except (OSError, KeyError):
+            continue
+        clipped = body if len(body) <= MAX_FILE_CHARS else body[:MAX_FILE_CHARS] + "\n[... truncated]\n"
+        parts.append(f"=== {ref.repo}/{ref.path} ({ref.reason})\n{clipped}")
+    for ref in related:
+        outline = _outline(roots[ref.repo], ref.path) if ref.repo in roots else ""
+        parts.append(f"--- {ref.repo}/{ref.path} ({ref.reason})\n{outline}")
+    return "\n".join(parts)
