@@ -1,0 +1,38 @@
+"""The ``builtin`` target: the project's own reference engine, in process.
+
+Each capability delegates to its module in ``workbench.reference``, imported on
+first use so a missing or broken module fails only the suites that need it.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..reference.index import ENGINE_VERSION
+from ..reference.pack import build_pack
+from .base import Command, GateResult, Pack, Repo
+
+
+class BuiltinTarget:
+    """Context packs, risk concepts, harness inference and the merge gate of the reference engine."""
+
+    name = "builtin"
+    version = ENGINE_VERSION
+
+    def context_pack(self, query: str, repos: list[Repo], limit: int = 8) -> Pack:
+        """The reference engine's pack for ``query`` over ``repos``."""
+        return build_pack(query, repos, limit)
+
+    def risk_concepts(self, mode: str, text: str) -> set[str]:
+        """Risk concepts of a query, path, gate or secret check (``workbench.reference.risk``)."""
+        from ..reference.risk import risk_concepts
+        return risk_concepts(mode, text)
+
+    def infer_harness(self, repo: Repo) -> dict[str, list[Command]]:
+        """Setup/validate/runtime commands the repository declares (``workbench.reference.harness``)."""
+        from ..reference.harness import infer_harness
+        return infer_harness(repo)
+
+    def gate(self, repo: Repo, options: dict[str, Any] | None = None) -> GateResult:
+        """The local merge gate's verdict on the repository's change (``workbench.reference.gate``)."""
+        from ..reference.gate import run_gate
+        return run_gate(repo, options)

@@ -1,0 +1,95 @@
+"""The two controls every report is calibrated with: ``random`` and ``bm25``.
+
+``random`` draws a seeded pack of the size the reference engine typically returns,
+so its token savings equal a perfect pack's while its accuracy is chance. ``bm25``
+is plain Okapi BM25 over each file's path and text with code-aware tokens
+(camelCase/snake_case split, path segments, plural folding): the lexical-search
+baseline an engine has to beat. Both see exactly the files the engine sees.
+"""
+from __future__ import annotations
+
+import hashlib
+import random
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import TargetError
+from ..reference import ranking
+from ..reference.index import snapshot
+from ..reference.text import tokens
+from ..reference.walk import list_files, read_text
+from .base import FileRef, Pack, Repo, SearchHit
+
+RANDOM_PRIMARY = 3
+RANDOM_RELATED = 3
+
+
+def _files(repo: Repo) -> list[str]:
+    root = Path(repo.path)
+    if not root.is_dir():
+        raise TargetError(f"{root}: repository directory not found (fixture {repo.name!r})")
+    return list_files(root)
+
+
+class RandomTarget:
+    """A seeded random pack: deterministic per (seed, query, repositories)."""
+
+    name = "random"
+    version = "1"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+
+    def context_pack(self, query: str, repos: list[Repo], limit: int = 8) -> Pack:
+        """``RANDOM_PRIMARY`` primary and ``RANDOM_RELATED`` related files drawn without replacement."""
+        pool = [(repo.name, path) for repo in repos for path in _files(repo)]
+        key = f"{self.seed}\0{query}\0" + "\0".join(f"{r.name}={r.path}" for r in repos)
+        rng = random.Random(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big"))
+        size = min(len(pool), RANDOM_PRIMARY + RANDOM_RELATED, max(limit, 0))
+        drawn = [FileRef(repo, path, "random draw") for repo, path in rng.sample(pool, size)]
+        cut = min(RANDOM_PRIMARY, len(drawn))
+        return Pack(primary=drawn[:cut], related=drawn[cut:])
+
+
+class Bm25Target:
+    """Okapi BM25 (k1=1.2, b=0.75) over path + text; the top ``limit`` files are the pack."""
+
+    name = "bm25"
+    version = "1"
+
+    def __init__(self) -> None:
+        self._models: dict[str, tuple[tuple, list[str], ranking.Ranker]] = {}
+
+    def _model(self, repo: Repo) -> tuple[list[str], ranking.Ranker]:
+        files = _files(repo)
+        root = Path(repo.path).resolve()
+        stamp = snapshot(root, files)
+        cached = self._models.get(str(root))
+        if cached is not None and cached[0] == stamp and cached[1] == files:
+            return cached[1], cached[2]
+        rows = [dict(Counter(tokens(path.replace("/", " ")) + tokens(read_text(root, path)))) for path in files]
+        model = ranking.fit({"text": rows}, weights={"text": 1.0}, b={"text": 0.75},
+                            sublinear=frozenset(), name_field=None)
+        self._models[str(root)] = (stamp, files, model)
+        return files, model
+
+    def _ranked(self, query: str, repo: Repo) -> list[tuple[str, float]]:
+        files, model = self._model(repo)
+        ids = [model.vocab[t] for t in dict.fromkeys(tokens(query)) if t in model.vocab]
+        if not ids:
+            return []
+        scores, _, _ = model.score(ids, np.ones(len(ids), dtype=np.float32))
+        order = np.lexsort((np.arange(len(files)), -scores))
+        return [(files[i], float(scores[i])) for i in order if scores[i] > 0]
+
+    def context_pack(self, query: str, repos: list[Repo], limit: int = 8) -> Pack:
+        """The ``limit`` best-scoring files over all repositories, as primary files."""
+        hits = [(score, repo.name, path) for repo in repos for path, score in self._ranked(query, repo)]
+        hits.sort(key=lambda h: -h[0])
+        return Pack(primary=[FileRef(name, path, f"bm25 {score:.2f}") for score, name, path in hits[:limit]])
+
+    def search(self, query: str, repo: Repo, top_k: int = 20) -> list[SearchHit]:
+        """The ``top_k`` best files for ``query`` (files only: BM25 knows no symbols)."""
+        return [SearchHit(file=path, score=score) for path, score in self._ranked(query, repo)[:top_k]]
