@@ -9,6 +9,7 @@ import pytest
 from workbench.columns import CASE, METRIC, PASSED, VALUE
 from workbench.corpus import Corpus
 from workbench.errors import CorpusError, TargetError
+from workbench.reference.risk import risk_concepts
 from workbench.suites.base import Outcome, RunContext
 from workbench.suites.risk import RiskSuite, concept_confusion
 
@@ -27,6 +28,13 @@ class Answers:
     def risk_concepts(self, mode: str, text: str) -> object:
         self.calls.append((mode, text))
         return self.table[(mode, text)]
+
+
+class Vocabulary:
+    """The built-in vocabulary as a target."""
+
+    name, version = "vocab", "1"
+    risk_concepts = staticmethod(risk_concepts)
 
 
 def _case(name: str, mode: str, text: str, expected=(), not_expected=()) -> dict:
@@ -123,15 +131,22 @@ def test_concept_confusion_without_labels() -> None:
 
 
 def test_builtin_vocabulary_as_a_target(ctx: RunContext) -> None:
-    from workbench.reference import risk
-
-    class Vocabulary:
-        name, version = "vocab", "1"
-        risk_concepts = staticmethod(risk.risk_concepts)
-
     suite = RiskSuite()
     cases = [_case("payload", "query", "fix payload parsing", [], [MONEY]),
              _case("guard", "path", "roles.guard.ts", [AUTH], [MONEY])]
     outcomes = [Outcome(c, suite.run_case(Vocabulary(), c, ctx)) for c in cases]
     scored = suite.score(outcomes, ctx)
     assert suite.aggregate(scored.scores, pd.DataFrame(scored.case_rows)) == {"accuracy": 1.0}
+
+
+def test_shipped_risk_cases_cover_every_mode_and_pass_with_the_builtin_vocabulary() -> None:
+    from workbench.corpus import load_corpus
+
+    corpus = load_corpus(Path(__file__).resolve().parents[1] / "corpus" / "corpus.json")
+    cases = corpus.cases("risk")
+    assert len(cases) >= 25 and {c["mode"] for c in cases} == {"query", "path", "gate", "secret"}
+    ctx = RunContext(corpus=corpus)
+    suite = RiskSuite()
+    scored = suite.score([Outcome(c, suite.run_case(Vocabulary(), c, ctx)) for c in cases], ctx)
+    failed = [row["case"] for row in scored.case_rows if not row[PASSED]]
+    assert failed == []
