@@ -128,7 +128,8 @@ def link(root: Path, files: list[str], facts: list[FileFacts]) -> RepoIndex:
                           "routes": [_route_terms(f) for f in facts], "content": [f.content for f in facts]})
     symbols: dict[str, list[int]] = {}
     for i, f in enumerate(facts):
-        keys = {k for n, kind, _ in f.outline.symbols if kind in DEFINING for k in symbol_keys(n.rsplit(".", 1)[-1])}
+        names = {n for n, kind, _ in f.outline.symbols if kind in DEFINING}
+        keys = {k for n in names | {n.rsplit(".", 1)[-1] for n in names} for k in symbol_keys(n)}
         for key in keys:
             symbols.setdefault(key, []).append(i)
     key_users: dict[str, list[int]] = {}

@@ -82,7 +82,9 @@ RULES: tuple[Rule, ...] = (
 )
 CATALOG_DIRS = frozenset({"locales", "locale", "i18n", "l10n", "lang", "langs", "translations",
                           "messages", "intl"})
-DEMOTED = frozenset({"test", "fixture", "translation", "doc", "migration"})
+# The task intent (see ``query.INTENTS``) that makes each kind of file wanted, not demoted.
+LIFTED_BY = {"test": "test", "fixture": "test", "translation": "translation", "doc": "doc",
+             "config": "config", "manifest": "config", "migration": "migration", "style": "style"}
 
 
 def _dirs_of(parts: list[str]) -> set[str]:

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..targets.base import FileRef, Pack, Repo
 from .index import RepoIndex, load_index
+from .kinds import LIFTED_BY
 from .query import Query, analyse
 from .related import related_files
 from .render import render_text
@@ -23,8 +24,6 @@ from .signals import (PIN, SYMBOL_PIN, named_files, named_locales, named_symbols
 
 DEMOTION = {"test": 0.25, "fixture": 0.2, "translation": 0.2, "doc": 0.25, "migration": 0.4,
             "style": 0.5, "config": 0.6, "manifest": 0.5, "other": 0.6}
-LIFTED_BY = {"test": "test", "fixture": "test", "translation": "translation", "doc": "doc",
-             "config": "config", "manifest": "config", "migration": "migration", "style": "style"}
 INTENT_BOOST = 1.6
 RATIO = 0.6  # a further primary file scores at least this share of the best one
 GAP = 0.7  # ... and at least this share of the primary file before it

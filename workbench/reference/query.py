@@ -66,7 +66,7 @@ class Query:
     intents: set[str] = field(default_factory=set)
     joined: list[str] = field(default_factory=list)  # adjacent words spelled as one identifier
     phrases: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # (words, symbol keys)
-    exception: str = ""  # ``InvoiceAlreadyPaid`` of ``InvoiceAlreadyPaid: Invoice 42 is already paid``
+    exception: str = ""  # ``KeyError`` of ``KeyError: 'user_id'`` (a traceback's last line)
     languages: set[str] = field(default_factory=set)  # locale codes of languages the task names
 
 

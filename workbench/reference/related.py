@@ -10,9 +10,10 @@ from __future__ import annotations
 import posixpath
 from typing import TYPE_CHECKING
 
-from .kinds import extension
+from .kinds import LIFTED_BY, extension
 from .query import Query
 from .routes import match, render
+from .text import terms
 
 if TYPE_CHECKING:
     from .pack import Scored
@@ -23,8 +24,15 @@ MAX_PAIRS = 3
 QUIET_KINDS = frozenset({"translation", "fixture", "doc", "test", "migration", "other", "manifest", "config"})
 
 
-def _pairs(scored: list["Scored"], sources: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
-    """Files on the other side of the routes ``sources`` serve or call, best match first."""
+def _on_topic(route_segments: tuple[str, ...], q: Query) -> float:
+    """How many of a route's literal segments the task mentions (``refund`` in ``/orders/:/refund``)."""
+    wanted = set(q.terms)
+    return float(sum(1 for seg in route_segments if seg != ":" and set(terms(seg)) & wanted))
+
+
+def _pairs(scored: list["Scored"], sources: list[tuple[int, int]], q: Query) -> list[tuple[int, int, str]]:
+    """Files on the other side of the routes ``sources`` serve or call, best match first
+    (another repository before the same one, routes the task mentions before others)."""
     found: dict[tuple[int, int], tuple[float, str]] = {}
     for r, d in sources:
         mine = [route for doc, route in scored[r].index.routes if doc == d and route.role in ("serve", "call")]
@@ -32,13 +40,16 @@ def _pairs(scored: list["Scored"], sources: list[tuple[int, int]]) -> list[tuple
             other_role = "call" if route.role == "serve" else "serve"
             for r2, s in enumerate(scored):
                 for doc, theirs in s.index.routes:
-                    if theirs.role != other_role or (r2, doc) == (r, d):
+                    if theirs.role != other_role or (r2, doc) == (r, d) or _quiet(s, doc, q):
                         continue
                     if route.method and theirs.method and route.method != theirs.method:
                         continue
-                    quality = match(route.segments, theirs.segments) + (0.5 if r2 != r else 0.0)
+                    quality = match(route.segments, theirs.segments)
+                    if quality <= 1.0:
+                        continue
+                    quality += (0.5 if r2 != r else 0.0) + _on_topic(theirs.segments, q)
                     verb = "calls" if other_role == "call" else "handles"
-                    if quality > 1.0 and quality > found.get((r2, doc), (0.0, ""))[0]:
+                    if quality > found.get((r2, doc), (0.0, ""))[0]:
                         found[(r2, doc)] = (quality, f"{verb} {render(theirs)} (pairs with {scored[r].index.files[d]})")
     ranked = sorted(found.items(), key=lambda kv: -kv[1][0])
     return [(r, d, reason) for (r, d), (_, reason) in ranked[:MAX_PAIRS]]
@@ -56,11 +67,17 @@ def _neighbours(s: "Scored", d: int) -> list[tuple[int, str]]:
     return out
 
 
+def _quiet(s: "Scored", doc: int, q: Query) -> bool:
+    """Kinds that only join a pack as related files when the task is about them."""
+    kind = s.index.kinds[doc]
+    return kind in QUIET_KINDS and LIFTED_BY.get(kind) not in q.intents
+
+
 def _graph(scored: list["Scored"], chosen: list[tuple[int, int]], q: Query) -> list[tuple[int, int, str]]:
     found: dict[tuple[int, int], tuple[float, str]] = {}
     for r, d in chosen:
         for j, reason in _neighbours(scored[r], d):
-            if scored[r].index.kinds[j] in QUIET_KINDS and scored[r].index.kinds[j] not in q.intents:
+            if (r, j) in chosen or _quiet(scored[r], j, q):
                 continue
             value = float(scored[r].final[j])
             if value > found.get((r, j), (-1.0, ""))[0]:
@@ -93,7 +110,7 @@ def related_files(scored: list["Scored"], chosen: list[tuple[int, int]], q: Quer
     graph = _graph(scored, chosen, q)
     sources = chosen + [(r, d) for r, d, _ in graph if scored[r].index.kinds[d] in ("api client", "route")]
     out: dict[tuple[int, int], str] = {}
-    for r, d, reason in _pairs(scored, sources) + graph + _tests(scored, chosen):
+    for r, d, reason in _pairs(scored, sources, q) + graph + _tests(scored, chosen):
         if (r, d) not in chosen and (r, d) not in out:
             out[(r, d)] = reason
     return [(r, d, reason) for (r, d), reason in list(out.items())[:room]]

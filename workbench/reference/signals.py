@@ -66,16 +66,28 @@ def named_symbols(index: RepoIndex, q: Query) -> Evidence:
     rare symbol name (``install``) adds weaker evidence.
     """
     found: Evidence = {}
-    mentions = [(ident, symbol_keys(ident.rsplit(".", 1)[-1]), SYMBOL_PIN) for ident in q.identifiers]
+    mentions = [(ident, _spellings(ident), SYMBOL_PIN) for ident in q.identifiers]
     if q.exception:
-        mentions.append((q.exception, symbol_keys(q.exception), EXCEPTION_CLASS))
-    mentions += [(shown, keys, JOINED_SYMBOL) for shown, keys in q.phrases]
-    for shown, keys, strength in mentions:
-        docs = list(dict.fromkeys(d for key in keys for d in index.symbols.get(key, [])))
+        mentions.append((q.exception, [symbol_keys(q.exception)], EXCEPTION_CLASS))
+    mentions += [(shown, [keys], JOINED_SYMBOL) for shown, keys in q.phrases]
+    for shown, spellings, strength in mentions:
+        for keys in spellings:  # most specific first: Owner.member, then Owner, then member
+            docs = list(dict.fromkeys(d for key in keys for d in index.symbols.get(key, [])))
+            if docs:
+                break
         if docs and len(docs) <= MAX_SYMBOL_FILES:
             for i in docs:
                 _add(found, i, strength, f"defines {shown}")
     return found
+
+
+def _spellings(ident: str) -> list[tuple[str, ...]]:
+    """Lookup keys of a mention, most specific first (``OrdersService.create``, ``OrdersService``,
+    ``create``; ``sku.Parse`` falls through to ``Parse`` when no symbol is named ``sku``)."""
+    if "." not in ident:
+        return [symbol_keys(ident)]
+    owner, member = ident.rsplit(".", 1)
+    return [symbol_keys(ident), symbol_keys(owner.rsplit(".", 1)[-1]), symbol_keys(member)]
 
 
 def _handler_file(index: RepoIndex, doc: int, handler: str) -> int | None:

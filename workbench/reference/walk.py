@@ -36,7 +36,7 @@ def _is_binary(path: Path) -> bool:
         return True
 
 
-def _ignore_spec(directory: Path) -> pathspec.PathSpec | None:
+def _ignore_spec(directory: Path) -> pathspec.GitIgnoreSpec | None:
     gitignore = directory / ".gitignore"
     if not gitignore.is_file():
         return None
@@ -44,10 +44,10 @@ def _ignore_spec(directory: Path) -> pathspec.PathSpec | None:
         lines = gitignore.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
-    return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+    return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
-def _ignored(rel_to_spec: str, specs: list[tuple[str, pathspec.PathSpec]], is_dir: bool) -> bool:
+def _ignored(rel_to_spec: str, specs: list[tuple[str, pathspec.GitIgnoreSpec]], is_dir: bool) -> bool:
     for base, spec in specs:
         rel = rel_to_spec[len(base):] if base else rel_to_spec
         if spec.match_file(rel + "/" if is_dir else rel):
@@ -69,7 +69,7 @@ def list_files(root: Path | str) -> list[str]:
     """Repo-relative ``/`` paths of the readable source files under ``root``, sorted."""
     root = Path(root)
     found: list[str] = []
-    stack: list[tuple[Path, str, list[tuple[str, pathspec.PathSpec]]]] = [(root, "", [])]
+    stack: list[tuple[Path, str, list[tuple[str, pathspec.GitIgnoreSpec]]]] = [(root, "", [])]
     while stack:
         directory, rel_dir, specs = stack.pop()
         spec = _ignore_spec(directory)

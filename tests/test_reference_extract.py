@@ -1,0 +1,129 @@
+"""Per-file extraction: Python/TS/JS/Go outlines, routes, message literals, catalogs."""
+from __future__ import annotations
+
+from workbench.reference.extract import extract_file
+from workbench.reference.messages import MessageIndex, catalog_entries, code_literals, message_words
+from workbench.reference.pysymbols import python_outline
+from workbench.reference.routes import extract_routes, match, normalize
+from workbench.reference.tssymbols import tree_outline
+
+PY = b'''
+"""Doc."""
+import os, json as j
+from . import sibling
+from ..pkg.mod import name, other as alias
+__all__ = ["Public"]
+
+class Public:
+    def method(self):
+        from lazy import thing
+
+async def helper(): pass
+_private = 1
+try:
+    import fast
+except ImportError:
+    fast = None
+'''
+
+
+def test_python_outline_symbols_exports_imports():
+    outline = python_outline(PY)
+    names = {(name, kind) for name, kind, _ in outline.symbols}
+    assert {("Public", "class"), ("Public.method", "method"), ("helper", "function")} <= names
+    assert outline.exports == ["Public"]
+    specs = [(i.spec, i.level, i.names) for i in outline.imports]
+    assert ("os", 0, ()) in specs and ("json", 0, ()) in specs
+    assert ("", 1, ("sibling",)) in specs and ("pkg.mod", 2, ("name", "other")) in specs
+    assert ("lazy", 0, ("thing",)) in specs and ("fast", 0, ()) in specs
+
+
+def test_python_outline_survives_syntax_errors():
+    assert python_outline(b"def broken(:\n").symbols == []
+
+
+def test_typescript_outline():
+    src = b"""import { A } from './a';
+export * from './b';
+export class OrdersService { cancel(id: string) {} }
+export interface Order { id: string }
+export const useCart = () => null;
+const local = require('./c');
+export default OrdersService;
+"""
+    outline = tree_outline(src, ".ts")
+    names = {name for name, _, _ in outline.symbols}
+    assert {"OrdersService", "OrdersService.cancel", "Order", "useCart"} <= names
+    assert "local" not in names  # a require() binds an import, it defines nothing
+    assert {"OrdersService", "Order", "useCart"} <= set(outline.exports)
+    assert [i.spec for i in outline.imports] == ["./a", "./b", "./c"]
+
+
+def test_commonjs_exports():
+    outline = tree_outline(b"class Install {}\nmodule.exports = Install;\nexports.helper = 1;\n", ".js")
+    assert set(outline.exports) == {"Install", "helper"}
+
+
+def test_go_outline():
+    src = b'package stock\nimport (\n "fmt"\n s "example.com/m/pkg/sku"\n)\n' \
+          b'type Service struct{}\nfunc (s *Service) Reserve() {}\nfunc helper() {}\n'
+    outline = tree_outline(src, ".go")
+    assert outline.package == "stock"
+    assert ("Service.Reserve", "method") in {(n, k) for n, k, _ in outline.symbols}
+    assert [i.spec for i in outline.imports] == ["fmt", "example.com/m/pkg/sku"]
+    assert "helper" not in outline.exports and "Service" in outline.exports
+
+
+def test_routes_served_and_called():
+    nest = "@Controller('orders')\nclass C {\n  @Post(':id/cancel')\n  cancel() {}\n}\n"
+    assert [(r.role, r.method, r.segments) for r in extract_routes("c.ts", nest)] == [
+        ("serve", "POST", ("orders", ":", "cancel"))]
+    express = "router.delete('/:id', notesController.remove);\napp.use('/notes', notesRouter);\n"
+    routes = extract_routes("r.js", express)
+    assert ("serve", "DELETE", (":",), "notesController.remove") in [tuple(r) for r in routes]
+    assert ("mount", "", ("notes",), "notesRouter") in [tuple(r) for r in routes]
+    go = 'mux.HandleFunc("POST /warehouses/{id}/transfers", h.CreateTransfer)\n'
+    assert extract_routes("r.go", go)[0][:3] == ("serve", "POST", ("warehouses", ":", "transfers"))
+    flask = '@bp.route("/invoices/<int:invoice_id>/pay", methods=["POST"])\ndef pay(): ...\n'
+    assert extract_routes("r.py", flask)[0][:3] == ("serve", "POST", ("invoices", ":", "pay"))
+    client = "fetch('/api/orders/' + id + '/cancel', { method: 'POST' });\nhttp.post<T>(`/users/${id}`);\n"
+    assert {(r.method, r.segments) for r in extract_routes("c.ts", client)} == {
+        ("POST", ("api", "orders", ":", "cancel")), ("POST", ("users", ":"))}
+
+
+def test_decorator_calls_that_are_not_routes():
+    assert extract_routes("t.py", "@patch('os.path.exists')\ndef test(): ...\n") == []
+
+
+def test_route_matching_aligns_from_the_end():
+    assert normalize("https://h/api/orders/${id}/cancel?x=1") == ("api", "orders", ":", "cancel")
+    assert match(normalize("/orders/:id/cancel"), ("orders", ":", "cancel")) > \
+        match(normalize("/orders/:id/cancel"), (":", "cancel")) > 0
+    assert match(("api", "orders", ":", "cancel"), ("orders", ":", "cancel")) > 0
+    assert match(("orders", ":"), ("orders", ":", "cancel")) == 0  # literal vs literal conflict
+    assert match((":",), (":",)) == 0  # a bare parameter matches nothing
+
+
+def test_message_literals_and_catalogs():
+    messages, keys = code_literals("raise X(f\"Invoice {n} is already paid\")  # don't, it's\nt('cart.empty')\n")
+    assert messages == ["Invoice {n} is already paid"] and keys == ["cart.empty"]
+    assert message_words("Invoice {invoice_id} is already paid") == tuple(
+        message_words("invoice is already paid"))
+    assert ("cart.empty", "Your cart is empty") in catalog_entries(
+        "locales/en.json", '{"cart": {"empty": "Your cart is empty"}}')
+    assert ("cart.empty", "Vide") in catalog_entries("locales/fr.yaml", "cart:\n  empty: Vide\n")
+    assert ("Cart", "Panier") in catalog_entries("fr.po", 'msgid "Cart"\nmsgstr "Panier"\n')
+
+
+def test_message_index_matches_quoted_literals():
+    index = MessageIndex([(0, "Invoice {id} is already paid", ""), (1, "Order not found", "")])
+    hits = index.match(set(message_words("InvoiceAlreadyPaid: Invoice 42 is already paid")), 3, 0.8)
+    assert [index.entries[e][0] for e, _, _ in hits] == [0]
+
+
+def test_extract_file_dispatches_by_kind():
+    catalog = extract_file("src/locales/en.json", b'{"a": {"b": "Hello there"}}')
+    assert catalog.catalog == [("a.b", "Hello there")] and catalog.outline.symbols == []
+    code = extract_file("src/x.py", b"def hello():\n    raise ValueError('no such thing here')\n")
+    assert code.outline.symbols[0][0] == "hello" and code.literals == ["no such thing here"]
+    assert code.content["hello"] == 1

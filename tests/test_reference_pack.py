@@ -1,0 +1,123 @@
+"""Context packs of the reference engine: each query shape, demotion, pairing, fallback, rendering."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from workbench.reference import build_pack, format_pack, pack_to_json
+from workbench.reference import index as index_module
+from workbench.targets.base import Repo
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "reference-cache"))
+
+
+def pack(query: str, *names: str, limit: int = 8):
+    return build_pack(query, [Repo(name, FIXTURES / name) for name in names], limit)
+
+
+def primary(query: str, *names: str) -> list[str]:
+    return [ref.path for ref in pack(query, *names).primary]
+
+
+def test_named_file_is_pinned_first():
+    assert primary("why does users.service.ts hash with bcrypt", "shop-api")[0] == "src/users/users.service.ts"
+    assert primary("look at internal/stock/ledger.go", "go-inventory")[0] == "internal/stock/ledger.go"
+
+
+def test_named_symbol_is_pinned_whatever_its_spelling():
+    assert primary("PaymentsService.refund passes the wrong reason", "shop-api")[0] == \
+        "src/payments/payments.service.ts"
+    assert primary("user_repository saves stale users", "py-billing")[0] == \
+        "billing/repositories/user_repository.py"
+
+
+def test_route_shaped_query_finds_the_handler_not_just_the_routing_table():
+    result = pack("GET /skus/{sku}/stock returns zero for new SKUs", "go-inventory")
+    assert result.primary[0].path == "internal/http/handlers.go"
+    assert "GetStock" in result.primary[0].reason
+
+
+def test_error_message_finds_the_code_that_raises_it():
+    assert primary('"Insufficient stock for SKU" when the shelf is full', "shop-api")[0] == \
+        "src/inventory/inventory.service.ts"
+    assert primary('error: unknown destination warehouse "xyz"', "go-inventory")[0] == \
+        "internal/warehouse/transfer.go"
+
+
+def test_catalog_message_leads_to_the_component_using_its_key():
+    result = pack('customers see "This card has expired" on a valid card', "i18n-storefront")
+    assert result.primary[0].path == "src/components/PaymentForm.tsx"
+    assert "payment.errors.expired" in result.primary[0].reason
+
+
+def test_catalogs_and_tests_are_demoted_unless_asked():
+    for path in primary("the remove button in the cart summary", "i18n-storefront"):
+        assert "locales" not in path and ".test." not in path
+    assert primary("French translation of the remove button", "i18n-storefront")[0] == "src/locales/fr.json"
+    assert primary("stock reservation logic oversells", "go-inventory")[0] == "internal/stock/stock.go"
+    assert primary("stock reservation test oversells", "go-inventory")[0] == "internal/stock/stock_test.go"
+
+
+def test_multi_repo_pack_pairs_clients_with_handlers():
+    result = pack("the refund button on the order details page", "shop-api", "shop-web")
+    related = {(ref.repo, ref.path): ref.reason for ref in result.related}
+    assert ("shop-api", "src/orders/orders.controller.ts") in related
+    assert "orders/:/refund" in related[("shop-api", "src/orders/orders.controller.ts")]
+
+
+def test_related_files_come_from_the_import_graph_with_reasons():
+    result = pack("OrdersService.create applies the coupon discount", "shop-api")
+    related = {ref.path: ref.reason for ref in result.related}
+    assert related.get("src/orders/order.entity.ts", "").startswith("imported by src/orders/orders.service.ts")
+    assert all(ref.reason for ref in [*result.primary, *result.related])
+
+
+def test_fallback_gives_entry_points_when_nothing_matches():
+    result = pack("quantum flux capacitor overheats", "fallback-py")
+    assert [ref.path for ref in result.primary][:1] == ["weather/main.py"]
+    assert result.primary[0].reason.startswith("fallback")
+
+
+def test_primary_is_sized_by_scores_and_never_padded():
+    result = pack("the loyalty points expiry date", "platform-monorepo")
+    assert 1 <= len(result.primary) <= 3
+    assert result.primary[0].path == "packages/loyalty/src/points-expiry.ts"
+    assert len(result.primary) + len(result.related) <= 8
+
+
+def test_limit_bounds_the_whole_pack():
+    result = pack("orders service cancel refund", "shop-api", limit=2)
+    assert len(result.primary) + len(result.related) <= 2
+
+
+def test_same_query_same_pack():
+    first, second = pack("gift card balance", "platform-monorepo"), pack("gift card balance", "platform-monorepo")
+    assert first == second
+
+
+def test_pack_json_and_terminal_rendering():
+    result = pack("notes are sorted wrongly", "express-notes")
+    data = pack_to_json(result)
+    assert json.loads(json.dumps(data)) == data
+    assert set(data) == {"primary", "related", "text"}
+    assert all(set(ref) == {"repo", "path", "reason"} for ref in data["primary"] + data["related"])
+    listing = format_pack(result)
+    assert listing.startswith("primary:") and result.primary[0].path in listing
+    assert result.text.startswith(f"=== express-notes/{result.primary[0].path}")
+
+
+def test_no_corpus_case_or_fixture_leaks_into_the_engine():
+    corpus = json.loads((FIXTURES.parent / "corpus" / "corpus.json").read_text())
+    engine = "\n".join(p.read_text() for p in Path(index_module.__file__).parent.glob("*.py"))
+    needles = set(corpus.get("fixtureRoots", {}))
+    for case in corpus.get("retrieval", []):
+        needles |= {case["name"], case["query"], *case["expectedPrimary"], *case.get("expectedAnyOf", [])}
+    leaked = sorted(n for n in needles if n and n in engine)
+    assert leaked == []
