@@ -116,7 +116,8 @@ def test_message_literals_and_catalogs():
 
 
 def test_message_index_matches_quoted_literals():
-    index = MessageIndex([(0, "Invoice {id} is already paid", ""), (1, "Order not found", "")])
+    entries = [(0, "Invoice {id} is already paid", ""), (1, "Order not found", "")]
+    index = MessageIndex(entries, [message_words(text) for _, text, _ in entries])
     hits = index.match(set(message_words("InvoiceAlreadyPaid: Invoice 42 is already paid")), 3, 0.8)
     assert [index.entries[e][0] for e, _, _ in hits] == [0]
 

@@ -21,13 +21,12 @@ from .extract import EXTRACTOR_VERSION, FileFacts
 from .imports import Resolver
 from .kinds import extension, file_kind, is_code
 from .messages import MessageIndex
-from .outline import MAJOR_KINDS
+from .fields import path_fields
 from .parallel import extract_all
 from .routes import Route
-from .text import identifier_terms, symbol_keys, terms
+from .text import identifier_terms, terms
 from .walk import list_files
 
-DEFINING = frozenset({"class", "function", "method", "interface", "type", "enum", "struct"})
 # The built index is only valid for the code that built it; the version names that code.
 INDEX_VERSION = f"{EXTRACTOR_VERSION}-{code_digest('index', 'imports', 'ranking', 'entry', 'walk')}"
 ENGINE_VERSION = f"1.0+{code_digest('pack', 'query', 'signals', 'related', 'render')}.{INDEX_VERSION}"
@@ -50,38 +49,6 @@ class RepoIndex:
     entries: list[int]
     key_users: dict[str, list[int]]
     tree: str = ""
-
-
-def path_fields(rel: str) -> tuple[dict[str, int], dict[str, int]]:
-    """(name, dir) term counts of a path; the extension is dropped, it names no concept."""
-    directory, _, base = rel.rpartition("/")
-    stem = base[: -len(extension(base))] if extension(base) else base
-    name: dict[str, int] = {}
-    for term in terms(stem.replace(".", " ")) + list(identifier_terms(stem.replace(".", "_"))):
-        name[term] = name.get(term, 0) + 1
-    folders: dict[str, int] = {}
-    for term in terms(directory.replace("/", " ")):
-        folders[term] = folders.get(term, 0) + 1
-    return name, folders
-
-
-def _symbol_terms(facts: FileFacts) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    exported = set(facts.outline.exports)
-    for name, kind, _ in facts.outline.symbols:
-        bare = name.rsplit(".", 1)[-1]
-        weight = 2 if kind in MAJOR_KINDS or bare in exported else 1
-        for term in identifier_terms(bare):
-            counts[term] = counts.get(term, 0) + weight
-    return counts
-
-
-def _route_terms(facts: FileFacts) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for route in facts.routes:
-        for term in terms(" ".join(s for s in route.segments if s != ":")):
-            counts[term] = counts.get(term, 0) + 1
-    return counts
 
 
 def _refined_kind(rel: str, facts: FileFacts) -> str:
@@ -108,10 +75,11 @@ def _mounted(files: list[str], facts: list[FileFacts], imports: list[tuple[int, 
             for i, f in enumerate(facts) for r in f.routes if r.role != "mount"]
 
 
-def _messages(files: list[str], facts: list[FileFacts]) -> MessageIndex:
-    entries = [(i, text, "") for i, f in enumerate(facts) for text in f.literals]
-    entries += [(i, text, key) for i, f in enumerate(facts) for key, text in f.catalog]
-    return MessageIndex(entries)
+def _messages(facts: list[FileFacts]) -> MessageIndex:
+    entries: list[tuple[int, str, str]] = []
+    for i, f in enumerate(facts):
+        entries += [(i, text, "") for text in f.literals] + [(i, text, key) for key, text in f.catalog]
+    return MessageIndex(entries, [words for f in facts for words in f.message_words])
 
 
 def link(root: Path, files: list[str], facts: list[FileFacts]) -> RepoIndex:
@@ -124,32 +92,36 @@ def link(root: Path, files: list[str], facts: list[FileFacts]) -> RepoIndex:
             importers[j].append(i)
     paths = [path_fields(rel) for rel in files]
     ranker = ranking.fit({"name": [p[0] for p in paths], "dir": [p[1] for p in paths],
-                          "symbols": [_symbol_terms(f) for f in facts],
-                          "routes": [_route_terms(f) for f in facts], "content": [f.content for f in facts]})
+                          "symbols": [f.symbol_terms for f in facts], "routes": [f.route_terms for f in facts],
+                          "content": [f.content for f in facts]})
     symbols: dict[str, list[int]] = {}
     for i, f in enumerate(facts):
-        names = {n for n, kind, _ in f.outline.symbols if kind in DEFINING}
-        keys = {k for n in names | {n.rsplit(".", 1)[-1] for n in names} for k in symbol_keys(n)}
-        for key in keys:
+        for key in f.lookup_keys:
             symbols.setdefault(key, []).append(i)
     key_users: dict[str, list[int]] = {}
     for i, f in enumerate(facts):
         for key in f.keys:
             key_users.setdefault(key.replace(":", "."), []).append(i)
-    slim = [replace(f, content={}) for f in facts]
+    slim = [replace(f, content={}, symbol_terms={}, route_terms={}, message_words=[]) for f in facts]
     return RepoIndex(root, files, [_refined_kind(rel, f) for rel, f in zip(files, facts)], slim, imports,
                      [tuple(x) for x in importers], ranker, symbols, _mounted(files, facts, imports),
-                     _messages(files, facts), entry_points(root, files, [f.outline.package for f in facts]),
+                     _messages(facts), entry_points(root, files, [f.outline.package for f in facts]),
                      key_users)
 
 
-def snapshot(root: Path, files: list[str]) -> tuple:
-    """Sizes and mtimes of every file and directory: cheap proof that nothing changed."""
-    dirs = {""} | {posixpath.dirname(rel) for rel in files}
+def stat_paths(root: Path, files: list[str]) -> list[str]:
+    """Absolute paths whose stats prove a tree unchanged: its directories, then its files."""
+    base = str(root)
+    dirs = sorted({""} | {posixpath.dirname(rel) for rel in files})
+    return [os.path.join(base, rel) if rel else base for rel in dirs + files]
+
+
+def snapshot(paths: list[str]) -> tuple:
+    """Sizes and mtimes of ``paths`` (adding or removing a file changes its directory's)."""
     stamps = []
-    for rel in sorted(dirs) + files:
+    for path in paths:
         try:
-            st = os.stat(root / rel if rel else root)
+            st = os.stat(path)
         except OSError:
             return ()
         stamps.append((st.st_size, st.st_mtime_ns))
@@ -178,7 +150,7 @@ def build(root: Path) -> RepoIndex:
     return index
 
 
-_MEMO: dict[str, tuple[tuple, RepoIndex]] = {}
+_MEMO: dict[str, tuple[list[str], tuple, RepoIndex]] = {}
 
 
 def load_index(root: Path | str) -> RepoIndex:
@@ -188,8 +160,9 @@ def load_index(root: Path | str) -> RepoIndex:
         from ..errors import TargetError
         raise TargetError(f"{root}: repository directory not found")
     memo = _MEMO.get(str(root))
-    if memo is not None and memo[0] and memo[0] == snapshot(root, memo[1].files):
-        return memo[1]
+    if memo is not None and memo[1] and memo[1] == snapshot(memo[0]):
+        return memo[2]
     index = build(root)
-    _MEMO[str(root)] = (snapshot(root, index.files), index)
+    paths = stat_paths(root, index.files)
+    _MEMO[str(root)] = (paths, snapshot(paths), index)
     return index

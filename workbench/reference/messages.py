@@ -15,7 +15,8 @@ from .text import stem
 
 # A quote not glued to a word on its left (so ``don't ... it's`` is no literal);
 # f/r/b prefixes are allowed.
-_QUOTED = re.compile(r"""(?<![A-Za-eg-qs-z0-9_\\])(?:"([^"\n\\]{4,240})"|'([^'\n\\]{4,240})'(?![A-Za-z0-9_]))""")
+_QUOTED = re.compile(r"""["'](?<=(?<![A-Za-eg-qs-z0-9_\\])["'])"""  # quote first: the scan stays fast
+                     r"""(?:(?<=")([^"\n\\]{4,240})"|(?<=')([^'\n\\]{4,240})'(?![A-Za-z0-9_]))""")
 _BACKTICK = re.compile(r"`([^`\\]{4,240})`")
 _KEY = re.compile(r"""['"`]([A-Za-z_][\w-]*(?:[.:][\w-]+)+)['"`]""")
 _PLACEHOLDER = re.compile(r"\$\{[^}]*\}|\{[^}]*\}|%\(\w+\)[sdif]|%[sdifvqwx]|<[^>]*>")
@@ -104,14 +105,14 @@ class MessageIndex:
     words a query contains; a literal the query (almost) quotes is what raised it.
     """
 
-    def __init__(self, entries: list[tuple[int, str, str]]) -> None:
-        self.entries = entries  # (document, message, catalog key or "")
+    def __init__(self, entries: list[tuple[int, str, str]], words: list[tuple[str, ...]]) -> None:
+        self.entries = entries  # (document, message, catalog key or ""), with ``words[i]`` its message_words
         postings: dict[str, list[int]] = {}
         lengths = []
-        for i, (_, message, _) in enumerate(entries):
-            words = set(message_words(message))
-            lengths.append(len(words))
-            for word in words:
+        for i, found in enumerate(words):
+            distinct = set(found)
+            lengths.append(len(distinct))
+            for word in distinct:
                 postings.setdefault(word, []).append(i)
         self.postings = {w: np.asarray(ids, dtype=np.int64) for w, ids in postings.items()}
         self.lengths = np.asarray(lengths, dtype=np.float32)

@@ -43,8 +43,19 @@ class Scored:
     index: RepoIndex
     final: np.ndarray
     coverage: np.ndarray
+    matched: list[str] = field(default_factory=list)  # the query word behind each ranked term
+    hits: np.ndarray | None = None  # documents x ranked terms, True where a file has the term
     pinned: set[int] = field(default_factory=set)
     reasons: dict[int, str] = field(default_factory=dict)
+
+    def reason(self, doc: int) -> str:
+        """Why ``doc`` is in the pack: its evidence, else the query words it matches."""
+        if doc in self.reasons:
+            return self.reasons[doc]
+        if self.hits is None or not self.hits[doc].any():
+            return "ranked"
+        words = dict.fromkeys(self.matched[j].lower() for j in np.flatnonzero(self.hits[doc]))
+        return "matches " + ", ".join(words)
 
 
 def kind_factors(kinds: list[str], q: Query) -> np.ndarray:
@@ -58,9 +69,10 @@ def kind_factors(kinds: list[str], q: Query) -> np.ndarray:
     return factors
 
 
-def _rank(index: RepoIndex, q: Query) -> tuple[np.ndarray, np.ndarray, dict[int, str]]:
+def _rank(index: RepoIndex, q: Query) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray | None]:
     """(BM25F share of a perfect match plus the name bonus, idf-weighted share of the query
-    terms this repository knows that a file matches, reasons)."""
+    terms this repository knows that a file matches, the query word of each ranked term,
+    documents x ranked terms matched)."""
     ranker = index.ranker
     joined = [t for t in q.joined if t in ranker.vocab]
     query_terms = q.terms + joined
@@ -72,17 +84,13 @@ def _rank(index: RepoIndex, q: Query) -> tuple[np.ndarray, np.ndarray, dict[int,
     ideal = float((idf_all * weights).sum()) * 2.2 or 1.0
     if not known:
         zero = np.zeros(ranker.size, dtype=np.float32)
-        return zero, zero, {}
+        return zero, zero, [], None
     scores, matched, named = ranker.score([ranker.vocab[query_terms[j]] for j in known], weights[known])
     mass = idf_all[known] * weights[known]
     total = float((idf_all * weights).sum())
     coverage = (matched * mass).sum(axis=1) / float(mass.sum())
     scores = scores / ideal + NAME_BONUS * (named * mass).sum(axis=1) / total
-    reasons = {}
-    for i in np.flatnonzero(scores > 0):
-        words = [q.sources[query_terms[known[j]]] for j in np.flatnonzero(matched[i])]
-        reasons[int(i)] = "matches " + ", ".join(dict.fromkeys(w.lower() for w in words))
-    return scores, coverage, reasons
+    return scores, coverage, [q.sources[query_terms[j]] for j in known], matched
 
 
 def _propagate(index: RepoIndex, base: np.ndarray) -> np.ndarray:
@@ -98,9 +106,9 @@ def _propagate(index: RepoIndex, base: np.ndarray) -> np.ndarray:
 
 
 def _score(index: RepoIndex, q: Query) -> Scored:
-    base, coverage, reasons = _rank(index, q)
+    base, coverage, matched, hits = _rank(index, q)
     factors = kind_factors(index.kinds, q)
-    scored = Scored(index, _propagate(index, base) * factors, coverage, reasons=reasons)
+    scored = Scored(index, _propagate(index, base) * factors, coverage, matched, hits)
     pins = {**named_symbols(index, q), **named_files(index, q)}
     # How each kind of evidence meets a demoted file: a pin or a named language is the task's
     # own word and counts in full; a route counts demoted; a message found in a test or a doc
@@ -155,7 +163,7 @@ def _is_weak(scored: list[Scored], chosen: list[tuple[int, int]]) -> bool:
 
 
 def _evidence_docs(s: Scored) -> set[int]:
-    return {d for d, reason in s.reasons.items() if not reason.startswith("matches ")}
+    return set(s.reasons)
 
 
 def _fallback(scored: list[Scored], limit: int) -> list[tuple[int, int]]:
@@ -175,7 +183,8 @@ def build_pack(query: str, repos: list[Repo], limit: int = 8) -> Pack:
     if _is_weak(scored, chosen):
         chosen = _fallback(scored, limit)
     related = related_files(scored, chosen, q, max(0, limit - len(chosen)))
-    primary = [FileRef(repos[r].name, scored[r].index.files[d], scored[r].reasons.get(d, "ranked"))
-               for r, d in chosen]
+    primary = [FileRef(repos[r].name, scored[r].index.files[d], scored[r].reason(d)) for r, d in chosen]
     others = [FileRef(repos[r].name, scored[r].index.files[d], reason) for r, d, reason in related]
-    return Pack(primary=primary, related=others, text=render_text(primary, others, repos))
+    outlines = {(repos[r].name, scored[r].index.files[d]): scored[r].index.facts[d].outline.symbols
+                for r, d, _ in related}
+    return Pack(primary=primary, related=others, text=render_text(primary, others, repos, outlines))

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 MAX_GRAPH = 3
 MAX_TESTS = 2
 MAX_PAIRS = 3
+GENERIC_STEMS = frozenset({"__init__", "__main__", "index", "main", "mod", "init", "app", "utils", "util",
+                           "types", "base", "common", "helpers", "lib", "core"})
 QUIET_KINDS = frozenset({"translation", "fixture", "doc", "test", "migration", "other", "manifest", "config"})
 
 
@@ -94,12 +96,18 @@ def _test_stem(path: str) -> str:
 
 
 def _tests(scored: list["Scored"], chosen: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+    """Tests named after a primary file (``test_tax.py``, ``orders.service.spec.ts``), or that
+    import it and share a word of its name (a generic ``__init__`` or ``index`` never counts)."""
     found: list[tuple[int, int, str]] = []
     for r, d in chosen:
         index = scored[r].index
         stem = _test_stem(index.files[d])
-        for j, kind in enumerate(index.kinds):
-            if kind == "test" and (d in index.imports[j] or _test_stem(index.files[j]) == stem):
+        if stem in GENERIC_STEMS:
+            continue
+        words = set(terms(stem))
+        for j in (j for j, kind in enumerate(index.kinds) if kind == "test"):
+            other = _test_stem(index.files[j])
+            if other == stem or (d in index.imports[j] and words & set(terms(other))):
                 found.append((r, j, f"tests {index.files[d]}"))
     return found[:MAX_TESTS]
 

@@ -13,6 +13,7 @@ from ..targets.base import FileRef, Pack, Repo
 from .walk import read_text
 
 MAX_FILE_CHARS = 24_000
+MAX_OUTLINE = 60
 
 
 def pack_to_json(pack: Pack) -> dict[str, Any]:
@@ -38,18 +39,14 @@ def _name(ref: FileRef, multi: bool) -> str:
     return f"{ref.repo}/{ref.path}" if multi else ref.path
 
 
-def _outline(root: Path, rel: str) -> str:
-    from .index import load_index
-    index = load_index(root)
-    try:
-        facts = index.facts[index.files.index(rel)]
-    except ValueError:
-        return ""
-    return "\n".join(f"  {kind} {name} (line {line})" for name, kind, line in facts.outline.symbols[:60])
+def _outline(symbols: list[tuple[str, str, int]]) -> str:
+    return "\n".join(f"  {kind} {name} (line {line})" for name, kind, line in symbols[:MAX_OUTLINE])
 
 
-def render_text(primary: list[FileRef], related: list[FileRef], repos: list[Repo]) -> str:
-    """The context an agent receives: primary files in full, related files as outlines."""
+def render_text(primary: list[FileRef], related: list[FileRef], repos: list[Repo],
+                outlines: dict[tuple[str, str], list[tuple[str, str, int]]]) -> str:
+    """The context an agent receives: primary files in full, related files as outlines
+    (``outlines`` maps (repo, path) to the symbols the file defines)."""
     roots = {repo.name: Path(repo.path) for repo in repos}
     parts: list[str] = []
     for ref in primary:
@@ -60,6 +57,5 @@ def render_text(primary: list[FileRef], related: list[FileRef], repos: list[Repo
         clipped = body if len(body) <= MAX_FILE_CHARS else body[:MAX_FILE_CHARS] + "\n[... truncated]\n"
         parts.append(f"=== {ref.repo}/{ref.path} ({ref.reason})\n{clipped}")
     for ref in related:
-        outline = _outline(roots[ref.repo], ref.path) if ref.repo in roots else ""
-        parts.append(f"--- {ref.repo}/{ref.path} ({ref.reason})\n{outline}")
+        parts.append(f"--- {ref.repo}/{ref.path} ({ref.reason})\n{_outline(outlines.get((ref.repo, ref.path), []))}")
     return "\n".join(parts)

@@ -142,10 +142,12 @@ def tree_outline(source: bytes, ext: str) -> Outline:
                 name = f"{owner}.{name}" if owner else name
             outline.symbols.append((name, kind, node.start_point[0] + 1))
     outline.symbols.sort(key=lambda s: s[2])
-    outline.imports = [Import(_text(n).strip('"`')) for n in captures.get("import", ())]
+    imports = sorted(captures.get("import", ()), key=lambda n: n.start_byte)
+    outline.imports = [Import(_text(n).strip('"`')) for n in imports]
     if grammar == "go":
         outline.package = next((_text(n) for n in captures.get("package", ())), "")
         outline.exports = [n for n, k, _ in outline.symbols if n.rsplit(".", 1)[-1][:1].isupper()]
     else:
-        outline.exports = list(dict.fromkeys(_text(n) for n in captures.get("export", ())))
+        exports = sorted(captures.get("export", ()), key=lambda n: n.start_byte)
+        outline.exports = list(dict.fromkeys(_text(n) for n in exports))
     return outline

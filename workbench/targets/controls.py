@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import TargetError
 from ..reference import ranking
-from ..reference.index import snapshot
+from ..reference.index import snapshot, stat_paths
 from ..reference.text import tokens
 from ..reference.walk import list_files, read_text
 from .base import FileRef, Pack, Repo, SearchHit
@@ -65,7 +65,7 @@ class Bm25Target:
     def _model(self, repo: Repo) -> tuple[list[str], ranking.Ranker]:
         files = _files(repo)
         root = Path(repo.path).resolve()
-        stamp = snapshot(root, files)
+        stamp = snapshot(stat_paths(root, files))
         cached = self._models.get(str(root))
         if cached is not None and cached[0] == stamp and cached[1] == files:
             return cached[1], cached[2]

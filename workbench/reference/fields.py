@@ -1,0 +1,51 @@
+"""The ranking fields of a file: terms of its name, folders, symbols and routes, and lookup keys.
+
+Content-only fields are computed once per file where it is parsed (and cached with
+its facts); the path fields are recomputed per index, because the same bytes may
+live under different paths.
+"""
+from __future__ import annotations
+
+from .kinds import extension
+from .outline import MAJOR_KINDS, Outline
+from .routes import Route
+from .text import identifier_terms, symbol_keys, terms
+
+DEFINING = frozenset({"class", "function", "method", "interface", "type", "enum", "struct"})
+
+
+def _count(items: list[str], weight: int = 1, into: dict[str, int] | None = None) -> dict[str, int]:
+    counts = {} if into is None else into
+    for term in items:
+        counts[term] = counts.get(term, 0) + weight
+    return counts
+
+
+def path_fields(rel: str) -> tuple[dict[str, int], dict[str, int]]:
+    """(name, dir) term counts of a path; the extension is dropped, it names no concept."""
+    directory, _, base = rel.rpartition("/")
+    stem = base[: -len(extension(base))] if extension(base) else base
+    name = _count(terms(stem.replace(".", " ")) + list(identifier_terms(stem.replace(".", "_"))))
+    return name, _count(terms(directory.replace("/", " ")))
+
+
+def symbol_terms(outline: Outline) -> dict[str, int]:
+    """Terms of the names a file defines; classes, functions and exports count twice."""
+    counts: dict[str, int] = {}
+    exported = set(outline.exports)
+    for name, kind, _ in outline.symbols:
+        bare = name.rsplit(".", 1)[-1]
+        _count(list(identifier_terms(bare)), 2 if kind in MAJOR_KINDS or bare in exported else 1, counts)
+    return counts
+
+
+def route_terms(routes: list[Route]) -> dict[str, int]:
+    """Terms of the literal segments of the routes a file serves or calls."""
+    return _count([t for r in routes for t in terms(" ".join(s for s in r.segments if s != ":"))])
+
+
+def lookup_keys(outline: Outline) -> tuple[str, ...]:
+    """Every key a task may name a defined symbol by: bare and ``Owner.member``, any spelling."""
+    names = {n for n, kind, _ in outline.symbols if kind in DEFINING}
+    names |= {n.rsplit(".", 1)[-1] for n in names}
+    return tuple(sorted({k for n in names for k in symbol_keys(n)}))
