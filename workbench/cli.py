@@ -264,6 +264,37 @@ def gate_command(ctx: click.Context, repo: Path, base: str, staged: bool, policy
     ctx.exit(EXIT_FAILED if result.verdict == "FAIL" else EXIT_OK)
 
 
+@cli.command("report")
+@click.argument("run_dir", metavar="[RUN]", required=False, type=click.Path(path_type=Path))
+@click.option("--baseline", default=None, help="Compare with a baseline name, a run directory or RUN#TARGET.")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), default=Path("reports/html"), show_default=True,
+              help="Directory that receives <run-id>/index.html and the pages.")
+@click.option("--open", "open_page", is_flag=True, help="Open index.html in a browser when done.")
+@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Notebooks executed at once (default: one per core).")
+@click.option("--timeout", type=click.FloatRange(min=1), default=300.0, show_default=True, help="Seconds allowed per notebook.")
+def report_command(run_dir: Path | None, baseline: str | None, out_dir: Path, open_page: bool, jobs: int | None,
+                   timeout: float) -> None:
+    """Render the report notebooks of RUN (default: the latest) to HTML and print index.html's path.
+
+    A notebook that fails still gets its partial page; the command then exits 3 naming the notebook and cell.
+    """
+    import webbrowser
+    from .report import render_report
+    result = render_report(run_dir, baseline=baseline, out_dir=out_dir, jobs=jobs, timeout=timeout)
+    click.echo(result.index)
+    if open_page:
+        webbrowser.open(result.index.resolve().as_uri())
+
+
+@cli.command("lab")
+@click.pass_context
+def lab_command(ctx: click.Context) -> None:
+    """Open JupyterLab on the report notebooks (notebooks/), in this environment."""
+    import subprocess
+    from .report import notebooks_dir
+    ctx.exit(subprocess.call([sys.executable, "-m", "jupyterlab", f"--notebook-dir={notebooks_dir()}"]))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI and map outcomes to the documented exit codes."""
     try:

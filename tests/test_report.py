@@ -1,0 +1,78 @@
+"""HTML conversion and the index page (no kernel: executed notebooks are built by hand)."""
+from __future__ import annotations
+
+import base64
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import workbench as wb
+from workbench.errors import RenderError
+from workbench.report import Page, notebook_paths, to_html, write_index, write_runs_index
+from workbench.report_kernels import declared
+
+from .report_runs import build_run
+
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\nnot-really-a-png").decode()
+
+
+def executed_notebook() -> nbformat.NotebookNode:
+    """What papermill leaves behind: parameters, injected parameters, outputs."""
+    params = nbformat.v4.new_code_cell("run_dir = None", id="parameters")
+    params.metadata["tags"] = ["parameters"]
+    injected = nbformat.v4.new_code_cell('run_dir = "/x"')  # papermill gives it a random id
+    injected.metadata["tags"] = ["injected-parameters"]
+    table = nbformat.v4.new_code_cell("wb.views.verdicts(run)", id="table", execution_count=3, outputs=[
+        nbformat.v4.new_output("execute_result", {"text/html": "<table><tr><td>PASS</td></tr></table>",
+                                                  "text/plain": "frame"}, execution_count=3)])
+    figure = nbformat.v4.new_code_cell("wb.plots.floors(run)", id="figure", execution_count=4, outputs=[
+        nbformat.v4.new_output("execute_result", {"image/png": PNG, "text/plain": "<Figure>"}, execution_count=4)])
+    text = nbformat.v4.new_markdown_cell("# Scoreboard\n\nMath like $x^2$ needs no script.", id="md")
+    return nbformat.v4.new_notebook(cells=[params, injected, text, table, figure],
+                                    metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                                  "language": "python"}})
+
+
+def test_html_hides_code_embeds_figures_and_loads_nothing_from_the_network() -> None:
+    page = to_html(executed_notebook())
+    assert re.search(r'<img [^>]*src="data:image/png;base64,' + re.escape(PNG[:20]), page)
+    assert "<table><tr><td>PASS</td></tr></table>" in page and "<h1" in page
+    assert "wb.plots.floors" not in page and "run_dir" not in page  # inputs hidden
+    assert not re.search(r'<script[^>]+src=', page), "a script is fetched"
+    assert not re.search(r'<link[^>]+href="https?:', page)
+    assert "mathjax" not in page.lower() and "require.js" not in page
+
+
+def test_html_is_identical_for_the_same_outputs() -> None:
+    first, second = executed_notebook(), executed_notebook()
+    assert first.cells[1].id != second.cells[1].id  # papermill's random ids...
+    assert to_html(first) == to_html(second)  # ...do not reach the page
+
+
+def test_index_links_every_page_and_marks_failures(tmp_path: Path) -> None:
+    run = wb.views.open_run(build_run(tmp_path / "runs", suites=("retrieval", "findings")))
+    out = tmp_path / "html" / run.run_id
+    out.mkdir(parents=True)
+    pages = [Page("scoreboard", out / "scoreboard.html", out / "scoreboard.ipynb", 1.0),
+             Page("ranking", out / "ranking.html", out / "ranking.ipynb", 1.0, "In [4] `x`: KeyError: 'y'")]
+    index = write_index(run, pages, out).read_text()
+    assert '<a href="scoreboard.html">scoreboard</a>' in index and '<a href="ranking.ipynb">notebook</a>' in index
+    assert "<b>failed</b>: In [4] `x`: KeyError: &#x27;y&#x27;" in index
+    assert "<th>reviewer-a</th>" in index and "retrieval" in index
+    assert re.search(r'<td class="fail">FAIL \(\d+/22 cases pass', index)
+    listing = write_runs_index(tmp_path / "html").read_text()
+    assert f'<a href="{run.run_id}/index.html">' in listing
+
+
+def test_missing_notebook_is_a_render_error(tmp_path: Path) -> None:
+    with pytest.raises(RenderError, match=r"notebook not found: .*nope\.ipynb"):
+        notebook_paths(["nope"], tmp_path)
+
+
+def test_only_declared_parameters_are_passed(tmp_path: Path) -> None:
+    book = executed_notebook()
+    book.cells = book.cells[:1]
+    nbformat.write(book, str(tmp_path / "n.ipynb"))
+    assert declared(tmp_path / "n.ipynb", {"run_dir": "r", "baseline": "b"}) == {"run_dir": "r"}

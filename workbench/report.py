@@ -1,0 +1,235 @@
+"""Render a run's report notebooks to HTML pages a reviewer opens from disk.
+
+Each notebook in ``notebooks/`` is executed with papermill (kernel ``python3``, a deadline per
+notebook) and converted by nbconvert with inputs hidden, figures embedded as base64 PNG and no
+script fetched from the network. Notebooks run in parallel, one worker per core; a worker keeps
+its kernel for its next notebook (namespace reset in between), so pandas and matplotlib load once
+per kernel rather than once per notebook. The executed ``.ipynb`` is kept beside each page, and
+``<out>/<run-id>/index.html`` links them under a summary table. A failing notebook still gets its
+partial page; ``render_report`` then raises ``RenderError`` naming the notebook and cell (exit 3).
+"""
+from __future__ import annotations
+
+import html
+import logging
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from queue import SimpleQueue
+from typing import Any
+
+from .errors import RenderError
+
+NOTEBOOKS = ("scoreboard", "retrieval", "classifiers", "ranking", "baseline_diff", "significance")
+# Execution order, longest first (bench/report.py): the first notebook on each kernel also pays for
+# its imports, and a long notebook started last would run alone at the end.
+LONGEST_FIRST = ("significance", "scoreboard", "retrieval", "ranking", "classifiers", "baseline_diff")
+DEFAULT_OUT = Path("reports/html")
+DEFAULT_TIMEOUT = 300.0
+# The lab template without the script tags that load require.js, MathJax and mermaid from a CDN.
+OFFLINE_TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
+{%- block html_head_js -%}{%- endblock html_head_js -%}
+{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+"""
+
+
+@dataclass
+class Page:
+    """One rendered notebook: its page, its executed notebook, and the error that stopped it."""
+
+    name: str
+    html: Path
+    notebook: Path
+    seconds: float
+    error: str | None = None
+
+
+@dataclass
+class Report:
+    """The pages of one run's report and the index that links them."""
+
+    run_id: str
+    index: Path
+    pages: list[Page]
+
+    @property
+    def failed(self) -> list[Page]:
+        return [page for page in self.pages if page.error]
+
+
+def notebooks_dir() -> Path:
+    """``notebooks/`` of the working directory, else the one beside the installed package."""
+    here = Path("notebooks")
+    return here if here.is_dir() else Path(__file__).resolve().parent.parent / "notebooks"
+
+
+def notebook_paths(names: list[str] | None = None, directory: Path | None = None) -> list[Path]:
+    """The report notebooks to render, in order; a RenderError names any that are missing."""
+    directory = directory or notebooks_dir()
+    paths = [directory / f"{name}.ipynb" for name in (names or NOTEBOOKS)]
+    missing = [str(p) for p in paths if not p.is_file()]
+    if missing:
+        raise RenderError(f"notebook not found: {', '.join(missing)}")
+    return paths
+
+
+_EXPORTER: Any = None
+_EXPORTER_LOCK = threading.Lock()
+# Cells papermill adds get a random id; a stable one keeps the same run's pages identical.
+STABLE_IDS = {"injected-parameters": "injected-parameters", "papermill-error-cell-tag": "papermill-error"}
+
+
+def to_html(nb: Any) -> str:
+    """An executed notebook as one offline HTML page: outputs only, figures inline.
+    ``None`` converts an empty notebook, to load nbconvert and compile its template early."""
+    global _EXPORTER
+    import nbformat
+    with _EXPORTER_LOCK:
+        if _EXPORTER is None:
+            from jinja2 import DictLoader
+            from nbconvert import HTMLExporter
+            quiet = logging.getLogger("workbench.report.nbconvert")
+            quiet.setLevel(logging.ERROR)  # not "alternative text is missing" per figure
+            _EXPORTER = HTMLExporter(template_file="offline.html.j2", exclude_input=True,
+                                     exclude_input_prompt=True, exclude_output_prompt=True, log=quiet,
+                                     extra_loaders=[DictLoader({"offline.html.j2": OFFLINE_TEMPLATE})])
+        for index, cell in enumerate(nb.cells if nb is not None else []):
+            tag = next((t for t in cell.get("metadata", {}).get("tags", []) if t in STABLE_IDS), None)
+            if tag:
+                cell["id"] = f"{STABLE_IDS[tag]}-{index}"
+        return _EXPORTER.from_notebook_node(nb if nb is not None else nbformat.v4.new_notebook())[0]
+
+
+def _write(path: Path, text: str) -> None:
+    from .store import write_text_atomic
+    write_text_atomic(path, text)
+
+
+@dataclass(frozen=True)
+class Job:
+    """One notebook to execute into ``out`` with ``params``."""
+
+    source: Path
+    out: Path
+    params: dict[str, Any]
+
+
+def _worker(jobs: SimpleQueue, timeout: float, reuse: bool) -> list[Page]:
+    """Start a kernel at once (while the caller loads the run), then render jobs until a None."""
+    from .report_kernels import KernelSlot, execute_notebook
+    pages, slot = [], KernelSlot(Path.cwd())
+    try:
+        try:
+            slot.start()
+        except Exception as exc:  # no such kernel, or it died on start
+            raise RenderError(f"cannot start the notebook kernel ({type(exc).__name__}: {exc}); "
+                              "`make setup` registers it in .venv") from None
+        while (job := jobs.get()) is not None:
+            started = time.perf_counter()
+            nb, error = execute_notebook(job.source, job.out / job.source.name, job.params, slot, timeout)
+            page = job.out / f"{job.source.stem}.html"
+            if nb is not None:
+                _write(page, to_html(nb))
+            pages.append(Page(job.source.stem, page, job.out / job.source.name, time.perf_counter() - started, error))
+            if not reuse:
+                slot.shutdown()
+    finally:
+        slot.shutdown()
+    return pages
+
+
+def render_report(run_dir: Path | str | None = None, baseline: str | None = None,
+                  out_dir: Path | str = DEFAULT_OUT, notebooks: list[str] | None = None,
+                  jobs: int | None = None, timeout: float = DEFAULT_TIMEOUT,
+                  reuse_kernels: bool = True, notebook_dir: Path | None = None) -> Report:
+    """Render every report notebook for a run (default: the latest) into ``<out_dir>/<run-id>/``.
+
+    ``baseline`` is a baseline name, a run directory or ``RUN#TARGET``; ``notebooks`` picks some
+    of ``NOTEBOOKS`` (or of the notebooks in ``notebook_dir``). Kernels start while the
+    run and the baseline are read; a bad run or baseline stops everything with a StoreError or
+    CompareError. Raises RenderError, after writing every page and the index, if a notebook failed.
+    """
+    sources = notebook_paths(notebooks, notebook_dir)
+    queue: SimpleQueue = SimpleQueue()
+    workers = max(1, min(jobs or len(os.sched_getaffinity(0)), len(sources)))
+    with ThreadPoolExecutor(workers, thread_name_prefix="report") as pool:
+        futures = [pool.submit(_worker, queue, timeout, reuse_kernels) for _ in range(workers)]
+        try:
+            run, out = _prepare(run_dir, baseline, Path(out_dir))
+            params = {"run_dir": str(run.path.resolve()), "baseline": baseline}
+            rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+            for source in sorted(sources, key=lambda p: rank.get(p.stem, len(rank))):
+                queue.put(Job(source, out, params))
+        finally:
+            for _ in futures:
+                queue.put(None)
+        to_html(None)  # load nbconvert and compile its template while the kernels start
+        pages = [page for future in futures for page in future.result()]
+    order = {source.stem: i for i, source in enumerate(sources)}
+    pages.sort(key=lambda page: order[page.name])
+    report = Report(run.run_id, write_index(run, pages, out), pages)
+    write_runs_index(Path(out_dir))
+    if report.failed:
+        reasons = "; ".join(f"{page.notebook.name}: {page.error}" for page in report.failed)
+        raise RenderError(f"{len(report.failed)} notebook(s) failed: {reasons} (partial pages in {out})")
+    return report
+
+
+def _prepare(run_dir: Path | str | None, baseline: str | None, out_dir: Path) -> tuple[Any, Path]:
+    """The run (default: the latest), the baseline checked to resolve, and the run's page directory."""
+    from .store import DEFAULT_RUNS_DIR, latest_run, load_run
+    run = load_run(run_dir or latest_run(DEFAULT_RUNS_DIR))
+    if baseline:
+        from .compare import resolve_side
+        resolve_side(baseline)
+    out = out_dir / run.run_id
+    out.mkdir(parents=True, exist_ok=True)
+    return run, out
+
+
+def write_index(run: Any, pages: list[Page], out: Path) -> Path:
+    """``index.html``: the run's verdict per suite and target, and a link to every page."""
+    from .views.scoreboard import verdict_text
+    suites = run.summary.get("suites") or {}
+    targets = list(dict.fromkeys(t for per in suites.values() for t in per))
+    head = "".join(f"<th>{html.escape(t)}</th>" for t in targets)
+    rows = "".join(f"<tr><td>{html.escape(s)}</td>" + "".join(
+        _cell(verdict_text(per[t]) if t in per else "-") for t in targets) + "</tr>" for s, per in suites.items())
+    links = "".join(f'<li><a href="{html.escape(p.html.name)}">{html.escape(p.name)}</a>'
+                    f'{" - <b>failed</b>: " + html.escape(p.error) if p.error else ""}'
+                    f' (<a href="{html.escape(p.notebook.name)}">notebook</a>)</li>' for p in pages)
+    verdict = "PASS" if run.summary.get("passed") else "FAIL"
+    body = (f"<h1>Run {html.escape(run.run_id)}: {verdict}</h1><p>Corpus "
+            f"{html.escape(str((run.manifest.get('corpus') or {}).get('path', '?')))}, created "
+            f"{html.escape(str(run.manifest.get('created', '?')))}. Controls (bm25, random) never gate the verdict.</p>"
+            f"<table><tr><th>suite</th>{head}</tr>{rows}</table><h2>Reports</h2><ul>{links}</ul>")
+    path = out / "index.html"
+    _write(path, _page(f"workbench report {run.run_id}", body))
+    return path
+
+
+def _cell(text: str) -> str:
+    css = "pass" if text.startswith("PASS") else "fail" if text.startswith("FAIL") else "muted"
+    return f'<td class="{css}">{html.escape(text)}</td>'
+
+
+def _page(title: str, body: str) -> str:
+    style = ("body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse}"
+             "td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}"
+             ".pass{background:#e6f4ea}.fail{background:#fce8e6}.muted{color:#888}")
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+            f"<style>{style}</style></head><body>{body}</body></html>\n")
+
+
+def write_runs_index(out_dir: Path) -> Path:
+    """``<out_dir>/index.html``: every rendered run, newest first."""
+    runs = sorted((p.parent.name for p in out_dir.glob("*/index.html")), reverse=True)
+    items = "".join(f'<li><a href="{html.escape(r)}/index.html">{html.escape(r)}</a></li>' for r in runs)
+    path = out_dir / "index.html"
+    _write(path, _page("workbench reports", f"<h1>Reports</h1><ul>{items}</ul>"))
+    return path

@@ -1,0 +1,127 @@
+"""Execute report notebooks with papermill on kernels that a worker thread reuses.
+
+A ``KernelSlot`` owns one kernel and one client to it. Between two notebooks the kernel's
+namespace is reset (names gone, imported modules kept: the saving) and its execution count
+restarts at 1. The ``workbench`` papermill engine runs a notebook on the slot's kernel through the
+slot's client, so no notebook pays for a kernel start or a client handshake. A notebook has one
+deadline for all its cells: the cell still running at the deadline is interrupted and the notebook
+fails there. A kernel that died or stopped answering is replaced before the next notebook.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import papermill
+from jupyter_client.manager import AsyncKernelManager
+from jupyter_core.utils import run_sync
+from papermill.clientwrap import PapermillNotebookClient
+from papermill.engines import Engine, papermill_engines
+from papermill.exceptions import PapermillExecutionError
+from papermill.log import logger
+
+KERNEL = "python3"
+ENGINE = "workbench"
+RESET = "get_ipython().reset(new_session=True, aggressive=False)"
+# No "running over TCP" warning per kernel, and no history database writes per cell.
+KERNEL_ARGS = ["--IPKernelApp.log_level=ERROR", "--HistoryManager.enabled=False"]
+
+
+class KernelSlot:
+    """One kernel (started in ``cwd`` on first use) and one client, reused until shut down."""
+
+    def __init__(self, cwd: Path) -> None:
+        self.cwd = cwd
+        self.km: AsyncKernelManager | None = None
+        self.kc: Any = None
+        self.used = False
+
+    def start(self) -> "KernelSlot":
+        """Start the kernel and connect the client, unless a live kernel is already there."""
+        if self.km is not None and not run_sync(self.km.is_alive)():
+            self.shutdown()
+        if self.km is None:
+            self.km = AsyncKernelManager(kernel_name=KERNEL)
+            run_sync(self.km.start_kernel)(cwd=str(self.cwd), extra_arguments=KERNEL_ARGS)
+            self.kc = self.km.client()
+            self.kc.start_channels()
+            run_sync(self.kc.wait_for_ready)(timeout=60)
+        return self
+
+    def ready(self) -> "KernelSlot":
+        """The slot with a live kernel whose namespace is empty."""
+        self.start()
+        if self.used:
+            run_sync(self.kc.execute_interactive)(RESET, store_history=False, timeout=30)
+        self.used = True
+        return self
+
+    def shutdown(self) -> None:
+        """Stop the client and the kernel; the next ``ready()`` starts fresh ones."""
+        try:
+            if self.kc is not None:
+                self.kc.stop_channels()
+            if self.km is not None:
+                run_sync(self.km.shutdown_kernel)(now=True)
+        finally:
+            self.km, self.kc, self.used = None, None, False
+
+
+class SlotEngine(Engine):
+    """papermill engine: nbclient on a ``KernelSlot``'s kernel and client. It hands the notebook
+    being executed to ``keep`` so that a crash still leaves the partial outputs."""
+
+    @classmethod
+    def execute_managed_notebook(cls, nb_man: Any, kernel_name: str, slot: KernelSlot | None = None,
+                                 keep: dict[str, Any] | None = None, start_timeout: float = 60,
+                                 execution_timeout: float | None = None, log_output: bool = False,
+                                 stdout_file: Any = None, stderr_file: Any = None, **kwargs: Any) -> Any:
+        if slot is None:
+            raise ValueError("the workbench engine needs a KernelSlot (slot=...)")
+        if keep is not None:
+            keep["nb"] = nb_man.nb
+        kwargs.pop("input_path", None)
+        client = PapermillNotebookClient(nb_man, km=slot.km, kernel_name=kernel_name, timeout=execution_timeout,
+                                         startup_timeout=start_timeout, log=logger, log_output=log_output,
+                                         stdout_file=stdout_file, stderr_file=stderr_file, **kwargs)
+        client.kc = slot.kc
+        return client.execute()
+
+
+papermill_engines.register(ENGINE, SlotEngine)
+
+
+def declared(source: Path, params: dict[str, Any]) -> dict[str, Any]:
+    """The subset of ``params`` the notebook's parameters cell declares."""
+    names = papermill.inspect_notebook(str(source))
+    return {name: value for name, value in params.items() if name in names}
+
+
+def execute_notebook(source: Path, dest: Path, params: dict[str, Any], slot: KernelSlot,
+                     timeout: float) -> tuple[Any, str | None]:
+    """Run ``source`` into ``dest`` on ``slot``; return the executed notebook (partial on failure)
+    and the failure, naming the cell, or None."""
+    deadline, keep = time.monotonic() + timeout, {}
+    try:
+        nb = papermill.execute_notebook(
+            str(source), str(dest), parameters=declared(source, params), engine_name=ENGINE,
+            kernel_name=KERNEL, progress_bar=False, request_save_on_cell_execute=False,
+            slot=slot.ready(), keep=keep, interrupt_on_timeout=True,
+            timeout_func=lambda cell: max(1.0, deadline - time.monotonic()))
+        return nb, None
+    except PapermillExecutionError as exc:
+        what = f"timed out after {timeout:g}s" if time.monotonic() >= deadline else f"{exc.ename}: {exc.evalue}"
+        return keep.get("nb"), f"In [{exc.exec_count}] `{_first_line(exc.source)}`: {what}"
+    except Exception as exc:  # a dead kernel or a hung interrupt fails this notebook only
+        slot.shutdown()
+        nb = keep.get("nb")
+        if nb is not None:
+            nbformat.write(nb, str(dest))
+        return nb, f"{type(exc).__name__}: {exc}"
+
+
+def _first_line(source: str) -> str:
+    lines = [line for line in source.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    return (lines[0][:80] if lines else "").strip()
