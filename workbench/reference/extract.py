@@ -7,8 +7,11 @@ paths, mount prefixes, kinds refined by routes) happens later in ``index``.
 """
 from __future__ import annotations
 
+import gc
 import re
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .cache import code_digest
@@ -86,6 +89,20 @@ def extract_file(rel: str, data: bytes) -> FileFacts:
     return facts
 
 
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building many small acyclic objects (AST
+    nodes, term dicts): its collections would cost a quarter of a cold index otherwise."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def extract_many(items: list[tuple[str, bytes]]) -> list[FileFacts]:
     """``extract_file`` over a batch (the unit of work a pool worker receives)."""
-    return [extract_file(rel, data) for rel, data in items]
+    with gc_paused():
+        return [extract_file(rel, data) for rel, data in items]

@@ -17,7 +17,7 @@ from pathlib import Path
 from . import cache, ranking
 from .entry import entry_points
 from .cache import code_digest
-from .extract import EXTRACTOR_VERSION, FileFacts
+from .extract import EXTRACTOR_VERSION, FileFacts, gc_paused
 from .imports import Resolver
 from .kinds import extension, file_kind, is_code
 from .messages import MessageIndex
@@ -130,6 +130,11 @@ def snapshot(paths: list[str]) -> tuple:
 
 def build(root: Path) -> RepoIndex:
     """Index ``root``, reusing the disk cache for every file whose content is unchanged."""
+    with gc_paused():
+        return _build(root)
+
+
+def _build(root: Path) -> RepoIndex:
     files = list_files(root)
     blobs = [(root / rel).read_bytes() for rel in files]
     digests = [cache.digest(data, extension(rel)) for rel, data in zip(files, blobs)]
