@@ -258,3 +258,10 @@ def test_bad_frames_raise_errors() -> None:
         evaluate(ranking, [("q", "a", 1)], ["RR"])
     with pytest.raises(SuiteError, match="has no doc"):
         evaluate(ranking.assign(doc=pd.Categorical([None])), qrels, ["RR"])
+
+
+def test_missing_rank_in_a_nullable_column_names_the_case() -> None:
+    ranking, qrels = intern_frames([("q", "a", 1), ("p", "b", 2)], [("q", "a", 1)])
+    ranking["rank"] = pd.array([1, None], dtype="Int64")
+    with pytest.raises(SuiteError, match="case 'p': rank must be a finite number, got nan"):
+        evaluate(ranking, qrels, ["RR"])

@@ -28,18 +28,21 @@ Rules (trec_eval's, except where said):
 
 Measures (``@k`` is the cut-off; the corpus spellings take the corpus ``k``):
 
-========  =========================================  ===============
-measure   per case                                   corpus spelling
-========  =========================================  ===============
-P@k       relevant in top k / k                      -
-P_ret@k   relevant in top k / min(k, returned)       precisionAtK
-R@k       relevant in top k / relevant               recallAtK
-RR@k      1 / rank of first relevant in top k, or 0  mrr
-nDCG@k    DCG@k / ideal DCG@k, gain = relevance,     ndcgAtK
-          discount log2(rank + 1) (trec ndcg_cut)
-Success@k 1 if any relevant in top k (alias hit)     -
-========  =========================================  ===============
+=========  =========================================  ===============
+measure    per case                                   corpus spelling
+=========  =========================================  ===============
+P@k        relevant in top k / k                      -
+P_ret@k    relevant in top k / min(k, distinct        precisionAtK
+           docs returned)
+R@k        relevant in top k / relevant               recallAtK
+RR@k       1 / rank of first relevant in top k, or 0  mrr
+nDCG@k     DCG@k / ideal DCG@k, gain = relevance,     ndcgAtK
+           discount log2(rank + 1) (trec ndcg_cut)
+Success@k  1 if any relevant in top k                 -
+=========  =========================================  ===============
 
+``parse_metric`` also reads trec_eval names (``P_5``, ``recall_20``,
+``ndcg_cut_10``, ``recip_rank``, ``success_1``) and ``hit@k`` for Success@k.
 ``P_ret`` is the solumbe/otito precision: packs are tiny on purpose, so the
 denominator is what was returned (0 returned scores 0). R, RR, nDCG and
 Success also work without a cut-off (whole ranking). With binary relevance
@@ -49,10 +52,10 @@ never above 1.
 from __future__ import annotations
 
 import re
-from itertools import chain
-from operator import itemgetter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -270,7 +273,7 @@ def _primary(ranking: pd.DataFrame, case: np.ndarray, cats: pd.Index) -> np.ndar
 
 def _finite(column: pd.Series, case: np.ndarray, cats: pd.Index, what: str, name: str) -> np.ndarray:
     try:
-        values = column.to_numpy(dtype=np.float64)
+        values = column.to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError):
         raise SuiteError(f"{what}.{name}: expected numbers, got {column.dtype}") from None
     bad = np.flatnonzero(~np.isfinite(values))
@@ -304,7 +307,10 @@ def _order(case: np.ndarray, primary: np.ndarray, doc: np.ndarray, docs: pd.Inde
 
 
 def _sort_by_case_then(case: np.ndarray, primary: np.ndarray) -> np.ndarray:
-    """Stable argsort by (case, primary): one radix-friendly int key when it fits in 62 bits."""
+    """Argsort by (case, primary), one int key when it fits; tied rows are reordered after.
+
+    Stable (timsort) because it is fastest on the usual nearly-sorted input.
+    """
     if primary.dtype.kind == "i":
         low, span = primary.min(), int(primary.max() - primary.min()) + 1
         if (int(case.max()) + 1) * span < 2**62:
@@ -320,10 +326,10 @@ def _break_ties(order: np.ndarray, tie: np.ndarray, doc: np.ndarray, docs: pd.In
     slots = np.flatnonzero(in_run)
     run_id = np.cumsum(np.r_[True, ~tie[slots[1:] - 1]])
     rows = order[slots]
-    names = np.asarray(docs.take(doc[rows]).astype(str), dtype=object)
-    text_rank = np.unique(names, return_inverse=True)[1]
+    text_rank = np.empty(len(docs), dtype=np.int64)
+    text_rank[docs.astype(str).argsort()] = np.arange(len(docs))
     order = order.copy()
-    order[slots] = rows[np.lexsort((-text_rank, run_id))]
+    order[slots] = rows[np.argsort(run_id * len(docs) + (len(docs) - 1 - text_rank[doc[rows]]))]
     return order
 
 
@@ -394,16 +400,17 @@ def _dense_pairs(case: np.ndarray, doc: np.ndarray, counts: np.ndarray, starts: 
                  n_docs: int, width: int, shift: int) -> _Pairs:
     """One row per answered case holding ``doc << shift | position``, sorted row-wise."""
     present = np.flatnonzero(counts)
-    pos = np.arange(case.size) - starts[case]
-    cell = (doc << shift) | pos
+    cell = np.arange(case.size)
+    cell -= starts[case]  # position within the case
     if present.size * width == case.size:  # every ranking has the same length: no padding
-        grid = cell.reshape(present.size, width)
+        grid = (cell | (doc << shift)).reshape(present.size, width)
     else:
         grid = np.full((present.size, width), n_docs << shift, dtype=np.int64)
-        grid[(np.cumsum(counts > 0) - 1)[case], pos] = cell
+        grid[(np.cumsum(counts > 0) - 1)[case], cell] = cell | (doc << shift)
     grid.sort(axis=1)
-    grid_doc = grid >> shift
-    r, c = np.nonzero((grid_doc[:, 1:] == grid_doc[:, :-1]) & (grid_doc[:, 1:] < n_docs))
+    keys = grid >> shift
+    r, c = np.nonzero((keys[:, 1:] == keys[:, :-1]) & (keys[:, 1:] < n_docs))
+    keys += (present * (n_docs + 1))[:, None]
     mask = (1 << shift) - 1
     first = starts[present]
     flat = grid.ravel()
@@ -411,8 +418,7 @@ def _dense_pairs(case: np.ndarray, doc: np.ndarray, counts: np.ndarray, starts: 
     def rows(index: np.ndarray) -> np.ndarray:
         return first[index // width] + (flat[index] & mask)
 
-    keys = (present[:, None] * (n_docs + 1) + grid_doc).ravel()
-    return _Pairs(keys, n_docs + 1, first[r] + (grid[r, c + 1] & mask), rows)
+    return _Pairs(keys.ravel(), n_docs + 1, first[r] + (grid[r, c + 1] & mask), rows)
 
 
 def _positions(case: np.ndarray, dropped: np.ndarray, counts: np.ndarray, starts: np.ndarray):
