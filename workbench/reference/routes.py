@@ -48,6 +48,9 @@ _NEW_REQUEST = re.compile(r"NewRequest(?:WithContext)?\([^\"]*\"(?P<verb>[A-Z]+)
 _DJANGO = re.compile(r"\b(?:re_)?path\(\s*r?" + _STR + r"\s*,\s*(?P<handler>[\w.]+)")
 _API_LITERAL = re.compile(r"""(?<![\w.])['"`](?P<path>(?:https?://[^/'"`\s]+)?/(?:api|v\d+)/[^'"`\s]*)['"`]""")
 _API_HINT = re.compile(r"/(?:api|v\d+)/")
+# Routers and clients both pass the path as the first argument: without "(" then such a
+# string somewhere in the file, neither pattern can match, and the file is skipped quickly.
+_CALL_HINT = re.compile(r"""\((?:<[^<>()]*>)?\s*f?['"`](?:/|https?:|\$\{|\{\w*\}/|[A-Z]{3,7} /)""")
 _METHOD_KEY = re.compile(r"method:\s*['\"`](?P<verb>\w+)['\"`]", re.IGNORECASE)
 _METHODS_LIST = re.compile(r"methods\s*=\s*[\[(]\s*['\"](?P<verb>\w+)['\"]")
 _GO_METHODS = re.compile(r"\.Methods\(\s*\"(?P<verb>\w+)\"")
@@ -129,25 +132,23 @@ def _classify(m: re.Match[str], text: str) -> Route | None:
     return Route("serve", method, segments, name)
 
 
-def _called(text: str) -> list[Route]:
+def _fetched(text: str) -> list[Route]:
     found: list[Route] = []
     for m in _FETCH.finditer(text) if ("fetch(" in text or "request(" in text or "SWR(" in text) else ():
         if m.group("path").startswith(_URLISH):
             key = _METHOD_KEY.search(m.group("rest").split("fetch(", 1)[0])
             found.append(Route("call", _verb(key.group("verb")) if key else "GET", normalize(_joined(m))))
-    for m in _NEW_REQUEST.finditer(text) if "NewRequest" in text else ():
-        found.append(Route("call", _verb(m.group("verb")), normalize(_joined(m))))
     return found
 
 
 def extract_routes(rel: str, text: str) -> list[Route]:
     """Every route ``text`` (the file at ``rel``) serves, calls or mounts, without duplicates."""
     routes = _served(text)
-    for m in _CALL.finditer(text):
-        route = _classify(m, text)
-        if route is not None:
-            routes.append(route)
-    routes += _called(text)
+    if _CALL_HINT.search(text):
+        routes += [r for r in (_classify(m, text) for m in _CALL.finditer(text)) if r is not None]
+        routes += _fetched(text)
+    routes += [Route("call", _verb(m.group("verb")), normalize(_joined(m)))
+               for m in (_NEW_REQUEST.finditer(text) if "NewRequest" in text else ())]
     seen = {r.segments for r in routes}
     for m in _API_LITERAL.finditer(text) if _API_HINT.search(text) else ():
         segments = normalize(m.group("path"))
