@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import pytrec_eval
 
-from workbench import metrics
+from workbench import metric_kernel, metrics
 from workbench.columns import CASE, METRIC, VALUE
 from workbench.errors import SuiteError, WorkbenchError
 from workbench.metrics import (Metric, aggregate, evaluate, frames_from_results, intern_frames,
@@ -78,7 +78,7 @@ def oracle(ranking, qrels) -> dict[str, dict[str, float]]:
 @pytest.mark.parametrize("scored", [False, True])
 @pytest.mark.parametrize("layout", ["flat", "padded", "uniform"])
 def test_matches_pytrec_eval(graded: bool, scored: bool, layout: str, monkeypatch) -> None:
-    monkeypatch.setattr(metrics, "_PAD_LIMIT", 0.0 if layout == "flat" else np.inf)
+    monkeypatch.setattr(metric_kernel, "_PAD_LIMIT", 0.0 if layout == "flat" else np.inf)
     ranking, qrels = random_data(seed=7 + 2 * graded + scored, graded=graded, scored=scored,
                                  length=20 if layout == "uniform" else None)
     names = [*ORACLE, *TRUNCATED, "precisionAtK"]

@@ -9,6 +9,7 @@ import json
 import sys
 import traceback
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -211,7 +212,8 @@ def baseline_show_command(name: str, corpus_path: Path) -> None:
     base = load_baseline(name, corpus_path.parent / "baselines")
     click.echo(f"Baseline {base.name} ({base.path}, {len(base.cases)} cases)\n\n{baseline_table(base.data)}")
 
-def _repo_arg(path: Path) -> "Repo":
+def _repo_arg(path: Path) -> Any:
+    """A Repo named after its directory."""
     from .targets.base import Repo
     return Repo(path.resolve().name, path.resolve())
 

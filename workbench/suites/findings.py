@@ -15,7 +15,6 @@ severities: BLOCKER -> BLOCK, else MAJOR -> WARN, else ALLOW). Aggregates are mi
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import numpy as np
