@@ -57,3 +57,13 @@ def test_symbol_keys_meet_any_spelling():
 ])
 def test_file_kinds(path, kind):
     assert file_kind(path) == kind
+
+
+def test_run_together_names_split_into_known_words():
+    from workbench.reference.fields import compound_parts, path_fields
+    words = frozenset({"arg", "parse", "http", "util", "file", "tar"})
+    assert compound_parts("argparse", words) == ["arg", "parse"]
+    assert compound_parts("parse", words) == []  # a known word stays whole
+    assert compound_parts("zebrafile", words) == []  # every part must be known
+    name, folders = path_fields("net/httputil/tarfile.go", words)
+    assert {"tar", "file", "tarfil"} <= set(name) and {"http", "util"} <= set(folders)

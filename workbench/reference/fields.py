@@ -9,7 +9,7 @@ from __future__ import annotations
 from .kinds import extension
 from .outline import MAJOR_KINDS, Outline
 from .routes import Route
-from .text import identifier_terms, symbol_keys, terms
+from .text import identifier_terms, split_identifier, symbol_keys, terms
 
 DEFINING = frozenset({"class", "function", "method", "interface", "type", "enum", "struct"})
 
@@ -21,12 +21,43 @@ def _count(items: list[str], weight: int = 1, into: dict[str, int] | None = None
     return counts
 
 
-def path_fields(rel: str) -> tuple[dict[str, int], dict[str, int]]:
-    """(name, dir) term counts of a path; the extension is dropped, it names no concept."""
+def path_fields(rel: str, words: frozenset[str] = frozenset()) -> tuple[dict[str, int], dict[str, int]]:
+    """(name, dir) term counts of a path; the extension is dropped, it names no concept.
+
+    Names written as one lower-case word (``argparse``, ``tarfile``, ``httputil``) also
+    count the known words they are made of (``words``: the repository's identifier parts).
+    """
     directory, _, base = rel.rpartition("/")
     stem = base[: -len(extension(base))] if extension(base) else base
     name = _count(terms(stem.replace(".", " ")) + list(identifier_terms(stem.replace(".", "_"))))
-    return name, _count(terms(directory.replace("/", " ")))
+    for part in split_identifier(stem):
+        _count([t for w in compound_parts(part, words) for t in terms(w)], 1, name)
+    folders = _count(terms(directory.replace("/", " ")))
+    for part in split_identifier(directory):
+        _count([t for w in compound_parts(part, words) for t in terms(w)], 1, folders)
+    return name, folders
+
+
+def compound_parts(word: str, words: frozenset[str]) -> list[str]:
+    """Split a run-together word into two or three known words (``argparse`` -> ``arg``,
+    ``parse``); ``[]`` when it is a known word itself or no split uses known words only."""
+    if len(word) < 6 or word in words:
+        return []
+    for i in range(3, len(word) - 2):
+        head, tail = word[:i], word[i:]
+        if head in words and tail in words:
+            return [head, tail]
+    for i in range(3, len(word) - 5):
+        if word[:i] in words:
+            rest = compound_parts(word[i:], words)
+            if len(rest) == 2:
+                return [word[:i], *rest]
+    return []
+
+
+def identifier_parts(outline: Outline) -> set[str]:
+    """Lower-case parts (three letters or more) of the names a file defines."""
+    return {p for name, _, _ in outline.symbols for p in split_identifier(name) if len(p) >= 3 and p.isalpha()}
 
 
 def symbol_terms(outline: Outline) -> dict[str, int]:

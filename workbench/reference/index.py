@@ -21,7 +21,7 @@ from .extract import EXTRACTOR_VERSION, FileFacts, gc_paused
 from .imports import Resolver
 from .kinds import extension, file_kind, is_code
 from .messages import MessageIndex
-from .fields import path_fields
+from .fields import identifier_parts, path_fields
 from .parallel import extract_all
 from .routes import Route
 from .text import identifier_terms, terms
@@ -90,7 +90,8 @@ def link(root: Path, files: list[str], facts: list[FileFacts]) -> RepoIndex:
     for i, targets in enumerate(imports):
         for j in targets:
             importers[j].append(i)
-    paths = [path_fields(rel) for rel in files]
+    words = frozenset(w for f in facts if f.outline.symbols for w in identifier_parts(f.outline))
+    paths = [path_fields(rel, words) for rel in files]
     ranker = ranking.fit({"name": [p[0] for p in paths], "dir": [p[1] for p in paths],
                           "symbols": [f.symbol_terms for f in facts], "routes": [f.route_terms for f in facts],
                           "content": [f.content for f in facts]})
