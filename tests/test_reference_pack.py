@@ -26,16 +26,23 @@ def primary(query: str, *names: str) -> list[str]:
     return [ref.path for ref in pack(query, *names).primary]
 
 
-def test_named_file_is_pinned_first():
-    assert primary("why does users.service.ts hash with bcrypt", "shop-api")[0] == "src/users/users.service.ts"
-    assert primary("look at internal/stock/ledger.go", "go-inventory")[0] == "internal/stock/ledger.go"
-
-
-def test_named_symbol_is_pinned_whatever_its_spelling():
-    assert primary("PaymentsService.refund passes the wrong reason", "shop-api")[0] == \
-        "src/payments/payments.service.ts"
-    assert primary("user_repository saves stale users", "py-billing")[0] == \
-        "billing/repositories/user_repository.py"
+@pytest.mark.parametrize("query,fixture,first", [
+    # a named file, by base name or by path
+    ("why does users.service.ts hash with bcrypt", "shop-api", "src/users/users.service.ts"),
+    ("look at internal/stock/ledger.go", "go-inventory", "internal/stock/ledger.go"),
+    # a named symbol, whatever its spelling
+    ("PaymentsService.refund passes the wrong reason", "shop-api", "src/payments/payments.service.ts"),
+    ("user_repository saves stale users", "py-billing", "billing/repositories/user_repository.py"),
+    # an error message: the code that raises it
+    ('"Insufficient stock for SKU" when the shelf is full', "shop-api", "src/inventory/inventory.service.ts"),
+    ('error: unknown destination warehouse "xyz"', "go-inventory", "internal/warehouse/transfer.go"),
+    # demotion: code first, unless the task is about tests or translations
+    ("stock reservation logic oversells", "go-inventory", "internal/stock/stock.go"),
+    ("stock reservation test oversells", "go-inventory", "internal/stock/stock_test.go"),
+    ("French translation of the remove button", "i18n-storefront", "src/locales/fr.json"),
+])
+def test_first_primary_file(query: str, fixture: str, first: str):
+    assert primary(query, fixture)[0] == first
 
 
 def test_route_shaped_query_finds_the_handler_not_just_the_routing_table():
@@ -44,25 +51,18 @@ def test_route_shaped_query_finds_the_handler_not_just_the_routing_table():
     assert "GetStock" in result.primary[0].reason
 
 
-def test_error_message_finds_the_code_that_raises_it():
-    assert primary('"Insufficient stock for SKU" when the shelf is full', "shop-api")[0] == \
-        "src/inventory/inventory.service.ts"
-    assert primary('error: unknown destination warehouse "xyz"', "go-inventory")[0] == \
-        "internal/warehouse/transfer.go"
-
-
 def test_catalog_message_leads_to_the_component_using_its_key():
     result = pack('customers see "This card has expired" on a valid card', "i18n-storefront")
     assert result.primary[0].path == "src/components/PaymentForm.tsx"
     assert "payment.errors.expired" in result.primary[0].reason
 
 
-def test_catalogs_and_tests_are_demoted_unless_asked():
-    for path in primary("the remove button in the cart summary", "i18n-storefront"):
-        assert "locales" not in path and ".test." not in path
-    assert primary("French translation of the remove button", "i18n-storefront")[0] == "src/locales/fr.json"
-    assert primary("stock reservation logic oversells", "go-inventory")[0] == "internal/stock/stock.go"
-    assert primary("stock reservation test oversells", "go-inventory")[0] == "internal/stock/stock_test.go"
+def test_catalogs_stay_out_and_tests_only_come_as_related_tests():
+    result = pack("the remove button in the cart summary", "i18n-storefront")
+    assert all("locales" not in ref.path for ref in [*result.primary, *result.related])
+    assert all(".test." not in ref.path for ref in result.primary)
+    tests = [ref for ref in result.related if ".test." in ref.path]
+    assert tests and all(ref.reason == "tests src/components/CartSummary.tsx" for ref in tests)
 
 
 def test_multi_repo_pack_pairs_clients_with_handlers():
@@ -79,8 +79,9 @@ def test_related_files_come_from_the_import_graph_with_reasons():
     assert all(ref.reason for ref in [*result.primary, *result.related])
 
 
-def test_fallback_gives_entry_points_when_nothing_matches():
-    result = pack("quantum flux capacitor overheats", "fallback-py")
+@pytest.mark.parametrize("query", ["quantum flux capacitor overheats", "", "???"])
+def test_fallback_gives_entry_points_when_nothing_matches(query: str):
+    result = pack(query, "fallback-py")
     assert [ref.path for ref in result.primary][:1] == ["weather/main.py"]
     assert result.primary[0].reason.startswith("fallback")
 
