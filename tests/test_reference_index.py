@@ -84,7 +84,7 @@ def test_second_build_reads_the_cache_and_never_writes_into_the_repo(repo: Path,
     before = sorted(p.relative_to(repo) for p in repo.rglob("*"))
     first = build(repo)
     assert any(cache_dir.iterdir())
-    monkeypatch.setattr(index_module, "extract_all", lambda items: pytest.fail("re-parsed an unchanged repo"))
+    monkeypatch.setattr(index_module, "extract_all", lambda *args: pytest.fail("re-parsed an unchanged repo"))
     second = build(repo)
     assert second.files == first.files and second.imports == first.imports
     assert sorted(p.relative_to(repo) for p in repo.rglob("*")) == before
@@ -95,9 +95,9 @@ def test_an_edit_reparses_only_the_changed_file(repo: Path, monkeypatch: pytest.
     (repo / "app/db.py").write_text("session = None\nengine = None\n")
     seen: list[str] = []
 
-    def spy(items):
-        seen.extend(rel for rel, _ in items)
-        return parallel.extract_many(items)
+    def spy(root, rels, sizes):
+        seen.extend(rels)
+        return parallel.extract_all(root, rels, sizes)
     monkeypatch.setattr(index_module, "extract_all", spy)
     ix = build(repo)
     assert seen == ["app/db.py"]
@@ -119,7 +119,9 @@ def test_missing_repository_is_a_target_error(tmp_path: Path):
 
 
 def test_pool_and_serial_extraction_agree(repo: Path, monkeypatch: pytest.MonkeyPatch):
-    items = [(rel, (repo / rel).read_bytes()) for rel in FILES if not rel.startswith("ignored")]
+    rels = [rel for rel in FILES if not rel.startswith("ignored")]
+    sizes = [len(FILES[rel]) for rel in rels]
+    serial = parallel.extract_all(repo, rels, sizes)
     monkeypatch.setattr(parallel, "POOL_MIN_BYTES", 0)
     monkeypatch.setattr(parallel, "workers", lambda: 2)
-    assert parallel.extract_all(items) == parallel.extract_many(items)
+    assert parallel.extract_all(repo, rels, sizes) == serial

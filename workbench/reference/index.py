@@ -137,8 +137,11 @@ def build(root: Path) -> RepoIndex:
 
 def _build(root: Path) -> RepoIndex:
     files = list_files(root)
-    blobs = [(root / rel).read_bytes() for rel in files]
-    digests = [cache.digest(data, extension(rel)) for rel, data in zip(files, blobs)]
+    sizes, digests = [], []
+    for rel in files:  # one file's bytes at a time: a large repository never sits in memory
+        data = (root / rel).read_bytes()
+        sizes.append(len(data))
+        digests.append(cache.digest(data, extension(rel)))
     tree = cache.digest("\n".join(f"{r}\t{d}" for r, d in zip(files, digests)).encode())
     built = cache.load(root, "index", INDEX_VERSION)
     if isinstance(built, RepoIndex) and getattr(built, "tree", None) == tree:
@@ -147,8 +150,9 @@ def _build(root: Path) -> RepoIndex:
         except AttributeError:
             pass  # pickled by an older shape of RepoIndex
     known = cache.load(root, "facts", EXTRACTOR_VERSION) or {}
-    todo = [(d, (rel, data)) for rel, data, d in zip(files, blobs, digests) if d not in known]
-    fresh = dict(zip([d for d, _ in todo], extract_all([item for _, item in todo])))
+    todo = [i for i, d in enumerate(digests) if d not in known]
+    parsed = extract_all(root, [files[i] for i in todo], [sizes[i] for i in todo])
+    fresh = {digests[i]: facts for i, facts in zip(todo, parsed)}
     facts = [known.get(d) or fresh[d] for d in digests]
     cache.save(root, "facts", EXTRACTOR_VERSION, dict(zip(digests, facts)))
     index = replace(link(root, files, facts), tree=tree)

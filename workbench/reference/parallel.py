@@ -9,6 +9,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 from .extract import FileFacts, extract_many
 
@@ -25,25 +26,30 @@ def workers() -> int:
     return min(count, 8)
 
 
-def _chunks(items: list[tuple[str, bytes]], n: int) -> list[list[int]]:
+def _chunks(sizes: list[int], n: int) -> list[list[int]]:
     """Item indices dealt largest-first round-robin into ``n`` batches of similar size."""
-    order = sorted(range(len(items)), key=lambda i: -len(items[i][1]))
+    order = sorted(range(len(sizes)), key=lambda i: -sizes[i])
     return [order[k::n] for k in range(n) if order[k::n]]
 
 
-def extract_all(items: list[tuple[str, bytes]]) -> list[FileFacts]:
-    """FileFacts for every ``(path, bytes)`` item, in order."""
+def _read_and_extract(root: str, rels: list[str]) -> list[FileFacts]:
+    """A worker's batch: read each file here, so the parent never holds every file's bytes."""
+    return extract_many([(rel, (Path(root) / rel).read_bytes()) for rel in rels])
+
+
+def extract_all(root: Path, rels: list[str], sizes: list[int]) -> list[FileFacts]:
+    """FileFacts for every file of ``rels`` (paths under ``root``, ``sizes`` in bytes), in order."""
     n = workers()
-    if n < 2 or sum(len(data) for _, data in items) < POOL_MIN_BYTES or \
-            "fork" not in multiprocessing.get_all_start_methods():
-        return extract_many(items)
-    batches = _chunks(items, n * CHUNKS_PER_WORKER)
-    out: list[FileFacts | None] = [None] * len(items)
+    if n < 2 or sum(sizes) < POOL_MIN_BYTES or "fork" not in multiprocessing.get_all_start_methods():
+        return [extract_many([(rel, (root / rel).read_bytes())])[0] for rel in rels]
+    batches = _chunks(sizes, n * CHUNKS_PER_WORKER)
+    out: list[FileFacts | None] = [None] * len(rels)
     try:
         with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork")) as pool:
-            for batch, facts in zip(batches, pool.map(extract_many, [[items[i] for i in b] for b in batches])):
-                for i, f in zip(batch, facts):
-                    out[i] = f
+            jobs = [pool.submit(_read_and_extract, str(root), [rels[i] for i in batch]) for batch in batches]
+            for batch, job in zip(batches, jobs):
+                for i, facts in zip(batch, job.result()):
+                    out[i] = facts
     except (OSError, RuntimeError):
-        return extract_many(items)
+        return [extract_many([(rel, (root / rel).read_bytes())])[0] for rel in rels]
     return [f for f in out]  # type: ignore[misc]
