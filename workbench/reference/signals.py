@@ -157,12 +157,15 @@ def _probes(q: Query) -> list[tuple[set[str], int, float, float]]:
     """(words, min literal words, min coverage, strength) to try against the message literals.
 
     A quoted phrase is the strongest evidence; an unquoted error-looking task may carry
-    the message inline; other tasks are left to ranking (a task that happens to contain
-    a literal's words is not quoting it).
+    the message inline; any other task that restates most of a longer message (``a
+    discount above the basket total is applied`` vs ``Discount exceeds the basket total``)
+    gets a nudge only, since words shared with a literal are not a quotation.
     """
     if q.quoted:
         return [(set(message_words(phrase)), 2, 0.75, MESSAGE) for phrase in q.quoted]
-    return [(q.words, 3, 0.8, MESSAGE * 0.8)] if q.error_shaped else []
+    if q.error_shaped:
+        return [(q.words, 3, 0.8, MESSAGE * 0.8)]
+    return [(q.words, 4, 0.75, MESSAGE * 0.2)]
 
 
 def quoted_messages(index: RepoIndex, q: Query) -> Evidence:
