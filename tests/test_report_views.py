@@ -229,3 +229,22 @@ def test_styled_tables_render_identically(synthetic: wb.Run) -> None:
     first = wb.views.verdicts(synthetic).to_html()
     assert first == wb.views.verdicts(synthetic).to_html()
     assert 'id="T_verdicts' in first
+
+
+@pytest.mark.parametrize("row, why", [
+    ({SUITE: "gate", "verdict": "PASS", "expectedVerdict": "FAIL", "missing": ["Secret safety: expected FAIL, got PASS"],
+      "unexpectedFails": ["Changelog"]},
+     "verdict PASS (expected FAIL); Secret safety: expected FAIL, got PASS; unexpected FAIL: Changelog"),
+    ({SUITE: "harness", "commands": [{"command": "npm test", "passed": False, "reason": "exit 1"},
+                                     {"command": "npm install", "passed": True}]}, "npm test: exit 1"),
+    ({SUITE: "findings", "missed": [["sql-injection", "a.go"]], "extra": [], "verdict": "WARN",
+      "expected_verdict": "BLOCK"}, "missed sql-injection in a.go; verdict WARN (expected BLOCK)"),
+    ({SUITE: "ranking", "expected": [["a.go", "Run"], ["b.go", None]], "expected_ranks": [3, None]},
+     "not in the top 20: b.go"),
+    ({SUITE: "risk", "missing": ["secret"], "unexpected": []}, "missing secret"),
+    ({SUITE: "tokens", "savings": -0.5, "recallAtK": 1.0, "primary": ["a.ts"]},
+     "pack not smaller than the dump (savings -0.50)"),
+    ({SUITE: "unknown"}, "did not pass"),
+])
+def test_explain_names_the_reason(row: dict, why: str) -> None:
+    assert wb.views.explain(row, 5) == why

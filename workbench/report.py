@@ -15,7 +15,7 @@ import logging
 import os
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from queue import SimpleQueue
@@ -119,8 +119,10 @@ class Job:
     params: dict[str, Any]
 
 
-def _worker(jobs: SimpleQueue, timeout: float, reuse: bool) -> list[Page]:
-    """Start a kernel at once (while the caller loads the run), then render jobs until a None."""
+def _worker(jobs: SimpleQueue, timeout: float, reuse: bool, converter: ThreadPoolExecutor) -> list[Future]:
+    """Start a kernel at once (while the caller loads the run), then execute jobs until a None.
+
+    Pages are converted on ``converter`` so the kernel moves straight on to its next notebook."""
     from .report_kernels import KernelSlot, execute_notebook
     pages, slot = [], KernelSlot(Path.cwd())
     try:
@@ -132,15 +134,19 @@ def _worker(jobs: SimpleQueue, timeout: float, reuse: bool) -> list[Page]:
         while (job := jobs.get()) is not None:
             started = time.perf_counter()
             nb, error = execute_notebook(job.source, job.out / job.source.name, job.params, slot, timeout)
-            page = job.out / f"{job.source.stem}.html"
-            if nb is not None:
-                _write(page, to_html(nb))
-            pages.append(Page(job.source.stem, page, job.out / job.source.name, time.perf_counter() - started, error))
+            pages.append(converter.submit(_convert, job, nb, error, started))
             if not reuse:
                 slot.shutdown()
     finally:
         slot.shutdown()
     return pages
+
+
+def _convert(job: Job, nb: Any, error: str | None, started: float) -> Page:
+    html_path = job.out / f"{job.source.stem}.html"
+    if nb is not None:
+        _write(html_path, to_html(nb))
+    return Page(job.source.stem, html_path, job.out / job.source.name, time.perf_counter() - started, error)
 
 
 def render_report(run_dir: Path | str | None = None, baseline: str | None = None,
@@ -157,8 +163,9 @@ def render_report(run_dir: Path | str | None = None, baseline: str | None = None
     sources = notebook_paths(notebooks, notebook_dir)
     queue: SimpleQueue = SimpleQueue()
     workers = max(1, min(jobs or len(os.sched_getaffinity(0)), len(sources)))
-    with ThreadPoolExecutor(workers, thread_name_prefix="report") as pool:
-        futures = [pool.submit(_worker, queue, timeout, reuse_kernels) for _ in range(workers)]
+    with ThreadPoolExecutor(workers, thread_name_prefix="report") as pool, \
+            ThreadPoolExecutor(1, thread_name_prefix="html") as converter:
+        futures = [pool.submit(_worker, queue, timeout, reuse_kernels, converter) for _ in range(workers)]
         try:
             run, out = _prepare(run_dir, baseline, Path(out_dir))
             params = {"run_dir": str(run.path.resolve()), "baseline": baseline}
@@ -168,8 +175,8 @@ def render_report(run_dir: Path | str | None = None, baseline: str | None = None
         finally:
             for _ in futures:
                 queue.put(None)
-        to_html(None)  # load nbconvert and compile its template while the kernels start
-        pages = [page for future in futures for page in future.result()]
+        converter.submit(to_html, None)  # load nbconvert and compile its template while the kernels start
+        pages = [page.result() for future in futures for page in future.result()]
     order = {source.stem: i for i, source in enumerate(sources)}
     pages.sort(key=lambda page: order[page.name])
     report = Report(run.run_id, write_index(run, pages, out), pages)

@@ -47,8 +47,39 @@ def _tokens(row: dict[str, Any], k: int) -> str:
     return "; ".join(parts)
 
 
+def _verdict(row: dict[str, Any], actual: str, expected: str) -> list[str]:
+    got, want = row.get(actual), row.get(expected)
+    return [f"verdict {got} (expected {want})"] if _present(want) and got != want else []
+
+
+def _gate(row: dict[str, Any], k: int) -> str:
+    parts = _verdict(row, "verdict", "expectedVerdict") + list(row.get("missing") or [])
+    if row.get("unexpectedFails"):
+        parts.append(f"unexpected FAIL: {joined(row['unexpectedFails'])}")
+    return "; ".join(parts)
+
+
+def _harness(row: dict[str, Any], k: int) -> str:
+    return "; ".join(f"{c.get('command')}: {c.get('reason') or 'failed'}"
+                     for c in row.get("commands") or [] if isinstance(c, dict) and not c.get("passed"))
+
+
+def _findings(row: dict[str, Any], k: int) -> str:
+    def pairs(key: str) -> str:
+        return ", ".join(f"{rule} in {file}" for rule, file in row.get(key) or [])
+    parts = [f"{label} {pairs(key)}" for key, label in (("missed", "missed"), ("extra", "extra")) if row.get(key)]
+    return "; ".join(parts + _verdict(row, "verdict", "expected_verdict"))
+
+
+def _ranking(row: dict[str, Any], k: int) -> str:
+    expected, ranks = row.get("expected") or [], row.get("expected_ranks") or []
+    missed = ["#".join(str(p) for p in item if p) for item, rank in zip(expected, ranks) if rank is None]
+    return f"not in the top 20: {', '.join(missed)}" if missed else ""
+
+
 EXPLAINERS: dict[str, Callable[[dict[str, Any], int], str]] = {
-    "retrieval": _retrieval, "risk": _risk, "tokens": _tokens}
+    "retrieval": _retrieval, "risk": _risk, "tokens": _tokens, "gate": _gate, "harness": _harness,
+    "findings": _findings, "ranking": _ranking}
 
 
 def explain(row: dict[str, Any], k: int) -> str:
