@@ -15,10 +15,17 @@ _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 def split_identifier(identifier: str) -> list[str]:
     """``getUserByID_v2`` -> ``['get', 'user', 'by', 'id', 'v', '2']`` (lower-case parts)."""
+    return list(_split(identifier))
+
+
+@lru_cache(maxsize=262144)
+def _split(identifier: str) -> tuple[str, ...]:
+    if identifier.isascii() and identifier.isalpha() and identifier.islower():
+        return (identifier,)  # the common case needs no regex
     parts: list[str] = []
     for word in _WORD.findall(identifier):
         parts.extend(piece.lower() for piece in _CAMEL.findall(word))
-    return parts
+    return tuple(parts)
 
 
 @lru_cache(maxsize=65536)
@@ -93,13 +100,14 @@ def identifier_terms(identifier: str) -> tuple[str, ...]:
     query that writes ``eventservice`` as one word still meet the identifier. Digits
     only survive inside the joined form (``base64`` -> ``('base', 'base64')``).
     """
-    parts = split_identifier(identifier)
+    parts = _split(identifier)
     out = [stem(p) for p in parts if len(p) > 1 and not p.isdigit() and p not in STOP_WORDS]
     if len(parts) > 1:
         out.append(stem("".join(parts)))
     return tuple(out)
 
 
+@lru_cache(maxsize=131072)
 def symbol_keys(name: str) -> tuple[str, ...]:
     """How a symbol is looked up: its parts joined lower-case, as written and as stems
     (``changePassword`` -> ``changepassword``, ``changpassword``), so a task may spell it
