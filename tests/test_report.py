@@ -76,3 +76,13 @@ def test_only_declared_parameters_are_passed(tmp_path: Path) -> None:
     book.cells = book.cells[:1]
     nbformat.write(book, str(tmp_path / "n.ipynb"))
     assert declared(tmp_path / "n.ipynb", {"run_dir": "r", "baseline": "b"}) == {"run_dir": "r"}
+
+
+def test_lab_opens_jupyterlab_on_the_notebooks(monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+    from workbench.cli import main
+    seen: list[list[str]] = []
+    monkeypatch.setattr(subprocess, "call", lambda command: seen.append(command) or 7)
+    assert main(["lab", "--no-browser"]) == 7
+    from workbench.report import notebooks_dir
+    assert seen[0][1:] == ["-m", "jupyterlab", f"--notebook-dir={notebooks_dir()}", "--no-browser"]

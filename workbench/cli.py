@@ -288,13 +288,16 @@ def report_command(run_dir: Path | None, baseline: str | None, out_dir: Path, op
         webbrowser.open(result.index.resolve().as_uri())
 
 
-@cli.command("lab")
+@cli.command("lab", context_settings={"ignore_unknown_options": True})
+@click.argument("lab_args", nargs=-1, type=click.UNPROCESSED)
 @click.pass_context
-def lab_command(ctx: click.Context) -> None:
-    """Open JupyterLab on the report notebooks (notebooks/), in this environment."""
+def lab_command(ctx: click.Context, lab_args: tuple[str, ...]) -> None:
+    """Open JupyterLab on the report notebooks (notebooks/), in this environment.
+
+    Other arguments go to JupyterLab (``workbench lab --no-browser --port 8890``)."""
     import subprocess
     from .report import notebooks_dir
-    ctx.exit(subprocess.call([sys.executable, "-m", "jupyterlab", f"--notebook-dir={notebooks_dir()}"]))
+    ctx.exit(subprocess.call([sys.executable, "-m", "jupyterlab", f"--notebook-dir={notebooks_dir()}", *lab_args]))
 
 
 def main(argv: list[str] | None = None) -> int:
