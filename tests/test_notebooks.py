@@ -13,7 +13,6 @@ from pathlib import Path
 import nbformat
 import pytest
 
-import workbench as wb
 from workbench.cli import main
 from workbench.errors import RenderError
 from workbench.report import NOTEBOOKS, notebook_paths, render_report
