@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from .cache import code_digest
 from .kinds import extension, file_kind, is_code
-from .fields import lookup_keys, route_terms, symbol_terms
+from .fields import export_terms, lookup_keys, route_terms, symbol_terms
 from .messages import catalog_entries, code_literals, message_words
 from .outline import Outline
 from .pysymbols import python_outline
@@ -43,6 +43,7 @@ class FileFacts:
     catalog: list[tuple[str, str]] = field(default_factory=list)
     content: dict[str, int] = field(default_factory=dict)
     symbol_terms: dict[str, int] = field(default_factory=dict)
+    export_terms: dict[str, int] = field(default_factory=dict)
     route_terms: dict[str, int] = field(default_factory=dict)
     lookup_keys: tuple[str, ...] = ()
     message_words: list[tuple[str, ...]] = field(default_factory=list)  # literals, then catalog messages
@@ -81,6 +82,7 @@ def extract_file(rel: str, data: bytes) -> FileFacts:
         facts.outline = _outline(rel, data)
         facts.routes = extract_routes(rel, text)
         facts.symbol_terms = symbol_terms(facts.outline)
+        facts.export_terms = export_terms(facts.outline)
         facts.route_terms = route_terms(facts.routes)
         facts.lookup_keys = lookup_keys(facts.outline)
     if kind != "translation" and (is_code(rel) or kind in LITERAL_KINDS):

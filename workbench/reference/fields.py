@@ -61,13 +61,16 @@ def identifier_parts(outline: Outline) -> set[str]:
 
 
 def symbol_terms(outline: Outline) -> dict[str, int]:
-    """Terms of the names a file defines; classes, functions and exports count twice."""
+    """Terms of the names a file defines; classes and top-level functions count twice."""
     counts: dict[str, int] = {}
-    exported = set(outline.exports)
     for name, kind, _ in outline.symbols:
-        bare = name.rsplit(".", 1)[-1]
-        _count(list(identifier_terms(bare)), 2 if kind in MAJOR_KINDS or bare in exported else 1, counts)
+        _count(list(identifier_terms(name.rsplit(".", 1)[-1])), 2 if kind in MAJOR_KINDS else 1, counts)
     return counts
+
+
+def export_terms(outline: Outline) -> dict[str, int]:
+    """Terms of the names a file exports (its public surface: what importers call it for)."""
+    return _count([t for name in outline.exports for t in identifier_terms(name.rsplit(".", 1)[-1])])
 
 
 def route_terms(routes: list[Route]) -> dict[str, int]:
