@@ -122,3 +122,13 @@ def test_no_corpus_case_or_fixture_leaks_into_the_engine():
         needles |= {case["name"], case["query"], *case["expectedPrimary"], *case.get("expectedAnyOf", [])}
     leaked = sorted(n for n in needles if n and n in engine)
     assert leaked == []
+
+
+@pytest.mark.parametrize("mention", ["EventService", "event_service", "eventService"])
+def test_a_name_in_one_convention_finds_a_file_named_in_another(tmp_path: Path, mention: str):
+    for rel in ("src/event-service.ts", "src/events.ts", "src/service.ts"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("export const handlers = [];\n")
+    result = build_pack(f"{mention} drops messages", [Repo("app", tmp_path)])
+    assert result.primary[0].path == "src/event-service.ts"
+    assert result.primary[0].reason == f"named in the task ({mention})"

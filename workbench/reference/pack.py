@@ -1,11 +1,11 @@
 """Choose a context pack: ranked primary files, then related files, each with its reason.
 
-Scores: BM25F per repository, normalized so packs over several repositories compare
-(each repository's score is divided by what a perfect match of every query term
-would score there, then the best file overall is 1), times a kind factor (tests,
-catalogs, docs demoted unless the task is about them), plus evidence (named file or
-symbol, route handler, quoted message). Primary files are cut where the score
-distribution drops, so a pack is often one to three files and never padded.
+Scores: BM25F per repository as a share of what a perfect match of every query term
+would score there (so packs over several repositories compare), plus a bonus for query
+words in the file's own name, lifted one step down the import graph, times a kind
+factor (tests, catalogs, docs demoted unless the task is about them), plus evidence
+(named file or symbol, route handler, quoted message). Primary files are cut where
+the score distribution drops, so a pack is often one to three files and never padded.
 """
 from __future__ import annotations
 
@@ -19,15 +19,15 @@ from .kinds import LIFTED_BY
 from .query import Query, analyse
 from .related import related_files
 from .render import render_text
-from .signals import (PIN, SYMBOL_PIN, named_files, named_locales, named_symbols, quoted_messages,
-                      route_matches)
+from .ranking import K1
+from .signals import SYMBOL_PIN, named_files, named_locales, named_symbols, quoted_messages, route_matches
 
 DEMOTION = {"test": 0.25, "fixture": 0.2, "translation": 0.2, "doc": 0.25, "migration": 0.4,
             "style": 0.5, "config": 0.6, "manifest": 0.5, "other": 0.6}
 INTENT_BOOST = 1.6
 RATIO = 0.6  # a further primary file scores at least this share of the best one
 GAP = 0.7  # ... and at least this share of the primary file before it
-WITH_PINS = 0.85  # with a named file or symbol, others need a near-perfect match to join it
+JOIN_PINS = 0.85  # with a named file or symbol, an unnamed file joins only with a near-perfect score
 MAX_PRIMARY = 4
 FALLBACK_COVERAGE = 0.34
 JOINED_WEIGHT = 0.5
@@ -81,7 +81,7 @@ def _rank(index: RepoIndex, q: Query) -> tuple[np.ndarray, np.ndarray, list[str]
     idf_all = np.asarray([ranker.idf[ranker.vocab[t]] if t in ranker.vocab else unknown_idf for t in query_terms],
                          dtype=np.float32)
     known = [j for j, t in enumerate(query_terms) if t in ranker.vocab]
-    ideal = float((idf_all * weights).sum()) * 2.2 or 1.0
+    ideal = float((idf_all * weights).sum()) * (K1 + 1.0) or 1.0
     if not known:
         zero = np.zeros(ranker.size, dtype=np.float32)
         return zero, zero, [], None
@@ -95,7 +95,7 @@ def _rank(index: RepoIndex, q: Query) -> tuple[np.ndarray, np.ndarray, list[str]
 
 def _propagate(index: RepoIndex, base: np.ndarray) -> np.ndarray:
     """One step down the import graph: a matching file used by a strong match gains a share
-    of that match's score (the form's ``login()`` helper rises with the login form)."""
+    of that match's score (a page's data-fetching helper rises with the page)."""
     lifted = base.copy()
     strong = np.flatnonzero(base >= PROPAGATE_FROM * base.max()) if base.size and base.max() > 0 else []
     for src in strong:
@@ -106,6 +106,7 @@ def _propagate(index: RepoIndex, base: np.ndarray) -> np.ndarray:
 
 
 def _score(index: RepoIndex, q: Query) -> Scored:
+    """Rank every file of one repository for ``q`` and add the evidence signals."""
     base, coverage, matched, hits = _rank(index, q)
     factors = kind_factors(index.kinds, q)
     scored = Scored(index, _propagate(index, base) * factors, coverage, matched, hits)
@@ -140,7 +141,7 @@ def _choose(scored: list[Scored], limit: int) -> list[tuple[int, int]]:
         if (r, d) in pinned:
             continue
         if best is None:
-            if pinned and value < WITH_PINS * PIN / 2:
+            if pinned and value < JOIN_PINS:
                 break
             best = previous = value
             chosen.append((r, d))
@@ -157,16 +158,13 @@ def _is_weak(scored: list[Scored], chosen: list[tuple[int, int]]) -> bool:
     know of the task's terms (words they have never seen say nothing either way)."""
     if not chosen:
         return True
-    if any(s.pinned or _evidence_docs(s) for s in scored):
+    if any(s.pinned or s.reasons for s in scored):
         return False
     return max((float(s.coverage.max()) for s in scored if s.coverage.size), default=0.0) < FALLBACK_COVERAGE
 
 
-def _evidence_docs(s: Scored) -> set[int]:
-    return set(s.reasons)
-
-
 def _fallback(scored: list[Scored], limit: int) -> list[tuple[int, int]]:
+    """Entry points (two per repository), for a task that names nothing the code has."""
     entries = [(r, d) for r, s in enumerate(scored) for d in s.index.entries[:2]]
     if not entries:
         entries = [(r, 0) for r, s in enumerate(scored) if s.index.files]

@@ -1,7 +1,7 @@
 """Evidence beyond term ranking: the task names a file or symbol, a route, or a message.
 
 Each function returns ``{document: (strength, reason)}`` for one repository index;
-strengths are on the scale of a normalized ranking score (the best ranked file
+strengths are on the scale of a ranking score (a perfect match of every query term
 scores 1), so a pin of 2 puts a file above anything ranking alone can find.
 """
 from __future__ import annotations
@@ -41,7 +41,8 @@ def _stem(path: str) -> str:
 
 
 def named_files(index: RepoIndex, q: Query) -> Evidence:
-    """Files the task names: by path, path suffix, base name, or stem (``users_service``)."""
+    """Files the task names: by path, path suffix, base name, or a name spelled in any
+    convention (``users_service``, ``UsersService`` and ``users-service.ts`` name each other)."""
     found: Evidence = {}
     for mention in q.files:
         mention = mention.lstrip("./")
@@ -51,9 +52,9 @@ def named_files(index: RepoIndex, q: Query) -> Evidence:
             elif posixpath.basename(path) == posixpath.basename(mention):
                 _add(found, i, PIN, f"named in the task ({mention})")
     for ident in q.identifiers:
-        lowered = ident.lower()
+        wanted = set(symbol_keys(ident))
         for i, path in enumerate(index.files):
-            if _stem(path).lower() == lowered:
+            if wanted & set(symbol_keys(_stem(path))):
                 _add(found, i, PIN, f"named in the task ({ident})")
     return found
 
@@ -61,9 +62,9 @@ def named_files(index: RepoIndex, q: Query) -> Evidence:
 def named_symbols(index: RepoIndex, q: Query) -> Evidence:
     """Files defining a symbol the task names, when few files define it.
 
-    An identifier-shaped mention (``OrdersService``, ``parse_header()``) pins its file; a
-    run of plain words spelling a symbol (``named tuple``) or a single word that is a
-    rare symbol name (``install``) adds weaker evidence.
+    An identifier-shaped mention (``OrdersService``, ``parse_header()``) pins its file; the
+    exception class heading a traceback line, or a run of plain words spelling a symbol
+    (``named tuple``), adds weaker evidence.
     """
     found: Evidence = {}
     mentions = [(ident, _spellings(ident), SYMBOL_PIN) for ident in q.identifiers]
