@@ -193,7 +193,8 @@ def main() -> None:
             result["npm"] = query_quality(npm, "npm", NPM_TASKS)
         result["corpus"] = corpus_scores()
     index = result["index"]
-    result["summary"] = {"cold_s": _median(index["cold"], "seconds"), "cold_min_s": min(r["seconds"] for r in index["cold"]),
+    result["summary"] = {"cold_s": _median(index["cold"], "seconds"),
+                         "cold_min_s": min(r["seconds"] for r in index["cold"]),
                          "cold_cpu_s": _median(index["cold"], "cpu_seconds"),
                          "warm_s": _median(index["warm"], "seconds"), "query_median_ms": result["stdlib"]["median_ms"],
                          "peak_mb": max(r["peak_mb"] for r in index["cold"] + index["warm"]),

@@ -69,8 +69,8 @@ class Resolver:
                 base = posixpath.normpath(str(options.get("baseUrl", ".")))
                 for pattern, targets in (options.get("paths") or {}).items():
                     if isinstance(targets, list):
-                        aliases.append((pattern.rstrip("*"), [posixpath.normpath(posixpath.join(base, str(t).rstrip("*")))
-                                                              for t in targets]))
+                        dirs = [posixpath.normpath(posixpath.join(base, str(t).rstrip("*"))) for t in targets]
+                        aliases.append((pattern.rstrip("*"), dirs))
                 if base != ".":
                     aliases.append(("", [base]))
         aliases += [("@/", ["src"]), ("~/", ["src"])]

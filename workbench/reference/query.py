@@ -35,7 +35,9 @@ FILE_EXTENSIONS = ("py", "pyi", "ts", "tsx", "js", "jsx", "mjs", "cjs", "go", "j
                    "toml", "vue", "svelte", "css", "scss", "html", "sql", "sh", "rs", "java", "rb", "po")
 _FILE = re.compile(r"(?<![\w/.-])((?:[\w@.-]+/)*[\w@-][\w@.-]*\.(?:" + "|".join(FILE_EXTENSIONS) + r"))\b")
 _PATHLIKE = re.compile(r"(?<![\w/])((?:[\w@.-]+/)+[\w@.-]+)")
-_ROUTE = re.compile(r"(?:\b(?P<verb>" + "|".join(VERBS) + r")\s+)?(?<![\w.])(?P<path>/[\w:{}\[\]<>$.*-]+(?:/[\w:{}\[\]<>$.*-]*)*)")
+_SEGMENT = r"[\w:{}\[\]<>$.*-]"
+_ROUTE = re.compile(r"(?:\b(?P<verb>" + "|".join(VERBS) + r")\s+)?(?<![\w.])"
+                    r"(?P<path>/" + _SEGMENT + r"+(?:/" + _SEGMENT + r"*)*)")
 _QUOTED = re.compile(r"\"([^\"]{3,})\"|“([^”]{3,})”|`([^`]{3,})`|(?<![\w])'([^']{3,}?)'(?![\w])")
 _TOKEN = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(\))?")
 _ERROR_PREFIX = re.compile(r"^\s*(?:[A-Z]\w*(?:Error|Exception)|Error|panic|fatal)\b:?", re.IGNORECASE)

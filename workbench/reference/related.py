@@ -8,11 +8,12 @@ tests that exercise a primary file.
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from .kinds import LIFTED_BY, extension
 from .query import Query
-from .routes import match, render
+from .routes import Route, match, render
 from .text import terms
 
 if TYPE_CHECKING:
@@ -32,27 +33,32 @@ def _on_topic(route_segments: tuple[str, ...], q: Query) -> float:
     return float(sum(1 for seg in route_segments if seg != ":" and set(terms(seg)) & wanted))
 
 
+def _counterparts(scored: list["Scored"], r: int, d: int, route: Route,
+                  q: Query) -> Iterator[tuple[int, int, float, str]]:
+    """(repo, doc, quality, reason) of files on the other side of one route of ``(r, d)``."""
+    other_role = "call" if route.role == "serve" else "serve"
+    verb = "calls" if other_role == "call" else "handles"
+    for r2, s in enumerate(scored):
+        for doc, theirs in s.index.routes:
+            if theirs.role != other_role or (r2, doc) == (r, d) or _quiet(s, doc, q):
+                continue
+            if route.method and theirs.method and route.method != theirs.method:
+                continue
+            quality = match(route.segments, theirs.segments)
+            if quality > 1.0:
+                quality += (0.5 if r2 != r else 0.0) + _on_topic(theirs.segments, q)
+                yield r2, doc, quality, f"{verb} {render(theirs)} (pairs with {scored[r].index.files[d]})"
+
+
 def _pairs(scored: list["Scored"], sources: list[tuple[int, int]], q: Query) -> list[tuple[int, int, str]]:
     """Files on the other side of the routes ``sources`` serve or call, best match first
     (another repository before the same one, routes the task mentions before others)."""
     found: dict[tuple[int, int], tuple[float, str]] = {}
     for r, d in sources:
-        mine = [route for doc, route in scored[r].index.routes if doc == d and route.role in ("serve", "call")]
-        for route in mine:
-            other_role = "call" if route.role == "serve" else "serve"
-            for r2, s in enumerate(scored):
-                for doc, theirs in s.index.routes:
-                    if theirs.role != other_role or (r2, doc) == (r, d) or _quiet(s, doc, q):
-                        continue
-                    if route.method and theirs.method and route.method != theirs.method:
-                        continue
-                    quality = match(route.segments, theirs.segments)
-                    if quality <= 1.0:
-                        continue
-                    quality += (0.5 if r2 != r else 0.0) + _on_topic(theirs.segments, q)
-                    verb = "calls" if other_role == "call" else "handles"
-                    if quality > found.get((r2, doc), (0.0, ""))[0]:
-                        found[(r2, doc)] = (quality, f"{verb} {render(theirs)} (pairs with {scored[r].index.files[d]})")
+        for _, route in (item for item in scored[r].index.routes if item[0] == d and item[1].role != "mount"):
+            for r2, doc, quality, reason in _counterparts(scored, r, d, route, q):
+                if quality > found.get((r2, doc), (0.0, ""))[0]:
+                    found[(r2, doc)] = (quality, reason)
     ranked = sorted(found.items(), key=lambda kv: -kv[1][0])
     return [(r, d, reason) for (r, d), (_, reason) in ranked[:MAX_PAIRS]]
 

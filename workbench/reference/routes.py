@@ -40,7 +40,8 @@ _PREFIX = re.compile(r"@Controller\(\s*(?:\{\s*path:\s*)?['\"`](?P<path>[^'\"`]*
                      r"(?:APIRouter|Blueprint)\([^)]*?(?:url_)?prefix\s*=\s*['\"](?P<path2>[^'\"]*)['\"]")
 _CALL = re.compile(r"\.(?P<verb>get|post|put|patch|delete|all|use|route|options|head|handle|handlefunc|any|"
                    r"group|mount|request|GET|POST|PUT|PATCH|DELETE|Get|Post|Put|Patch|Delete|Handle|HandleFunc|Any|"
-                   r"Group|Mount|Route|Use|Options|Head)(?:<[^<>()]*>)?\(\s*" + _URL_STR + r"(?=(?P<rest>[^\n]{0,200}))")
+                   r"Group|Mount|Route|Use|Options|Head)(?:<[^<>()]*>)?\(\s*"  # generic type args: post<T>(
+                   + _URL_STR + r"(?=(?P<rest>[^\n]{0,200}))")
 _RECEIVER = re.compile(r"(?:[\w$]+\.)?[\w$]+$")
 _FETCH = re.compile(r"(?:fetch|useFetch|useSWR|request)\(\s*" + _URL_STR + r"(?=(?P<rest>.{0,300}))", re.DOTALL)
 _NEW_REQUEST = re.compile(r"NewRequest(?:WithContext)?\([^\"]*\"(?P<verb>[A-Z]+)\"\s*,\s*" + _URL_STR
