@@ -125,3 +125,16 @@ def test_pool_and_serial_extraction_agree(repo: Path, monkeypatch: pytest.Monkey
     monkeypatch.setattr(parallel, "POOL_MIN_BYTES", 0)
     monkeypatch.setattr(parallel, "workers", lambda: 2)
     assert parallel.extract_all(repo, rels, sizes) == serial
+
+
+def test_concurrent_loads_build_once(repo: Path, monkeypatch: pytest.MonkeyPatch):
+    from concurrent.futures import ThreadPoolExecutor
+    calls: list[int] = []
+
+    def counting(root, rels, sizes):
+        calls.append(len(rels))
+        return parallel.extract_all(root, rels, sizes)
+    monkeypatch.setattr(index_module, "extract_all", counting)
+    with ThreadPoolExecutor(4) as pool:
+        loaded = list(pool.map(lambda _: load_index(repo), range(8)))
+    assert len(calls) == 1 and all(ix is loaded[0] for ix in loaded)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -163,6 +164,7 @@ def _build(root: Path) -> RepoIndex:
 
 
 _MEMO: dict[str, tuple[list[str], tuple, RepoIndex]] = {}
+_BUILDING = threading.Lock()  # one build at a time: concurrent cases of a run share it
 
 
 def load_index(root: Path | str) -> RepoIndex:
@@ -174,7 +176,11 @@ def load_index(root: Path | str) -> RepoIndex:
     memo = _MEMO.get(str(root))
     if memo is not None and memo[1] and memo[1] == snapshot(memo[0]):
         return memo[2]
-    index = build(root)
-    paths = stat_paths(root, index.files)
-    _MEMO[str(root)] = (paths, snapshot(paths), index)
+    with _BUILDING:
+        memo = _MEMO.get(str(root))  # another thread may have built it meanwhile
+        if memo is not None and memo[1] and memo[1] == snapshot(memo[0]):
+            return memo[2]
+        index = build(root)
+        paths = stat_paths(root, index.files)
+        _MEMO[str(root)] = (paths, snapshot(paths), index)
     return index

@@ -2,12 +2,14 @@
 
 Parsing dominates a cold index (``ast`` and tree-sitter both run near 8 MB/s here),
 so a large batch is split by size across forked workers; a small batch, a
-single-core machine or a platform without ``fork`` runs in this process.
+single-core machine, a multi-threaded caller or a platform without ``fork`` runs in
+this process.
 """
 from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -40,7 +42,10 @@ def _read_and_extract(root: str, rels: list[str]) -> list[FileFacts]:
 def extract_all(root: Path, rels: list[str], sizes: list[int]) -> list[FileFacts]:
     """FileFacts for every file of ``rels`` (paths under ``root``, ``sizes`` in bytes), in order."""
     n = workers()
-    if n < 2 or sum(sizes) < POOL_MIN_BYTES or "fork" not in multiprocessing.get_all_start_methods():
+    # Forking a process that runs other threads (a progress bar, a runner's --jobs) can
+    # deadlock the child on a lock some thread held: parse in this process then.
+    if n < 2 or sum(sizes) < POOL_MIN_BYTES or threading.active_count() > 1 or \
+            "fork" not in multiprocessing.get_all_start_methods():
         return [extract_many([(rel, (root / rel).read_bytes())])[0] for rel in rels]
     batches = _chunks(sizes, n * CHUNKS_PER_WORKER)
     out: list[FileFacts | None] = [None] * len(rels)
