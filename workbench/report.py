@@ -166,6 +166,7 @@ def render_report(run_dir: Path | str | None = None, baseline: str | None = None
     with ThreadPoolExecutor(workers, thread_name_prefix="report") as pool, \
             ThreadPoolExecutor(1, thread_name_prefix="html") as converter:
         futures = [pool.submit(_worker, queue, timeout, reuse_kernels, converter) for _ in range(workers)]
+        converter.submit(to_html, None)  # load nbconvert and compile its template while the kernels start
         try:
             run, out = _prepare(run_dir, baseline, Path(out_dir))
             params = {"run_dir": str(run.path.resolve()), "baseline": baseline}
@@ -175,7 +176,6 @@ def render_report(run_dir: Path | str | None = None, baseline: str | None = None
         finally:
             for _ in futures:
                 queue.put(None)
-        converter.submit(to_html, None)  # load nbconvert and compile its template while the kernels start
         pages = [page.result() for future in futures for page in future.result()]
     order = {source.stem: i for i, source in enumerate(sources)}
     pages.sort(key=lambda page: order[page.name])
