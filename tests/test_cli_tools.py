@@ -43,3 +43,17 @@ def test_gate_passes_an_ordinary_change(tmp_path: Path, capsys) -> None:
     repo = _repo(tmp_path, {"src/greeting.js": "export const hi = () => 'hi';\n"})
     assert main(["gate", str(repo)]) == 0
     assert "Verdict: PASS" in capsys.readouterr().out
+
+
+def test_pack_json_names_files_with_reasons(capsys, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path / "cache"))
+    assert main(["pack", "refund a payment", "--repo", str(REPO_ROOT / "fixtures" / "shop-api"), "--json"]) == 0
+    pack = json.loads(capsys.readouterr().out)
+    assert pack["primary"] and all(f["reason"] for f in pack["primary"])
+    assert all(f["repo"] == "shop-api" for f in pack["primary"] + pack["related"])
+    assert "payment" in pack["primary"][0]["path"]
+
+
+def test_pack_needs_a_repo(capsys) -> None:
+    assert main(["pack", "anything"]) == 2
+    assert "--repo" in capsys.readouterr().err

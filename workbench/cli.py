@@ -218,6 +218,20 @@ def _repo_arg(path: Path) -> Any:
     return Repo(path.resolve().name, path.resolve())
 
 
+@cli.command("pack")
+@click.argument("query")
+@click.option("--repo", "repos", multiple=True, required=True,
+              type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Repository to pack from (repeatable: a multi-repo pack pairs routes with clients).")
+@click.option("--limit", type=click.IntRange(min=1), default=8, show_default=True, help="Most files in the pack.")
+@click.option("--json", "as_json", is_flag=True, help="Print the pack, with each file's reason and the agent text, as JSON.")
+def pack_command(query: str, repos: tuple[Path, ...], limit: int, as_json: bool) -> None:
+    """The reference engine as a tool: the files an agent should read for QUERY."""
+    from .reference import build_pack, format_pack, pack_to_json
+    pack = build_pack(query, [_repo_arg(path) for path in repos], limit)
+    click.echo(json.dumps(pack_to_json(pack), indent=2) if as_json else format_pack(pack))
+
+
 @cli.command("harness")
 @click.argument("repo", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the groups as the protocol's JSON.")

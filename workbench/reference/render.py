@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..targets.base import FileRef, Pack, Repo
+from ..targets.protocol import encode_answer
 from .walk import read_text
 
 MAX_FILE_CHARS = 24_000
@@ -18,9 +19,7 @@ MAX_OUTLINE = 60
 
 def pack_to_json(pack: Pack) -> dict[str, Any]:
     """The pack as the JSON protocol spells it, with every file's reason."""
-    def refs(items: list[FileRef]) -> list[dict[str, str]]:
-        return [{"repo": r.repo, "path": r.path, "reason": r.reason} for r in items]
-    return {"primary": refs(pack.primary), "related": refs(pack.related), "text": pack.text}
+    return encode_answer("context_pack", pack)
 
 
 def format_pack(pack: Pack) -> str:
