@@ -156,9 +156,10 @@ def render_report(run_dir: Path | str | None = None, baseline: str | None = None
     """Render every report notebook for a run (default: the latest) into ``<out_dir>/<run-id>/``.
 
     ``baseline`` is a baseline name, a run directory or ``RUN#TARGET``; ``notebooks`` picks some
-    of ``NOTEBOOKS`` (or of the notebooks in ``notebook_dir``). Kernels start while the
-    run and the baseline are read; a bad run or baseline stops everything with a StoreError or
-    CompareError. Raises RenderError, after writing every page and the index, if a notebook failed.
+    of ``NOTEBOOKS`` (or of the notebooks in ``notebook_dir``). Kernels start while the run is
+    read, and the first notebooks while the baseline is resolved; a bad run or baseline stops
+    everything with a StoreError or CompareError. Raises RenderError, after writing every page and
+    the index, if a notebook failed.
     """
     sources = notebook_paths(notebooks, notebook_dir)
     queue: SimpleQueue = SimpleQueue()
@@ -168,11 +169,12 @@ def render_report(run_dir: Path | str | None = None, baseline: str | None = None
         futures = [pool.submit(_worker, queue, timeout, reuse_kernels, converter) for _ in range(workers)]
         converter.submit(to_html, None)  # load nbconvert and compile its template while the kernels start
         try:
-            run, out = _prepare(run_dir, baseline, Path(out_dir))
+            run, out = _prepare(run_dir, Path(out_dir))
             params = {"run_dir": str(run.path.resolve()), "baseline": baseline}
             rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
             for source in sorted(sources, key=lambda p: rank.get(p.stem, len(rank))):
                 queue.put(Job(source, out, params))
+            _check_baseline(baseline, queue)
         finally:
             for _ in futures:
                 queue.put(None)
@@ -187,16 +189,27 @@ def render_report(run_dir: Path | str | None = None, baseline: str | None = None
     return report
 
 
-def _prepare(run_dir: Path | str | None, baseline: str | None, out_dir: Path) -> tuple[Any, Path]:
-    """The run (default: the latest), the baseline checked to resolve, and the run's page directory."""
+def _prepare(run_dir: Path | str | None, out_dir: Path) -> tuple[Any, Path]:
+    """The run (default: the latest) and its page directory."""
     from .store import DEFAULT_RUNS_DIR, latest_run, load_run
     run = load_run(run_dir or latest_run(DEFAULT_RUNS_DIR))
-    if baseline:
-        from .compare import resolve_side
-        resolve_side(baseline)
     out = out_dir / run.run_id
     out.mkdir(parents=True, exist_ok=True)
     return run, out
+
+
+def _check_baseline(baseline: str | None, queue: SimpleQueue) -> None:
+    """Resolve the baseline while the first notebooks run (it imports scipy); if it does not
+    resolve, cancel the notebooks not started yet and raise."""
+    if not baseline:
+        return
+    from .compare import resolve_side
+    try:
+        resolve_side(baseline)
+    except Exception:
+        while not queue.empty():
+            queue.get_nowait()
+        raise
 
 
 def write_index(run: Any, pages: list[Page], out: Path) -> Path:
