@@ -11,6 +11,14 @@ ENGINE = Path(__file__).parent / "engines" / "scripted_engine.py"
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    """Create ``files`` (relative path -> text) under ``root`` and return ``root``."""
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
 def write_corpus(root: Path, data: dict) -> Path:
     """Write ``data`` as ``root/corpus/corpus.json`` and return its path."""
     path = root / "corpus" / "corpus.json"

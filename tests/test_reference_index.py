@@ -11,6 +11,8 @@ from workbench.reference import index as index_module
 from workbench.reference import parallel
 from workbench.reference.index import build, load_index
 
+from .conftest import write_tree
+
 FILES = {
     "app/__init__.py": "",
     "app/services/__init__.py": "",
@@ -42,11 +44,7 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return root
+    return write_tree(tmp_path / "repo", FILES)
 
 
 def _edges(ix, rel: str) -> set[str]:

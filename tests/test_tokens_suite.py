@@ -16,6 +16,8 @@ from workbench.suites.tokens import (METRICS, TokensSuite, expected_primary, hea
 from workbench.targets.base import FileRef, Pack
 from workbench.tokens import TokenCounter, count_tokens
 
+from .conftest import write_tree
+
 FILES = {
     "README.md": "# shop\nA tiny shop API.\n",
     "package.json": '{"name": "shop", "dependencies": {"express": "^4"}}\n',
@@ -30,11 +32,7 @@ FILES = {
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "shop"
-    for rel, text in FILES.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    return root
+    return write_tree(tmp_path / "shop", FILES)
 
 
 def _file(root: Path, rel: str) -> int:
