@@ -26,6 +26,13 @@ _SIDES: dict[tuple[str, str], tuple[Any, tuple[int, ...]]] = {}
 _COMPARISONS: dict[tuple[Any, ...], tuple[Any, Any, Any]] = {}
 
 
+def _remember(cache: dict, key: Any, value: Any, limit: int = 8) -> None:
+    """Store ``value``, dropping the oldest entries beyond ``limit`` (a long JupyterLab session)."""
+    cache[key] = value
+    for old in list(cache)[:-limit]:
+        del cache[old]
+
+
 def _stamp(side: Any) -> tuple[int, ...]:
     """Modification times of the files behind a run or baseline (to notice a re-record)."""
     path = Path(getattr(side, "path", ""))
@@ -46,7 +53,7 @@ def open_baseline(spec: str | None) -> Any:
         side = resolve_side(str(spec), runs_dir(), project_root() / "corpus" / "baselines")
     except WorkbenchError as exc:
         return Note(f"Baseline {spec!r} unavailable: {exc}")
-    _SIDES[key] = (side, _stamp(side))
+    _remember(_SIDES, key, (side, _stamp(side)))
     return side
 
 
@@ -70,7 +77,7 @@ def compare_runs(run: Run, base: Any, target: str | None = None, against: str | 
         key = (id(run), id(base), target, gate, seed)
     if key not in _COMPARISONS:
         reference = base if key[1] == id(base) else run.select(str(against))
-        _COMPARISONS[key] = (run, base, _compare(reference, run, target, gate, seed))
+        _remember(_COMPARISONS, key, (run, base, _compare(reference, run, target, gate, seed)))
     return _COMPARISONS[key][2]
 
 
