@@ -24,9 +24,8 @@ from .manifest import build_manifest
 from .store import DEFAULT_RUNS_DIR, Run, load_run, write_run
 from .suites import Outcome, RunContext, Suite, get_suite, suite_names, suite_section
 from .targets import close_target, resolve_target
-from .targets.base import capabilities
+from .targets.base import CONTROL_TARGETS, capabilities
 
-CONTROL_TARGETS = frozenset({"random", "bm25"})
 
 
 @dataclass

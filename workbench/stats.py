@@ -4,7 +4,9 @@ Every function takes per-case vectors (or their differences, B - A) and is
 seeded through ``np.random.default_rng(seed)``. Degenerate inputs (fewer than
 two pairs, zero variance, all ties) get a defined value and a stated
 ``reason`` instead of a scipy warning or a NaN; scipy is only called on inputs
-it handles cleanly, so its p-values are returned unchanged.
+it handles cleanly, so its p-values are returned unchanged. scipy is imported
+inside the functions that call it: it costs about a second to load, which every
+report kernel would otherwise pay even when it only aligns per-case diffs.
 """
 from __future__ import annotations
 
@@ -13,8 +15,6 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from scipy import optimize
-from scipy import stats as sps
 
 from .errors import CompareError
 
@@ -104,6 +104,7 @@ def degeneracy(diffs: np.ndarray) -> str | None:
 
 def paired_t(diffs: np.ndarray) -> Significance:
     """Paired (one-sample on differences) Student's t-test, two-sided (scipy)."""
+    from scipy import stats as sps
     reason = degeneracy(diffs)
     if reason is None:
         res = sps.ttest_1samp(diffs, 0.0)
@@ -116,6 +117,7 @@ def paired_t(diffs: np.ndarray) -> Significance:
 
 def wilcoxon(diffs: np.ndarray) -> Significance:
     """Wilcoxon signed-rank test, scipy defaults (zero differences dropped)."""
+    from scipy import stats as sps
     if not np.any(diffs != 0):
         return Significance(0.0, 1.0, "wilcoxon", degeneracy(diffs) or "all differences are zero")
     res = sps.wilcoxon(diffs)
@@ -228,6 +230,7 @@ def bootstrap_ci(
 
 def mcnemar(passed_a: Any, passed_b: Any) -> McNemar:
     """McNemar's exact test: two-sided binomial(0.5) test on the discordant pairs."""
+    from scipy import stats as sps
     a = np.asarray(passed_a, dtype=bool).ravel()
     b = np.asarray(passed_b, dtype=bool).ravel()
     if a.shape != b.shape:
@@ -280,6 +283,8 @@ def mde_sd(n: int, alpha: float = 0.05, power: float = 0.8) -> float:
 
     Solved on the noncentral t distribution (two-sided ``alpha``); NaN for n < 2.
     """
+    from scipy import stats as sps
+    from scipy import optimize
     if n < 2:
         return float("nan")
     df, crit = n - 1, float(sps.t.ppf(1.0 - alpha / 2.0, n - 1))

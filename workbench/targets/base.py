@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 CAPABILITIES = ("context_pack", "risk_concepts", "infer_harness", "gate", "search")
+# Calibration targets: reported beside every engine, never gating a run that has another target.
+CONTROL_TARGETS = frozenset({"random", "bm25"})
 
 
 @dataclass(frozen=True)

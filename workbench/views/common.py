@@ -16,10 +16,9 @@ from pandas.io.formats.style import Styler
 
 from ..columns import CASE, METRIC, PASSED, SUITE, TARGET, VALUE
 from ..store import DEFAULT_RUNS_DIR, RUN_FILES, Run, latest_run, load_run
+from ..targets.base import CONTROL_TARGETS
 
-# The same names as runner.CONTROL_TARGETS: the runner imports the corpus validator
-# (jsonschema, about a second), which a notebook kernel should not pay for.
-CONTROLS = frozenset({"random", "bm25"})
+CONTROLS = CONTROL_TARGETS
 PASS_CSS, FAIL_CSS, MUTED_CSS = "background-color:#e6f4ea", "background-color:#fce8e6", "color:#888"
 
 
