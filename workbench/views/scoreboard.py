@@ -81,9 +81,10 @@ def floors(run: Run) -> Styler | Note:
     def colour(column: pd.Series) -> list[str]:
         if is_control(str(column.name)):
             return [MUTED_CSS] * len(column)
-        met = column.to_numpy(float) >= wide["floor"].to_numpy(float)
-        has_floor = wide["floor"].notna().to_numpy()
-        return [(PASS_CSS if ok else FAIL_CSS) if floor else "" for ok, floor in zip(met, has_floor)]
+        values = column.to_numpy(float)
+        met = values >= wide["floor"].to_numpy(float)
+        judged = wide["floor"].notna().to_numpy() & ~np.isnan(values)  # a target without the metric
+        return [(PASS_CSS if ok else FAIL_CSS) if shown else "" for ok, shown in zip(met, judged)]
 
     styler = table(wide, "floors").apply(colour, subset=targets)
     return styler.relabel_index([label(str(c)) if c in targets else c for c in wide.columns], axis="columns")
