@@ -9,11 +9,11 @@ from typing import Any
 
 from ..reference.index import ENGINE_VERSION
 from ..reference.pack import build_pack
-from .base import Command, GateResult, Pack, Repo
+from .base import Command, GateResult, Pack, Repo, SearchHit
 
 
 class BuiltinTarget:
-    """Context packs, risk concepts, harness inference and the merge gate of the reference engine."""
+    """Context packs, risk concepts, harness inference, the merge gate and symbol search of the reference engine."""
 
     name = "builtin"
     version = ENGINE_VERSION
@@ -36,3 +36,8 @@ class BuiltinTarget:
         """The local merge gate's verdict on the repository's change (``workbench.reference.gate``)."""
         from ..reference.gate import run_gate
         return run_gate(repo, options)
+
+    def search(self, query: str, repo: Repo, top_k: int = 20) -> list[SearchHit]:
+        """Ranked (file, symbol) hits for ``query`` in ``repo`` (``workbench.reference.search``)."""
+        from ..reference.search import search
+        return search(query, repo, top_k)

@@ -1,0 +1,189 @@
+"""Symbol search: rank the (file, symbol) pairs of a repository for a query.
+
+A symbol scores by BM25F over the symbol table (``symtable``: its own name's words
+first, then its owner, its file's path, and its body with doc comments) times its
+file's kind factor (tests and docs demoted unless the query is about them), plus a
+share of its file's score in the engine's file-level BM25F (path, symbols, exports,
+routes, content), all times a small prior by kind of symbol. On top: exact identifier
+mentions (``OrdersService.cancel``, ``compute_tax``, a one-word query naming a symbol)
+are pinned first, and a route-shaped query lifts the handlers its routes name. Adjacent
+words count joined too (``shut down`` meets ``shutdown``, ``send overdue reminders``
+meets ``send_overdue_reminders``).
+Beyond ``PER_FILE`` symbols of one file, each further one counts ``CROWDED`` times less,
+so other files get their turn; files defining no symbol take part as file-level hits
+(symbol ``""``), and when no symbol matches at all the answer is the file ranking.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import TargetError
+from ..targets.base import Repo, SearchHit
+from .index import RepoIndex, load_index
+from .pack import kind_factors
+from .query import Query, analyse
+from .ranking import K1, Ranker
+from .routes import match
+from .signals import route_matches
+from .symtable import SymbolTable, symbol_table
+from .text import stem, symbol_keys
+
+PER_FILE = 3  # symbols of one file ranked on their own score ...
+CROWDED = 0.5  # ... then each further one of that file counts this much less again
+FILE_SHARE = 0.5  # weight of the file's own score
+JOINED_WEIGHT = 0.5  # adjacent query words spelled as one identifier
+PIN = 4.0  # an exact identifier mention: above anything ranking can reach
+AS_WRITTEN = 0.5  # ... more when spelled exactly (``add_argument``, not ``add_arguments``)
+HANDLER = 1.0  # the named handler of a route the query matches
+CANDIDATES = 400  # how deep the ranking is sorted: enough for ``top_k`` after diversity
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+_ONE_TOKEN = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(\))?$")
+
+
+def _share(ranker: Ranker, terms: list[str], weights: np.ndarray) -> np.ndarray:
+    """BM25F as a share of a perfect match of every query term (a term the repository never
+    saw counts against a match at the rarest IDF)."""
+    unknown = float(np.log1p((ranker.size + 0.5) / 0.5))
+    idf = np.asarray([ranker.idf[ranker.vocab[t]] if t in ranker.vocab else unknown for t in terms],
+                     dtype=np.float32)
+    known = [j for j, t in enumerate(terms) if t in ranker.vocab]
+    if not known:
+        return np.zeros(ranker.size, dtype=np.float32)
+    scores, _, _ = ranker.score([ranker.vocab[terms[j]] for j in known], weights[known])
+    return scores / ((float((idf * weights).sum()) or 1.0) * (K1 + 1.0))
+
+
+def runs(raw: str) -> list[str]:
+    """Every two or three adjacent words of ``raw`` written as one lower-case word, stop words
+    included: names join phrasal verbs (``shut down`` -> ``shutdown``, ``log in`` -> ``login``)."""
+    words = [w.lower() for w in _WORD.findall(raw)]
+    return list(dict.fromkeys("".join(words[i:i + n]) for n in (2, 3) for i in range(len(words) - n + 1)))
+
+
+def _query_terms(q: Query, *rankers: Ranker) -> tuple[list[str], np.ndarray]:
+    """The query's terms and weights, with joined words wherever some model knows them."""
+    candidates = dict.fromkeys(q.joined + [stem(run) for run in runs(q.raw)])
+    joined = [t for t in candidates if t not in q.terms and any(t in r.vocab for r in rankers)]
+    return q.terms + joined, np.asarray(q.weights + [JOINED_WEIGHT] * len(joined), dtype=np.float32)
+
+
+def _mentions(q: Query) -> list[str]:
+    """Identifier mentions; a whole query of one name-shaped token is one too (``getenv``)."""
+    whole = q.raw.strip().removesuffix("()")
+    alone = _ONE_TOKEN.match(q.raw.strip()) and whole not in q.identifiers
+    return q.identifiers + ([whole] if alone else [])
+
+
+def _near(index: RepoIndex, table: SymbolTable, found: list[int], owner: str) -> list[int]:
+    """Of ``found``, those whose file or folder is named ``owner`` (``sku.Parse`` in ``sku/``)."""
+    wanted = set(symbol_keys(owner))
+    near = [s for s in found if wanted & {k for part in index.files[table.file[s]].split("/")[-2:]
+                                          for k in symbol_keys(Path(part).stem)}]
+    return near or found
+
+
+def _pin(index: RepoIndex, table: SymbolTable, mention: str, lift: np.ndarray) -> None:
+    """Pin the symbols a mention names: qualified first, else by member (near its owner)."""
+    keys = symbol_keys(mention)
+    found = list(dict.fromkeys(s for key in keys for s in table.keys.get(key, [])))
+    if not found and "." in mention:
+        owner, member = mention.rsplit(".", 1)
+        keys = symbol_keys(member)
+        found = _near(index, table, list(dict.fromkeys(s for k in keys for s in table.keys.get(k, []))), owner)
+    bare = mention.rsplit(".", 1)[-1]
+    for s in found:
+        exact = table.name[s] in (mention, bare) or table.name[s].endswith("." + bare)
+        lift[s] = max(lift[s], PIN + AS_WRITTEN * exact)
+
+
+def _evidence(index: RepoIndex, table: SymbolTable, q: Query) -> np.ndarray:
+    """Per-symbol lift: pinned mentions and the handlers of a matched route."""
+    lift = np.zeros(len(table.name), dtype=np.float32)
+    for mention in _mentions(q):
+        _pin(index, table, mention, lift)
+    if q.route is not None:
+        _lift_handlers(index, table, q.route, lift)
+    return lift
+
+
+def _lift_handlers(index: RepoIndex, table: SymbolTable, route: tuple[str, tuple[str, ...]],
+                   lift: np.ndarray) -> None:
+    """The handler a matching route names (``mux.HandleFunc("GET /x", h.GetStock)``)."""
+    method, segments = route
+    served = [r for _, r in index.routes if r.role == "serve" and r.handler
+              and (not method or not r.method or r.method == method)]
+    quality = [match(segments, r.segments) for r in served]
+    best = max(quality, default=0.0)
+    for r, value in zip(served, quality):
+        if value > 0:
+            for s in {s for key in symbol_keys(r.handler.rsplit(".", 1)[-1]) for s in table.keys.get(key, [])}:
+                lift[s] = max(lift[s], HANDLER * value / best)
+
+
+def _file_scores(index: RepoIndex, q: Query, terms: list[str], weights: np.ndarray,
+                 factors: np.ndarray) -> np.ndarray:
+    """Each file's score: its BM25F share plus route evidence, kind-weighted."""
+    scores = _share(index.ranker, terms, weights)
+    for doc, (strength, _) in route_matches(index, q).items():
+        scores[doc] += strength
+    return scores * factors
+
+
+def _ranked(values: np.ndarray) -> np.ndarray:
+    """Indices with a positive value, best first; equal scores (to float32 noise) in file order."""
+    candidates = np.flatnonzero(values > 0)
+    if len(candidates) > CANDIDATES:
+        candidates = np.sort(candidates[np.argpartition(-values[candidates], CANDIDATES)[:CANDIDATES]])
+    return candidates[np.lexsort((candidates, -np.round(values[candidates], 5)))]
+
+
+def _diverse(order: np.ndarray, files: np.ndarray, pinned: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Re-rank ``order`` (best first) so a file's symbols beyond its best ``PER_FILE`` give way:
+    each further one counts ``CROWDED`` times less. Pinned symbols keep their place."""
+    by_file = np.lexsort((np.arange(len(order)), files[order]))
+    group_start = np.r_[True, files[order][by_file][1:] != files[order][by_file][:-1]]
+    position = np.arange(len(order)) - np.maximum.accumulate(np.where(group_start, np.arange(len(order)), 0))
+    beyond = np.empty(len(order), dtype=np.int64)
+    beyond[by_file] = np.maximum(position - PER_FILE + 1, 0)
+    adjusted = np.where(pinned[order], values[order], values[order] * CROWDED ** beyond)
+    return order[np.lexsort((np.arange(len(order)), -adjusted))]
+
+
+def search_index(index: RepoIndex, query: str, top_k: int = 20) -> list[SearchHit]:
+    """Ranked (file, symbol) hits of ``query`` over an already loaded index."""
+    if top_k <= 0 or not index.files:
+        return []
+    q = analyse(query)
+    table = symbol_table(index)
+    terms, weights = _query_terms(q, index.ranker, table.ranker)
+    factors = kind_factors(index.kinds, q)
+    files = _file_scores(index, q, terms, weights, factors)
+    own = _share(table.ranker, terms, weights) if table.name else np.zeros(0, dtype=np.float32)
+    lift = _evidence(index, table, q)
+    if not own.any() and not lift.any():
+        order = _ranked(files)[:top_k]
+        return [SearchHit(index.files[d], "", None, round(float(files[d]), 6)) for d in order]
+    values = np.concatenate([table.prior * (own * factors[table.file] + FILE_SHARE * files[table.file]) + lift,
+                             FILE_SHARE * files[table.bare_files]])
+    file_of = np.concatenate([table.file, table.bare_files])
+    pinned = np.concatenate([lift >= PIN, np.zeros(len(table.bare_files), dtype=bool)])
+    chosen = _diverse(_ranked(values), file_of, pinned, values)[:top_k]
+    return [_hit(index, table, int(c), float(values[c])) for c in chosen]
+
+
+def _hit(index: RepoIndex, table: SymbolTable, c: int, score: float) -> SearchHit:
+    if c < len(table.name):
+        return SearchHit(index.files[table.file[c]], table.name[c], int(table.line[c]), round(score, 6))
+    return SearchHit(index.files[table.bare_files[c - len(table.name)]], "", None, round(score, 6))
+
+
+def search(query: str, repo: Repo | Path | str, top_k: int = 20) -> list[SearchHit]:
+    """The reference engine's ``top_k`` (file, symbol) hits for ``query`` in ``repo``."""
+    if not isinstance(query, str):
+        raise TargetError(f"search: query must be a string, got {type(query).__name__}")
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 0:
+        raise TargetError(f"search: top_k must be a non-negative integer, got {top_k!r}")
+    return search_index(load_index(repo.path if isinstance(repo, Repo) else repo), query, top_k)

@@ -1,0 +1,182 @@
+"""The symbol table of an indexed repository: one ranked document per defined symbol.
+
+Each symbol of every file's outline (functions, classes, methods, types, constants,
+variables) becomes a BM25F document with four fields: its own name split into words,
+its owner (the class of a method), its file's name and folders, and its body (the lines
+from the comments and decorators just above it to the next symbol, so doc comments,
+docstrings and route decorators count). Bodies are read once per indexed tree; the
+table is kept in memory per tree and in the disk cache beside the index.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import cache, ranking
+from .extract import content_terms
+from .fields import compound_parts, identifier_parts, path_fields
+from .index import INDEX_VERSION, RepoIndex
+from .kinds import extension
+from .outline import MAJOR_KINDS
+from .text import identifier_terms, split_identifier, symbol_keys, terms
+
+TABLE_VERSION = f"{INDEX_VERSION}-{cache.code_digest('symtable')}"
+WEIGHTS = {"name": 6.0, "owner": 2.0, "file": 1.5, "dir": 0.5, "body": 1.0}
+B = {"name": 0.3, "owner": 0.3, "file": 0.2, "dir": 0.2, "body": 0.75}
+# What a kind of symbol is worth when nothing else tells two symbols apart: a constructor
+# restates its class, a plain variable is more often wiring, and an underscored name
+# (private, or a dunder protocol method) is rarely where a reader starts.
+KIND_PRIOR = {"method": 1.0, "constant": 0.9, "variable": 0.8}
+CONSTRUCTOR_PRIOR = 0.6
+INTERNAL_PRIOR = 0.75
+CONSTRUCTORS = frozenset({"constructor", "__init__", "__new__", "init"})
+_HEADER = (b"//", b"#", b"*", b"/*", b"@", b"--")  # comment and decorator lines above a definition
+
+
+@dataclass
+class SymbolTable:
+    """Symbols of one repository, in file order, with their fitted BM25F model."""
+
+    tree: str
+    file: np.ndarray  # index into RepoIndex.files, per symbol
+    name: list[str]  # as the outline spells it (methods ``Owner.member``)
+    line: np.ndarray
+    prior: np.ndarray
+    ranker: ranking.Ranker
+    keys: dict[str, list[int]]  # lookup key (bare or qualified, as written or stemmed) -> symbols
+    bare_files: np.ndarray  # files defining no symbol: they take part as file-level hits
+
+
+def _line_starts(data: bytes) -> np.ndarray:
+    newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10) + 1
+    return np.concatenate([[0], newlines, [len(data)]]).astype(np.int64)
+
+
+def _head(lines: list[bytes], line: int, floor: int) -> int:
+    """First line (1-based) of the comment/decorator block right above ``line``, not above ``floor``."""
+    start = line
+    while start - 1 > floor and lines[start - 2].lstrip().startswith(_HEADER):
+        start -= 1
+    return start
+
+
+def spans(data: bytes, symbol_lines: list[int]) -> list[tuple[int, int]]:
+    """Byte range of each symbol's text: its header block, up to the next symbol's header."""
+    starts = _line_starts(data)
+    n_lines = len(starts) - 1
+    lines = data.split(b"\n")
+    distinct = sorted(set(symbol_lines))
+    heads, floor = {}, 0
+    for line in distinct:
+        heads[line] = _head(lines, min(max(line, 1), n_lines), floor)
+        floor = line
+    ends = {line: (heads[nxt] if nxt is not None else n_lines + 1)
+            for line, nxt in zip(distinct, distinct[1:] + [None])}
+    return [(int(starts[heads[line] - 1]), int(starts[min(max(ends[line], heads[line] + 1), n_lines + 1) - 1]))
+            for line in symbol_lines]
+
+
+def _prior(name: str, kind: str) -> float:
+    member = name.rsplit(".", 1)[-1]
+    if kind == "method" and member in CONSTRUCTORS:
+        return CONSTRUCTOR_PRIOR
+    base = 1.0 if kind in MAJOR_KINDS else KIND_PRIOR.get(kind, 1.0)
+    return base * (INTERNAL_PRIOR if member.startswith("_") else 1.0)
+
+
+def _counts(terms: list[str] | tuple[str, ...], into: dict[str, int] | None = None) -> dict[str, int]:
+    out = {} if into is None else into
+    for term in terms:
+        out[term] = out.get(term, 0) + 1
+    return out
+
+
+def compound_words(names: list[str]) -> frozenset[str]:
+    """Words the repository writes as separate parts of longer names (``url`` of ``url_open``):
+    what a run-together name (``urlsplit``, ``copytree``) may be made of."""
+    return frozenset(p for name in names for parts in [split_identifier(name.rsplit(".", 1)[-1])]
+                     if len(parts) > 1 for p in parts if len(p) >= 3 and p.isalpha())
+
+
+def name_terms(member: str, words: frozenset[str]) -> dict[str, int]:
+    """Terms of a symbol's own name, plus the known words a run-together name is made of."""
+    counts = _counts(identifier_terms(member))
+    for part in split_identifier(member):
+        _counts([t for w in compound_parts(part, words) for t in terms(w)], counts)
+    return counts
+
+
+def _bodies(index: RepoIndex, docs: list[int]) -> list[list[dict[str, int]]]:
+    """Body term counts of every symbol of ``docs``; per file, cached by content digest (the
+    outline, hence the spans, is a function of the content)."""
+    known = cache.load(index.root, "bodies", TABLE_VERSION) or {}
+    fresh: dict[str, list[dict[str, int]]] = {}
+    out = []
+    for doc in docs:
+        symbols = list(dict.fromkeys(index.facts[doc].outline.symbols))
+        try:
+            data = (index.root / index.files[doc]).read_bytes()
+        except OSError:
+            out.append([{} for _ in symbols])
+            continue
+        digest = cache.digest(data, extension(index.files[doc]))
+        found = known.get(digest) or fresh.get(digest)
+        if found is None or len(found) != len(symbols):
+            found = [content_terms(data[a:b]) for a, b in spans(data, [line for _, _, line in symbols])]
+        fresh[digest] = found
+        out.append(found)
+    if fresh.keys() != known.keys():
+        cache.save(index.root, "bodies", TABLE_VERSION, fresh)
+    return out
+
+
+def _symbols(index: RepoIndex) -> tuple[list[int], list[tuple[int, str, str, int]]]:
+    """Files defining symbols, and every (file, name, kind, line) without repeats."""
+    docs = [doc for doc, facts in enumerate(index.facts) if facts.outline.symbols]
+    return docs, [(doc, *symbol) for doc in docs for symbol in dict.fromkeys(index.facts[doc].outline.symbols)]
+
+
+def build_table(index: RepoIndex) -> SymbolTable:
+    """Read the symbols' bodies and fit the symbol-level BM25F model."""
+    docs, symbols = _symbols(index)
+    path_words = frozenset(w for f in index.facts if f.outline.symbols for w in identifier_parts(f.outline))
+    words = compound_words([name for _, name, _, _ in symbols])
+    paths = {doc: path_fields(index.files[doc], path_words) for doc in docs}
+    fields: dict[str, list[dict[str, int]]] = {
+        "name": [name_terms(name.rsplit(".", 1)[-1], words) for _, name, _, _ in symbols],
+        "owner": [_counts(identifier_terms(name.rpartition(".")[0])) for _, name, _, _ in symbols],
+        "file": [paths[doc][0] for doc, _, _, _ in symbols], "dir": [paths[doc][1] for doc, _, _, _ in symbols],
+        "body": [body for file_bodies in _bodies(index, docs) for body in file_bodies]}
+    keys: dict[str, list[int]] = {}
+    for sid, (_, name, _, _) in enumerate(symbols):
+        owner, _, member = name.rpartition(".")
+        for key in set(symbol_keys(member)) | (set(symbol_keys(name)) if owner else set()):
+            keys.setdefault(key, []).append(sid)
+    model = ranking.fit(fields, weights=WEIGHTS, b=B, sublinear=frozenset({"body"}), name_field="name")
+    return SymbolTable(index.tree, np.asarray([s[0] for s in symbols], dtype=np.int32), [s[1] for s in symbols],
+                       np.asarray([s[3] for s in symbols], dtype=np.int32),
+                       np.asarray([_prior(s[1], s[2]) for s in symbols], dtype=np.float32), model, keys,
+                       np.setdiff1d(np.arange(len(index.files)), docs).astype(np.int32))
+
+
+_MEMO: dict[str, SymbolTable] = {}
+_LOCK = threading.Lock()
+
+
+def symbol_table(index: RepoIndex) -> SymbolTable:
+    """The table of ``index``'s tree: from memory, else the disk cache, else built and saved."""
+    key = str(index.root)
+    table = _MEMO.get(key)
+    if table is not None and table.tree == index.tree:
+        return table
+    with _LOCK:
+        table = _MEMO.get(key)
+        if table is None or table.tree != index.tree:
+            table = cache.load(index.root, "symbols", TABLE_VERSION)
+            if not isinstance(table, SymbolTable) or table.tree != index.tree or not index.tree:
+                table = build_table(index)
+                cache.save(index.root, "symbols", TABLE_VERSION, table)
+            _MEMO[key] = table
+    return table
