@@ -33,7 +33,6 @@ bench: $(STAMP)
 	$(BIN)/python bench/stats.py
 	$(BIN)/python bench/reference.py
 	$(BIN)/python bench/search.py
-	$(BIN)/python bench/search.py
 	$(BIN)/python bench/risk_tokens.py
 	$(BIN)/python bench/harness_gate.py
 	$(BIN)/python bench/report.py

@@ -1,8 +1,7 @@
 """The reference engine: index a repository, rank its files for a task, build a context pack.
 
 Public entry points: ``build_pack`` (the pack), ``pack_to_json`` and ``format_pack``
-(its JSON and terminal renderings), ``search`` (ranked symbols for a query),
-``load_index`` (the cached index of one repo).
+(its JSON and terminal renderings), ``load_index`` (the cached index of one repo).
 Nothing heavy is imported until one of them is called.
 """
 from __future__ import annotations
@@ -13,11 +12,10 @@ if TYPE_CHECKING:
     from .index import RepoIndex, load_index
     from .pack import build_pack
     from .render import format_pack, pack_to_json
-    from .search import search
 
-__all__ = ["ENGINE_VERSION", "build_pack", "format_pack", "load_index", "pack_to_json", "search"]
+__all__ = ["ENGINE_VERSION", "build_pack", "format_pack", "load_index", "pack_to_json"]
 _HOMES = {"build_pack": "pack", "format_pack": "render", "pack_to_json": "render",
-          "load_index": "index", "ENGINE_VERSION": "index", "RepoIndex": "index", "search": "search"}
+          "load_index": "index", "ENGINE_VERSION": "index", "RepoIndex": "index"}
 
 
 def __getattr__(name: str) -> Any:
