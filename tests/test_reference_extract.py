@@ -1,10 +1,15 @@
 """Per-file extraction: Python/TS/JS/Go outlines, routes, message literals, catalogs."""
 from __future__ import annotations
 
-from workbench.reference.extract import extract_file
+import random
+import re
+from collections import Counter
+
+from workbench.reference.extract import content_terms, extract_file
 from workbench.reference.messages import MessageIndex, catalog_entries, code_literals, message_words
 from workbench.reference.pysymbols import python_outline
 from workbench.reference.routes import extract_routes, match, normalize
+from workbench.reference.text import identifier_terms
 from workbench.reference.tssymbols import tree_outline
 
 PY = b'''
@@ -128,3 +133,53 @@ def test_extract_file_dispatches_by_kind():
     code = extract_file("src/x.py", b"def hello():\n    raise ValueError('no such thing here')\n")
     assert code.outline.symbols[0][0] == "hello" and code.literals == ["no such thing here"]
     assert code.content["hello"] == 1
+
+
+def test_python_outline_walk_order_and_blocks_it_skips():
+    src = b"""
+try:
+    import a
+except ImportError:
+    import b
+else:
+    import c
+finally:
+    import d
+class Outer:
+    class Inner:
+        def deep(self):
+            def local(): pass
+X = Y = 1
+X += 1
+match X:
+    case 1:
+        import in_match
+try:
+    pass
+except* ValueError:
+    import in_try_star
+"""
+    outline = python_outline(src)
+    # a try's handlers come after its else and finally blocks; match and except* bodies are not walked
+    assert [i.spec for i in outline.imports] == ["a", "c", "d", "b"]
+    assert outline.symbols == [("Outer", "class", 10), ("Outer.Inner", "class", 11),
+                               ("Outer.Inner.deep", "method", 12), ("Outer.Inner.local", "method", 13),
+                               ("X", "constant", 14), ("Y", "constant", 14), ("X", "constant", 15)]
+    assert outline.exports == ["Outer", "X", "Y", "X"]
+
+
+def _regex_content_terms(data: bytes) -> dict[str, int]:
+    """The definition content_terms must match: identifiers as the regex finds them."""
+    counts: dict[str, int] = {}
+    for word, n in Counter(re.findall(rb"[A-Za-z_][A-Za-z0-9_]*", data)).items():
+        for term in identifier_terms(word.decode("ascii")):
+            counts[term] = counts.get(term, 0) + n
+    return counts
+
+
+def test_content_terms_equal_the_regex_definition_in_value_and_order():
+    rng = random.Random(7)
+    alphabet = b"aZ_09 .\n\t-\xc3\xa9(getUserByID parse_url HTTPServer 2fa v2 __init__ 123abc)"
+    for _ in range(300):
+        data = bytes(rng.choice(alphabet) for _ in range(rng.randrange(0, 200)))
+        assert list(content_terms(data).items()) == list(_regex_content_terms(data).items()), data

@@ -8,7 +8,6 @@ paths, mount prefixes, kinds refined by routes) happens later in ``index``.
 from __future__ import annotations
 
 import gc
-import re
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,7 +26,9 @@ from .tssymbols import GRAMMARS, tree_outline
 # Cached facts are only valid for the code that extracted them.
 EXTRACTOR_VERSION = code_digest("extract", "fields", "kinds", "messages", "outline", "pysymbols", "routes",
                                 "text", "tssymbols")
-_IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")  # on bytes: twice as fast as on decoded text
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_SEPARATE = bytes(c if c in _WORD_BYTES else 0x20 for c in range(256))  # every other byte -> space
+_DIGITS = b"0123456789"
 _TERMS: dict[bytes, tuple[str, ...]] = {}
 LITERAL_KINDS = frozenset({"config", "manifest", "other"})
 
@@ -51,14 +52,21 @@ class FileFacts:
 
 
 def content_terms(data: bytes) -> dict[str, int]:
-    """Term frequencies of a file's bytes: every identifier split, stemmed and joined."""
+    """Term frequencies of a file's bytes: every identifier split, stemmed and joined.
+
+    An identifier is a run of ``[A-Za-z0-9_]`` with its leading digits dropped (what
+    ``[A-Za-z_][A-Za-z0-9_]*`` finds): runs come from one ``translate`` and ``split``
+    in C, three times faster than a regex scan, and each distinct run is stemmed once.
+    """
     counts: dict[str, int] = {}
-    for word, n in Counter(_IDENT.findall(data)).items():
-        found = _TERMS.get(word)
+    get = counts.get
+    for run, n in Counter(data.translate(_SEPARATE).split()).items():
+        found = _TERMS.get(run)
         if found is None:
-            found = _TERMS[word] = identifier_terms(word.decode("ascii"))
+            word = run.lstrip(_DIGITS)
+            found = _TERMS[run] = identifier_terms(word.decode("ascii")) if word else ()
         for term in found:
-            counts[term] = counts.get(term, 0) + n
+            counts[term] = get(term, 0) + n
     return counts
 
 
