@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 import os
+import random
+import shutil
 from pathlib import Path
 
 import pytest
 
 from workbench.errors import TargetError
+from workbench.reference import cache, parallel
 from workbench.reference import index as index_module
-from workbench.reference import parallel
 from workbench.reference.index import build, load_index
 
 from .conftest import write_tree
@@ -121,6 +123,7 @@ def test_pool_and_serial_extraction_agree(repo: Path, monkeypatch: pytest.Monkey
     sizes = [len(FILES[rel]) for rel in rels]
     serial = parallel.extract_all(repo, rels, sizes)
     monkeypatch.setattr(parallel, "POOL_MIN_BYTES", 0)
+    monkeypatch.setattr(parallel, "MIN_CHUNK_BYTES", 1)  # one chunk per file: both processes take some
     monkeypatch.setattr(parallel, "workers", lambda: 2)
     assert parallel.extract_all(repo, rels, sizes) == serial
 
@@ -136,3 +139,86 @@ def test_concurrent_loads_build_once(repo: Path, monkeypatch: pytest.MonkeyPatch
     with ThreadPoolExecutor(4) as pool:
         loaded = list(pool.map(lambda _: load_index(repo), range(8)))
     assert len(calls) == 1 and all(ix is loaded[0] for ix in loaded)
+
+
+def test_chunks_deal_every_file_once_largest_first_and_shrinking():
+    rng = random.Random(3)
+    sizes = [rng.randrange(0, 400_000) for _ in range(500)]
+    chunks = parallel._chunks(sizes, 2)
+    assert sorted(i for chunk in chunks for i in chunk) == list(range(len(sizes)))
+    assert chunks[0][0] == max(range(len(sizes)), key=sizes.__getitem__)
+    totals = [sum(sizes[i] for i in chunk) for chunk in chunks]
+    assert totals[0] > 4 * totals[-2] and totals[0] <= sum(sizes) // 2
+
+
+def test_chunks_of_a_failed_child_are_parsed_here(repo: Path, monkeypatch: pytest.MonkeyPatch):
+    rels = [rel for rel in FILES if not rel.startswith("ignored")]
+    sizes = [len(FILES[rel]) for rel in rels]
+    serial = parallel.extract_all(repo, rels, sizes)
+    parent, real, here, forks = os.getpid(), parallel._extract, [], []
+    real_fork = os.fork
+
+    def counted_fork() -> int:
+        pid = real_fork()
+        forks.append(pid)
+        return pid
+
+    def child_fails(root, names, chunk):
+        if os.getpid() != parent:
+            raise RuntimeError("child crashed")
+        here.extend(chunk)
+        return real(root, names, chunk)
+    monkeypatch.setattr(parallel, "_extract", child_fails)
+    monkeypatch.setattr(parallel, "POOL_MIN_BYTES", 0)
+    monkeypatch.setattr(parallel, "MIN_CHUNK_BYTES", 1)
+    monkeypatch.setattr(parallel, "workers", lambda: 2)
+    monkeypatch.setattr(os, "fork", counted_fork)
+    assert parallel.extract_all(repo, rels, sizes) == serial
+    assert len(forks) == 1 and sorted(here) == list(range(len(rels)))
+
+
+def _entries(cache_dir: Path, part: str) -> list[Path]:
+    return sorted(cache_dir.glob(f"*.{part}{cache.SUFFIX}"))
+
+
+def test_a_copy_of_a_tree_reuses_its_index_entry(repo: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch):
+    build(repo)
+    copy = shutil.copytree(repo, repo.parent / "copy")
+    monkeypatch.setattr(index_module, "extract_all", lambda *args: pytest.fail("re-parsed an identical copy"))
+    ix = build(copy)
+    assert ix.root == copy and len(_entries(cache_dir, "index")) == 1
+
+
+def test_prune_drops_entries_of_deleted_roots_and_old_formats(repo: Path, cache_dir: Path):
+    copy = shutil.copytree(repo, repo.parent / "copy")
+    (copy / "app/db.py").write_text("engine = None\n")
+    build(repo)
+    build(copy)
+    assert len(_entries(cache_dir, "facts")) == 2
+    shutil.rmtree(copy)
+    (cache_dir / f"{'0' * 24}-1.facts.pkl").write_bytes(b"format 1")
+    abandoned = cache_dir / f"{'1' * 24}-1.index.pickle9x_k2j3a.tmp"  # as mkstemp names them
+    abandoned.write_bytes(b"")
+    os.utime(abandoned, (0, 0))
+    (cache_dir / "notes.txt").write_text("not ours")
+    assert cache.prune() == 3
+    assert [cache._owner(str(p)) for p in _entries(cache_dir, "facts")] == [str(repo.resolve())]
+    assert len(_entries(cache_dir, "index")) == 2 and (cache_dir / "notes.txt").exists()
+
+
+def test_prune_keeps_the_most_recently_used_entries(tmp_path: Path, cache_dir: Path):
+    for i in range(4):
+        cache.save_shared(f"tree {i}", "index", "v", list(range(1000)), tmp_path / "repo")
+        os.utime(cache._path(cache._key(f"tree {i}"), "index", "v"), (1000 + i, 1000 + i))
+    assert cache.load_shared("tree 0", "index", "v") is not None  # used: now the most recent
+    assert cache.prune(max_entries=2) == 2
+    assert cache.load_shared("tree 0", "index", "v") is not None
+    assert cache.load_shared("tree 3", "index", "v") is not None
+    assert cache.load_shared("tree 1", "index", "v") is None
+    assert cache.prune(max_bytes=1) == 1 and len(list(cache_dir.iterdir())) == 1
+
+
+def test_no_cache_entry_is_written_inside_the_indexed_repo(repo: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(repo / "cache"))
+    build(repo)
+    assert not (repo / "cache").exists()

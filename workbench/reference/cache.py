@@ -1,22 +1,48 @@
-"""The on-disk index cache: per repository, parsed file facts keyed by content digest.
+"""The on-disk index cache: self-limiting pickles outside the repositories they describe.
 
 Lives under ``$WORKBENCH_CACHE_DIR``, else ``$XDG_CACHE_HOME/workbench``, else
-``~/.cache/workbench`` (never inside the repository being indexed). Two pickles per
-repository: ``facts`` (digest -> FileFacts, so an edit re-parses only what changed)
-and ``index`` (the built index, valid while the tree digest matches, so an
-unchanged repository loads in one read). Writes are atomic; an unreadable or
-unwritable cache is only ever a miss.
+``~/.cache/workbench``, and never inside the repository being indexed: a save that
+would land inside it is skipped. Each entry is one file
+``<key>-<version>.<part>.pickle`` (a header naming its repository, then the value),
+of two kinds:
+
+* **per repository** (``load``/``save``, keyed by the resolved root path), such as
+  ``facts`` (digest -> FileFacts), so an edit re-parses only what changed;
+* **shared** (``load_shared``/``save_shared``, keyed by what the value is built
+  from), such as the built index keyed by its tree digest, so every copy of the same
+  tree (the temp copies the gate and harness suites index) reuses one entry.
+
+Saving a new version of a key removes the other versions. The directory limits
+itself: after a save (at most once per ``PRUNE_INTERVAL`` seconds per process),
+``prune`` deletes per-repository entries whose root no longer exists (a deleted temp
+copy), unreadable or old-format entries and abandoned temp files, then the least
+recently used entries (a load refreshes an entry's mtime) until at most
+``MAX_ENTRIES`` entries and ``MAX_BYTES`` remain (``$WORKBENCH_CACHE_MAX_MB``
+overrides the size). Only files named like this module's entries are ever deleted.
+Writes are atomic; an unreadable or unwritable cache is only ever a miss.
 """
 from __future__ import annotations
 
 import hashlib
 import os
 import pickle
+import re
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
-FORMAT = 1
+FORMAT = 2
+SUFFIX = ".pickle"
+MAX_ENTRIES = 256
+MAX_BYTES = 512 * 1024 * 1024
+PRUNE_INTERVAL = 60.0
+TEMP_AGE = 3600.0  # a temp file this old belongs to a writer that died
+# Entries (current and, ``.pkl``, the single-pickle format 1) and temp files of this module.
+_OURS = re.compile(r"[0-9a-f]{24}-[\w.+-]+\.(?:pickle|pkl)")
+_TEMP = re.compile(r"[0-9a-f]{24}-[\w.+-]+\.pickle\w*\.tmp")
+_MISS = (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError, ValueError, IndexError)
+_last_prune = float("-inf")
 
 
 def cache_dir() -> Path:
@@ -41,40 +67,142 @@ def code_digest(*modules: str) -> str:
     return h.hexdigest()
 
 
-def _key(root: Path) -> str:
-    return hashlib.blake2b(str(root.resolve()).encode(), digest_size=12).hexdigest()
+def _key(text: str) -> str:
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
 
-def _path(root: Path, part: str, version: str) -> Path:
-    return cache_dir() / f"{_key(root)}-{version}.{part}.pkl"
+def _path(key: str, part: str, version: str) -> Path:
+    return cache_dir() / f"{key}-{version}.{part}{SUFFIX}"
+
+
+def _read(path: Path) -> Any | None:
+    try:
+        with path.open("rb") as handle:
+            header = pickle.load(handle)
+            if not isinstance(header, tuple) or header[0] != FORMAT:
+                return None
+            value = pickle.load(handle)
+    except _MISS:
+        return None
+    try:
+        os.utime(path)  # recently used: the last to be pruned
+    except OSError:
+        pass
+    return value
 
 
 def load(root: Path, part: str, version: str) -> Any | None:
-    """The cached object, or None on any miss (absent, stale format, unreadable)."""
-    try:
-        with _path(root, part, version).open("rb") as handle:
-            stored = pickle.load(handle)
-    except (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError, ValueError):
-        return None
-    if not isinstance(stored, tuple) or len(stored) != 2 or stored[0] != FORMAT:
-        return None
-    return stored[1]
+    """The cached ``part`` of the repository at ``root``, or None on any miss."""
+    return _read(_path(_key(str(root.resolve())), part, version))
+
+
+def load_shared(key: str, part: str, version: str) -> Any | None:
+    """The cached ``part`` stored under a content ``key`` (any repository may have saved it)."""
+    return _read(_path(_key(key), part, version))
 
 
 def save(root: Path, part: str, version: str, value: Any) -> None:
-    """Write atomically (temp file + rename); failures are ignored, the cache is optional."""
-    target = _path(root, part, version)
+    """Store ``part`` of the repository at ``root`` (failures are ignored: the cache is optional)."""
+    resolved = root.resolve()
+    _write(_key(str(resolved)), part, version, value, str(resolved), resolved)
+
+
+def save_shared(key: str, part: str, version: str, value: Any, source: Path) -> None:
+    """Store ``part`` under a content ``key``; ``source`` is the repository it was built from."""
+    _write(_key(key), part, version, value, "", source.resolve())
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _write(key: str, part: str, version: str, value: Any, owner: str, source: Path) -> None:
+    """Write atomically (temp file + rename), drop the key's other versions, then maybe prune."""
+    target = _path(key, part, version)
+    if _inside(target.parent.resolve(), source):
+        return
+    tmp = None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
         with os.fdopen(fd, "wb") as handle:
-            pickle.dump((FORMAT, value), handle, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump((FORMAT, owner), handle, protocol=pickle.HIGHEST_PROTOCOL)
+            pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, target)
-        for stale in target.parent.glob(f"{_key(root)}-*.{part}.pkl"):
+        tmp = None
+        for stale in target.parent.glob(f"{key}-*.{part}{SUFFIX}"):
             if stale != target:
                 stale.unlink(missing_ok=True)
     except OSError:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+        return
+    _maybe_prune()
+
+
+def _maybe_prune() -> None:
+    global _last_prune
+    now = time.monotonic()
+    if now - _last_prune >= PRUNE_INTERVAL:
+        _last_prune = now
+        prune()
+
+
+def _owner(path: str) -> str | None:
+    """The root an entry belongs to (``""`` for a shared one), None if unreadable or old."""
+    try:
+        with open(path, "rb") as handle:
+            header = pickle.load(handle)
+    except _MISS:
+        return None
+    if not isinstance(header, tuple) or len(header) != 2 or header[0] != FORMAT or not isinstance(header[1], str):
+        return None
+    return header[1]
+
+
+def _max_bytes() -> int:
+    try:
+        return int(float(os.environ["WORKBENCH_CACHE_MAX_MB"]) * 1024 * 1024)
+    except (KeyError, ValueError):
+        return MAX_BYTES
+
+
+def prune(max_entries: int | None = None, max_bytes: int | None = None) -> int:
+    """Delete dead, unreadable and least recently used entries; the number of files deleted."""
+    max_entries = MAX_ENTRIES if max_entries is None else max_entries
+    max_bytes = _max_bytes() if max_bytes is None else max_bytes
+    live: list[tuple[float, int, str]] = []
+    dead: list[str] = []
+    now = time.time()
+    try:
+        scanned = list(os.scandir(cache_dir()))
+    except OSError:
+        return 0
+    for entry in scanned:
         try:
-            os.unlink(tmp)  # type: ignore[possibly-undefined]
-        except (OSError, NameError):
+            if _TEMP.fullmatch(entry.name):
+                if now - entry.stat().st_mtime > TEMP_AGE:
+                    dead.append(entry.path)
+            elif _OURS.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+                owner = _owner(entry.path) if entry.name.endswith(SUFFIX) else None
+                if owner is None or (owner and not os.path.isdir(owner)):
+                    dead.append(entry.path)
+                else:
+                    st = entry.stat()
+                    live.append((st.st_mtime, st.st_size, entry.path))
+        except OSError:
+            continue
+    live.sort(reverse=True)  # most recently used first
+    total = 0
+    for rank, (_, size, path) in enumerate(live):
+        total += size
+        if rank > 0 and (rank >= max_entries or total > max_bytes):  # the newest always stays
+            dead.append(path)
+    removed = 0
+    for path in dead:
+        try:
+            os.unlink(path)
+            removed += 1
+        except OSError:
             pass
+    return removed

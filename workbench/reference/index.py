@@ -1,11 +1,13 @@
 """Build (or load) the index of one repository.
 
-Cold: list the files, parse each (in worker processes when there is a lot to
+Cold: list the files, parse each (in forked processes when there is a lot to
 parse), then link them: imports resolved to files, mount prefixes applied to
 routes, kinds refined by what files serve or call, BM25F fitted. Warm: the facts
-of unchanged files come from the on-disk cache by content digest, and an unchanged
-tree loads its built index in one read. Within a process, an index is reused while
-a stat of its files and directories shows nothing changed.
+of unchanged files come from the repository's on-disk cache by content digest, and
+a tree seen before loads its built index in one read (the index cache is keyed by
+content, so a temp copy of a tree reuses the entry of the original). Within a
+process, an index is reused while a stat of its files and directories shows nothing
+changed.
 """
 from __future__ import annotations
 
@@ -30,6 +32,8 @@ from .walk import list_files
 
 # The built index is only valid for the code that built it; the version names that code.
 INDEX_VERSION = f"{EXTRACTOR_VERSION}-{code_digest('index', 'imports', 'ranking', 'entry', 'walk')}"
+# Read by entry_points at the root whether or not the walk lists them.
+ROOT_INPUTS = ("package.json", "pyproject.toml")
 ENGINE_VERSION = f"1.0+{code_digest('pack', 'query', 'signals', 'related', 'render')}.{INDEX_VERSION}"
 
 
@@ -146,7 +150,8 @@ def _build(root: Path) -> RepoIndex:
         sizes.append(len(data))
         digests.append(cache.digest(data, extension(rel)))
     tree = cache.digest("\n".join(f"{r}\t{d}" for r, d in zip(files, digests)).encode())
-    built = cache.load(root, "index", INDEX_VERSION)
+    source = _source_key(root, files, tree)
+    built = cache.load_shared(source, "index", INDEX_VERSION)
     if isinstance(built, RepoIndex) and getattr(built, "tree", None) == tree:
         try:
             return replace(built, root=root)
@@ -157,10 +162,24 @@ def _build(root: Path) -> RepoIndex:
     parsed = extract_all(root, [files[i] for i in todo], [sizes[i] for i in todo])
     fresh = {digests[i]: facts for i, facts in zip(todo, parsed)}
     facts = [known.get(d) or fresh[d] for d in digests]
-    cache.save(root, "facts", EXTRACTOR_VERSION, dict(zip(digests, facts)))
+    if fresh or known.keys() != set(digests):
+        cache.save(root, "facts", EXTRACTOR_VERSION, dict(zip(digests, facts)))
     index = replace(link(root, files, facts), tree=tree)
-    cache.save(root, "index", INDEX_VERSION, index)
+    cache.save_shared(source, "index", INDEX_VERSION, index, root)
     return index
+
+
+def _source_key(root: Path, files: list[str], tree: str) -> str:
+    """What a built index is made of: the tree, plus the root files ``entry_points`` reads even
+    when the walk skipped them. Copies of one tree anywhere share the cached index."""
+    extra = []
+    for name in ROOT_INPUTS:
+        if name not in files:
+            try:
+                extra.append(f"{name}\t{cache.digest((root / name).read_bytes())}")
+            except OSError:
+                continue
+    return "\n".join([tree, *extra])
 
 
 _MEMO: dict[str, tuple[list[str], tuple, RepoIndex]] = {}
