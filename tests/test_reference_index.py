@@ -177,6 +177,19 @@ def test_chunks_of_a_failed_child_are_parsed_here(repo: Path, monkeypatch: pytes
     assert len(forks) == 1 and sorted(here) == list(range(len(rels)))
 
 
+def test_a_forked_worker_returns_every_chunk_it_took(repo: Path):
+    rels = [rel for rel in FILES if not rel.startswith("ignored")]
+    chunks = [[i] for i in range(len(rels))]
+    tasks, filler = os.pipe()
+    os.write(filler, b"".join(parallel._TOKEN.pack(k) for k in range(len(chunks))))
+    os.close(filler)
+    try:
+        done = parallel._collect(*parallel._fork_worker(tasks, repo, rels, chunks))
+    finally:
+        os.close(tasks)
+    assert done == {k: parallel._extract(repo, rels, chunk) for k, chunk in enumerate(chunks)}
+
+
 def _entries(cache_dir: Path, part: str) -> list[Path]:
     return sorted(cache_dir.glob(f"*.{part}{cache.SUFFIX}"))
 

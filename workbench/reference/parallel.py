@@ -83,7 +83,11 @@ def _fork_worker(tasks: int, root: Path, rels: list[str], chunks: list[list[int]
     an anonymous temp file as soon as it is done (a file never blocks the writer the way a full
     pipe would): (pid, file)."""
     spool = tempfile.TemporaryFile()
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError:
+        spool.close()
+        raise
     if pid == 0:  # the child: never return into the caller's code, never run its exit handlers
         code = 1
         try:
@@ -130,9 +134,12 @@ def _forked(root: Path, rels: list[str], chunks: list[list[int]], n: int) -> dic
         return done
     finally:
         for pid, spool in children:  # only after an error here: stop and reap the rest
-            os.kill(pid, signal.SIGTERM)
-            os.waitpid(pid, 0)
             spool.close()
+            try:
+                os.kill(pid, signal.SIGTERM)
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
         os.close(tasks)
         if filler >= 0:
             os.close(filler)
