@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import random
 import shutil
 from pathlib import Path
 
@@ -123,7 +122,6 @@ def test_pool_and_serial_extraction_agree(repo: Path, monkeypatch: pytest.Monkey
     sizes = [len(FILES[rel]) for rel in rels]
     serial = parallel.extract_all(repo, rels, sizes)
     monkeypatch.setattr(parallel, "POOL_MIN_BYTES", 0)
-    monkeypatch.setattr(parallel, "MIN_CHUNK_BYTES", 1)  # one chunk per file: both processes take some
     monkeypatch.setattr(parallel, "workers", lambda: 2)
     assert parallel.extract_all(repo, rels, sizes) == serial
 
@@ -141,53 +139,33 @@ def test_concurrent_loads_build_once(repo: Path, monkeypatch: pytest.MonkeyPatch
     assert len(calls) == 1 and all(ix is loaded[0] for ix in loaded)
 
 
-def test_chunks_deal_every_file_once_largest_first_and_shrinking():
-    rng = random.Random(3)
-    sizes = [rng.randrange(0, 400_000) for _ in range(500)]
-    chunks = parallel._chunks(sizes, 2)
-    assert sorted(i for chunk in chunks for i in chunk) == list(range(len(sizes)))
-    assert chunks[0][0] == max(range(len(sizes)), key=sizes.__getitem__)
-    totals = [sum(sizes[i] for i in chunk) for chunk in chunks]
-    assert totals[0] > 4 * totals[-2] and totals[0] <= sum(sizes) // 2
+_PARENT = os.getpid()
+_REAL_READ_AND_EXTRACT = parallel._read_and_extract
 
 
-def test_chunks_of_a_failed_child_are_parsed_here(repo: Path, monkeypatch: pytest.MonkeyPatch):
+def _crash_in_workers(root: str, rels: list[str]):
+    """A pool task that kills the worker process running it (module level: tasks are pickled)."""
+    if os.getpid() != _PARENT:
+        os._exit(1)
+    return _REAL_READ_AND_EXTRACT(root, rels)
+
+
+def test_a_crashed_worker_falls_back_to_parsing_here(repo: Path, monkeypatch: pytest.MonkeyPatch):
     rels = [rel for rel in FILES if not rel.startswith("ignored")]
     sizes = [len(FILES[rel]) for rel in rels]
     serial = parallel.extract_all(repo, rels, sizes)
-    parent, real, here, forks = os.getpid(), parallel._extract, [], []
-    real_fork = os.fork
+    pools: list[int] = []
 
-    def counted_fork() -> int:
-        pid = real_fork()
-        forks.append(pid)
-        return pid
-
-    def child_fails(root, names, chunk):
-        if os.getpid() != parent:
-            raise RuntimeError("child crashed")
-        here.extend(chunk)
-        return real(root, names, chunk)
-    monkeypatch.setattr(parallel, "_extract", child_fails)
+    class CountedPool(parallel.ProcessPoolExecutor):
+        def __init__(self, *args, **kwargs):
+            pools.append(1)
+            super().__init__(*args, **kwargs)
+    monkeypatch.setattr(parallel, "ProcessPoolExecutor", CountedPool)
+    monkeypatch.setattr(parallel, "_read_and_extract", _crash_in_workers)
     monkeypatch.setattr(parallel, "POOL_MIN_BYTES", 0)
-    monkeypatch.setattr(parallel, "MIN_CHUNK_BYTES", 1)
     monkeypatch.setattr(parallel, "workers", lambda: 2)
-    monkeypatch.setattr(os, "fork", counted_fork)
     assert parallel.extract_all(repo, rels, sizes) == serial
-    assert len(forks) == 1 and sorted(here) == list(range(len(rels)))
-
-
-def test_a_forked_worker_returns_every_chunk_it_took(repo: Path):
-    rels = [rel for rel in FILES if not rel.startswith("ignored")]
-    chunks = [[i] for i in range(len(rels))]
-    tasks, filler = os.pipe()
-    os.write(filler, b"".join(parallel._TOKEN.pack(k) for k in range(len(chunks))))
-    os.close(filler)
-    try:
-        done = parallel._collect(*parallel._fork_worker(tasks, repo, rels, chunks))
-    finally:
-        os.close(tasks)
-    assert done == {k: parallel._extract(repo, rels, chunk) for k, chunk in enumerate(chunks)}
+    assert pools == [1]  # the pool ran, its workers died, this process parsed everything
 
 
 def _entries(cache_dir: Path, part: str) -> list[Path]:
