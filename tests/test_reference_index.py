@@ -1,8 +1,11 @@
 """Indexing a repository: the import graph, mount prefixes, the disk cache and the in-process memo."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -83,24 +86,26 @@ def test_second_build_reads_the_cache_and_never_writes_into_the_repo(repo: Path,
     before = sorted(p.relative_to(repo) for p in repo.rglob("*"))
     first = build(repo)
     assert any(cache_dir.iterdir())
-    monkeypatch.setattr(index_module, "extract_all", lambda *args: pytest.fail("re-parsed an unchanged repo"))
+    monkeypatch.setattr(index_module, "extract_batches", lambda *args: pytest.fail("re-parsed an unchanged repo"))
     second = build(repo)
     assert second.files == first.files and second.imports == first.imports
     assert sorted(p.relative_to(repo) for p in repo.rglob("*")) == before
 
 
-def test_an_edit_reparses_only_the_changed_file(repo: Path, monkeypatch: pytest.MonkeyPatch):
+def test_an_edit_reparses_only_the_changed_file(repo: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch):
     build(repo)
     (repo / "app/db.py").write_text("session = None\nengine = None\n")
     seen: list[str] = []
 
     def spy(root, rels, sizes):
         seen.extend(rels)
-        return parallel.extract_all(root, rels, sizes)
-    monkeypatch.setattr(index_module, "extract_all", spy)
+        return parallel.extract_batches(root, rels, sizes)
+    monkeypatch.setattr(index_module, "extract_batches", spy)
     ix = build(repo)
     assert seen == ["app/db.py"]
     assert ("engine", "variable", 2) in ix.facts[ix.files.index("app/db.py")].outline.symbols
+    assert len(_entries(cache_dir, "index")) == 1  # the tree before the edit is dropped
+    assert build(repo).facts == ix.facts and seen == ["app/db.py"]  # facts and index reload as saved
 
 
 def test_memo_is_reused_until_a_file_changes(repo: Path):
@@ -117,55 +122,48 @@ def test_missing_repository_is_a_target_error(tmp_path: Path):
         load_index(tmp_path / "nope")
 
 
-def test_pool_and_serial_extraction_agree(repo: Path, monkeypatch: pytest.MonkeyPatch):
-    rels = [rel for rel in FILES if not rel.startswith("ignored")]
-    sizes = [len(FILES[rel]) for rel in rels]
-    serial = parallel.extract_all(repo, rels, sizes)
-    monkeypatch.setattr(parallel, "POOL_MIN_BYTES", 0)
-    monkeypatch.setattr(parallel, "workers", lambda: 2)
-    assert parallel.extract_all(repo, rels, sizes) == serial
-
-
 def test_concurrent_loads_build_once(repo: Path, monkeypatch: pytest.MonkeyPatch):
     from concurrent.futures import ThreadPoolExecutor
     calls: list[int] = []
 
     def counting(root, rels, sizes):
         calls.append(len(rels))
-        return parallel.extract_all(root, rels, sizes)
-    monkeypatch.setattr(index_module, "extract_all", counting)
+        return parallel.extract_batches(root, rels, sizes)
+    monkeypatch.setattr(index_module, "extract_batches", counting)
     with ThreadPoolExecutor(4) as pool:
         loaded = list(pool.map(lambda _: load_index(repo), range(8)))
     assert len(calls) == 1 and all(ix is loaded[0] for ix in loaded)
 
 
-_PARENT = os.getpid()
-_REAL_READ_AND_EXTRACT = parallel._read_and_extract
+# Run in a fresh interpreter: threads other tests leave behind (tqdm's monitor, pipe pumps)
+# rightly make extract_all parse serially, and this must exercise the worker pool.
+_POOL_CHECK = """
+import json, os, sys
+from pathlib import Path
+from workbench.reference import parallel
+root, rels = Path(sys.argv[1]), sys.argv[2:]
+sizes = [(root / rel).stat().st_size for rel in rels]
+serial = parallel.extract_all(root, rels, sizes)
+parallel.POOL_MIN_BYTES, parallel.workers = 0, lambda: 2
+pool_used = parallel._pool_pays(sizes)
+pooled = parallel.extract_all(root, rels, sizes)
+parent, real = os.getpid(), parallel._read_and_extract
 
-
-def _crash_in_workers(root: str, rels: list[str]):
-    """A pool task that kills the worker process running it (module level: tasks are pickled)."""
-    if os.getpid() != _PARENT:
+def crash_in_workers(root, rels):
+    if os.getpid() != parent:
         os._exit(1)
-    return _REAL_READ_AND_EXTRACT(root, rels)
+    return real(root, rels)
+parallel._read_and_extract = crash_in_workers
+print(json.dumps([pool_used, pooled == serial, parallel.extract_all(root, rels, sizes) == serial]))
+"""
 
 
-def test_a_crashed_worker_falls_back_to_parsing_here(repo: Path, monkeypatch: pytest.MonkeyPatch):
+def test_worker_pool_agrees_with_serial_parsing_and_survives_a_crashed_worker(repo: Path):
     rels = [rel for rel in FILES if not rel.startswith("ignored")]
-    sizes = [len(FILES[rel]) for rel in rels]
-    serial = parallel.extract_all(repo, rels, sizes)
-    pools: list[int] = []
-
-    class CountedPool(parallel.ProcessPoolExecutor):
-        def __init__(self, *args, **kwargs):
-            pools.append(1)
-            super().__init__(*args, **kwargs)
-    monkeypatch.setattr(parallel, "ProcessPoolExecutor", CountedPool)
-    monkeypatch.setattr(parallel, "_read_and_extract", _crash_in_workers)
-    monkeypatch.setattr(parallel, "POOL_MIN_BYTES", 0)
-    monkeypatch.setattr(parallel, "workers", lambda: 2)
-    assert parallel.extract_all(repo, rels, sizes) == serial
-    assert pools == [1]  # the pool ran, its workers died, this process parsed everything
+    out = subprocess.run([sys.executable, "-c", _POOL_CHECK, str(repo), *rels], cwd=Path(__file__).parent.parent,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == [True, True, True]  # pool used; same facts; crash -> parsed here
 
 
 def _entries(cache_dir: Path, part: str) -> list[Path]:
@@ -175,7 +173,7 @@ def _entries(cache_dir: Path, part: str) -> list[Path]:
 def test_a_copy_of_a_tree_reuses_its_index_entry(repo: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch):
     build(repo)
     copy = shutil.copytree(repo, repo.parent / "copy")
-    monkeypatch.setattr(index_module, "extract_all", lambda *args: pytest.fail("re-parsed an identical copy"))
+    monkeypatch.setattr(index_module, "extract_batches", lambda *args: pytest.fail("re-parsed an identical copy"))
     ix = build(copy)
     assert ix.root == copy and len(_entries(cache_dir, "index")) == 1
 

@@ -3,14 +3,17 @@
 Lives under ``$WORKBENCH_CACHE_DIR``, else ``$XDG_CACHE_HOME/workbench``, else
 ``~/.cache/workbench``, and never inside the repository being indexed: a save that
 would land inside it is skipped. Each entry is one file
-``<key>-<version>.<part>.pickle`` (a header naming its repository, then the value),
-of two kinds:
+``<key>-<version>.<part>.pickle`` (a header naming its repository, then one pickle
+per frame: usually one, the value), of two kinds:
 
 * **per repository** (``load``/``save``, keyed by the resolved root path), such as
-  ``facts`` (digest -> FileFacts), so an edit re-parses only what changed;
+  the parsed ``facts`` (``save_frames``: stored as the batches the workers pickled),
+  so an edit re-parses only what changed;
 * **shared** (``load_shared``/``save_shared``, keyed by what the value is built
   from), such as the built index keyed by its tree digest, so every copy of the same
-  tree (the temp copies the gate and harness suites index) reuses one entry.
+  tree (the temp copies the gate and harness suites index) reuses one entry; a
+  repository that rebuilds after an edit drops the entry of its previous tree
+  (``drop_shared``).
 
 Saving a new version of a key removes the other versions. The directory limits
 itself: after a save (at most once per ``PRUNE_INTERVAL`` seconds per process),
@@ -75,48 +78,75 @@ def _path(key: str, part: str, version: str) -> Path:
     return cache_dir() / f"{key}-{version}.{part}{SUFFIX}"
 
 
-def _read(path: Path) -> Any | None:
+def _read(path: Path) -> list[Any] | None:
+    """The frames of an entry (the pickles after its header), or None on any miss."""
+    frames = []
     try:
         with path.open("rb") as handle:
             header = pickle.load(handle)
             if not isinstance(header, tuple) or header[0] != FORMAT:
                 return None
-            value = pickle.load(handle)
+            while True:
+                try:
+                    frames.append(pickle.load(handle))
+                except EOFError:
+                    break
     except _MISS:
         return None
     try:
         os.utime(path)  # recently used: the last to be pruned
     except OSError:
         pass
-    return value
+    return frames
+
+
+def _first(frames: list[Any] | None) -> Any | None:
+    return frames[0] if frames else None
 
 
 def load(root: Path, part: str, version: str) -> Any | None:
     """The cached ``part`` of the repository at ``root``, or None on any miss."""
+    return _first(load_frames(root, part, version))
+
+
+def load_frames(root: Path, part: str, version: str) -> list[Any] | None:
+    """Every frame of ``part`` of the repository at ``root`` as saved by ``save_frames``."""
     return _read(_path(_key(str(root.resolve())), part, version))
 
 
 def load_shared(key: str, part: str, version: str) -> Any | None:
     """The cached ``part`` stored under a content ``key`` (any repository may have saved it)."""
-    return _read(_path(_key(key), part, version))
+    return _first(_read(_path(_key(key), part, version)))
 
 
 def save(root: Path, part: str, version: str, value: Any) -> None:
     """Store ``part`` of the repository at ``root`` (failures are ignored: the cache is optional)."""
+    save_frames(root, part, version, [pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)])
+
+
+def save_frames(root: Path, part: str, version: str, frames: list[bytes]) -> None:
+    """Store ``part`` of the repository at ``root`` as pickles made elsewhere (a worker process
+    pickles its batch once; the same bytes cross to the parent and land here unchanged)."""
     resolved = root.resolve()
-    _write(_key(str(resolved)), part, version, value, str(resolved), resolved)
+    _write(_key(str(resolved)), part, version, frames, str(resolved), resolved)
 
 
 def save_shared(key: str, part: str, version: str, value: Any, source: Path) -> None:
     """Store ``part`` under a content ``key``; ``source`` is the repository it was built from."""
-    _write(_key(key), part, version, value, "", source.resolve())
+    frames = [pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)]
+    _write(_key(key), part, version, frames, "", source.resolve())
+
+
+def drop_shared(key: str, part: str, version: str) -> None:
+    """Delete the entry stored under a content ``key`` (a tree its repository no longer has)."""
+    _path(_key(key), part, version).unlink(missing_ok=True)
 
 
 def _inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
-def _write(key: str, part: str, version: str, value: Any, owner: str, source: Path) -> None:
+def _write(key: str, part: str, version: str, frames: list[bytes], owner: str, source: Path) -> None:
     """Write atomically (temp file + rename), drop the key's other versions, then maybe prune."""
     target = _path(key, part, version)
     if _inside(target.parent.resolve(), source):
@@ -127,7 +157,7 @@ def _write(key: str, part: str, version: str, value: Any, owner: str, source: Pa
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
         with os.fdopen(fd, "wb") as handle:
             pickle.dump((FORMAT, owner), handle, protocol=pickle.HIGHEST_PROTOCOL)
-            pickle.dump(value, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            handle.writelines(frames)
         os.replace(tmp, target)
         tmp = None
         for stale in target.parent.glob(f"{key}-*.{part}{SUFFIX}"):

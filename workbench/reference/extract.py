@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import gc
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -112,7 +112,7 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def extract_many(items: list[tuple[str, bytes]]) -> list[FileFacts]:
+def extract_many(items: Iterable[tuple[str, bytes]]) -> list[FileFacts]:
     """``extract_file`` over a batch (the unit of work a pool worker receives)."""
     with gc_paused():
         return [extract_file(rel, data) for rel, data in items]

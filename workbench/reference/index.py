@@ -12,6 +12,7 @@ changed.
 from __future__ import annotations
 
 import os
+import pickle
 import posixpath
 import threading
 from dataclasses import dataclass, replace
@@ -25,7 +26,7 @@ from .imports import Resolver
 from .kinds import extension, file_kind, is_code
 from .messages import MessageIndex
 from .fields import identifier_parts, path_fields
-from .parallel import extract_all
+from .parallel import extract_batches
 from .routes import Route
 from .text import identifier_terms, terms
 from .walk import list_files
@@ -157,16 +158,48 @@ def _build(root: Path) -> RepoIndex:
             return replace(built, root=root)
         except AttributeError:
             pass  # pickled by an older shape of RepoIndex
-    known = cache.load(root, "facts", EXTRACTOR_VERSION) or {}
+    previous, known = _cached_facts(root)
     todo = [i for i, d in enumerate(digests) if d not in known]
-    parsed = extract_all(root, [files[i] for i in todo], [sizes[i] for i in todo])
-    fresh = {digests[i]: facts for i, facts in zip(todo, parsed)}
+    fresh, frames = _parse(root, [files[i] for i in todo], [sizes[i] for i in todo], [digests[i] for i in todo])
     facts = [known.get(d) or fresh[d] for d in digests]
-    if fresh or known.keys() != set(digests):
-        cache.save(root, "facts", EXTRACTOR_VERSION, dict(zip(digests, facts)))
+    if fresh or known.keys() != set(digests) or previous != source:
+        kept = [d for d in dict.fromkeys(digests) if d not in fresh]
+        if kept:
+            frames += [_pickled(kept), _pickled([known[d] for d in kept])]
+        cache.save_frames(root, "facts", EXTRACTOR_VERSION, [_pickled(source), *frames])
     index = replace(link(root, files, facts), tree=tree)
     cache.save_shared(source, "index", INDEX_VERSION, index, root)
+    if previous and previous != source:
+        cache.drop_shared(previous, "index", INDEX_VERSION)  # this repository's tree before the edit
     return index
+
+
+def _pickled(value: object) -> bytes:
+    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _parse(root: Path, rels: list[str], sizes: list[int],
+           digests: list[str]) -> tuple[dict[str, FileFacts], list[bytes]]:
+    """The facts of ``rels`` by digest, and the facts cache frames holding them: per batch its
+    digests, then its facts exactly as the worker pickled them (never pickled twice)."""
+    fresh: dict[str, FileFacts] = {}
+    frames: list[bytes] = []
+    for batch, blob in extract_batches(root, rels, sizes):
+        names = [digests[j] for j in batch]
+        fresh.update(zip(names, pickle.loads(blob)))
+        frames += [_pickled(names), blob]
+    return fresh, frames
+
+
+def _cached_facts(root: Path) -> tuple[str, dict[str, FileFacts]]:
+    """The key of the index last built for ``root`` and its cached facts by digest: the first
+    frame is that key, then each batch's digests are followed by its facts."""
+    frames = cache.load_frames(root, "facts", EXTRACTOR_VERSION) or [""]
+    known: dict[str, FileFacts] = {}
+    for names, facts in zip(frames[1::2], frames[2::2]):
+        if isinstance(names, list) and isinstance(facts, list) and len(names) == len(facts):
+            known.update(zip(names, facts))
+    return (frames[0] if isinstance(frames[0], str) else ""), known
 
 
 def _source_key(root: Path, files: list[str], tree: str) -> str:

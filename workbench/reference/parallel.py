@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 import threading
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -34,27 +36,45 @@ def _chunks(sizes: list[int], n: int) -> list[list[int]]:
     return [order[k::n] for k in range(n) if order[k::n]]
 
 
-def _read_and_extract(root: str, rels: list[str]) -> list[FileFacts]:
-    """A worker's batch: read each file here, so the parent never holds every file's bytes."""
-    return extract_many([(rel, (Path(root) / rel).read_bytes()) for rel in rels])
+def _read_and_extract(root: str, rels: list[str]) -> bytes:
+    """A batch, read one file at a time (no process holds every file's bytes) and returned
+    pickled: the parent unpickles it once and stores the very same bytes in the facts cache."""
+    facts = extract_many((rel, (Path(root) / rel).read_bytes()) for rel in rels)
+    return pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def extract_all(root: Path, rels: list[str], sizes: list[int]) -> list[FileFacts]:
-    """FileFacts for every file of ``rels`` (paths under ``root``, ``sizes`` in bytes), in order."""
-    n = workers()
+def _pool_pays(sizes: list[int]) -> bool:
     # Forking a process that runs other threads (a progress bar, a runner's --jobs) can
     # deadlock the child on a lock some thread held: parse in this process then.
-    if n < 2 or sum(sizes) < POOL_MIN_BYTES or threading.active_count() > 1 or \
-            "fork" not in multiprocessing.get_all_start_methods():
-        return [extract_many([(rel, (root / rel).read_bytes())])[0] for rel in rels]
+    return workers() >= 2 and sum(sizes) >= POOL_MIN_BYTES and threading.active_count() == 1 and \
+        "fork" in multiprocessing.get_all_start_methods()
+
+
+def extract_batches(root: Path, rels: list[str], sizes: list[int]) -> Iterator[tuple[list[int], bytes]]:
+    """The FileFacts of ``rels`` (paths under ``root``, ``sizes`` in bytes) as batches
+    ``(indices into rels, pickled list of their facts)``, each yielded as soon as it is parsed."""
+    if not _pool_pays(sizes):
+        yield list(range(len(rels))), _read_and_extract(str(root), rels)
+        return
+    n = workers()
     batches = _chunks(sizes, n * CHUNKS_PER_WORKER)
-    out: list[FileFacts | None] = [None] * len(rels)
+    done = 0
     try:
         with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork")) as pool:
             jobs = [pool.submit(_read_and_extract, str(root), [rels[i] for i in batch]) for batch in batches]
             for batch, job in zip(batches, jobs):
-                for i, facts in zip(batch, job.result()):
-                    out[i] = facts
-    except (OSError, RuntimeError):
-        return [extract_many([(rel, (root / rel).read_bytes())])[0] for rel in rels]
-    return [f for f in out]  # type: ignore[misc]
+                blob = job.result()
+                done += 1
+                yield batch, blob
+    except (OSError, RuntimeError):  # a worker died: parse what is left here
+        rest = [i for batch in batches[done:] for i in batch]
+        yield rest, _read_and_extract(str(root), [rels[i] for i in rest])
+
+
+def extract_all(root: Path, rels: list[str], sizes: list[int]) -> list[FileFacts]:
+    """FileFacts for every file of ``rels`` (paths under ``root``, ``sizes`` in bytes), in order."""
+    out: list[FileFacts | None] = [None] * len(rels)
+    for batch, blob in extract_batches(root, rels, sizes):
+        for i, facts in zip(batch, pickle.loads(blob)):
+            out[i] = facts
+    return out  # type: ignore[return-value]
