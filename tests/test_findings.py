@@ -66,3 +66,20 @@ def test_run_naming_an_unknown_gold_record(tmp_path: Path) -> None:
         {"agent": "a", "gold": "nope", "findings": []}))
     with pytest.raises(CorpusError, match=r"x.json.gold: 'nope' names no gold record"):
         load_findings(load_corpus(path))
+
+
+def test_an_engine_baseline_leaves_out_recorded_agents(tmp_path: Path, monkeypatch) -> None:
+    from workbench.baseline import load_baseline, record_baseline
+
+    from .conftest import engine_spec
+    path = _corpus(tmp_path)
+    (tmp_path / "fixtures" / "api" / "src").mkdir(parents=True)
+    (tmp_path / "fixtures" / "api" / "src" / "a.ts").write_text("export const a = 1;\n")
+    data = json.loads(path.read_text())
+    data["retrieval"] = [{"name": "a", "query": "find a", "repoFixture": "api", "expectedPrimary": ["src/a.ts"]}]
+    path.write_text(json.dumps(data))
+    result = run(load_corpus(path), RunOptions(targets=[engine_spec({"find a": ["src/a.ts"]}, monkeypatch)],
+                                               out_dir=tmp_path / "runs", progress=False))
+    assert {"careful-reviewer", "quick-reviewer"} <= set(result.cases["target"])
+    base = load_baseline(record_baseline(result, "engine", path))
+    assert set(base.cases["suite"]) == {"retrieval"}
