@@ -4,7 +4,9 @@
 
 * **Index**: a mirror of this interpreter's standard library (without site-packages,
   test suites and ``__pycache__``) is indexed cold (fresh process, empty cache) and
-  warm (fresh process, cache from the cold run). Each run is its own process, so
+  warm (fresh process, cache from the cold run), then two fresh copies of the mirror are
+  indexed with that cache (an index entry is keyed by content: a copy loads warm and adds
+  no entry; the cache file count is reported). Each run is its own process, so
   nothing is memoised in memory; the figure is ``build()`` alone, imports excluded
   (reported separately). Peak RSS covers the process and its worker children.
 * **Query**: median and p90 latency of ``build_pack`` (ranking, related files and the
@@ -124,14 +126,20 @@ def _measure(root: Path, cache: Path) -> dict:
 
 
 def index_runs(root: Path, runs: int) -> dict:
-    """Cold runs (each with an empty cache) and warm runs (cache of the last cold run)."""
-    cold, warm = [], []
+    """Cold runs (each with an empty cache), warm runs (cache of the last cold run), and
+    copies: a fresh copy of the tree elsewhere, with that same cache (the index entry is
+    keyed by content, so a copy should load like a warm run and add no entry)."""
+    cold, warm, copy = [], [], []
     with tempfile.TemporaryDirectory() as scratch:
         for i in range(runs):
             cache = Path(scratch) / f"cache{i}"
             cold.append(_measure(root, cache))
-        warm = [_measure(root, Path(scratch) / f"cache{runs - 1}") for _ in range(runs + 2)]
-    return {"cold": cold, "warm": warm}
+        last = Path(scratch) / f"cache{runs - 1}"
+        warm = [_measure(root, last) for _ in range(runs + 2)]
+        for i in range(2):
+            copy.append(_measure(shutil.copytree(root, Path(scratch) / f"copy{i}", symlinks=True), last))
+            copy[-1]["cache_entries"] = len(list(last.iterdir()))
+    return {"cold": cold, "warm": warm, "copy": copy}
 
 
 def query_quality(root: Path, name: str, tasks: list[tuple[str, list[str]]], repeats: int = 3) -> dict:
@@ -196,7 +204,10 @@ def main() -> None:
     result["summary"] = {"cold_s": _median(index["cold"], "seconds"),
                          "cold_min_s": min(r["seconds"] for r in index["cold"]),
                          "cold_cpu_s": _median(index["cold"], "cpu_seconds"),
-                         "warm_s": _median(index["warm"], "seconds"), "query_median_ms": result["stdlib"]["median_ms"],
+                         "warm_s": _median(index["warm"], "seconds"), "copy_s": _median(index["copy"], "seconds"),
+                         "cache_entries": index["copy"][-1]["cache_entries"],
+                         "load_max": max(r["load"] for r in index["cold"]),
+                         "query_median_ms": result["stdlib"]["median_ms"],
                          "peak_mb": max(r["peak_mb"] for r in index["cold"] + index["warm"]),
                          "load_avg": _median(index["cold"], "load")}
     if args.json:
@@ -205,8 +216,9 @@ def main() -> None:
     s = result["summary"]
     print(f"stdlib mirror: {py_files} .py files, {index['cold'][0]['files']} indexed files")
     print(f"index cold: median {s['cold_s']:.2f} s (min {s['cold_min_s']:.2f}, CPU {s['cold_cpu_s']:.2f} s)"
-          f" | warm: median {s['warm_s']:.3f} s"
-          f" | peak RSS {s['peak_mb']:.0f} MB | load avg {s['load_avg']:.2f}")
+          f" | warm: median {s['warm_s']:.3f} s | copy elsewhere: {s['copy_s']:.3f} s"
+          f" ({s['cache_entries']} cache files after two copies)"
+          f" | peak RSS {s['peak_mb']:.0f} MB | load avg {s['load_avg']:.2f} (max {s['load_max']:.2f})")
     for name in ("stdlib", "npm"):
         if name in result:
             q = result[name]
