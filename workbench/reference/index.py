@@ -1,6 +1,6 @@
 """Build (or load) the index of one repository.
 
-Cold: list the files, parse each (in forked processes when there is a lot to
+Cold: list the files, parse each (in worker processes when there is a lot to
 parse), then link them: imports resolved to files, mount prefixes applied to
 routes, kinds refined by what files serve or call, BM25F fitted. Warm: the facts
 of unchanged files come from the repository's on-disk cache by content digest, and
@@ -160,7 +160,8 @@ def _build(root: Path) -> RepoIndex:
             pass  # pickled by an older shape of RepoIndex
     previous, known = _cached_facts(root)
     todo = [i for i, d in enumerate(digests) if d not in known]
-    fresh, frames = _parse(root, [files[i] for i in todo], [sizes[i] for i in todo], [digests[i] for i in todo])
+    fresh, frames = _parse(root, [files[i] for i in todo], [sizes[i] for i in todo],
+                           [digests[i] for i in todo])
     facts = [known.get(d) or fresh[d] for d in digests]
     if fresh or known.keys() != set(digests) or previous != source:
         kept = [d for d in dict.fromkeys(digests) if d not in fresh]
