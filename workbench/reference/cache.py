@@ -21,7 +21,7 @@ itself: after a save (at most once per ``PRUNE_INTERVAL`` seconds per process),
 copy), unreadable or old-format entries and abandoned temp files, then the least
 recently used entries (a load refreshes an entry's mtime) until at most
 ``MAX_ENTRIES`` entries and ``MAX_BYTES`` remain (``$WORKBENCH_CACHE_MAX_MB``
-overrides the size). Only files named like this module's entries are ever deleted.
+overrides the size; a value that is no number is ignored). Only files named like this module's entries are ever deleted.
 Writes are atomic; an unreadable or unwritable cache is only ever a miss.
 """
 from __future__ import annotations
@@ -197,31 +197,37 @@ def _max_bytes() -> int:
         return MAX_BYTES
 
 
+def _scan(directory: Path) -> tuple[list[tuple[float, int, str]], list[str]]:
+    """(mtime, size, path) of live entries, and the paths of dead ones and abandoned temp files."""
+    live: list[tuple[float, int, str]] = []
+    dead: list[str] = []
+    now = time.time()
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            try:
+                if _TEMP.fullmatch(entry.name):
+                    if now - entry.stat().st_mtime > TEMP_AGE:
+                        dead.append(entry.path)
+                elif _OURS.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
+                    owner = _owner(entry.path) if entry.name.endswith(SUFFIX) else None
+                    if owner is None or (owner and not os.path.isdir(owner)):
+                        dead.append(entry.path)
+                    else:
+                        st = entry.stat()
+                        live.append((st.st_mtime, st.st_size, entry.path))
+            except OSError:
+                continue
+    return live, dead
+
+
 def prune(max_entries: int | None = None, max_bytes: int | None = None) -> int:
     """Delete dead, unreadable and least recently used entries; the number of files deleted."""
     max_entries = MAX_ENTRIES if max_entries is None else max_entries
     max_bytes = _max_bytes() if max_bytes is None else max_bytes
-    live: list[tuple[float, int, str]] = []
-    dead: list[str] = []
-    now = time.time()
     try:
-        scanned = list(os.scandir(cache_dir()))
+        live, dead = _scan(cache_dir())
     except OSError:
         return 0
-    for entry in scanned:
-        try:
-            if _TEMP.fullmatch(entry.name):
-                if now - entry.stat().st_mtime > TEMP_AGE:
-                    dead.append(entry.path)
-            elif _OURS.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
-                owner = _owner(entry.path) if entry.name.endswith(SUFFIX) else None
-                if owner is None or (owner and not os.path.isdir(owner)):
-                    dead.append(entry.path)
-                else:
-                    st = entry.stat()
-                    live.append((st.st_mtime, st.st_size, entry.path))
-        except OSError:
-            continue
     live.sort(reverse=True)  # most recently used first
     total = 0
     for rank, (_, size, path) in enumerate(live):
