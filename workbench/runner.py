@@ -17,6 +17,10 @@ from typing import Any, Callable
 import pandas as pd
 from tqdm import tqdm
 
+# tqdm's monitor thread outlives every bar; with a second thread alive the reference engine
+# cannot fork its parsing pool and indexes serially. Bars here update often enough without it.
+tqdm.monitor_interval = 0
+
 from .columns import CASE, ERROR, METRIC, PASSED, SUITE, TARGET, VALUE
 from .corpus import Corpus
 from .errors import SuiteError, WorkbenchError
