@@ -67,3 +67,18 @@ def test_absent_data_gives_a_note(tmp_path) -> None:
     for shown in (wb.plots.rank_histogram(run), wb.plots.savings_vs_accuracy(run),
                   wb.plots.per_case(run, "ranking"), wb.plots.forest(wb.views.open_baseline(None))):
         assert isinstance(shown, Note)
+
+
+def test_png_laid_out_once_matches_savefig_and_keeps_the_layout_engine(run: wb.Run) -> None:
+    import io
+
+    from matplotlib.figure import Figure
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    from workbench.plots import DPI
+    fig = wb.plots.floors(run)
+    reference = wb.plots.floors(run)
+    buffer = io.BytesIO()
+    Figure.savefig(reference, buffer, format="png", dpi=DPI, metadata={"Software": None})  # savefig's own layout
+    assert fig._repr_png_() == buffer.getvalue()
+    assert isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine)

@@ -11,6 +11,7 @@ from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
+from matplotlib import rc_context
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
@@ -26,11 +27,25 @@ DPI = 80  # the Jupyter inline look; fewer pixels to rasterise and encode
 
 
 class ReportFigure(Figure):
-    """A Figure that Jupyter displays as one PNG (no pyplot, so no second copy)."""
+    """A Figure that Jupyter displays as one PNG (no pyplot, so no second copy), drawn at ``DPI``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("dpi", DPI)
+        super().__init__(*args, **kwargs)
 
     def _repr_png_(self) -> bytes:
+        """The PNG, laid out once: with a layout engine set, savefig would first lay the figure
+        out inside a draw of its own (every artist walked once more) before drawing it."""
+        engine = self.get_layout_engine()
         buffer = io.BytesIO()
-        self.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
+        with rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
+            if engine is not None and self.dpi == DPI:
+                engine.execute(self)
+                self.set_layout_engine(None)
+            try:
+                self.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
+            finally:
+                self.set_layout_engine(engine)
         return buffer.getvalue()
 
 
