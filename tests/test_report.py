@@ -86,3 +86,32 @@ def test_lab_opens_jupyterlab_on_the_notebooks(monkeypatch: pytest.MonkeyPatch) 
     assert main(["lab", "--no-browser"]) == 7
     from workbench.report import notebooks_dir
     assert seen[0][1:] == ["-m", "jupyterlab", f"--notebook-dir={notebooks_dir()}", "--no-browser"]
+
+
+def test_kernel_warmup_runs_before_the_first_notebook_and_leaves_counts_alone(tmp_path: Path) -> None:
+    from workbench.report_kernels import KernelSlot, execute_notebook
+    cell = nbformat.v4.new_code_cell("import sys; print(sys.warmed_by)")
+    source = tmp_path / "probe.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[cell], metadata={"kernelspec": {
+        "name": "python3", "display_name": "Python 3", "language": "python"}}), str(source))
+    slot = KernelSlot(tmp_path, "import sys; sys.warmed_by = 'warmup'")
+    try:
+        nb, error = execute_notebook(source, tmp_path / "out.ipynb", {}, slot, timeout=60)
+    finally:
+        slot.shutdown()
+    assert error is None
+    assert nb.cells[0].execution_count == 1
+    assert nb.cells[0].outputs[0]["text"] == "warmup\n"
+
+
+def test_notebook_machinery_loads_without_the_iri_grammar_which_stays_importable() -> None:
+    import importlib.util
+    import subprocess
+    import sys
+    code = ("import sys, workbench.report_kernels; loaded = 'rfc3987_syntax' in sys.modules\n"
+            "try:\n    import rfc3987_syntax; usable = 'yes'\nexcept ModuleNotFoundError:\n    usable = 'absent'\n"
+            "print(loaded, usable)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).resolve().parent.parent)
+    installed = importlib.util.find_spec("rfc3987_syntax") is not None
+    assert done.stdout.split() == ["False", "yes" if installed else "absent"]

@@ -9,18 +9,36 @@ fails there. A kernel that died or stopped answering is replaced before the next
 """
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
-import nbformat
-import papermill
-from jupyter_client.manager import AsyncKernelManager
-from jupyter_core.utils import run_sync
-from papermill.clientwrap import PapermillNotebookClient
-from papermill.engines import Engine, papermill_engines
-from papermill.exceptions import PapermillExecutionError
-from papermill.log import logger
+
+def _import_nbformat() -> None:
+    """Import nbformat (and jsonschema under it) without jsonschema's optional IRI format checker:
+    ``rfc3987_syntax`` compiles a grammar at import (0.9 s), and a notebook never holds an IRI to
+    check. Skipped when jsonschema is already loaded; the module stays importable afterwards."""
+    if "jsonschema" in sys.modules or "rfc3987_syntax" in sys.modules:
+        return
+    sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]  # makes its import fail
+    try:
+        import nbformat  # noqa: F401
+    finally:
+        if sys.modules.get("rfc3987_syntax", 0) is None:
+            del sys.modules["rfc3987_syntax"]
+
+
+_import_nbformat()
+
+import nbformat  # noqa: E402
+import papermill  # noqa: E402
+from jupyter_client.manager import AsyncKernelManager  # noqa: E402
+from jupyter_core.utils import run_sync  # noqa: E402
+from papermill.clientwrap import PapermillNotebookClient  # noqa: E402
+from papermill.engines import Engine, papermill_engines  # noqa: E402
+from papermill.exceptions import PapermillExecutionError  # noqa: E402
+from papermill.log import logger  # noqa: E402
 
 KERNEL = "python3"
 ENGINE = "workbench"
@@ -30,10 +48,14 @@ KERNEL_ARGS = ["--IPKernelApp.log_level=ERROR", "--HistoryManager.enabled=False"
 
 
 class KernelSlot:
-    """One kernel (started in ``cwd`` on first use) and one client, reused until shut down."""
+    """One kernel (started in ``cwd`` on first use) and one client, reused until shut down.
 
-    def __init__(self, cwd: Path) -> None:
+    ``warmup`` is code run once per kernel right after it starts (imports every notebook needs),
+    so that work overlaps whatever the caller does before handing over the first notebook."""
+
+    def __init__(self, cwd: Path, warmup: str = "") -> None:
         self.cwd = cwd
+        self.warmup = warmup
         self.km: AsyncKernelManager | None = None
         self.kc: Any = None
         self.used = False
@@ -48,6 +70,9 @@ class KernelSlot:
             self.kc = self.km.client()
             self.kc.start_channels()
             run_sync(self.kc.wait_for_ready)(timeout=60)
+            if self.warmup:  # a failure here resurfaces, with its cell, in the notebook that needs it
+                run_sync(self.kc.execute_interactive)(self.warmup, store_history=False, timeout=60,
+                                                      output_hook=lambda msg: None)
         return self
 
     def ready(self) -> "KernelSlot":
