@@ -8,7 +8,7 @@ that has already imported papermill and workbench.report, so neither side pays t
 the render does pay for nbconvert, pandas and matplotlib. Measurements are interleaved and
 repeated; the medians are reported.
 
-    .venv/bin/python bench/report.py [--repeat 5] [--jobs N] [--baseline] [--scale 1]
+    .venv/bin/python bench/report.py [--repeat 5] [--jobs N] [--baseline] [--scale 1] [--no-warmup]
 """
 from __future__ import annotations
 
@@ -74,16 +74,39 @@ def measure_render(work: Path, run: str, baseline: str | None, jobs: int, reuse:
     return timed(lambda: render_report(run, baseline=baseline, out_dir=work / "html", jobs=jobs, reuse_kernels=reuse))
 
 
+RESULT = "RESULT"  # prefix of the line a measuring interpreter prints its (wall, CPU) on
+
+
 def one_measurement(kind: str, run: str, baseline: str | None, jobs: int, count: int) -> tuple[float, float]:
-    """Run one measurement in a fresh interpreter; return its (wall, CPU) seconds."""
+    """Run one measurement in a fresh interpreter and return its (wall, CPU) seconds; a failed
+    interpreter is retried once (a kernel that dies on start, e.g. a port taken by another
+    process between its pick and its bind, is the environment's, not the code's)."""
+    for attempt in (1, 2):
+        done = _measure_in_subprocess(kind, run, baseline, jobs, count)
+        lines = [line for line in done.stdout.splitlines() if line.startswith(RESULT)]
+        if lines and done.returncode == 0:
+            wall, cpu = lines[-1].split()[1:3]
+            return float(wall), float(cpu)
+        print(f"bench/report.py: {kind} measurement {attempt}/2 failed (exit {done.returncode}):\n"
+              f"{_tail(done.stderr)}", file=sys.stderr)
+    raise SystemExit(f"bench/report.py: the {kind} measurement failed twice; its stderr is above")
+
+
+def _measure_in_subprocess(kind: str, run: str, baseline: str | None, jobs: int,
+                           count: int) -> subprocess.CompletedProcess:
     with tempfile.TemporaryDirectory() as tmp:
+        call = (f"b.measure_floor(Path({tmp!r}), {count}, {jobs})" if kind == "floor" else
+                f"b.measure_render(Path({tmp!r}), {run!r}, {baseline!r}, {jobs}, {kind == 'render'})")
         code = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); sys.argv = ['x']; import bench.report as b; "
                 f"from pathlib import Path; import papermill, workbench.report; "
-                + (f"print(b.measure_floor(Path({tmp!r}), {count}, {jobs}))" if kind == "floor" else
-                   f"print(b.measure_render(Path({tmp!r}), {run!r}, {baseline!r}, {jobs}, {kind == 'render'}))"))
-        done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
-        wall, cpu = done.stdout.strip().splitlines()[-1].strip("()").split(",")
-        return float(wall), float(cpu)
+                f"wall, cpu = {call}; print({RESULT!r}, wall, cpu, flush=True)")
+        return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+
+
+def _tail(text: str, lines: int = 25) -> str:
+    """The end of a stderr, without the kernels' one-line TCP warnings."""
+    kept = [line for line in text.splitlines() if "running over TCP without encryption" not in line]
+    return "\n".join(kept[-lines:]) or "(no stderr)"
 
 
 def main() -> None:
@@ -93,6 +116,8 @@ def main() -> None:
     parser.add_argument("--scale", type=int, default=1, help="multiply the synthetic run's case counts")
     parser.add_argument("--baseline", action="store_true", help="render with a baseline (RUN#builtin of a second run)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--no-warmup", dest="warmup", action="store_false",
+                        help="skip the untimed first floor and render (they fill caches on a fresh machine)")
     args = parser.parse_args()
     from tests.report_runs import build_run
     from workbench.report import NOTEBOOKS
@@ -101,6 +126,8 @@ def main() -> None:
         base = f"{build_run(Path(tmp), seed=1, scale=args.scale, run_id='20261129T000000Z-base')}#builtin"
         kinds = ("floor", "render", "fresh")
         times: dict[str, list[tuple[float, float]]] = {kind: [] for kind in kinds}
+        for kind in kinds[:2] if args.warmup else ():  # untimed: .pyc files, font and IPython caches
+            one_measurement(kind, run, base if args.baseline else None, args.jobs, len(NOTEBOOKS))
         for _ in range(args.repeat):
             for kind in kinds:
                 times[kind].append(one_measurement(kind, run, base if args.baseline else None, args.jobs, len(NOTEBOOKS)))
