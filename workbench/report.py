@@ -4,7 +4,7 @@ Each notebook in ``notebooks/`` is executed with papermill (kernel ``python3``, 
 notebook) and converted by nbconvert with inputs hidden, figures embedded as base64 PNG and no
 script fetched from the network. Notebooks run in parallel, one worker per core; a worker keeps
 its kernel for its next notebook (namespace reset in between), so pandas and matplotlib load once
-per kernel rather than once per notebook. The executed ``.ipynb`` is kept beside each page, and
+per kernel rather than once per notebook, in a warm-up cell run as the kernel starts. The executed ``.ipynb`` is kept beside each page, and
 ``<out>/<run-id>/index.html`` links them under a summary table. A failing notebook still gets its
 partial page; ``render_report`` then raises ``RenderError`` naming the notebook and cell (exit 3).
 """
