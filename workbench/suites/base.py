@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import pandas as pd
 
+from ..columns import METRIC, VALUE
+
 if TYPE_CHECKING:
     from ..corpus import Corpus
 
@@ -50,6 +52,12 @@ class Scored:
 
     case_rows: list[dict[str, Any]]
     scores: pd.DataFrame  # columns: case, metric, value
+
+
+def mean_metrics(scores: pd.DataFrame, names: tuple[str, ...] | list[str]) -> dict[str, float | None]:
+    """Mean of each named metric over cases; None where no case defines it (NaN values skipped)."""
+    means = scores.groupby(METRIC)[VALUE].mean()
+    return {name: (None if pd.isna(means.get(name)) else float(means[name])) for name in names}
 
 
 class Suite(ABC):

@@ -29,7 +29,7 @@ from ..errors import CorpusError, SuiteError, TargetError
 from ..sandbox import baseline_copy, git
 from ..targets.base import Repo
 from ..targets.protocol import STATUSES, VERDICTS
-from .base import Outcome, RunContext, Scored, Suite
+from .base import Outcome, RunContext, Scored, Suite, mean_metrics
 
 if TYPE_CHECKING:
     from ..corpus import Corpus
@@ -243,5 +243,4 @@ class GateSuite(Suite):
                 "checks": seen["checks"], "missing": missing, "unexpectedFails": unexpected}
 
     def aggregate(self, scores: pd.DataFrame, case_rows: pd.DataFrame) -> dict[str, float | None]:
-        means = scores.groupby(METRIC)[VALUE].mean()
-        return {metric: (float(means[metric]) if metric in means else None) for metric in METRICS}
+        return mean_metrics(scores, METRICS)

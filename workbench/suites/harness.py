@@ -22,7 +22,7 @@ from ..columns import CASE, METRIC, PASSED, VALUE
 from ..errors import CorpusError, SuiteError, TargetError
 from ..sandbox import allowed_argv, normalise, run_allowlisted, temp_copy
 from ..targets.base import Repo
-from .base import Outcome, RunContext, Scored, Suite
+from .base import Outcome, RunContext, Scored, Suite, mean_metrics
 
 if TYPE_CHECKING:
     from ..corpus import Corpus
@@ -142,5 +142,4 @@ class HarnessSuite(Suite):
                 "inferred": seen.get("inferred"), "commands": commands}
 
     def aggregate(self, scores: pd.DataFrame, case_rows: pd.DataFrame) -> dict[str, float | None]:
-        means = scores.groupby(METRIC)[VALUE].mean()
-        return {metric: (float(means[metric]) if metric in means else None) for metric in METRICS}
+        return mean_metrics(scores, METRICS)

@@ -23,7 +23,7 @@ import pandas as pd
 from ..columns import CASE, METRIC, PASSED, VALUE
 from ..goldens import data_path, load_golden
 from ..targets.base import Repo
-from .base import Outcome, RunContext, Scored, Suite
+from .base import Outcome, RunContext, Scored, Suite, mean_metrics
 
 TOP_K = 20
 METRICS = ("ndcg@10", "recall@10", "recall@20", "mrr")
@@ -120,5 +120,4 @@ class RankingSuite(Suite):
                 "expected_ranks": [int(r) or None for r in first]}
 
     def aggregate(self, scores: pd.DataFrame, case_rows: pd.DataFrame) -> dict[str, float | None]:
-        means = scores.groupby(METRIC)[VALUE].mean()
-        return {m: (None if pd.isna(means.get(m)) else float(means[m])) for m in METRICS}
+        return mean_metrics(scores, METRICS)

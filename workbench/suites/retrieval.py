@@ -19,7 +19,7 @@ import pandas as pd
 from .. import metrics
 from ..columns import CASE, METRIC, PASSED, VALUE
 from ..targets.base import FileRef, Repo
-from .base import Outcome, RunContext, Scored, Suite
+from .base import Outcome, RunContext, Scored, Suite, mean_metrics
 
 METRICS = ("precisionAtK", "recallAtK", "mrr", "ndcgAtK")
 PACK_LIMIT = 8
@@ -86,5 +86,4 @@ class RetrievalSuite(Suite):
                 "reasons": seen.get("reasons", {})}
 
     def aggregate(self, scores: pd.DataFrame, case_rows: pd.DataFrame) -> dict[str, float | None]:
-        means = scores.groupby(METRIC)[VALUE].mean()
-        return {m: (None if pd.isna(means.get(m)) else float(means[m])) for m in METRICS}
+        return mean_metrics(scores, METRICS)

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..columns import CASE, METRIC, PASSED, VALUE
 from ..errors import CorpusError, TargetError
-from .base import Outcome, RunContext, Scored, Suite
+from .base import Outcome, RunContext, Scored, Suite, mean_metrics
 
 MODES = ("query", "path", "gate", "secret")
 CONFUSION = ("tp", "fn", "fp", "tn")
@@ -88,8 +88,7 @@ class RiskSuite(Suite):
                 "unexpected": seen["unexpected"] if seen else [], "labels": labels}
 
     def aggregate(self, scores: pd.DataFrame, case_rows: pd.DataFrame) -> dict[str, float | None]:
-        values = scores.loc[scores[METRIC] == "accuracy", VALUE]
-        return {"accuracy": float(values.mean()) if len(values) else None}
+        return mean_metrics(scores, ["accuracy"])
 
 
 def concept_confusion(case_rows: pd.DataFrame) -> pd.DataFrame:
