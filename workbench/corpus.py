@@ -206,7 +206,7 @@ def _fixtures(path: Path, data: dict[str, Any]) -> tuple[dict[str, Path], set[st
             executable.add(name)
     for section in CASE_SECTIONS:
         for index, case in enumerate(_listed(data, section)):
-            for name in _case_fixtures(case):
+            for name in case_fixtures(case):
                 if name in fixtures or name in declared:
                     continue
                 found, runnable = _resolve_fixture(corpus_dir, f"fixtures/{name}")
@@ -226,7 +226,8 @@ def _listed(data: dict[str, Any], section: str) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _case_fixtures(case: Any) -> list[str]:
+def case_fixtures(case: Any) -> list[str]:
+    """The fixture names a case runs against, in order (``repoFixtures`` or ``[repoFixture]``)."""
     if not isinstance(case, dict):
         return []
     names = case.get("repoFixtures") or ([case["repoFixture"]] if case.get("repoFixture") else [])
@@ -238,7 +239,7 @@ def _expected_file_problems(data: dict[str, Any], fixtures: dict[str, Path]) -> 
     for section in ("retrieval", "tokenSavings"):
         cases = data.get(section)
         for index, case in enumerate(cases if isinstance(cases, list) else []):
-            names = _case_fixtures(case)
+            names = case_fixtures(case)
             if not names or any(n not in fixtures for n in names):
                 continue
             for key in ("expectedPrimary", "expectedAnyOf"):

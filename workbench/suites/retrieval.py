@@ -18,16 +18,12 @@ import pandas as pd
 
 from .. import metrics
 from ..columns import CASE, METRIC, PASSED, VALUE
+from ..corpus import case_fixtures
 from ..targets.base import FileRef, Repo
 from .base import Outcome, RunContext, Scored, Suite, mean_metrics
 
 METRICS = ("precisionAtK", "recallAtK", "mrr", "ndcgAtK")
 PACK_LIMIT = 8
-
-
-def case_fixtures(case: dict[str, Any]) -> list[str]:
-    """The fixture names a case runs against, in order."""
-    return list(case.get("repoFixtures") or [case["repoFixture"]])
 
 
 def doc_id(ref: FileRef, multi_repo: bool) -> str:

@@ -27,12 +27,13 @@ import pandas as pd
 
 from .. import metrics
 from ..columns import CASE, METRIC, PASSED, VALUE
+from ..corpus import case_fixtures
 from ..errors import TargetError
 from ..reference.walk import list_files, read_text
 from ..targets.base import FileRef, Pack, Repo
 from ..tokens import TokenCounter
 from .base import Outcome, RunContext, Scored, Suite
-from .retrieval import PACK_LIMIT, case_fixtures, doc_id
+from .retrieval import PACK_LIMIT, doc_id
 
 NAIVE_BUDGET = 20_000
 # The dump's own definition, deliberately independent of the reference engine's vocabulary so
