@@ -21,10 +21,12 @@ import pandas as pd
 from .columns import CASE, ERROR, METRIC, PASSED, SUITE, TARGET, VALUE
 from .errors import StoreError
 from .floors import DEFAULT_SLACK, compute_floors, replace_thresholds, update_evals
-from .store import dumps, scores_frame, write_text_atomic
+from .headers import BASELINE_FORMAT, DEFAULT_BASELINES_DIR, read_baseline
+from .files import dumps, write_text_atomic
+from .store import scores_frame
 
-FORMAT = 1
-DEFAULT_DIR = Path("corpus/baselines")
+FORMAT = BASELINE_FORMAT
+DEFAULT_DIR = DEFAULT_BASELINES_DIR
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _TIE = 1e-12
 
@@ -176,16 +178,7 @@ def dumps_baseline(doc: dict[str, Any]) -> str:
 
 def load_baseline(path_or_name: Path | str, baselines_dir: Path | str = DEFAULT_DIR) -> Baseline:
     """Read a baseline by file path or by name (``<baselines_dir>/<name>.json``)."""
-    path = Path(path_or_name)
-    if path.suffix != ".json":
-        path = Path(baselines_dir) / f"{path_or_name}.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise StoreError(f"{path}: no such baseline (see `workbench baseline list`)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise StoreError(f"{path}: unreadable baseline ({exc})") from None
-    _validate(data, path)
+    path, data = read_baseline(path_or_name, baselines_dir)
     target = data["target"]["name"]
     cases = pd.DataFrame([{SUITE: c["suite"], TARGET: target, CASE: c["case"], PASSED: c.get("passed"),
                            ERROR: c.get("error")} for c in data["cases"]],
@@ -194,31 +187,6 @@ def load_baseline(path_or_name: Path | str, baselines_dir: Path | str = DEFAULT_
                             VALUE: np.nan if v is None else v}
                            for c in data["cases"] for m, v in c["scores"].items()])
     return Baseline(path, data, cases, scores)
-
-
-def _validate(data: Any, path: Path) -> None:
-    def fail(where: str, expected: str) -> None:
-        raise StoreError(f"{path}: {where}: expected {expected}")
-
-    if not isinstance(data, dict):
-        fail("top level", "an object")
-    if data.get("format") != FORMAT:
-        fail("format", f"{FORMAT}, got {data.get('format')!r}")
-    if not isinstance(data.get("name"), str):
-        fail("name", "a string")
-    if not isinstance(data.get("target"), dict) or not isinstance(data["target"].get("name"), str):
-        fail("target.name", "a string")
-    if not isinstance(data.get("metrics"), dict):
-        fail("metrics", "an object")
-    if not isinstance(data.get("cases"), list):
-        fail("cases", "a list")
-    for i, case in enumerate(data["cases"]):
-        if not isinstance(case, dict) or not all(isinstance(case.get(k), str) for k in ("suite", "case")):
-            fail(f"cases[{i}]", "an object with string suite and case")
-        scores = case.get("scores")
-        if not isinstance(scores, dict) or not all(
-                v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in scores.values()):
-            fail(f"cases[{i}].scores", "an object of numbers or nulls")
 
 
 def list_baselines(directory: Path | str = DEFAULT_DIR) -> pd.DataFrame:

@@ -22,6 +22,7 @@ from . import stats
 from .abgate import GateDecision, GateRule, default_rule
 from .columns import CASE, METRIC, PASSED, SUITE, TARGET, VALUE
 from .errors import CompareError
+from .headers import locate_side
 
 IMPROVED, REGRESSED, UNCHANGED, NEW, MISSING = "improved", "regressed", "unchanged", "new", "missing"
 NO_GATE = "NO_GATE"
@@ -56,7 +57,7 @@ class Comparison:
 
     def to_dict(self) -> dict[str, Any]:
         """The ``--json`` object; NaN and infinities become null."""
-        from .store import dumps
+        from .files import dumps
         return json.loads(dumps({
             "a": self.a, "b": self.b, "gate": str(self.gate) if self.gate else None,
             "verdict": self.verdict, "reasons": list(self.decision.reasons) if self.decision else [],
@@ -178,15 +179,9 @@ def resolve_side(spec: str, runs_dir: Path | str = "reports/runs",
                  baselines_dir: Path | str = "corpus/baselines") -> Any:
     """A run (``RUN``, ``RUN#TARGET``, see ``resolve_run``), else a baseline by file or name."""
     from .baseline import load_baseline
-    run = resolve_run(spec, runs_dir)
-    if run is not None:
-        return run
-    base, _, target = spec.partition("#")
-    path = Path(base) if Path(base).suffix == ".json" else Path(baselines_dir) / f"{base}.json"
-    if not path.is_file():
-        raise CompareError(f"{spec}: not a run directory, a run id in {runs_dir}, "
-                           f"or a baseline in {baselines_dir}")
-    return _narrow(load_baseline(path), target, spec)
+    from .store import load_run
+    side = locate_side(spec, runs_dir, baselines_dir)
+    return _narrow(load_run(side.path) if side.is_run else load_baseline(side.path), side.target, spec)
 
 
 def _narrow(side: Any, target: str, spec: str) -> Any:

@@ -4,7 +4,9 @@ Each notebook in ``notebooks/`` is executed with papermill (kernel ``python3``, 
 notebook) and converted by nbconvert with inputs hidden, figures embedded as base64 PNG and no
 script fetched from the network. Notebooks run in parallel, one worker per core; a worker keeps
 its kernel for its next notebook (namespace reset in between), so pandas and matplotlib load once
-per kernel rather than once per notebook, in a warm-up cell run as the kernel starts. The executed ``.ipynb`` is kept beside each page, and
+per kernel rather than once per notebook, in a warm-up cell run as the kernel starts. This
+process reads only the run's header (``workbench.headers``: no pandas), since it shares the
+cores with the kernels. The executed ``.ipynb`` is kept beside each page, and
 ``<out>/<run-id>/index.html`` links them under a summary table. A failing notebook still gets its
 partial page; ``render_report`` then raises ``RenderError`` naming the notebook and cell (exit 3).
 """
@@ -110,7 +112,7 @@ def to_html(nb: Any) -> str:
 
 
 def _write(path: Path, text: str) -> None:
-    from .store import write_text_atomic
+    from .files import write_text_atomic
     write_text_atomic(path, text)
 
 
@@ -194,22 +196,23 @@ def render_report(run_dir: Path | str | None = None, baseline: str | None = None
 
 
 def _prepare(run_dir: Path | str | None, out_dir: Path) -> tuple[Any, Path]:
-    """The run (default: the latest) and its page directory."""
-    from .store import DEFAULT_RUNS_DIR, latest_run, load_run
-    run = load_run(run_dir or latest_run(DEFAULT_RUNS_DIR))
+    """The run's header (default: the latest run; its frames are the kernels' to load) and its
+    page directory."""
+    from .headers import DEFAULT_RUNS_DIR, latest_run, read_header
+    run = read_header(run_dir or latest_run(DEFAULT_RUNS_DIR))
     out = out_dir / run.run_id
     out.mkdir(parents=True, exist_ok=True)
     return run, out
 
 
 def _check_baseline(baseline: str | None, queue: SimpleQueue) -> None:
-    """Resolve the baseline while the first notebooks run (it imports scipy); if it does not
-    resolve, cancel the notebooks not started yet and raise."""
+    """Check the baseline while the first notebooks run; if it does not resolve, cancel the
+    notebooks not started yet and raise."""
     if not baseline:
         return
-    from .compare import resolve_side
+    from .headers import check_side
     try:
-        resolve_side(baseline)
+        check_side(baseline)
     except Exception:
         while not queue.empty():
             queue.get_nowait()
@@ -218,7 +221,7 @@ def _check_baseline(baseline: str | None, queue: SimpleQueue) -> None:
 
 def write_index(run: Any, pages: list[Page], out: Path) -> Path:
     """``index.html``: the run's verdict per suite and target, and a link to every page."""
-    from .views.scoreboard import verdict_text
+    from .scoreboard import verdict_text
     suites = run.summary.get("suites") or {}
     targets = list(dict.fromkeys(t for per in suites.values() for t in per))
     head = "".join(f"<th>{html.escape(t)}</th>" for t in targets)

@@ -25,6 +25,16 @@ def _table(header: list[str], rows: list[list[str]], align: list[str]) -> list[s
     return [line(header), "|" + "|".join(rule[a](w) for a, w in zip(align, widths)) + "|"] + [line(r) for r in rows]
 
 
+def verdict_text(result: dict[str, Any]) -> str:
+    """``PASS (21/22 cases pass)``, ``FAIL (...; floors missed)`` or ``skipped: reason``."""
+    if result.get("skipped"):
+        return f"skipped: {result['skipped']}"
+    cases = f"{result.get('passed_cases', 0)}/{result.get('cases', 0)} cases pass"
+    if result.get("passed"):
+        return f"PASS ({cases})"
+    return f"FAIL ({cases}; {'; '.join(result.get('failures') or ['below a floor'])})"
+
+
 def scoreboard_rows(summary: dict[str, Any], regressions: set[tuple[str, str, str]] = frozenset()
                     ) -> list[list[str]]:
     """One row per (suite, target, metric): value, floor and pass mark."""

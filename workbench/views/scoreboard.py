@@ -5,13 +5,13 @@ Built for a newcomer who has a minute: what passed, what failed, and why.
 from __future__ import annotations
 
 import html
-from typing import Any
 
 import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
 from ..columns import CASE, ERROR, PASSED, SUITE, TARGET
+from ..scoreboard import verdict_text
 from ..store import Run
 from .common import (FAIL_CSS, MUTED_CSS, PASS_CSS, Html, Note, is_control, joined, k_of, label,
                      table, targets_of)
@@ -31,16 +31,6 @@ def run_header(run: Run) -> Html:
     return Html(f'<h3>Run {html.escape(run.run_id)}: <span style="color:{colour}">{verdict}</span></h3>'
                 f"<p>{html.escape(', '.join(facts))}</p>"
                 f"<p>Targets: {targets}. Controls calibrate the report and never gate the verdict.</p>")
-
-
-def verdict_text(result: dict[str, Any]) -> str:
-    """``PASS (21/22 cases pass)``, ``FAIL (...; floors missed)`` or ``skipped: reason``."""
-    if result.get("skipped"):
-        return f"skipped: {result['skipped']}"
-    cases = f"{result.get('passed_cases', 0)}/{result.get('cases', 0)} cases pass"
-    if result.get("passed"):
-        return f"PASS ({cases})"
-    return f"FAIL ({cases}; {'; '.join(result.get('failures') or ['below a floor'])})"
 
 
 def verdicts(run: Run) -> Styler | Note:

@@ -1,0 +1,55 @@
+"""Atomic file writes, and JSON text without NaN (a reader never sees half a file)."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = sorted(value) if isinstance(value, (set, frozenset)) else value
+        return [_json_safe(v) for v in items]
+    if hasattr(value, "item") and callable(value.item):
+        return _json_safe(value.item())
+    if isinstance(value, Path):
+        return str(value)
+    return value
+
+
+def dumps(obj: Any, **kwargs: Any) -> str:
+    """JSON text with NaN/inf as null and numpy scalars, sets and paths made plain."""
+    return json.dumps(_json_safe(obj), ensure_ascii=False, allow_nan=False, **kwargs)
+
+
+def write_text_atomic(path: Path | str, text: str) -> None:
+    """Write ``text`` to ``path`` via a temp file in the same directory and ``os.replace``.
+
+    An existing file keeps its permissions; a new one gets 0644 (mkstemp's 0600 would hide
+    reports and baselines from other users).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json_atomic(path: Path | str, obj: Any, **kwargs: Any) -> None:
+    """Atomically write ``obj`` as JSON (indent 2 unless told otherwise)."""
+    kwargs.setdefault("indent", 2)
+    write_text_atomic(path, dumps(obj, **kwargs) + "\n")
