@@ -19,7 +19,7 @@ import pandas as pd
 
 from .columns import METRIC, SUITE, TARGET, VALUE
 from .errors import StoreError
-from .store import write_text_atomic
+from .files import write_text_atomic
 
 DEFAULT_SLACK = 0.02
 PASS_RATE_METRICS = frozenset({"accuracy", "caseAccuracy", "passRate", "commandPassRate", "casePassRate"})

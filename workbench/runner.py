@@ -205,7 +205,7 @@ def run_eval(corpus_path: Path | str = "corpus/corpus.json", suites: list[str] |
                                     out_dir=Path(out_dir), **options))
     if baseline:
         from .baseline import baseline_section
-        from .store import write_json_atomic
+        from .files import write_json_atomic
         result.summary["baseline"] = baseline_section(result, baseline)
         write_json_atomic(result.path / "summary.json", result.summary)
     return result
