@@ -1,6 +1,8 @@
 """The display helpers behind the report notebooks: tables, notes, breakdowns, baseline diffs."""
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -211,6 +213,23 @@ def test_case_changes_against_a_baseline(tmp_path: Path) -> None:
     counts = wb.views.change_counts(comparison).data.set_index(SUITE).loc["retrieval"]
     assert (counts["regressed"], counts["improved"], counts["new"], counts["missing"]) == (1, 1, 1, 1)
     assert wb.views.compare_runs(run, base) is comparison
+    cases_only = wb.views.diff_runs(run, base)
+    assert not hasattr(cases_only, "comparisons") and cases_only.cases.equals(comparison.cases)
+    assert wb.views.case_status(cases_only).equals(wb.views.case_status(comparison))
+    assert wb.views.diff_runs(run, base) is cases_only
+    assert "No target 'nope'" in wb.views.diff_runs(run, base, "nope").text
+    assert "No baseline given" in wb.views.diff_runs(run, wb.views.open_baseline(None)).text
+
+
+def test_case_listings_need_no_statistics(tmp_path: Path) -> None:
+    """diff_runs never imports scipy: only the significance and baseline-diff pages pay for it."""
+    run = build_run(tmp_path, suites=("retrieval", "risk"))
+    code = (f"import sys, workbench as wb; run = wb.views.open_run({str(run)!r}); "
+            f"base = wb.views.open_baseline({str(run) + '#bm25'!r}); d = wb.views.diff_runs(run, base); "
+            f"wb.views.change_counts(d).to_html(); wb.views.changed_cases(d, 'regressed'); "
+            f"print(len(d.cases) > 0, 'scipy' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert done.stdout.split() == ["True", "False"]
 
 
 def test_significance_tables_from_a_comparison(synthetic: wb.Run) -> None:

@@ -4,7 +4,8 @@ Both sides are paired by (suite, case); every metric present in both is
 compared with ``workbench.stats`` (delta = B - A), per-case pass/fail gets
 McNemar's test, and an A/B gate rule gives the verdict. ``Comparison`` holds
 the frames for notebooks, ``to_dict`` is the ``--json`` object and
-``to_markdown`` the terminal table.
+``to_markdown`` the terminal table. ``diff_cases`` is the per-case half alone
+(no statistics, no scipy), for pages that only list what changed.
 """
 from __future__ import annotations
 
@@ -35,13 +36,20 @@ _TIE = 1e-12
 
 
 @dataclass
-class Comparison:
-    """Side A vs side B: per-metric statistics, per-case changes and the gate verdict."""
+class CaseDiff:
+    """Side A vs side B case by case: each (suite, case, metric) labelled improved, regressed,
+    unchanged, new or missing. No statistics, so no scipy: what a per-case listing needs."""
 
     a: str
     b: str
-    comparisons: pd.DataFrame  # COMPARISON_COLUMNS, one row per (suite, metric); metric "passed" = pass/fail
     cases: pd.DataFrame  # CASE_COLUMNS, one row per (suite, case, metric)
+
+
+@dataclass
+class Comparison(CaseDiff):
+    """A ``CaseDiff`` with per-metric paired statistics and the gate verdict."""
+
+    comparisons: pd.DataFrame  # COMPARISON_COLUMNS, one row per (suite, metric); metric "passed" = pass/fail
     gate: GateRule | None
     decision: GateDecision | None
 
@@ -84,14 +92,19 @@ def compare(a: Any, b: Any, gate: GateRule | str | None = None, seed: int = 0) -
     preset whose metrics both sides have (go-code, then retrieval).
     """
     rule, automatic = _requested_rule(gate)
-    cases = align(long_values(a), long_values(b))
-    table = metric_table(cases, seed=seed, alpha=rule.alpha if rule else 0.05)
+    diff = diff_cases(a, b)
+    table = metric_table(diff.cases, seed=seed, alpha=rule.alpha if rule else 0.05)
     if automatic:
         rule = default_rule(table)
     p = np.where(table[METRIC] == PASSED, table["p_mcnemar"], table[rule.p_column if rule else "p_t"])
     table["p_holm"] = stats.holm(p.astype(float))
     decision = rule.evaluate(table) if rule else None
-    return Comparison(side_label(a), side_label(b), table[COMPARISON_COLUMNS], cases, rule, decision)
+    return Comparison(diff.a, diff.b, diff.cases, table[COMPARISON_COLUMNS], rule, decision)
+
+
+def diff_cases(a: Any, b: Any) -> CaseDiff:
+    """Pair run-like ``a`` and ``b`` by (suite, case, metric) and label every change."""
+    return CaseDiff(side_label(a), side_label(b), align(long_values(a), long_values(b)))
 
 
 def _requested_rule(gate: GateRule | str | None) -> tuple[GateRule | None, bool]:

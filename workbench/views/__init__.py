@@ -11,7 +11,7 @@ from .classifiers import (concept_counts, findings_by_agent, findings_by_rule, g
 from .common import (CONTROLS, Html, Note, is_control, k_of, label, open_run, primary_target,
                      project_root, runs_dir, suite_rows, targets_of, wide_scores)
 from .diff import (case_status, change_counts, changed_cases, compare_runs, describe, detectable_effect,
-                   gate_verdict, metric_deltas, open_baseline, p_values)
+                   diff_runs, gate_verdict, metric_deltas, open_baseline, p_values)
 from .reasons import explain
 from .retrieval import (fixture_key, query_shape, rank_counts, retrieval_by_fixture, retrieval_by_shape,
                         retrieval_cases, token_savings)
@@ -19,7 +19,8 @@ from .scoreboard import failures, floor_frame, floors, headline, leaderboard, ru
 
 __all__ = sorted([
     "CONTROLS", "Html", "Note", "case_status", "change_counts", "changed_cases", "compare_runs",
-    "concept_counts", "describe", "detectable_effect", "explain", "failures", "findings_by_agent", "findings_by_rule", "fixture_key", "floor_frame",
+    "concept_counts", "describe", "detectable_effect", "diff_runs", "explain", "failures", "findings_by_agent",
+    "findings_by_rule", "fixture_key", "floor_frame",
     "floors", "gate_matrix", "gate_verdict", "group_metrics", "harness_commands", "headline", "is_control",
     "items", "k_of", "label", "latency", "latency_frame", "leaderboard", "metric_by_case", "metric_deltas",
     "open_baseline", "open_run", "p_values", "primary_target", "project_root", "query_shape", "rank_counts",

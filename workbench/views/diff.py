@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
@@ -60,31 +60,61 @@ def open_baseline(spec: str | None) -> Any:
 def compare_runs(run: Run, base: Any, target: str | None = None, against: str | None = None,
                  gate: str | None = None, seed: int = 0) -> Any:
     """Compare ``target`` of ``run`` (default: the first non-control) with ``base``, or, when
-    there is no baseline and ``against`` names another target of the run, with that target.
+    there is no baseline and ``against`` names another target of the run, with that target:
+    per-case changes, paired statistics per metric and the gate verdict.
 
     Cached per process for the same run and baseline objects (``open_run`` and ``open_baseline``
     return the same ones), so a kernel that renders several notebooks compares once."""
     target = target or primary_target(run)
-    if target not in run.targets():
-        return Note(f"No target {target!r} in this run (has {', '.join(run.targets())}).")
-    if isinstance(base, Note) or base is None:
-        if not against or against == target:
-            return base if isinstance(base, Note) else open_baseline(None)
-        if against not in run.targets():
-            return Note(f"No baseline, and no {against!r} target in this run to compare {target} with.")
-        key: tuple[Any, ...] = (id(run), f"#{against}", target, gate, seed)
-    else:
-        key = (id(run), id(base), target, gate, seed)
+    problem = _unpaired(run, base, target, against)
+    if problem is not None:
+        return problem
+    reference = base if _has_side(base) else run.select(str(against))
+    key = (id(run), id(base) if _has_side(base) else f"#{against}", target, gate, seed)
     if key not in _COMPARISONS:
-        reference = base if key[1] == id(base) else run.select(str(against))
-        _remember(_COMPARISONS, key, (run, base, _compare(reference, run, target, gate, seed)))
+        from ..compare import compare  # statistics: scipy is imported on the first comparison
+        _remember(_COMPARISONS, key, (run, base, _guarded(
+            lambda: compare(reference, run.select(target), gate=gate, seed=seed), reference, target)))
     return _COMPARISONS[key][2]
 
 
-def _compare(reference: Any, run: Run, target: str, gate: str | None, seed: int) -> Any:
-    from ..compare import compare  # imports scipy: only when there is something to compare
+def diff_runs(run: Run, base: Any, target: str | None = None) -> Any:
+    """Per-case changes of ``target`` (default: the first non-control) against ``base``, without
+    the statistics of ``compare_runs`` (no scipy, a few milliseconds): what ``describe``,
+    ``change_counts`` and ``changed_cases`` need. Cached per process like ``compare_runs``."""
+    target = target or primary_target(run)
+    problem = _unpaired(run, base, target, None)
+    if problem is not None:
+        return problem
+    key = (id(run), id(base), target, "cases")
+    if key not in _COMPARISONS:
+        from ..compare import diff_cases
+        _remember(_COMPARISONS, key, (run, base, _guarded(
+            lambda: diff_cases(base, run.select(target)), base, target)))
+    return _COMPARISONS[key][2]
+
+
+def _has_side(base: Any) -> bool:
+    return base is not None and not isinstance(base, Note)
+
+
+def _unpaired(run: Run, base: Any, target: str, against: str | None) -> Note | None:
+    """The Note shown instead of a comparison, or None when there is a side to compare with."""
+    if target not in run.targets():
+        return Note(f"No target {target!r} in this run (has {', '.join(run.targets())}).")
+    if _has_side(base):
+        return None
+    if not against or against == target:
+        return base if isinstance(base, Note) else open_baseline(None)
+    if against not in run.targets():
+        return Note(f"No baseline, and no {against!r} target in this run to compare {target} with.")
+    return None
+
+
+def _guarded(build: Callable[[], Any], reference: Any, target: str) -> Any:
+    """``build()``, or a Note saying why the two sides cannot be compared."""
     try:
-        return compare(reference, run.select(target), gate=gate, seed=seed)
+        return build()
     except WorkbenchError as exc:
         return Note(f"Cannot compare {target} with {getattr(reference, 'run_id', reference)}: {exc}")
 
