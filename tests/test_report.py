@@ -115,3 +115,27 @@ def test_notebook_machinery_loads_without_the_iri_grammar_which_stays_importable
                           cwd=Path(__file__).resolve().parent.parent)
     installed = importlib.util.find_spec("rfc3987_syntax") is not None
     assert done.stdout.split() == ["False", "yes" if installed else "absent"]
+
+
+def test_a_follower_notebook_waits_for_the_kernel_of_its_leader(tmp_path: Path) -> None:
+    from workbench.report import Job, JobBoard
+    board = JobBoard()
+    for name in ("significance", "scoreboard", "baseline_diff", "retrieval", "ranking"):
+        board.put(Job(tmp_path / f"{name}.ipynb", tmp_path, {}))
+    taken = [(worker, board.take(worker).source.stem) for worker in (0, 1, 1, 0, 1)]
+    # worker 1 skips baseline_diff (significance ran on worker 0) while it has something else to take
+    assert taken == [(0, "significance"), (1, "scoreboard"), (1, "retrieval"), (0, "baseline_diff"), (1, "ranking")]
+    board.put(Job(tmp_path / "classifiers.ipynb", tmp_path, {}))
+    board.cancel()
+    board.close()
+    assert board.take(0) is None and board.take(1) is None
+
+
+def test_a_follower_left_alone_goes_to_any_free_worker(tmp_path: Path) -> None:
+    from workbench.report import Job, JobBoard
+    board = JobBoard()
+    for name in ("significance", "baseline_diff"):
+        board.put(Job(tmp_path / f"{name}.ipynb", tmp_path, {}))
+    board.close()
+    assert board.take(0).source.stem == "significance"
+    assert board.take(1).source.stem == "baseline_diff"

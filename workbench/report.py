@@ -20,7 +20,6 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from queue import SimpleQueue
 from typing import Any
 
 from .errors import RenderError
@@ -29,6 +28,9 @@ NOTEBOOKS = ("scoreboard", "retrieval", "classifiers", "ranking", "baseline_diff
 # Execution order, longest first (bench/report.py): the first notebook on each kernel also pays for
 # its imports, and a long notebook started last would run alone at the end.
 LONGEST_FIRST = ("significance", "scoreboard", "retrieval", "ranking", "classifiers", "baseline_diff")
+# A notebook that reuses what another computed in its kernel (the cached comparison) goes to the
+# worker that ran that one, unless it is the last notebook left and that worker is still busy.
+FOLLOWS = {"baseline_diff": "significance"}
 DEFAULT_OUT = Path("reports/html")
 DEFAULT_TIMEOUT = 300.0
 # Run in each kernel as it starts: the imports every notebook makes, with the collector paused
@@ -125,7 +127,47 @@ class Job:
     params: dict[str, Any]
 
 
-def _worker(jobs: SimpleQueue, timeout: float, reuse: bool, converter: ThreadPoolExecutor) -> list[Future]:
+class JobBoard:
+    """Notebooks waiting for a worker, taken in the order put; ``FOLLOWS`` keeps a notebook on
+    the kernel of the one it follows when another notebook can be given out instead."""
+
+    def __init__(self) -> None:
+        self._jobs: list[Job] = []
+        self._ran_on: dict[str, int] = {}
+        self._closed = False
+        self._changed = threading.Condition()
+
+    def put(self, job: Job) -> None:
+        with self._changed:
+            self._jobs.append(job)
+            self._changed.notify_all()
+
+    def close(self) -> None:
+        """No more jobs: a worker with nothing left to take gets None."""
+        with self._changed:
+            self._closed = True
+            self._changed.notify_all()
+
+    def cancel(self) -> None:
+        """Drop the jobs not taken yet."""
+        with self._changed:
+            self._jobs.clear()
+
+    def take(self, worker: int) -> Job | None:
+        """The next job for ``worker``, waiting for one; None once closed and empty."""
+        with self._changed:
+            while not self._jobs and not self._closed:
+                self._changed.wait()
+            if not self._jobs:
+                return None
+            job = next((j for j in self._jobs if self._ran_on.get(FOLLOWS.get(j.source.stem, ""), worker) == worker),
+                       self._jobs[0])
+            self._jobs.remove(job)
+            self._ran_on[job.source.stem] = worker
+            return job
+
+
+def _worker(jobs: JobBoard, worker: int, timeout: float, reuse: bool, converter: ThreadPoolExecutor) -> list[Future]:
     """Start a kernel at once (while the caller loads the run), then execute jobs until a None.
 
     Pages are converted on ``converter`` so the kernel moves straight on to its next notebook."""
@@ -137,7 +179,7 @@ def _worker(jobs: SimpleQueue, timeout: float, reuse: bool, converter: ThreadPoo
         except Exception as exc:  # no such kernel, or it died on start
             raise RenderError(f"cannot start the notebook kernel ({type(exc).__name__}: {exc}); "
                               "`make setup` registers it in .venv") from None
-        while (job := jobs.get()) is not None:
+        while (job := jobs.take(worker)) is not None:
             started = time.perf_counter()
             nb, error = execute_notebook(job.source, job.out / job.source.name, job.params, slot, timeout)
             pages.append(converter.submit(_convert, job, nb, error, started))
@@ -168,22 +210,21 @@ def render_report(run_dir: Path | str | None = None, baseline: str | None = None
     the index, if a notebook failed.
     """
     sources = notebook_paths(notebooks, notebook_dir)
-    queue: SimpleQueue = SimpleQueue()
+    board = JobBoard()
     workers = max(1, min(jobs or len(os.sched_getaffinity(0)), len(sources)))
     with ThreadPoolExecutor(workers, thread_name_prefix="report") as pool, \
             ThreadPoolExecutor(1, thread_name_prefix="html") as converter:
-        futures = [pool.submit(_worker, queue, timeout, reuse_kernels, converter) for _ in range(workers)]
+        futures = [pool.submit(_worker, board, i, timeout, reuse_kernels, converter) for i in range(workers)]
         converter.submit(to_html, None)  # load nbconvert and compile its template while the kernels start
         try:
             run, out = _prepare(run_dir, Path(out_dir))
             params = {"run_dir": str(run.path.resolve()), "baseline": baseline}
             rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
             for source in sorted(sources, key=lambda p: rank.get(p.stem, len(rank))):
-                queue.put(Job(source, out, params))
-            _check_baseline(baseline, queue)
+                board.put(Job(source, out, params))
+            _check_baseline(baseline, board)
         finally:
-            for _ in futures:
-                queue.put(None)
+            board.close()
         pages = [page.result() for future in futures for page in future.result()]
     order = {source.stem: i for i, source in enumerate(sources)}
     pages.sort(key=lambda page: order[page.name])
@@ -205,7 +246,7 @@ def _prepare(run_dir: Path | str | None, out_dir: Path) -> tuple[Any, Path]:
     return run, out
 
 
-def _check_baseline(baseline: str | None, queue: SimpleQueue) -> None:
+def _check_baseline(baseline: str | None, board: JobBoard) -> None:
     """Check the baseline while the first notebooks run; if it does not resolve, cancel the
     notebooks not started yet and raise."""
     if not baseline:
@@ -214,8 +255,7 @@ def _check_baseline(baseline: str | None, queue: SimpleQueue) -> None:
     try:
         check_side(baseline)
     except Exception:
-        while not queue.empty():
-            queue.get_nowait()
+        board.cancel()
         raise
 
 
