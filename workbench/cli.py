@@ -9,11 +9,14 @@ import json
 import sys
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from .errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from .journal import Journal
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3, 4
 CORPUS_OPTION = click.option("--corpus", "corpus_path", type=click.Path(path_type=Path),
@@ -61,17 +64,34 @@ def cli() -> None:
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Cases run concurrently per target.")
 @click.option("--shard", default=None, help="Run only shard I of N (I/N, zero-based); merge shards with `workbench merge`.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for the random control and any sampling.")
+@click.option("--resume", "resume", metavar="RUN", default=None,
+              help="Finish an interrupted run (a run id under --out, or its .<run-id>.journal path): reuse its "
+                   "saved cases, run the rest, write it under its own run id. The corpus, suites, targets, "
+                   "seed, shard, timeout and --strict come from the run's journal; giving a different one is "
+                   "an error.")
 @click.pass_context
 def run_command(ctx: click.Context, corpus_path: Path, suites: tuple[str, ...], targets: tuple[str, ...],
                 out_dir: Path, baseline: str | None, as_json: bool, strict: bool, timeout: float,
-                jobs: int, shard: str | None, seed: int) -> None:
-    """Run suites against targets; exit 1 when a threshold floor is not met."""
+                jobs: int, shard: str | None, seed: int, resume: str | None) -> None:
+    """Run suites against targets; exit 1 when a threshold floor is not met.
+
+    Every finished case is saved as it ends, so a run that is interrupted (Ctrl-C, a crash,
+    --strict) can be finished with --resume, which runs only the cases not saved yet.
+    """
     from .runner import run_eval
     from .scoreboard import render_scoreboard
-    result = run_eval(corpus_path, suites=split_values(suites) or None,
-                          targets=split_values(targets) or None, out_dir=out_dir, strict=strict,
-                          timeout=timeout, jobs=jobs, shard=parse_shard(shard), seed=seed,
-                          baseline=baseline, progress=not as_json)
+    deciding = {"suites": split_values(suites) or None, "targets": split_values(targets) or None,
+                "strict": strict, "timeout": timeout, "seed": seed, "shard": parse_shard(shard)}
+    if resume is not None:  # only what the user typed, to be checked against the journal
+        deciding = {key: value for key, value in deciding.items() if _given(ctx, key)}
+    journals: list[Journal] = []  # the run's journal, once it exists
+    try:
+        result = run_eval(None if resume and not _given(ctx, "corpus_path") else corpus_path,
+                          out_dir=out_dir, baseline=baseline, progress=not as_json, jobs=jobs,
+                          resume=resume, on_journal=journals.append, **deciding)
+    except BaseException:
+        _resume_hint(journals)
+        raise
     if as_json:
         click.echo(json.dumps(result.summary, indent=2))
     else:
@@ -79,6 +99,25 @@ def run_command(ctx: click.Context, corpus_path: Path, suites: tuple[str, ...], 
         click.echo(render_scoreboard(result.summary, k=result.manifest["corpus"]["k"],
                                      regressions=regression_keys(result.summary.get("baseline") or {})))
     ctx.exit(EXIT_OK if result.summary["passed"] else EXIT_FAILED)
+
+
+def _given(ctx: click.Context, name: str) -> bool:
+    """Whether the user gave option ``name`` (not its default)."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source != click.core.ParameterSource.DEFAULT
+
+
+def _resume_hint(journals: list[Journal]) -> None:
+    """After a run stopped early: one stderr line with the cases saved and the command that resumes."""
+    from .journal import is_complete_run
+    if not journals or not journals[0].path.is_dir():
+        return
+    saved = journals[0].saved()
+    if is_complete_run(saved.path.parent / saved.run_id):
+        return
+    import shlex
+    click.echo(f"{saved.cases} case(s) saved in {saved.path}; resume with: workbench run --resume "
+               f"{shlex.quote(saved.run_id)} --out {shlex.quote(str(saved.path.parent))}", err=True)
 
 
 @cli.command("validate")
