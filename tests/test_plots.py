@@ -22,11 +22,11 @@ def comparison(run: wb.Run):
     return wb.views.compare_runs(run, None, against="bm25")
 
 
-def figures(run: wb.Run, comparison) -> dict[str, object]:
+def figures(run: wb.Run, comparison, metric: str = "ndcg@10") -> dict[str, object]:
     return {
         "floors": wb.plots.floors(run), "pass_rates": wb.plots.pass_rates(run),
         "rank_histogram": wb.plots.rank_histogram(run), "savings": wb.plots.savings_vs_accuracy(run),
-        "risk": wb.plots.risk_confusion(run), "per_case": wb.plots.per_case(run, "ranking", "ndcg@10"),
+        "risk": wb.plots.risk_confusion(run), "per_case": wb.plots.per_case(run, "ranking", metric),
         "latency": wb.plots.latency(run), "forest": wb.plots.forest(comparison),
         "case_deltas": wb.plots.case_deltas(comparison), "change_counts": wb.plots.change_counts(comparison),
     }
@@ -73,12 +73,87 @@ def test_png_laid_out_once_matches_savefig_and_keeps_the_layout_engine(run: wb.R
     import io
 
     from matplotlib.figure import Figure
-    from matplotlib.layout_engine import ConstrainedLayoutEngine
 
-    from workbench.plots import DPI
+    from workbench.plots import DPI, GridLayout
     fig = wb.plots.floors(run)
     reference = wb.plots.floors(run)
     buffer = io.BytesIO()
     Figure.savefig(reference, buffer, format="png", dpi=DPI, metadata={"Software": None})  # savefig's own layout
     assert fig._repr_png_() == buffer.getvalue()
-    assert isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine)
+    assert isinstance(fig.get_layout_engine(), GridLayout)
+
+
+def test_every_png_is_deterministic(run: wb.Run, comparison) -> None:
+    first = {name: fig._repr_png_() for name, fig in figures(run, comparison).items()}
+    assert first == {name: fig._repr_png_() for name, fig in figures(run, comparison).items()}
+
+
+LONG = "_macro_averaged_over_every_case"
+WIDE_TARGETS = ("builtin", "bm25", "random", "semantic-hybrid-reranker-v2", "sparse-splade-experimental")
+
+
+def crowded_run(tmp_path) -> wb.Run:
+    """Five targets (two with long names, so a long legend) and long metric names."""
+    from workbench.columns import METRIC
+    run = wb.store.load_run(build_run(tmp_path, targets=WIDE_TARGETS))
+    for per in run.summary["suites"].values():
+        for result in per.values():
+            for key in ("metrics", "thresholds"):
+                if isinstance(result.get(key), dict):
+                    result[key] = {name + LONG: value for name, value in result[key].items()}
+    run.scores[METRIC] = run.scores[METRIC].astype(str) + LONG
+    return run
+
+
+def drawn_boxes(fig) -> list[tuple[str, object]]:
+    """(owner, display box) of everything with text: per panel its ticks and titles, each axis
+    label on its own (their length is left out of layouts), the suptitle and the legends."""
+    renderer = fig.canvas.get_renderer()
+    boxes = [("suptitle", fig._suptitle.get_window_extent(renderer))]
+    boxes += [(f"legend {i}", legend.get_window_extent(renderer)) for i, legend in enumerate(fig.legends)]
+    for i, ax in enumerate(ax for ax in fig.axes if ax.get_visible()):
+        boxes.append((f"panel {i}", ax.get_tightbbox(renderer, for_layout_only=True)))
+        boxes += [(f"panel {i}", axis.label.get_window_extent(renderer))
+                  for axis in (ax.xaxis, ax.yaxis) if axis.label.get_text()]
+    return boxes
+
+
+@pytest.mark.parametrize("crowded", [False, True], ids=["run", "crowded"])
+def test_nothing_is_cut_off_or_overlaps(run: wb.Run, tmp_path, crowded: bool) -> None:
+    if crowded:
+        run = crowded_run(tmp_path)
+    comparison = wb.views.compare_runs(run, None, against="bm25")
+    for name, fig in figures(run, comparison, "ndcg@10" + (LONG if crowded else "")).items():
+        fig._repr_png_()
+        boxes, frame = drawn_boxes(fig), fig.bbox
+        for owner, box in boxes:
+            assert box.x0 >= -0.5 and box.y0 >= -0.5 and box.x1 <= frame.x1 + 0.5 and box.y1 <= frame.y1 + 0.5, \
+                f"{name}: {owner} cut off ({box.extents} in {frame.extents})"
+        for i, (owner, box) in enumerate(boxes):
+            for other, box2 in boxes[i + 1:]:
+                overlap = box.intersection(box, box2)
+                assert owner == other or overlap is None or min(overlap.width, overlap.height) < 1, \
+                    f"{name}: {owner} overlaps {other}"
+
+
+def test_a_wide_legend_wraps_into_rows(tmp_path) -> None:
+    fig = wb.plots.per_case(crowded_run(tmp_path), "ranking", "ndcg@10" + LONG)
+    fig._repr_png_()
+    renderer = fig.canvas.get_renderer()
+    assert fig.legends[0].get_window_extent(renderer).width <= fig.bbox.width
+    assert len({round(t.get_window_extent(renderer).y0) for t in fig.legends[0].texts}) > 1
+
+
+def test_log_axis_labels_are_plain_numbers(run: wb.Run) -> None:
+    fig = wb.plots.latency(run, "ranking")
+    fig._repr_png_()
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_yticklabels() + ax.get_yticklabels(minor=True) if t.get_text()]
+    assert labels and not any("$" in text for text in labels)  # no mathtext to parse
+    assert "0.01" in labels
+
+
+def test_bars_start_at_the_axis(run: wb.Run) -> None:
+    fig = wb.plots.rank_histogram(run)
+    fig._repr_png_()
+    assert fig.axes[0].get_ylim()[0] == 0  # as with Axes.bar: no margin below the bars

@@ -13,7 +13,11 @@ import numpy as np
 import pandas as pd
 from matplotlib import rc_context
 from matplotlib.axes import Axes
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import LayoutEngine
+from matplotlib.ticker import LogFormatter
 
 from .columns import CASE, METRIC, PASSED, SUITE, TARGET, VALUE
 from .store import Run
@@ -24,14 +28,20 @@ PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e
 GREYS = {"bm25": "#7f7f7f", "random": "#c7c7c7"}
 UP, DOWN, MUTED = "#1a73e8", "#e8710a", "#80868b"
 DPI = 80  # the Jupyter inline look; fewer pixels to rasterise and encode
+PAD = 3 / 72  # inches around each panel's decorations and the figure's edge (constrained layout's pad)
 
 
 class ReportFigure(Figure):
-    """A Figure that Jupyter displays as one PNG (no pyplot, so no second copy), drawn at ``DPI``."""
+    """A Figure that Jupyter displays as one PNG (no pyplot, so no second copy), drawn at ``DPI``.
+
+    Its Agg canvas is attached up front, so the layout's measurements and the drawing share one
+    renderer, and with it matplotlib's cache of text extents (each text is measured once).
+    """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("dpi", DPI)
         super().__init__(*args, **kwargs)
+        FigureCanvasAgg(self)
 
     def _repr_png_(self) -> bytes:
         """The PNG, laid out once: with a layout engine set, savefig would first lay the figure
@@ -49,13 +59,168 @@ class ReportFigure(Figure):
         return buffer.getvalue()
 
 
-def figure(title: str, rows: int = 1, cols: int = 1, width: float = 9.0, height: float = 3.6
-           ) -> tuple[ReportFigure, np.ndarray]:
-    """A titled figure with a grid of axes (always 2-D), laid out to fit its labels."""
-    fig = ReportFigure(figsize=(width, height * rows), layout="constrained")
-    axes = fig.subplots(rows, cols, squeeze=False)
+def figure(title: str, rows: int = 1, cols: int = 1, width: float = 9.0, height: float = 3.6,
+           **grid: Any) -> tuple[ReportFigure, np.ndarray]:
+    """A titled figure with a grid of axes (always 2-D), laid out to fit its labels.
+
+    ``grid`` goes to the GridSpec (``height_ratios``, ...). The panels start about where the
+    layout will put them (:func:`first_guess`)."""
+    fig = ReportFigure(figsize=(width, height * rows), layout=GridLayout())
+    axes = fig.subplots(rows, cols, squeeze=False, gridspec_kw={**first_guess(width, height * rows), **grid})
     fig.suptitle(title, fontsize=12, fontweight="bold")
     return fig, axes
+
+
+def first_guess(width: float, height: float) -> dict[str, float]:
+    """GridSpec margins (typical ones, in inches) close to where :class:`GridLayout` puts the
+    panels, so that the ticks a panel gets where it is measured are usually those it keeps."""
+    return {"left": 0.75 / width, "right": 1 - 0.2 / width, "bottom": 0.75 / height, "top": 1 - 0.45 / height,
+            "wspace": 0.3, "hspace": 0.5}
+
+
+class GridLayout(LayoutEngine):
+    """Constrained layout's result for a grid of panels (no spans), usually from one measurement.
+
+    Each panel's decorations (tick labels, axis labels, title, texts) are measured where the panel
+    stands, then the grid's rows and columns are sized so they fit, keeping the height and width
+    ratios, below the suptitle and above the figure legends, with constrained layout's pads.
+    Constrained layout measures twice, as resizing a panel can change its ticks and so the size of
+    its labels; here the second measurement is made only when the ticks did change.
+    """
+
+    _adjust_compatible = False
+    _colorbar_gridspec = False
+
+    def execute(self, fig: Figure) -> None:
+        """Lay the panels out, and once more if that changed any axis's ticks."""
+        panels = [ax for ax in fig.axes if ax.get_visible() and ax.get_subplotspec() is not None]
+        for _ in range(2):
+            ticks = _tick_locations(panels)
+            _place(fig, panels)
+            if _tick_locations(panels) == ticks:
+                return
+
+
+def _tick_locations(panels: Sequence[Axes]) -> list[list[float]]:
+    """Where every axis's locators put its ticks (cheap: no text is laid out)."""
+    return [[*axis.get_major_locator()(), *axis.get_minor_locator()()]
+            for ax in panels for axis in (ax.xaxis, ax.yaxis)]
+
+
+def _place(fig: Figure, panels: Sequence[Axes]) -> None:
+    """Measure the panels' decorations and the figure-level texts once, then move the panels."""
+    if not panels:
+        return
+    renderer = fig.canvas.get_renderer()
+    width, height = fig.get_size_inches()
+    top = _suptitle_margin(fig, renderer)
+    bottom = sum(legend.get_window_extent(renderer).height / fig.dpi + 2 * PAD for legend in fig.legends)
+    room = (PAD, bottom + PAD, width - PAD, height - top - PAD)  # for the axis labels: x0, y0, x1, y1
+    grid = panels[0].get_subplotspec().get_gridspec()
+    lefts, rights = np.zeros(grid.ncols), np.zeros(grid.ncols)
+    tops, bottoms = np.zeros(grid.nrows), np.zeros(grid.nrows)
+    labels = {ax: _label_lengths(ax, renderer, room) for ax in panels}
+    for ax in panels:
+        (row, col), (left, right, below, above) = _cell(ax), _overhang(ax, renderer)
+        lefts[col], rights[col] = max(lefts[col], left), max(rights[col], right)
+        tops[row], bottoms[row] = max(tops[row], above), max(bottoms[row], below)
+    xs, ws = _spans(width, (0.0, 0.0), lefts + PAD, rights + PAD, grid.get_width_ratios())
+    ys, hs = _spans(height, (top, bottom), tops + PAD, bottoms + PAD, grid.get_height_ratios())
+    for ax in panels:
+        row, col = _cell(ax)
+        box = (xs[col], height - ys[row] - hs[row], ws[col], hs[row])  # inches from the bottom left
+        ax.set_position([box[0] / width, box[1] / height, box[2] / width, box[3] / height])
+        _keep_labels_inside(ax, box, room, labels[ax])
+
+
+def _cell(ax: Axes) -> tuple[int, int]:
+    """The panel's (row, column) in its grid."""
+    spec = ax.get_subplotspec()
+    return spec.rowspan.start, spec.colspan.start
+
+
+def _overhang(ax: Axes, renderer: Any) -> tuple[float, float, float, float]:
+    """How far (inches) the panel's decorations reach beyond its frame: left, right, below, above.
+
+    The decorations: tick labels, axis labels, titles, the axes' texts and legend. Spines, lines
+    and patches are left out (matplotlib's default takes them in): they stay within the frame and
+    its tick marks, and each spine's extent re-computes its axis's ticks (twice the tick work).
+    Like constrained layout, an axis label's length is not counted (see _keep_labels_inside).
+    """
+    extra = [*ax.texts, *([ax.get_legend()] if ax.get_legend() else [])]
+    frame, tight = ax.get_window_extent(renderer), ax.get_tightbbox(renderer, bbox_extra_artists=extra)
+    if tight is None:
+        return 0.0, 0.0, 0.0, 0.0
+    reach = np.array([frame.x0 - tight.x0, tight.x1 - frame.x1, frame.y0 - tight.y0, tight.y1 - frame.y1])
+    left, right, below, above = np.maximum(reach, 0) / ax.figure.dpi
+    return left, right, below, above
+
+
+def _suptitle_margin(fig: Figure, renderer: Any) -> float:
+    """Put the suptitle ``PAD`` below the top edge; the height (inches) it takes, pads included."""
+    title = fig._suptitle
+    if title is None or not title.get_text():
+        return 0.0
+    title.set_y(1 - PAD / fig.get_size_inches()[1])
+    return title.get_window_extent(renderer).height / fig.dpi + 2 * PAD
+
+
+def _spans(length: float, reserved: tuple[float, float], before: np.ndarray, after: np.ndarray,
+           ratios: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets (from the left or top edge) and sizes, in inches, of a grid's cells along one
+    direction: ``reserved`` kept free at both ends, each cell's margins ``before`` and ``after``
+    it, the rest shared by ``ratios``."""
+    weights = np.asarray(ratios, float) / np.sum(ratios)
+    sizes = max(length - sum(reserved) - before.sum() - after.sum(), 0.1 * length) * weights
+    offsets = reserved[0] + np.cumsum(before) + np.concatenate([[0.0], np.cumsum(sizes + after)[:-1]])
+    return offsets, sizes
+
+
+def _label_lengths(ax: Axes, renderer: Any, room: tuple[float, float, float, float]) -> tuple[float, float]:
+    """The lengths (inches) of the x and y labels, after shrinking the font of any longer than all
+    the ``room`` (x0, y0, x1, y1) there is for it, so that it can be shown whole."""
+    lengths = []
+    for text, along, space in ((ax.xaxis.label, "width", room[2] - room[0]),
+                               (ax.yaxis.label, "height", room[3] - room[1])):
+        length = getattr(text.get_window_extent(renderer), along) / ax.figure.dpi if text.get_text() else 0.0
+        if length > space:
+            text.set_fontsize(text.get_fontsize() * space / length)
+        lengths.append(min(length, space))
+    return lengths[0], lengths[1]
+
+
+def _keep_labels_inside(ax: Axes, box: tuple[float, float, float, float], room: tuple[float, float, float, float],
+                        lengths: tuple[float, float]) -> None:
+    """Slide an axis label longer than its panel (``box``: x, y, width, height) along it, off the
+    panel's centre just enough to stay within ``room`` (x0, y0, x1, y1): clear of the figure's
+    edges, suptitle and legends. Layouts leave a label's length out, so a long one would be cut."""
+    x, y, width, height = box
+    if lengths[0]:
+        ax.xaxis.label.set_x((_slide(x + width / 2, lengths[0] / 2, room[0], room[2]) - x) / width)
+    if lengths[1]:
+        ax.yaxis.label.set_y((_slide(y + height / 2, lengths[1] / 2, room[1], room[3]) - y) / height)
+
+
+def _slide(centre: float, half: float, low: float, high: float) -> float:
+    """The point nearest ``centre`` that keeps it ``+- half`` within [low, high]."""
+    return max(min(centre, high - half), low + half)
+
+
+def title(ax: Axes, text: str, **style: Any) -> None:
+    """A panel title at the usual height. Giving that height keeps matplotlib from looking, at
+    every layout and draw, for top tick labels or an offset text to dodge (it measures the whole y
+    axis for that); these panels have neither."""
+    ax.set_title(text, y=1.0, **style)
+
+
+class PlainLogFormatter(LogFormatter):
+    """Log-axis tick labels as plain numbers (0.01, 0.02, 10), on the ticks matplotlib labels.
+
+    Its default writes powers of ten in mathtext, whose parser costs up to 0.2 CPU-s to build in
+    each process that draws one."""
+
+    def __call__(self, x: float, pos: int | None = None) -> str:
+        return self.fix_minus(f"{x:g}") if super().__call__(x, pos) else ""
 
 
 def target_colours(targets: Sequence[str]) -> dict[str, str]:
@@ -63,6 +228,21 @@ def target_colours(targets: Sequence[str]) -> dict[str, str]:
     candidates = [t for t in targets if not is_control(t)]
     colours = {t: PALETTE[i % len(PALETTE)] for i, t in enumerate(candidates)}
     return {t: GREYS.get(t, "#999999") if is_control(t) else colours[t] for t in targets}
+
+
+def bars(ax: Axes, at: np.ndarray, values: np.ndarray, width: float, horizontal: bool = False,
+         base: np.ndarray | float = 0.0, **style: Any) -> PolyCollection:
+    """Bars from ``base`` to ``base + values`` centred on ``at``, drawn like ``Axes.bar`` (the
+    axis stops at the base, no margin) but as one collection: a Rectangle per bar costs ~0.5 ms to
+    add (each re-computes the data limits) and is laid out and drawn one by one."""
+    at, values = np.asarray(at, float), np.asarray(values, float)
+    start = np.broadcast_to(np.asarray(base, float), values.shape)
+    low, high, end = at - width / 2, at + width / 2, start + values
+    corners = np.stack([np.column_stack(c) for c in ((low, start), (low, end), (high, end), (high, start))], axis=1)
+    collection = PolyCollection(corners[..., ::-1] if horizontal else corners, **style)
+    (collection.sticky_edges.x if horizontal else collection.sticky_edges.y).extend(np.unique(start).tolist())
+    ax.add_collection(collection)
+    return collection
 
 
 def grouped_bars(ax: Axes, wide: pd.DataFrame, colours: dict[str, str], horizontal: bool = False) -> None:
@@ -73,9 +253,8 @@ def grouped_bars(ax: Axes, wide: pd.DataFrame, colours: dict[str, str], horizont
     for i, target in enumerate(wide.columns):
         offset = positions - 0.4 + width * (i + 0.5)
         values = wide[target].to_numpy(float)
-        draw = ax.barh if horizontal else ax.bar
-        draw(offset, np.nan_to_num(values), width, label=label(str(target)), color=colours.get(str(target)),
-             edgecolor="white", linewidth=0.5)
+        bars(ax, offset, np.nan_to_num(values), width, horizontal, label=label(str(target)),
+             facecolor=colours.get(str(target)), edgecolor="white", linewidth=0.5)
     ticks = ax.set_yticks if horizontal else ax.set_xticks
     ticks(positions, [str(c) for c in wide.index])
 
@@ -86,9 +265,12 @@ def _legend(fig: Figure, axes: np.ndarray) -> None:
     for ax in axes.flat[1:]:
         for handle, text in zip(*ax.get_legend_handles_labels()):
             seen.setdefault(text, handle)
-    if seen:
-        fig.legend(list(seen.values()), list(seen), loc="outside lower center", ncols=min(len(seen), 6),
-                   frameon=False)
+    room = fig.bbox.width - 2 * PAD * fig.dpi  # fewer columns (more rows) for a legend wider than that
+    for ncols in range(min(len(seen), 6), 0, -1):
+        legend = fig.legend(list(seen.values()), list(seen), loc="outside lower center", ncols=ncols, frameon=False)
+        if ncols == 1 or legend.get_window_extent(fig.canvas.get_renderer()).width <= room:
+            return
+        legend.remove()
 
 
 def floors(run: Run) -> ReportFigure | Note:
@@ -108,7 +290,7 @@ def floors(run: Run) -> ReportFigure | Note:
         grouped_bars(ax, wide, colours)
         floor = rows.groupby("metric", sort=False)["floor"].first().reindex(wide.index).to_numpy(float)
         ax.hlines(floor, np.arange(len(floor)) - 0.45, np.arange(len(floor)) + 0.45, colors="black", linewidth=2)
-        ax.set_title(suite)
+        title(ax, suite)
         ax.set_ylabel("value")
         ax.tick_params(axis="x", labelrotation=20, labelsize=8)
     for ax in axes.flat[len(suites):]:
@@ -232,6 +414,8 @@ def latency(run: Run, suite: str | None = None) -> ReportFigure | Note:
         ax.plot([], [], color=colours[target], linewidth=6, label=label(target))
     ax.set_xticks(range(len(suites)), suites)
     ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(PlainLogFormatter())
+    ax.yaxis.set_minor_formatter(PlainLogFormatter())
     ax.set_ylabel("seconds (log scale)")
     _legend(fig, axes)
     return fig
@@ -251,9 +435,9 @@ def forest(comparison: Any) -> ReportFigure | Note:
     panels = [rows[extent <= 1.0]] + [rows.loc[[i]] for i in rows.index[extent > 1.0]]
     panels = [p for p in panels if len(p)]
     heights = [0.6 + 0.3 * len(p) for p in panels]
-    fig = ReportFigure(figsize=(8, sum(heights) + 0.8), layout="constrained")
-    fig.suptitle("Differences B - A with 95% bootstrap CIs", fontsize=12, fontweight="bold")
-    for i, (ax, panel) in enumerate(zip(fig.subplots(len(panels), 1, squeeze=False, height_ratios=heights).flat, panels)):
+    fig, axes = figure("Differences B - A with 95% bootstrap CIs", len(panels), 1, width=8,
+                       height=(sum(heights) + 0.8) / len(panels), height_ratios=heights)
+    for i, (ax, panel) in enumerate(zip(axes.flat, panels)):
         _forest_panel(ax, panel.iloc[::-1])
         ax.set_ylabel("0-1 scale" if i == 0 and (extent <= 1.0).any() else "own scale")
     fig.axes[-1].set_xlabel("difference in metric units (filled: significant after Holm at 0.05)")
@@ -282,9 +466,9 @@ def case_deltas(comparison: Any, limit: int = 4) -> ReportFigure | Note:
     fig, axes = figure("Per-case differences B - A, sorted", len(keys), 1, height=2.4)
     for ax, (suite, metric) in zip(axes.flat, keys):
         deltas = np.sort(cases.loc[(cases[SUITE] == suite) & (cases[METRIC] == metric), "delta"].to_numpy(float))
-        ax.bar(np.arange(len(deltas)), deltas, color=np.where(deltas >= 0, UP, DOWN), width=0.9)
+        bars(ax, np.arange(len(deltas)), deltas, 0.9, facecolor=np.where(deltas >= 0, UP, DOWN))
         ax.axhline(0, color="black", linewidth=0.8)
-        ax.set_title(f"{suite} · {metric}", fontsize=10)
+        title(ax, f"{suite} · {metric}", fontsize=10)
         ax.set_ylabel("delta")
         ax.set_xticks([])
     axes.flat[-1].set_xlabel("cases, sorted by difference")
@@ -311,8 +495,10 @@ def change_counts(comparison: Any) -> ReportFigure | Note:
     fig, axes = figure("Cases by change, per suite", height=0.8 + 0.45 * len(counts))
     ax, left = axes[0, 0], np.zeros(len(counts))
     for status in counts.columns:
-        ax.barh(counts.index, counts[status], left=left, color=colours[status], label=status)
+        bars(ax, np.arange(len(counts)), counts[status].to_numpy(float), 0.8, horizontal=True, base=left,
+             facecolor=colours[status], label=status)
         left += counts[status].to_numpy()
+    ax.set_yticks(range(len(counts)), counts.index)
     ax.set_xlabel("cases")
     ax.invert_yaxis()
     _legend(fig, axes)
