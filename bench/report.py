@@ -9,6 +9,7 @@ the render does pay for nbconvert, pandas and matplotlib. Measurements are inter
 repeated; the medians are reported.
 
     .venv/bin/python bench/report.py [--repeat 5] [--jobs N] [--baseline] [--scale 1] [--no-warmup]
+    .venv/bin/python bench/report.py --run reports/runs/<id> [--baseline-spec builtin]   # a real run
 """
 from __future__ import annotations
 
@@ -115,6 +116,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)))
     parser.add_argument("--scale", type=int, default=1, help="multiply the synthetic run's case counts")
     parser.add_argument("--baseline", action="store_true", help="render with a baseline (RUN#builtin of a second run)")
+    parser.add_argument("--run", default=None, help="render this run directory instead of the synthetic one")
+    parser.add_argument("--baseline-spec", default=None, help="with --run: the baseline to render it with (e.g. builtin)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--no-warmup", dest="warmup", action="store_false",
                         help="skip the untimed first floor and render (they fill caches on a fresh machine)")
@@ -122,8 +125,12 @@ def main() -> None:
     from tests.report_runs import build_run
     from workbench.report import NOTEBOOKS
     with tempfile.TemporaryDirectory() as tmp:
-        run = str(build_run(Path(tmp), scale=args.scale))
-        base = f"{build_run(Path(tmp), seed=1, scale=args.scale, run_id='20261129T000000Z-base')}#builtin"
+        if args.run:
+            run, base = str(Path(args.run).resolve()), args.baseline_spec
+            args.baseline = bool(base)
+        else:
+            run = str(build_run(Path(tmp), scale=args.scale))
+            base = f"{build_run(Path(tmp), seed=1, scale=args.scale, run_id='20261129T000000Z-base')}#builtin"
         kinds = ("floor", "render", "fresh")
         times: dict[str, list[tuple[float, float]]] = {kind: [] for kind in kinds}
         for kind in kinds[:2] if args.warmup else ():  # untimed: .pyc files, font and IPython caches

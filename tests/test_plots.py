@@ -39,11 +39,13 @@ def test_every_builder_returns_a_titled_labelled_png_figure(run: wb.Run, compari
         visible = [ax for ax in fig.axes if ax.get_visible()]
         assert visible and all(ax.get_xlabel() or ax.get_ylabel() or ax.get_title() for ax in visible), name
         assert fig.canvas.manager is None, f"{name}: built through pyplot"  # never shown twice
-        assert fig._repr_png_().startswith(PNG_MAGIC), name
+        assert fig.png().startswith(PNG_MAGIC), name
+        png, metadata = fig._repr_png_()  # what Jupyter shows, with alt text for the page
+        assert png == fig.png() and metadata["alt"].startswith(fig._suptitle.get_text()), name
 
 
 def test_png_is_deterministic(run: wb.Run) -> None:
-    assert wb.plots.floors(run)._repr_png_() == wb.plots.floors(run)._repr_png_()
+    assert wb.plots.floors(run).png() == wb.plots.floors(run).png()
 
 
 def test_colours_fixed_per_target_and_controls_grey() -> None:
@@ -79,13 +81,13 @@ def test_png_laid_out_once_matches_savefig_and_keeps_the_layout_engine(run: wb.R
     reference = wb.plots.floors(run)
     buffer = io.BytesIO()
     Figure.savefig(reference, buffer, format="png", dpi=DPI, metadata={"Software": None})  # savefig's own layout
-    assert fig._repr_png_() == buffer.getvalue()
+    assert fig.png() == buffer.getvalue()
     assert isinstance(fig.get_layout_engine(), GridLayout)
 
 
 def test_every_png_is_deterministic(run: wb.Run, comparison) -> None:
-    first = {name: fig._repr_png_() for name, fig in figures(run, comparison).items()}
-    assert first == {name: fig._repr_png_() for name, fig in figures(run, comparison).items()}
+    first = {name: fig.png() for name, fig in figures(run, comparison).items()}
+    assert first == {name: fig.png() for name, fig in figures(run, comparison).items()}
 
 
 LONG = "_macro_averaged_over_every_case"
@@ -124,7 +126,7 @@ def test_nothing_is_cut_off_or_overlaps(run: wb.Run, tmp_path, crowded: bool) ->
         run = crowded_run(tmp_path)
     comparison = wb.views.compare_runs(run, None, against="bm25")
     for name, fig in figures(run, comparison, "ndcg@10" + (LONG if crowded else "")).items():
-        fig._repr_png_()
+        fig.png()
         boxes, frame = drawn_boxes(fig), fig.bbox
         for owner, box in boxes:
             assert box.x0 >= -0.5 and box.y0 >= -0.5 and box.x1 <= frame.x1 + 0.5 and box.y1 <= frame.y1 + 0.5, \
@@ -138,7 +140,7 @@ def test_nothing_is_cut_off_or_overlaps(run: wb.Run, tmp_path, crowded: bool) ->
 
 def test_a_wide_legend_wraps_into_rows(tmp_path) -> None:
     fig = wb.plots.per_case(crowded_run(tmp_path), "ranking", "ndcg@10" + LONG)
-    fig._repr_png_()
+    fig.png()
     renderer = fig.canvas.get_renderer()
     assert fig.legends[0].get_window_extent(renderer).width <= fig.bbox.width
     assert len({round(t.get_window_extent(renderer).y0) for t in fig.legends[0].texts}) > 1
@@ -146,7 +148,7 @@ def test_a_wide_legend_wraps_into_rows(tmp_path) -> None:
 
 def test_log_axis_labels_are_plain_numbers(run: wb.Run) -> None:
     fig = wb.plots.latency(run, "ranking")
-    fig._repr_png_()
+    fig.png()
     ax = fig.axes[0]
     labels = [t.get_text() for t in ax.get_yticklabels() + ax.get_yticklabels(minor=True) if t.get_text()]
     assert labels and not any("$" in text for text in labels)  # no mathtext to parse
@@ -155,5 +157,5 @@ def test_log_axis_labels_are_plain_numbers(run: wb.Run) -> None:
 
 def test_bars_start_at_the_axis(run: wb.Run) -> None:
     fig = wb.plots.rank_histogram(run)
-    fig._repr_png_()
+    fig.png()
     assert fig.axes[0].get_ylim()[0] == 0  # as with Axes.bar: no margin below the bars

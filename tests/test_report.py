@@ -45,6 +45,18 @@ def test_html_hides_code_embeds_figures_and_loads_nothing_from_the_network() -> 
     assert "mathjax" not in page.lower() and "require.js" not in page
 
 
+def test_figures_carry_their_alt_text_and_outputs_are_focusable() -> None:
+    book = executed_notebook()
+    book.cells[-1].outputs[0].metadata = {"image/png": {"alt": "Ranks <per> target"}}
+    book.cells[-1].outputs.append(nbformat.v4.new_output("display_data", {"image/png": PNG}))
+    images = re.findall(r"<img [^>]*>", to_html(book))
+    assert len(images) == 2
+    assert 'alt="Ranks &lt;per&gt; target"' in images[0]
+    assert 'alt="No description has been provided for this image"' in images[1]  # nbconvert's words
+    outputs = re.findall(r'<div class="[^"]*jp-OutputArea-output[^"]*"[^>]*>', to_html(book))
+    assert outputs and all('tabindex="0"' in tag for tag in outputs)
+
+
 def test_html_is_identical_for_the_same_outputs() -> None:
     first, second = executed_notebook(), executed_notebook()
     assert first.cells[1].id != second.cells[1].id  # papermill's random ids...

@@ -43,19 +43,32 @@ class ReportFigure(Figure):
         super().__init__(*args, **kwargs)
         FigureCanvasAgg(self)
 
-    def _repr_png_(self) -> bytes:
+    def _repr_png_(self) -> tuple[bytes, dict[str, str]]:
+        """What Jupyter shows: the PNG, with its alt text (the titles) in the output metadata."""
+        return self.png(), {"alt": self.alt_text()}
+
+    def alt_text(self) -> str:
+        """The figure's title and its panels' titles, for readers who cannot see the image."""
+        title = self._suptitle.get_text() if self._suptitle is not None else ""
+        panels = [ax.get_title() for ax in self.axes if ax.get_visible() and ax.get_title()]
+        return "; ".join(filter(None, [title, ", ".join(panels)])) or "A figure"
+
+    def png(self) -> bytes:
         """The PNG, laid out once: with a layout engine set, savefig would first lay the figure
-        out inside a draw of its own (every artist walked once more) before drawing it."""
+        out inside a draw of its own (every artist walked once more) before drawing it. A figure
+        not changed since it was last drawn is not laid out again, so it shows the same twice."""
         engine = self.get_layout_engine()
         buffer = io.BytesIO()
         with rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
             if engine is not None and self.dpi == DPI:
-                engine.execute(self)
+                if self.stale:
+                    engine.execute(self)
                 self.set_layout_engine(None)
             try:
                 self.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
             finally:
                 self.set_layout_engine(engine)
+                self.stale = False  # drawn as it is now (restoring the engine marked it changed)
         return buffer.getvalue()
 
 

@@ -13,7 +13,6 @@ partial page; ``render_report`` then raises ``RenderError`` naming the notebook 
 from __future__ import annotations
 
 import html
-import logging
 import os
 import threading
 import time
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import RenderError
+from .report_html import to_html
 
 NOTEBOOKS = ("scoreboard", "retrieval", "classifiers", "ranking", "baseline_diff", "significance")
 # Execution order, longest first (bench/report.py): the first notebook on each kernel also pays for
@@ -37,13 +37,6 @@ DEFAULT_TIMEOUT = 300.0
 # for them and their objects then frozen out of it (the cyclic collector need not walk pandas' and
 # matplotlib's import-time objects again on every collection, e.g. at each namespace reset).
 WARMUP = "import gc; gc.disable(); import workbench.plots, workbench.views; gc.freeze(); gc.enable()"
-# The lab template without the script tags that load require.js, MathJax and mermaid from a CDN.
-OFFLINE_TEMPLATE = """{%- extends 'lab/index.html.j2' -%}
-{%- block html_head_js -%}{%- endblock html_head_js -%}
-{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
-{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
-{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
-"""
 
 
 @dataclass
@@ -84,33 +77,6 @@ def notebook_paths(names: list[str] | None = None, directory: Path | None = None
     if missing:
         raise RenderError(f"notebook not found: {', '.join(missing)}")
     return paths
-
-
-_EXPORTER: Any = None
-_EXPORTER_LOCK = threading.Lock()
-# Cells papermill adds get a random id; a stable one keeps the same run's pages identical.
-STABLE_IDS = {"injected-parameters": "injected-parameters", "papermill-error-cell-tag": "papermill-error"}
-
-
-def to_html(nb: Any) -> str:
-    """An executed notebook as one offline HTML page: outputs only, figures inline.
-    ``None`` converts an empty notebook, to load nbconvert and compile its template early."""
-    global _EXPORTER
-    from .report_kernels import nbformat  # imported there without a slow optional dependency
-    with _EXPORTER_LOCK:
-        if _EXPORTER is None:
-            from jinja2 import DictLoader
-            from nbconvert import HTMLExporter
-            quiet = logging.getLogger("workbench.report.nbconvert")
-            quiet.setLevel(logging.ERROR)  # not "alternative text is missing" per figure
-            _EXPORTER = HTMLExporter(template_file="offline.html.j2", exclude_input=True,
-                                     exclude_input_prompt=True, exclude_output_prompt=True, log=quiet,
-                                     extra_loaders=[DictLoader({"offline.html.j2": OFFLINE_TEMPLATE})])
-        for index, cell in enumerate(nb.cells if nb is not None else []):
-            tag = next((t for t in cell.get("metadata", {}).get("tags", []) if t in STABLE_IDS), None)
-            if tag:
-                cell["id"] = f"{STABLE_IDS[tag]}-{index}"
-        return _EXPORTER.from_notebook_node(nb if nb is not None else nbformat.v4.new_notebook())[0]
 
 
 def _write(path: Path, text: str) -> None:
