@@ -216,6 +216,7 @@ def test_case_changes_against_a_baseline(tmp_path: Path) -> None:
     cases_only = wb.views.diff_runs(run, base)
     assert not hasattr(cases_only, "comparisons") and cases_only.cases.equals(comparison.cases)
     assert wb.views.case_status(cases_only).equals(wb.views.case_status(comparison))
+    assert wb.views.case_status(comparison) is wb.views.case_status(comparison)  # one per comparison
     assert wb.views.diff_runs(run, base) is cases_only
     assert "No target 'nope'" in wb.views.diff_runs(run, base, "nope").text
     assert "No baseline given" in wb.views.diff_runs(run, wb.views.open_baseline(None)).text

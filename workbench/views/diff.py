@@ -24,6 +24,7 @@ CASE_STATUSES = ("regressed", "mixed", "improved", "new", "missing", "unchanged"
 
 _SIDES: dict[tuple[str, str], tuple[Any, tuple[int, ...]]] = {}
 _COMPARISONS: dict[tuple[Any, ...], tuple[Any, Any, Any]] = {}
+_STATUSES: dict[int, tuple[Any, pd.DataFrame]] = {}
 
 
 def _remember(cache: dict, key: Any, value: Any, limit: int = 8) -> None:
@@ -130,8 +131,17 @@ def describe(comparison: Any) -> Html | Note:
 
 
 def case_status(comparison: Any) -> pd.DataFrame:
-    """One row per (suite, case): regressed, mixed, improved, new, missing or unchanged, and what moved."""
-    rows = comparison.cases
+    """One row per (suite, case): regressed, mixed, improved, new, missing or unchanged, and what moved.
+
+    Cached per comparison (a page lists several statuses from one); treat it as read-only."""
+    cached = _STATUSES.get(id(comparison))
+    if cached is None or cached[0] is not comparison:
+        cached = (comparison, _case_status(comparison.cases))
+        _remember(_STATUSES, id(comparison), cached)
+    return cached[1]
+
+
+def _case_status(rows: pd.DataFrame) -> pd.DataFrame:
     flags = rows.assign(_new=rows["status"].eq("new"), _missing=rows["status"].eq("missing"),
                         _improved=rows["status"].eq("improved"), _regressed=rows["status"].eq("regressed"))
     agg = flags.groupby([SUITE, CASE], sort=False).agg(
