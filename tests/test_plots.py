@@ -120,12 +120,17 @@ def drawn_boxes(fig) -> list[tuple[str, object]]:
     return boxes
 
 
-@pytest.mark.parametrize("crowded", [False, True], ids=["run", "crowded"])
-def test_nothing_is_cut_off_or_overlaps(run: wb.Run, tmp_path, crowded: bool) -> None:
-    if crowded:
+@pytest.mark.parametrize("shape", ["run", "crowded", "sparse"])
+def test_nothing_is_cut_off_or_overlaps(run: wb.Run, tmp_path, shape: str) -> None:
+    if shape == "crowded":
         run = crowded_run(tmp_path)
+    elif shape == "sparse":  # one suite, two targets: the smallest figures
+        run = wb.store.load_run(build_run(tmp_path, targets=("builtin", "bm25"), suites=("risk",)))
     comparison = wb.views.compare_runs(run, None, against="bm25")
-    for name, fig in figures(run, comparison, "ndcg@10" + (LONG if crowded else "")).items():
+    built = figures(run, comparison, "ndcg@10" + (LONG if shape == "crowded" else ""))
+    drawn = {name: fig for name, fig in built.items() if isinstance(fig, ReportFigure)}
+    assert len(drawn) >= (4 if shape == "sparse" else len(built))
+    for name, fig in drawn.items():
         fig.png()
         boxes, frame = drawn_boxes(fig), fig.bbox
         for owner, box in boxes:

@@ -28,6 +28,7 @@ PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e
 GREYS = {"bm25": "#7f7f7f", "random": "#c7c7c7"}
 UP, DOWN, MUTED = "#1a73e8", "#e8710a", "#80868b"
 DPI = 80  # the Jupyter inline look; fewer pixels to rasterise and encode
+MIN_HEIGHT = 2.2  # inches per row of panels: a title, a panel, its tick labels and a legend
 PAD = 3 / 72  # inches around each panel's decorations and the figure's edge (constrained layout's pad)
 
 
@@ -78,6 +79,7 @@ def figure(title: str, rows: int = 1, cols: int = 1, width: float = 9.0, height:
 
     ``grid`` goes to the GridSpec (``height_ratios``, ...). The panels start about where the
     layout will put them (:func:`first_guess`)."""
+    height = max(height, MIN_HEIGHT)
     fig = ReportFigure(figsize=(width, height * rows), layout=GridLayout())
     axes = fig.subplots(rows, cols, squeeze=False, gridspec_kw={**first_guess(width, height * rows), **grid})
     fig.suptitle(title, fontsize=12, fontweight="bold")
@@ -87,8 +89,10 @@ def figure(title: str, rows: int = 1, cols: int = 1, width: float = 9.0, height:
 def first_guess(width: float, height: float) -> dict[str, float]:
     """GridSpec margins (typical ones, in inches) close to where :class:`GridLayout` puts the
     panels, so that the ticks a panel gets where it is measured are usually those it keeps."""
-    return {"left": 0.75 / width, "right": 1 - 0.2 / width, "bottom": 0.75 / height, "top": 1 - 0.45 / height,
-            "wspace": 0.3, "hspace": 0.5}
+    across = min(1.0, 0.6 * width / (0.75 + 0.2))  # margins shrink to leave a small figure 40% inside
+    down = min(1.0, 0.6 * height / (0.75 + 0.45))
+    return {"left": 0.75 * across / width, "right": 1 - 0.2 * across / width, "bottom": 0.75 * down / height,
+            "top": 1 - 0.45 * down / height, "wspace": 0.3, "hspace": 0.5}
 
 
 class GridLayout(LayoutEngine):
