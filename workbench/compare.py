@@ -23,7 +23,7 @@ from . import stats
 from .abgate import GateDecision, GateRule, default_rule
 from .columns import CASE, METRIC, PASSED, SUITE, TARGET, VALUE
 from .errors import CompareError
-from .headers import locate_side
+from .headers import locate_side, run_path
 
 IMPROVED, REGRESSED, UNCHANGED, NEW, MISSING = "improved", "regressed", "unchanged", "new", "missing"
 NO_GATE = "NO_GATE"
@@ -184,8 +184,8 @@ def resolve_run(spec: str, runs_dir: Path | str = "reports/runs") -> Any:
     """``RUN`` (a run directory or a run id under ``runs_dir``) or ``RUN#TARGET``; None when no such run."""
     from .store import load_run
     base, _, target = spec.partition("#")
-    path = Path(base) if Path(base).is_dir() else Path(runs_dir) / base
-    return _narrow(load_run(path), target, spec) if base and path.is_dir() else None
+    path = run_path(base, runs_dir)
+    return _narrow(load_run(path), target, spec) if path is not None else None
 
 
 def resolve_side(spec: str, runs_dir: Path | str = "reports/runs",

@@ -101,12 +101,22 @@ def latest_run(runs_dir: Path | str = DEFAULT_RUNS_DIR) -> Path:
     return max(complete, key=lambda p: ((p / "manifest.json").stat().st_mtime, p.name))
 
 
+def run_path(base: str, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> Path | None:
+    """The run directory ``base`` names (a directory, or a run id under ``runs_dir``), or None."""
+    path = Path(base) if Path(base).is_dir() else Path(runs_dir) / base
+    return path if base and path.is_dir() else None
+
+
+def baseline_path(path_or_name: Path | str, baselines_dir: Path | str = DEFAULT_BASELINES_DIR) -> Path:
+    """A baseline file: a ``.json`` path as given, else ``<baselines_dir>/<name>.json``."""
+    path = Path(path_or_name)
+    return path if path.suffix == ".json" else Path(baselines_dir) / f"{path_or_name}.json"
+
+
 def read_baseline(path_or_name: Path | str, baselines_dir: Path | str = DEFAULT_BASELINES_DIR
                   ) -> tuple[Path, dict[str, Any]]:
     """A baseline file (by path, or by name in ``baselines_dir``) and its checked document."""
-    path = Path(path_or_name)
-    if path.suffix != ".json":
-        path = Path(baselines_dir) / f"{path_or_name}.json"
+    path = baseline_path(path_or_name, baselines_dir)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -158,10 +168,10 @@ def locate_side(spec: str, runs_dir: Path | str = DEFAULT_RUNS_DIR,
     baseline file (a ``.json`` path, or a name in ``baselines_dir``); a ``#TARGET`` suffix
     narrows it to one target. A CompareError says when it is neither."""
     base, _, target = spec.partition("#")
-    run = Path(base) if Path(base).is_dir() else Path(runs_dir) / base
-    if base and run.is_dir():
+    run = run_path(base, runs_dir)
+    if run is not None:
         return SideRef(spec, run, target, True)
-    path = Path(base) if Path(base).suffix == ".json" else Path(baselines_dir) / f"{base}.json"
+    path = baseline_path(base, baselines_dir)
     if not path.is_file():
         raise CompareError(f"{spec}: not a run directory, a run id in {runs_dir}, "
                            f"or a baseline in {baselines_dir}")
