@@ -182,7 +182,7 @@ def test_cli_prints_the_resume_command_and_resumes(corpus12, tmp_path, capsys) -
     err = capsys.readouterr().err
     [journal] = out.glob(".*.journal")
     run_id = journal.name[1:-len(".journal")]
-    assert code == 1 and "aborted" in err
+    assert code == 130 and "interrupted" in err  # Ctrl-C is not "thresholds not met" (exit 1)
     assert f"6 case(s) saved in {journal}; resume with: workbench run --resume {run_id} --out {out}" in err
     STATE.update(stop_after=None, calls=[])
     assert main(["run", "--resume", run_id, "--out", str(out), "--seed", "1"]) == 3

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .journal import Journal
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3, 4
+EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
 CORPUS_OPTION = click.option("--corpus", "corpus_path", type=click.Path(path_type=Path),
                              default=Path("corpus/corpus.json"), show_default=True,
                              help="Corpus file to read.")
@@ -357,9 +358,10 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI and map outcomes to the documented exit codes."""
     try:
         code = cli.main(args=argv, prog_name="workbench", standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("aborted", err=True)
-        code = EXIT_FAILED
+    except click.exceptions.Abort as exc:  # click turns Ctrl-C into Abort: not a failed threshold
+        interrupted = isinstance(exc.__cause__, KeyboardInterrupt)
+        click.echo("interrupted" if interrupted else "aborted", err=True)
+        code = EXIT_INTERRUPTED if interrupted else EXIT_FAILED
     except click.exceptions.ClickException as exc:
         exc.show()
         code = EXIT_USAGE if isinstance(exc, click.UsageError) else exc.exit_code
@@ -368,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
         code = EXIT_ERROR
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
-        code = 130
+        code = EXIT_INTERRUPTED
     except Exception:
         traceback.print_exc()
         click.echo("internal error (exit 4): please report this with the traceback above", err=True)
