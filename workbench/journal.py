@@ -2,7 +2,8 @@
 
 ``<out_dir>/.<run-id>.journal/`` holds ``header.json`` (the run's manifest, written first and
 atomically) and ``outcomes.jsonl``: one line per finished case, appended and flushed as the
-case ends. A crash can tear only the last line, which reading ignores. The directory starts
+case ends, and synced to disk at most once a second. A crash can tear only the last line,
+which reading ignores. The directory starts
 with a dot, so ``latest_run`` and the reports never take it for a run; the runner removes it
 once the run directory is written.
 """
@@ -13,6 +14,7 @@ import json
 import os
 import shutil
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -24,6 +26,7 @@ from .suites import Outcome
 
 HEADER, OUTCOMES = "header.json", "outcomes.jsonl"
 FORMAT = 1
+SYNC_EVERY = 1.0  # seconds: a machine that goes down loses at most the cases of the last one
 Key = tuple[str, str, str, str]  # suite, target, case name, case hash
 
 
@@ -58,6 +61,7 @@ class Journal:
         self.path, self.run_id, self.cases = path, run_id, cases
         self._lock = threading.Lock()
         self._handle: IO[str] | None = open(path / OUTCOMES, "a", encoding="utf-8")
+        self._synced = time.monotonic()
 
     @classmethod
     def create(cls, out_dir: Path | str, manifest: dict[str, Any]) -> "Journal":
@@ -101,8 +105,9 @@ class Journal:
             if self._handle is None:
                 raise StoreError(f"{self.path}: journal already closed")
             self._handle.write(line)
-            self._handle.flush()
-            os.fsync(self._handle.fileno())
+            self._handle.flush()  # in the OS's hands: survives Ctrl-C and a crash of this process
+            if time.monotonic() - self._synced >= SYNC_EVERY:
+                self._sync()
             self.cases += 1
         return as_outcome(json.loads(line), outcome.case)
 
@@ -110,10 +115,17 @@ class Journal:
         """How many cases this journal holds, and where."""
         return Saved(self.path, self.run_id, self.cases)
 
+    def _sync(self) -> None:
+        """Put what was appended on the disk itself (at most once per ``SYNC_EVERY``: an fsync
+        per case could cost more than a fast engine's answer on a slow disk)."""
+        os.fsync(self._handle.fileno())
+        self._synced = time.monotonic()
+
     def close(self) -> None:
-        """Close the outcomes file (the journal stays on disk)."""
+        """Close the outcomes file, synced to disk (the journal stays on disk)."""
         with self._lock:
             if self._handle is not None:
+                self._sync()
                 self._handle.close()
                 self._handle = None
 
