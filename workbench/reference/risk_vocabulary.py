@@ -128,6 +128,10 @@ CONCEPTS: dict[str, dict[str, list[str]]] = {
         ],
         "files": ["@manifests", "@lockfiles"],
         "dirs": ["vendor"],
+        # a package moved to a version: "upgrade react to v19", "update urllib3 to 1.26.18"
+        # ("update" only with a dotted version: "update docs to v2" is not a dependency)
+        "patterns": [r"(?i)\b(?:upgrade|downgrade|bump|pin)\s+[@\w./-]+\s+(?:to|from)\s+v?\d+(?:\.\d+)*\b",
+                     r"(?i)\b(?:update|roll back|revert)\s+[@\w./-]+\s+(?:to|from)\s+v?\d+(?:\.\d+)+\b"],
     },
     "frontend/backend contract": {
         "terms": [
