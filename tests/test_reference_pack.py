@@ -132,3 +132,19 @@ def test_a_name_in_one_convention_finds_a_file_named_in_another(tmp_path: Path, 
     result = build_pack(f"{mention} drops messages", [Repo("app", tmp_path)])
     assert result.primary[0].path == "src/event-service.ts"
     assert result.primary[0].reason == f"named in the task ({mention})"
+
+
+def test_among_equal_matches_the_widely_imported_file_ranks_first(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch):
+    from workbench.reference import pack as pack_module
+    body = "def exponential_backoff(attempt, jitter):\n    return 2 ** attempt + jitter\n"
+    for rel, text in {"alpha/__init__.py": "", "alpha/util.py": body, "shared/__init__.py": "",
+                      "shared/util.py": body, "app/__init__.py": "",
+                      **{f"app/user{i}.py": "from shared import util\n" for i in range(3)}}.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    query = "exponential backoff with jitter"
+    ranked = lambda: [r.path for r in build_pack(query, [Repo("r", tmp_path)]).primary]  # noqa: E731
+    assert ranked()[0] == "shared/util.py"  # imported by three files; alpha/util.py by none
+    monkeypatch.setattr(pack_module, "CENTRALITY", 0.0)
+    assert ranked()[0] == "alpha/util.py"  # a tie without the prior: the path order decides

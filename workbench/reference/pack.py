@@ -3,7 +3,8 @@
 Scores: BM25F per repository as a share of what a perfect match of every query term
 would score there (so packs over several repositories compare), plus a bonus for query
 words in the file's own name, lifted one step down the import graph, times a kind
-factor (tests, catalogs, docs demoted unless the task is about them), plus evidence
+factor (tests, catalogs, docs demoted unless the task is about them) and a slight lift for
+files many others import, plus evidence
 (named file or symbol, route handler, quoted message). Primary files are cut where
 the score distribution drops, so a pack is often one to three files and never padded.
 """
@@ -34,6 +35,7 @@ JOINED_WEIGHT = 0.5
 PROPAGATION = 0.5  # share of an importer's score a matching imported file gains
 PROPAGATE_FROM = 0.5  # only importers scoring at least this share of the best file propagate
 NAME_BONUS = 0.5  # share of the query's weight found in the file's own name, added on top
+CENTRALITY = 0.1  # a file imported by many others scores up to (1 + this) times its lexical score
 
 
 @dataclass
@@ -105,11 +107,22 @@ def _propagate(index: RepoIndex, base: np.ndarray) -> np.ndarray:
     return lifted
 
 
+def centrality(index: RepoIndex) -> np.ndarray:
+    """Per-file multiplier from the import graph: ``1 + CENTRALITY * log1p(importers) /
+    log1p(most importers)``; among files that match a task alike, the one the rest of
+    the repository builds on comes first."""
+    degree = np.fromiter((len(users) for users in index.importers), dtype=np.float32, count=len(index.files))
+    top = float(degree.max()) if degree.size else 0.0
+    if not CENTRALITY or top <= 0:
+        return np.ones(len(index.files), dtype=np.float32)
+    return 1.0 + CENTRALITY * np.log1p(degree) / np.log1p(top)
+
+
 def _score(index: RepoIndex, q: Query) -> Scored:
     """Rank every file of one repository for ``q`` and add the evidence signals."""
     base, coverage, matched, hits = _rank(index, q)
     factors = kind_factors(index.kinds, q)
-    scored = Scored(index, _propagate(index, base) * factors, coverage, matched, hits)
+    scored = Scored(index, _propagate(index, base) * factors * centrality(index), coverage, matched, hits)
     pins = {**named_symbols(index, q), **named_files(index, q)}
     # How each kind of evidence meets a demoted file: a pin or a named language is the task's
     # own word and counts in full; a route counts demoted; a message found in a test or a doc
