@@ -71,6 +71,12 @@ def test_absent_data_gives_a_note(tmp_path) -> None:
         assert isinstance(shown, Note)
 
 
+def test_identical_sides_give_a_note_not_empty_panels(run: wb.Run) -> None:
+    same = wb.views.compare_runs(run, run.select("builtin"))
+    assert "No case differs" in wb.plots.case_deltas(same).text
+    assert isinstance(wb.plots.case_deltas(wb.views.compare_runs(run, None, against="bm25")), ReportFigure)
+
+
 def test_png_laid_out_once_matches_savefig_and_keeps_the_layout_engine(run: wb.Run) -> None:
     import io
 

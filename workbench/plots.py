@@ -480,6 +480,8 @@ def case_deltas(comparison: Any, limit: int = 4) -> ReportFigure | Note:
     keys = _delta_keys(cases, comparison.gate, limit)
     if not keys:
         return Note("No paired per-case values to plot.")
+    if not (cases["delta"].abs() > 1e-12).any():
+        return Note(f"No case differs between the two sides ({len(cases)} paired values, every delta 0).")
     fig, axes = figure("Per-case differences B - A, sorted", len(keys), 1, height=2.4)
     for ax, (suite, metric) in zip(axes.flat, keys):
         deltas = np.sort(cases.loc[(cases[SUITE] == suite) & (cases[METRIC] == metric), "delta"].to_numpy(float))
