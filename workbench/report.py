@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import RenderError
+from .files import write_text_atomic
+from .headers import DEFAULT_RUNS_DIR, check_side, latest_run, read_header
 from .report_html import to_html
 
 NOTEBOOKS = ("scoreboard", "retrieval", "classifiers", "ranking", "baseline_diff", "significance")
@@ -77,11 +79,6 @@ def notebook_paths(names: list[str] | None = None, directory: Path | None = None
     if missing:
         raise RenderError(f"notebook not found: {', '.join(missing)}")
     return paths
-
-
-def _write(path: Path, text: str) -> None:
-    from .files import write_text_atomic
-    write_text_atomic(path, text)
 
 
 @dataclass(frozen=True)
@@ -159,7 +156,7 @@ def _worker(jobs: JobBoard, worker: int, timeout: float, reuse: bool, converter:
 def _convert(job: Job, nb: Any, error: str | None, started: float) -> Page:
     html_path = job.out / f"{job.source.stem}.html"
     if nb is not None:
-        _write(html_path, to_html(nb))
+        write_text_atomic(html_path, to_html(nb))
     return Page(job.source.stem, html_path, job.out / job.source.name, time.perf_counter() - started, error)
 
 
@@ -205,7 +202,6 @@ def render_report(run_dir: Path | str | None = None, baseline: str | None = None
 def _prepare(run_dir: Path | str | None, out_dir: Path) -> tuple[Any, Path]:
     """The run's header (default: the latest run; its frames are the kernels' to load) and its
     page directory."""
-    from .headers import DEFAULT_RUNS_DIR, latest_run, read_header
     run = read_header(run_dir or latest_run(DEFAULT_RUNS_DIR))
     out = out_dir / run.run_id
     out.mkdir(parents=True, exist_ok=True)
@@ -217,7 +213,6 @@ def _check_baseline(baseline: str | None, board: JobBoard) -> None:
     notebooks not started yet and raise."""
     if not baseline:
         return
-    from .headers import check_side
     try:
         check_side(baseline)
     except Exception:
@@ -242,7 +237,7 @@ def write_index(run: Any, pages: list[Page], out: Path) -> Path:
             f"{html.escape(str(run.manifest.get('created', '?')))}. Controls (bm25, random) never gate the verdict.</p>"
             f"<table><tr><th>suite</th>{head}</tr>{rows}</table><h2>Reports</h2><ul>{links}</ul>")
     path = out / "index.html"
-    _write(path, _page(f"workbench report {run.run_id}", body))
+    write_text_atomic(path, _page(f"workbench report {run.run_id}", body))
     return path
 
 
@@ -264,5 +259,5 @@ def write_runs_index(out_dir: Path) -> Path:
     runs = sorted((p.parent.name for p in out_dir.glob("*/index.html")), reverse=True)
     items = "".join(f'<li><a href="{html.escape(r)}/index.html">{html.escape(r)}</a></li>' for r in runs)
     path = out_dir / "index.html"
-    _write(path, _page("workbench reports", f"<h1>Reports</h1><ul>{items}</ul>"))
+    write_text_atomic(path, _page("workbench reports", f"<h1>Reports</h1><ul>{items}</ul>"))
     return path
