@@ -110,7 +110,7 @@ def _given(ctx: click.Context, name: str) -> bool:
 
 def _resume_hint(journals: list[Journal]) -> None:
     """After a run stopped early: one stderr line with the cases saved and the command that resumes."""
-    from .journal import is_complete_run
+    from .headers import is_complete_run
     if not journals or not journals[0].path.is_dir():
         return
     saved = journals[0].saved()

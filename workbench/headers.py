@@ -91,11 +91,16 @@ def read_header(path: Path | str) -> RunHeader:
     return header
 
 
+def is_complete_run(path: Path) -> bool:
+    """Whether ``path`` is a run directory holding every run file."""
+    return path.is_dir() and all((path / name).exists() for name in RUN_FILES)
+
+
 def latest_run(runs_dir: Path | str = DEFAULT_RUNS_DIR) -> Path:
     """The most recently written complete run directory under ``runs_dir``."""
     runs_dir = Path(runs_dir)
-    complete = [p for p in runs_dir.glob("*") if p.is_dir() and not p.name.startswith(".")
-                and all((p / name).exists() for name in RUN_FILES)] if runs_dir.is_dir() else []
+    complete = [p for p in runs_dir.glob("*") if not p.name.startswith(".") and is_complete_run(p)] \
+        if runs_dir.is_dir() else []
     if not complete:
         raise StoreError(f"{runs_dir}: no runs yet (run `workbench run` first)")
     return max(complete, key=lambda p: ((p / "manifest.json").stat().st_mtime, p.name))

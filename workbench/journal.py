@@ -3,9 +3,8 @@
 ``<out_dir>/.<run-id>.journal/`` holds ``header.json`` (the run's manifest, written first and
 atomically) and ``outcomes.jsonl``: one line per finished case, appended and flushed as the
 case ends, and synced to disk at most once a second. A crash can tear only the last line,
-which reading ignores. The directory starts
-with a dot, so ``latest_run`` and the reports never take it for a run; the runner removes it
-once the run directory is written.
+which reading ignores. The directory starts with a dot, so ``latest_run`` and the reports never
+take it for a run; the runner removes it once the run directory is written.
 """
 from __future__ import annotations
 
@@ -21,7 +20,7 @@ from typing import IO, Any
 
 from .errors import StoreError
 from .files import dumps, write_json_atomic
-from .headers import RUN_FILES
+from .headers import is_complete_run
 from .suites import Outcome
 
 HEADER, OUTCOMES = "header.json", "outcomes.jsonl"
@@ -38,11 +37,6 @@ def journal_path(out_dir: Path | str, run_id: str) -> Path:
 def case_hash(case: dict[str, Any]) -> str:
     """A digest of a case's JSON definition: an outcome is reused only while its case is unchanged."""
     return hashlib.sha256(dumps(case, sort_keys=True).encode("utf-8")).hexdigest()[:16]
-
-
-def is_complete_run(path: Path) -> bool:
-    """Whether ``path`` is a run directory holding every run file."""
-    return path.is_dir() and all((path / name).exists() for name in RUN_FILES)
 
 
 @dataclass
@@ -140,7 +134,7 @@ def as_outcome(record: dict[str, Any], case: dict[str, Any]) -> Outcome:
     return Outcome(case, record.get("observation"), record.get("error"), float(record.get("seconds") or 0.0))
 
 
-def read_header(path: Path) -> dict[str, Any]:
+def read_journal_header(path: Path) -> dict[str, Any]:
     """A journal's header (``{"format", "manifest"}``); a StoreError names a missing or bad file."""
     try:
         header = json.loads((path / HEADER).read_text(encoding="utf-8"))
@@ -187,12 +181,17 @@ def find_journal(spec: str | Path, out_dir: Path | str) -> Path:
     path = given if is_path else journal_path(out_dir, str(spec))
     found = (path / HEADER).is_file()
     if found:
-        run_dir = path.parent / str(read_header(path)["manifest"].get("run_id"))
+        run_dir = path.parent / str(read_journal_header(path)["manifest"].get("run_id"))
     else:
         run_dir = given if is_path else Path(out_dir) / str(spec)
-    if is_complete_run(run_dir):
-        leftover = f"; its journal {path} is left over and can be deleted" if found else ""
-        raise StoreError(f"{run_dir}: run {run_dir.name} is already complete, nothing to resume{leftover}")
+    refuse_complete(run_dir, path if found else None)
     if not found:
         raise StoreError(f"{spec}: no run journal to resume (looked for {path / HEADER})")
     return path
+
+
+def refuse_complete(run_dir: Path, journal: Path | None = None) -> None:
+    """A StoreError when ``run_dir`` is a complete run: there is nothing left to resume."""
+    if is_complete_run(run_dir):
+        leftover = f"; its journal {journal} is left over and can be deleted" if journal else ""
+        raise StoreError(f"{run_dir}: run {run_dir.name} is already complete, nothing to resume{leftover}")

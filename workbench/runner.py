@@ -28,8 +28,9 @@ tqdm.monitor_interval = 0
 
 from .columns import CASE, ERROR, METRIC, PASSED, SUITE, TARGET, VALUE
 from .corpus import Corpus
-from .errors import CorpusError, StoreError, SuiteError, WorkbenchError
-from .journal import Journal, Key, as_outcome, case_hash, find_journal, is_complete_run, read_header, reusable
+from .errors import CorpusError, SuiteError, WorkbenchError
+from .journal import (Journal, Key, as_outcome, case_hash, find_journal, read_journal_header, refuse_complete,
+                      reusable)
 from .manifest import build_manifest
 from .store import DEFAULT_RUNS_DIR, Run, load_run, write_run
 from .suites import Outcome, RunContext, Suite, get_suite, suite_names, suite_section
@@ -238,6 +239,8 @@ def _key(suite: Suite, target_name: str, case: dict[str, Any]) -> Key:
 
 def _missing(session: _Session, suite: Suite, name: str, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The cases of one (suite, target) the journal has no outcome for."""
+    if not session.prior:  # a new run: every case, and no case hashed to look it up
+        return cases
     return [case for case in cases if _key(suite, name, case) not in session.prior]
 
 
@@ -258,8 +261,10 @@ def _note_resume(manifest: dict[str, Any], plan: Plan, session: _Session) -> dic
 def _run_cases(session: _Session, suite: Suite, name: str, target: Any,
                cases: list[dict[str, Any]]) -> list[Outcome]:
     """Every case's outcome in corpus order: from the journal when it has the case, else run now."""
+    if not session.prior:
+        return _run_fresh(session, suite, name, target, cases)
     keys = [_key(suite, name, case) for case in cases]
-    fresh = iter(_run_fresh(session, suite, name, target, _missing(session, suite, name, cases)))
+    fresh = iter(_run_fresh(session, suite, name, target, [c for c, k in zip(cases, keys) if k not in session.prior]))
     return [as_outcome(session.prior[k], c) if k in session.prior else next(fresh) for c, k in zip(cases, keys)]
 
 
@@ -332,10 +337,9 @@ def _resume_header(corpus: Corpus, options: RunOptions) -> dict[str, Any]:
     """The manifest an interrupted run began with, once it is checked that resuming it with
     ``corpus`` and ``options`` reproduces that run (same corpus bytes, same deciding options)."""
     journal = Path(options.resume or "")
-    manifest = read_header(journal)["manifest"]
+    manifest = read_journal_header(journal)["manifest"]
     run_id = str(manifest.get("run_id"))
-    if is_complete_run(journal.parent / run_id):
-        raise StoreError(f"{journal.parent / run_id}: run {run_id} is already complete, nothing to resume")
+    refuse_complete(journal.parent / run_id)
     old = str(manifest.get("corpus", {}).get("sha256"))
     if old != corpus.sha256:
         raise CorpusError(f"{corpus.path}: changed since run {run_id} started (SHA-256 {old[:12]} -> "
@@ -374,7 +378,7 @@ def _resume_options(resume: Path | str, corpus_path: Path | str | None, suites: 
     """The corpus and RunOptions that finish the run journaled at ``resume``; a given option
     that contradicts the journal is an error."""
     journal = find_journal(resume, out_dir)
-    manifest = read_header(journal)["manifest"]
+    manifest = read_journal_header(journal)["manifest"]
     check_agrees(manifest, {key: value for key, value in {**options, "suites": suites, "targets": targets}.items()
                             if key in RESUME_KEYS and value is not None})
     rest = {key: value for key, value in options.items() if key not in RESUME_KEYS}
