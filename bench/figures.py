@@ -71,7 +71,7 @@ def lengthen_metric_names(run: Any) -> None:
 def measure(run_dir: Path, save: Path | None, profile: bool, long_names: bool = False) -> float:
     """CPU seconds to build and render the nine figures once (in this interpreter)."""
     import time
-    from workbench.report import WARMUP
+    from workbench.report.render import WARMUP
     exec(WARMUP)  # what each report kernel runs as it starts
     run, comparison = load(run_dir, long_names)
     builders = notebook_figures(run, comparison, per_case_metric(long_names))

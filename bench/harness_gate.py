@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any, Callable
 
 from workbench.corpus import load_corpus
-from workbench.reference.gate import run_gate
+from workbench.reference.gate.judge import run_gate
 from workbench.reference.harness import infer_harness
 from workbench.sandbox import copy_tree, git, init_baseline, run_allowlisted, temp_copy
 from workbench.suites.gate import apply_overlay, apply_patch, build_case_repo, find_change_set, gate_options
-from workbench.targets.base import Repo
+from workbench.contract import Repo
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "corpus.json"
 

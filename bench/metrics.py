@@ -25,7 +25,7 @@ import pandas as pd
 import pytrec_eval
 
 from workbench.columns import CASE, METRIC, VALUE
-from workbench.metrics import evaluate, intern_frames
+from workbench.analysis.metrics import evaluate, intern_frames
 
 METRICS = {"P@5": ("P_5", "precision@5"), "R@20": ("recall_20", "recall@20"),
            "RR": ("recip_rank", "mrr"), "nDCG@10": ("ndcg_cut_10", "ndcg@10")}

@@ -145,7 +145,7 @@ def index_runs(root: Path, runs: int) -> dict:
 def query_quality(root: Path, name: str, tasks: list[tuple[str, list[str]]], repeats: int = 3) -> dict:
     """Latency of build_pack over ``tasks`` and hit@1 / hit@3 of the primary files."""
     from workbench.reference import build_pack
-    from workbench.targets.base import Repo
+    from workbench.contract import Repo
     repo = [Repo(name, root)]
     build_pack(tasks[0][0], repo)  # load the index once, outside the timings
     latencies, hit1, hit3, misses = [], 0, 0, []
@@ -168,7 +168,7 @@ def query_quality(root: Path, name: str, tasks: list[tuple[str, list[str]]], rep
 
 def corpus_scores() -> dict:
     """Retrieval aggregates of builtin, bm25 and random on the shipped corpus."""
-    from workbench.runner import run_eval
+    from workbench.run.runner import run_eval
     with tempfile.TemporaryDirectory() as out:
         run = run_eval(REPO / "corpus" / "corpus.json", suites=["retrieval"],
                        targets=["builtin", "bm25", "random"], out_dir=out, progress=False)

@@ -71,7 +71,7 @@ def measure_floor(work: Path, count: int, jobs: int) -> tuple[float, float]:
 
 
 def measure_render(work: Path, run: str, baseline: str | None, jobs: int, reuse: bool) -> tuple[float, float]:
-    from workbench.report import render_report
+    from workbench.report.render import render_report
     return timed(lambda: render_report(run, baseline=baseline, out_dir=work / "html", jobs=jobs, reuse_kernels=reuse))
 
 
@@ -124,7 +124,7 @@ def main() -> None:
                         help="skip the untimed first floor and render (they fill caches on a fresh machine)")
     args = parser.parse_args()
     from tests.report_runs import build_run
-    from workbench.report import NOTEBOOKS
+    from workbench.report.render import NOTEBOOKS
     with tempfile.TemporaryDirectory() as tmp:
         if args.run:
             run, base = str(Path(args.run).resolve()), args.baseline_spec
@@ -143,7 +143,7 @@ def main() -> None:
 
 
 def summarise(times: dict[str, list[tuple[float, float]]], args: argparse.Namespace) -> dict[str, object]:
-    from workbench.report import NOTEBOOKS
+    from workbench.report.render import NOTEBOOKS
     result: dict[str, object] = {"notebooks": len(NOTEBOOKS), "jobs": args.jobs, "baseline": args.baseline, "scale": args.scale}
     for kind, pairs in times.items():
         walls, cpus = [w for w, _ in pairs], [c for _, c in pairs]

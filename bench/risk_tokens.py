@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from workbench.reference import risk
+from workbench.reference.risk import concepts as risk
 from workbench.reference.walk import list_files, read_text
 from workbench.suites.tokens import NAIVE_BUDGET, naive_dump
 from workbench.tokens import TokenCounter, encoding
@@ -38,7 +38,7 @@ def _timed(fn: Callable[[], Any]) -> tuple[float, Any]:
 
 def bench_vocabulary(paths: list[str], repeats: int) -> dict[str, Any]:
     compile_s = min(_timed(lambda: risk.compile_vocabulary(
-        __import__("workbench.reference.risk_vocabulary", fromlist=["VOCABULARY"]).VOCABULARY))[0]
+        __import__("workbench.reference.risk.vocabulary", fromlist=["VOCABULARY"]).VOCABULARY))[0]
         for _ in range(repeats))
     risk.default_vocabulary()
     per_mode = {}

@@ -132,7 +132,7 @@ def quality(root: Path, repeat: int) -> dict:
     """Latency and hit@1 / hit@3 / MRR@20 of search over TASKS; file hit@1 vs bm25."""
     from workbench.reference.index import load_index
     from workbench.reference.search import search_index
-    from workbench.targets.base import Repo
+    from workbench.contract import Repo
     from workbench.targets.controls import Bm25Target
     index, bm25 = load_index(root), Bm25Target()
     latencies, ranks, file_hit, bm25_hit, misses = [], [], 0, 0, []
@@ -161,7 +161,7 @@ def quality(root: Path, repeat: int) -> dict:
 
 def corpus_scores() -> dict:
     """Ranking-suite aggregates of builtin and bm25 on the shipped corpus."""
-    from workbench.runner import run_eval
+    from workbench.run.runner import run_eval
     with tempfile.TemporaryDirectory() as out:
         run = run_eval(REPO / "corpus" / "corpus.json", suites=["ranking"], targets=["builtin", "bm25"],
                        out_dir=out, progress=False)

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from workbench import stats
+from workbench.analysis import stats
 
 
 def synthetic(n: int, seed: int, discrete: bool) -> tuple[np.ndarray, np.ndarray]:

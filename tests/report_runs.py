@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from workbench.columns import ERROR, SUITE, TARGET
-from workbench.runner import overall_passed, suite_summary
-from workbench.store import write_run
+from workbench.run.runner import overall_passed, suite_summary
+from workbench.store.runs import write_run
 from workbench.suites import Outcome, RunContext, get_suite
 
 SKILL = {"builtin": 0.9, "bm25": 0.55, "random": 0.0}

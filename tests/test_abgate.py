@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from workbench.abgate import FAIL, INSUFFICIENT_DATA, PASS, PRESETS, GateRule, default_rule
+from workbench.analysis.gates import FAIL, INSUFFICIENT_DATA, PASS, PRESETS, GateRule, default_rule
 from workbench.errors import CompareError
 
 

@@ -10,12 +10,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbench.baseline import (Baseline, baseline_section, dumps_baseline, list_baselines, load_baseline,
-                                record_baseline, regression_keys)
-from workbench.compare import compare, resolve_side
+from workbench.store.baselines import Baseline, baseline_section, dumps_baseline, list_baselines, load_baseline, record_baseline, regression_keys
+from workbench.analysis.compare import compare, resolve_side
 from workbench.errors import StoreError
-from workbench.floors import END, START, pass_rate_floor, replace_thresholds, slack_floor
-from workbench.runner import run_eval
+from workbench.store.floors import END, START, pass_rate_floor, replace_thresholds, slack_floor
+from workbench.run.runner import run_eval
 
 from .conftest import engine_spec
 from .test_compare import make_run
@@ -211,7 +210,7 @@ def test_re_record_then_same_engine_passes_and_a_worse_engine_trips(tiny_corpus:
 
 def test_cli_baseline_record_list_show(corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     from workbench.cli import main
-    from workbench.store import write_run
+    from workbench.store.runs import write_run
     run = _run(corpus)
     write_run(tmp_path / "runs", "R1", dict(run.manifest), run.summary, run.cases.to_dict("records"), run.scores)
     args = ["--corpus", str(corpus)]

@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 from scipy import stats as sps
 
-from workbench import stats
-from workbench.compare import COMPARISON_COLUMNS, compare, resolve_side
+from workbench.analysis import stats
+from workbench.analysis.compare import COMPARISON_COLUMNS, compare, resolve_side
 from workbench.errors import CompareError
-from workbench.store import Run, write_run
+from workbench.store.runs import Run, write_run
 
 
 def make_run(run_id: str, values: dict[str, dict[str, dict[str, float]]], target: str = "builtin",
@@ -155,8 +155,7 @@ def test_cli_compare_exit_codes_and_json(tmp_path: Path, capsys: pytest.CaptureF
     assert "unknown key 'wrong'" in capsys.readouterr().err
 
 
-def test_workbench_compare_is_callable_even_after_the_module_is_imported() -> None:
+def test_workbench_compare_is_the_compare_function() -> None:
     import workbench
-    import workbench.compare as module
     a, b = _ranking(8, 6, 0.1)
-    assert callable(workbench.compare) and module(a, b).verdict == compare(a, b).verdict
+    assert workbench.compare is compare and workbench.compare(a, b).verdict == compare(a, b).verdict

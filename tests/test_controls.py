@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from workbench.errors import TargetError
-from workbench.targets.base import Pack, Repo, SearchHit, capabilities
+from workbench.contract import Pack, Repo, SearchHit, capabilities
 from workbench.targets.controls import RANDOM_PRIMARY, Bm25Target, RandomTarget
 
 

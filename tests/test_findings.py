@@ -9,7 +9,7 @@ import pytest
 
 from workbench.corpus import load_corpus, validate_corpus
 from workbench.errors import CorpusError
-from workbench.runner import RunOptions, run
+from workbench.run.runner import RunOptions, run
 from workbench.suites.findings import computed_verdict, load_findings, match
 
 from .conftest import REPO_ROOT, write_corpus
@@ -69,7 +69,7 @@ def test_run_naming_an_unknown_gold_record(tmp_path: Path) -> None:
 
 
 def test_an_engine_baseline_leaves_out_recorded_agents(tmp_path: Path, monkeypatch) -> None:
-    from workbench.baseline import load_baseline, record_baseline
+    from workbench.store.baselines import load_baseline, record_baseline
 
     from .conftest import engine_spec
     path = _corpus(tmp_path)

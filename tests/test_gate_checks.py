@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from workbench.errors import TargetError
-from workbench.reference import gate_convergence
-from workbench.reference.gate import parse_options, run_gate, verdict
-from workbench.reference.gate_diff import parse_patch, read_diff
-from workbench.reference.gate_secrets import credential_kinds
+from workbench.reference.gate import convergence as gate_convergence
+from workbench.reference.gate.judge import parse_options, run_gate, verdict
+from workbench.reference.gate.diff import parse_patch, read_diff
+from workbench.reference.gate.secrets import credential_kinds
 from workbench.sandbox import git, init_baseline, tree_digest
-from workbench.targets.base import Check, GateResult, Repo
+from workbench.contract import Check, GateResult, Repo
 
 BASE = {"package.json": json.dumps({"name": "x", "version": "1.0.0"}) + "\n", "CHANGELOG.md": "# Changelog\n",
         "src/slug.js": "module.exports = (t) => t.toLowerCase();\n", "README.md": "# x\n"}

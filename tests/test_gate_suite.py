@@ -11,14 +11,14 @@ import pytest
 from tests.conftest import write_corpus
 from workbench.corpus import load_corpus
 from workbench.errors import CorpusError, SuiteError, TargetError
-from workbench.reference import gate_convergence
-from workbench.reference.gate import run_gate
-from workbench.runner import RunOptions, run
+from workbench.reference.gate import convergence as gate_convergence
+from workbench.reference.gate.judge import run_gate
+from workbench.run.runner import RunOptions, run
 from workbench.sandbox import git, tree_digest
 from workbench.suites import get_suite
 from workbench.suites.base import Outcome, RunContext
 from workbench.suites.gate import GateSuite, build_case_repo, check_misses, expected_checks, gate_options
-from workbench.targets.base import Check, GateResult, Repo
+from workbench.contract import Check, GateResult, Repo
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ENV_PATCH = "diff --git a/.env b/.env\nnew file mode 100644\n--- /dev/null\n+++ b/.env\n@@ -0,0 +1 @@\n+A=1\n"

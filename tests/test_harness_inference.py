@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from workbench.reference.harness import classify, infer_harness
-from workbench.targets.base import Repo
+from workbench.contract import Repo
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

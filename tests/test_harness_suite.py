@@ -13,12 +13,12 @@ from tests.conftest import write_corpus
 from workbench.corpus import load_corpus
 from workbench.errors import CorpusError, SuiteError, TargetError
 from workbench.reference.harness import infer_harness
-from workbench.runner import RunOptions, run
+from workbench.run.runner import RunOptions, run
 from workbench.sandbox import tree_digest
 from workbench.suites import get_suite
 from workbench.suites.base import Outcome, RunContext
 from workbench.suites.harness import HarnessSuite
-from workbench.targets.base import Command, Repo
+from workbench.contract import Command, Repo
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PYTEST = {"kind": "test", "group": "validate", "command": "python -m pytest -q"}

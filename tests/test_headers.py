@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from workbench.errors import CompareError, StoreError
-from workbench.headers import check_side, locate_side, read_baseline, read_header
+from workbench.store.headers import check_side, locate_side, read_baseline, read_header
 
 from .report_runs import build_run
 
@@ -90,7 +90,7 @@ def test_a_malformed_baseline_names_the_field(tmp_path: Path) -> None:
 def test_the_report_parent_never_loads_pandas(run_dir: Path, tmp_path: Path) -> None:
     """Reading the run, checking a baseline and writing the index stay pandas-free: the parent
     process shares the cores with the kernels, which load the frames themselves."""
-    code = (f"import sys; from pathlib import Path; import workbench.report as r; "
+    code = (f"import sys; from pathlib import Path; import workbench.report.render as r; "
             f"run, out = r._prepare({str(run_dir)!r}, Path({str(tmp_path)!r})); "
             f"r._check_baseline({str(run_dir) + '#bm25'!r}, None); r.write_index(run, [], out); "
             f"r.write_runs_index(Path({str(tmp_path)!r})); print(sorted(m for m in ('pandas', 'scipy', "

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from workbench.corpus import load_corpus
-from workbench.runner import RunOptions, run
+from workbench.run.runner import RunOptions, run
 
 from .conftest import REPO_ROOT
 

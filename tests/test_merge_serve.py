@@ -9,9 +9,9 @@ import pytest
 
 from workbench.corpus import load_corpus
 from workbench.errors import StoreError
-from workbench.merge import merge_runs
-from workbench.runner import RunOptions, run
-from workbench.serve import Dispatcher, make_server
+from workbench.run.merge import merge_runs
+from workbench.run.runner import RunOptions, run
+from workbench.targets.serve import Dispatcher, make_server
 from workbench.targets import resolve_target
 
 from .conftest import engine_spec

@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 import pytrec_eval
 
-from workbench import metric_kernel, metrics
+from workbench.analysis import _kernel as metric_kernel
+from workbench.analysis import metrics
 from workbench.columns import CASE, METRIC, VALUE
 from workbench.errors import SuiteError, WorkbenchError
-from workbench.metrics import (Metric, aggregate, evaluate, frames_from_results, intern_frames,
-                               parse_metric)
+from workbench.analysis.metrics import Metric, aggregate, evaluate, frames_from_results, intern_frames, parse_metric
 
 # workbench metric -> (trec measure, cut-off for truncating the run first or None)
 ORACLE = {"P@5": "P_5", "P@10": "P_10", "R@5": "recall_5", "R@20": "recall_20", "RR": "recip_rank",

@@ -15,7 +15,7 @@ import pytest
 
 from workbench.cli import main
 from workbench.errors import RenderError
-from workbench.report import NOTEBOOKS, notebook_paths, render_report
+from workbench.report.render import NOTEBOOKS, notebook_paths, render_report
 
 from .conftest import REPO_ROOT
 from .report_runs import build_run

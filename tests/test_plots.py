@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 import workbench as wb
-from workbench.plots import GREYS, ReportFigure, target_colours
-from workbench.views import Note
+from workbench.report.plots import GREYS, ReportFigure, target_colours
+from workbench.report.views import Note
 
 from .report_runs import build_run
 
@@ -82,7 +82,7 @@ def test_png_laid_out_once_matches_savefig_and_keeps_the_layout_engine(run: wb.R
 
     from matplotlib.figure import Figure
 
-    from workbench.plots import DPI, GridLayout
+    from workbench.report.plots import DPI, GridLayout
     fig = wb.plots.floors(run)
     reference = wb.plots.floors(run)
     buffer = io.BytesIO()
@@ -103,7 +103,7 @@ WIDE_TARGETS = ("builtin", "bm25", "random", "semantic-hybrid-reranker-v2", "spa
 def crowded_run(tmp_path) -> wb.Run:
     """Five targets (two with long names, so a long legend) and long metric names."""
     from workbench.columns import METRIC
-    run = wb.store.load_run(build_run(tmp_path, targets=WIDE_TARGETS))
+    run = wb.load_run(build_run(tmp_path, targets=WIDE_TARGETS))
     for per in run.summary["suites"].values():
         for result in per.values():
             for key in ("metrics", "thresholds"):
@@ -131,7 +131,7 @@ def test_nothing_is_cut_off_or_overlaps(run: wb.Run, tmp_path, shape: str) -> No
     if shape == "crowded":
         run = crowded_run(tmp_path)
     elif shape == "sparse":  # one suite, two targets: the smallest figures
-        run = wb.store.load_run(build_run(tmp_path, targets=("builtin", "bm25"), suites=("risk",)))
+        run = wb.load_run(build_run(tmp_path, targets=("builtin", "bm25"), suites=("risk",)))
     comparison = wb.views.compare_runs(run, None, against="bm25")
     built = figures(run, comparison, "ndcg@10" + (LONG if shape == "crowded" else ""))
     drawn = {name: fig for name, fig in built.items() if isinstance(fig, ReportFigure)}

@@ -10,10 +10,10 @@ import pytest
 
 from workbench.corpus import load_corpus, validate_corpus
 from workbench.errors import CorpusError
-from workbench.goldens import load_golden
-from workbench.runner import RunOptions, run
+from workbench.suites.goldens import load_golden
+from workbench.run.runner import RunOptions, run
 from workbench.suites.ranking import go_code_metrics, match_matrix
-from workbench.targets.base import SearchHit
+from workbench.contract import SearchHit
 
 from .conftest import write_corpus
 

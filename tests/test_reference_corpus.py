@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.runner import run_eval
+from workbench.run.runner import run_eval
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "corpus.json"
 METRICS = ("precisionAtK", "recallAtK", "mrr", "ndcgAtK")

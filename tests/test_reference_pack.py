@@ -8,7 +8,7 @@ import pytest
 
 from workbench.reference import build_pack, format_pack, pack_to_json
 from workbench.reference import index as index_module
-from workbench.targets.base import Repo
+from workbench.contract import Repo
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 

@@ -8,12 +8,12 @@ import pytest
 
 from workbench.corpus import validate_corpus
 from workbench.errors import TargetError
-from workbench.goldens import load_golden
+from workbench.suites.goldens import load_golden
 from workbench.reference import index as index_module
 from workbench.reference import symtable
 from workbench.reference.extract import extract_file
 from workbench.reference.search import runs, search
-from workbench.targets.base import Repo, capabilities
+from workbench.contract import Repo, capabilities
 from workbench.targets.builtin import BuiltinTarget
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -10,8 +10,8 @@ import pytest
 
 import workbench as wb
 from workbench.errors import RenderError
-from workbench.report import Page, notebook_paths, to_html, write_index, write_runs_index
-from workbench.report_kernels import declared
+from workbench.report.render import Page, notebook_paths, to_html, write_index, write_runs_index
+from workbench.report._kernels import declared
 
 from .report_runs import build_run
 
@@ -96,12 +96,12 @@ def test_lab_opens_jupyterlab_on_the_notebooks(monkeypatch: pytest.MonkeyPatch) 
     seen: list[list[str]] = []
     monkeypatch.setattr(subprocess, "call", lambda command: seen.append(command) or 7)
     assert main(["lab", "--no-browser"]) == 7
-    from workbench.report import notebooks_dir
+    from workbench.report.render import notebooks_dir
     assert seen[0][1:] == ["-m", "jupyterlab", f"--notebook-dir={notebooks_dir()}", "--no-browser"]
 
 
 def test_kernel_warmup_runs_before_the_first_notebook_and_leaves_counts_alone(tmp_path: Path) -> None:
-    from workbench.report_kernels import KernelSlot, execute_notebook
+    from workbench.report._kernels import KernelSlot, execute_notebook
     cell = nbformat.v4.new_code_cell("import sys; print(sys.warmed_by)")
     source = tmp_path / "probe.ipynb"
     nbformat.write(nbformat.v4.new_notebook(cells=[cell], metadata={"kernelspec": {
@@ -120,7 +120,7 @@ def test_notebook_machinery_loads_without_the_iri_grammar_which_stays_importable
     import importlib.util
     import subprocess
     import sys
-    code = ("import sys, workbench.report_kernels; loaded = 'rfc3987_syntax' in sys.modules\n"
+    code = ("import sys, workbench.report._kernels; loaded = 'rfc3987_syntax' in sys.modules\n"
             "try:\n    import rfc3987_syntax; usable = 'yes'\nexcept ModuleNotFoundError:\n    usable = 'absent'\n"
             "print(loaded, usable)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
@@ -130,7 +130,7 @@ def test_notebook_machinery_loads_without_the_iri_grammar_which_stays_importable
 
 
 def test_a_follower_notebook_waits_for_the_kernel_of_its_leader(tmp_path: Path) -> None:
-    from workbench.report import Job, JobBoard
+    from workbench.report.render import Job, JobBoard
     board = JobBoard()
     for name in ("significance", "scoreboard", "baseline_diff", "retrieval", "ranking"):
         board.put(Job(tmp_path / f"{name}.ipynb", tmp_path, {}))
@@ -144,7 +144,7 @@ def test_a_follower_notebook_waits_for_the_kernel_of_its_leader(tmp_path: Path) 
 
 
 def test_a_follower_left_alone_goes_to_any_free_worker(tmp_path: Path) -> None:
-    from workbench.report import Job, JobBoard
+    from workbench.report.render import Job, JobBoard
     board = JobBoard()
     for name in ("significance", "baseline_diff"):
         board.put(Job(tmp_path / f"{name}.ipynb", tmp_path, {}))

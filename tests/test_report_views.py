@@ -10,8 +10,8 @@ import pytest
 
 import workbench as wb
 from workbench.columns import CASE, ERROR, METRIC, PASSED, SUITE, TARGET, VALUE
-from workbench.store import write_run
-from workbench.views import Note
+from workbench.store.runs import write_run
+from workbench.report.views import Note
 
 from .report_runs import build_run
 

@@ -12,11 +12,11 @@ import pytest
 from workbench.cli import main
 from workbench.corpus import load_corpus
 from workbench.errors import CorpusError, StoreError, SuiteError
-from workbench.journal import HEADER, OUTCOMES, read_outcomes
-from workbench.merge import merge_runs
-from workbench.headers import latest_run, read_header
-from workbench.runner import RunOptions, run, run_eval
-from workbench.targets.base import FileRef, Pack
+from workbench.run.resume import HEADER, OUTCOMES, read_outcomes
+from workbench.run.merge import merge_runs
+from workbench.store.headers import latest_run, read_header
+from workbench.run.runner import RunOptions, run, run_eval
+from workbench.contract import FileRef, Pack
 
 TARGET = "python:tests.test_resume:counting"
 # Module state the counting target reads: the queries it answered, and when to stop.

@@ -9,7 +9,7 @@ import pytest
 from workbench.columns import CASE, METRIC, PASSED, VALUE
 from workbench.corpus import Corpus
 from workbench.errors import CorpusError, TargetError
-from workbench.reference.risk import risk_concepts
+from workbench.reference.risk.concepts import risk_concepts
 from workbench.suites.base import Outcome, RunContext
 from workbench.suites.risk import RiskSuite, concept_confusion
 

@@ -6,9 +6,8 @@ import json
 import pytest
 
 from workbench.errors import TargetError
-from workbench.reference.risk import (CONCEPTS, MIN_STEM, compile_vocabulary, default_vocabulary,
-                                      expand_braces, load_vocabulary, risk_concepts)
-from workbench.reference.risk_vocabulary import VOCABULARY
+from workbench.reference.risk.concepts import CONCEPTS, MIN_STEM, compile_vocabulary, default_vocabulary, expand_braces, load_vocabulary, risk_concepts
+from workbench.reference.risk.vocabulary import VOCABULARY
 
 MONEY, AUTH, DATA = "money flow", "auth/security", "data model"
 REQUEST, CONFIG, DEP = "request surface", "configuration", "dependency"

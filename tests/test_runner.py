@@ -11,8 +11,8 @@ from workbench.cli import main
 from workbench.columns import SCORE_COLUMNS
 from workbench.corpus import load_corpus
 from workbench.errors import SuiteError
-from workbench.runner import RunOptions, overall_passed, run
-from workbench.store import load_run
+from workbench.run.runner import RunOptions, overall_passed, run
+from workbench.store.runs import load_run
 
 from .conftest import engine_spec
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from workbench import stats
+from workbench.analysis import stats
 from workbench.errors import CompareError
 
 

@@ -16,7 +16,7 @@ import pytest
 from scipy import optimize
 from scipy import stats as sps
 
-from workbench import stats
+from workbench.analysis import stats
 
 RTOL = 1e-9
 
@@ -166,7 +166,7 @@ def test_mde_sd_rejects_power_below_alpha_as_brentq_did() -> None:
 
 def test_comparing_runs_does_not_import_scipy_stats_or_optimize() -> None:
     code = (
-        "import sys, numpy as np, workbench.stats as s\n"
+        "import sys, numpy as np, workbench.analysis.stats as s\n"
         "assert not any(m.startswith('scipy') for m in sys.modules), 'scipy at import'\n"
         "rng = np.random.default_rng(0)\n"
         "a, b = rng.random(20), rng.random(20)\n"

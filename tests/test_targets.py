@@ -11,7 +11,7 @@ import pytest
 
 from workbench.errors import TargetError
 from workbench.targets import resolve_target
-from workbench.targets.base import FileRef, Repo, capabilities
+from workbench.contract import FileRef, Repo, capabilities
 from workbench.targets.command import CommandTransport
 from workbench.targets.http import HttpTarget, parse_go_code_results
 from workbench.targets.protocol import ProtocolTarget

@@ -13,7 +13,7 @@ from workbench.errors import TargetError
 from workbench.suites.base import Outcome, RunContext
 from workbench.suites.tokens import (METRICS, TokensSuite, expected_primary, header, naive_dump,
                                      naive_plan, pack_tokens)
-from workbench.targets.base import FileRef, Pack
+from workbench.contract import FileRef, Pack
 from workbench.tokens import TokenCounter, count_tokens
 
 from .conftest import write_tree

@@ -11,45 +11,46 @@ from typing import Any
 __version__ = "0.1.0"
 
 _EXPORTS = {
-    "Baseline": "workbench.baseline",
-    "Comparison": "workbench.compare",
-    "GateRule": "workbench.abgate",
-    "Metric": "workbench.metrics",
-    "evaluate": "workbench.metrics",
-    "intern_frames": "workbench.metrics",
-    "parse_metric": "workbench.metrics",
-    "baseline_section": "workbench.baseline",
-    "compare": "workbench.compare",
-    "list_baselines": "workbench.baseline",
-    "load_baseline": "workbench.baseline",
-    "merge_runs": "workbench.merge",
-    "paired_comparison": "workbench.stats",
-    "record_baseline": "workbench.baseline",
+    "Baseline": "workbench.store.baselines",
+    "Comparison": "workbench.analysis.compare",
+    "GateRule": "workbench.analysis.gates",
+    "Metric": "workbench.analysis.metrics",
+    "evaluate": "workbench.analysis.metrics",
+    "intern_frames": "workbench.analysis.metrics",
+    "parse_metric": "workbench.analysis.metrics",
+    "baseline_section": "workbench.store.baselines",
+    "compare": "workbench.analysis.compare",
+    "list_baselines": "workbench.store.baselines",
+    "load_baseline": "workbench.store.baselines",
+    "merge_runs": "workbench.run.merge",
+    "paired_comparison": "workbench.analysis.stats",
+    "record_baseline": "workbench.store.baselines",
     "Corpus": "workbench.corpus",
     "CorpusError": "workbench.errors",
     "CompareError": "workbench.errors",
     "RenderError": "workbench.errors",
-    "Run": "workbench.store",
-    "RunOptions": "workbench.runner",
+    "Run": "workbench.store.runs",
+    "RunOptions": "workbench.run.runner",
     "StoreError": "workbench.errors",
     "SuiteError": "workbench.errors",
     "TargetError": "workbench.errors",
     "WorkbenchError": "workbench.errors",
     "get_suite": "workbench.suites",
-    "latest_run": "workbench.store",
+    "latest_run": "workbench.store.runs",
     "load_corpus": "workbench.corpus",
-    "load_run": "workbench.store",
-    "plots": "workbench.plots",
-    "render_report": "workbench.report",
-    "render_scoreboard": "workbench.scoreboard",
+    "load_run": "workbench.store.runs",
+    "plots": "workbench.report.plots",
+    "render_report": "workbench.report.render",
+    "render_scoreboard": "workbench.report.text",
     "resolve_target": "workbench.targets",
-    "run": "workbench.runner",
-    "run_eval": "workbench.runner",
+    "run": "workbench.run.runner",
+    "run_eval": "workbench.run.runner",
     "suite_names": "workbench.suites",
     "validate_corpus": "workbench.corpus",
-    "views": "workbench.views",
+    "views": "workbench.report.views",
 }
 
+_NAMESPACES = {"plots", "views"}
 __all__ = sorted(_EXPORTS)
 
 
@@ -57,7 +58,7 @@ def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'workbench' has no attribute {name!r}")
-    value = import_module(module) if module == f"{__name__}.{name}" else getattr(import_module(module), name)
+    value = import_module(module) if name in _NAMESPACES else getattr(import_module(module), name)
     globals()[name] = value
     return value
 

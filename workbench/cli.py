@@ -16,7 +16,7 @@ import click
 from .errors import WorkbenchError
 
 if TYPE_CHECKING:
-    from .journal import Journal
+    from .run.resume import Journal
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
@@ -79,8 +79,8 @@ def run_command(ctx: click.Context, corpus_path: Path, suites: tuple[str, ...], 
     Every finished case is saved as it ends, so a run that is interrupted (Ctrl-C, a crash,
     --strict) can be finished with --resume, which runs only the cases not saved yet.
     """
-    from .runner import run_eval
-    from .scoreboard import render_scoreboard
+    from .run.runner import run_eval
+    from .report.text import render_scoreboard
     deciding = {"suites": split_values(suites) or None, "targets": split_values(targets) or None,
                 "strict": strict, "timeout": timeout, "seed": seed, "shard": parse_shard(shard)}
     if resume is not None:  # only what the user typed, to be checked against the journal
@@ -96,7 +96,7 @@ def run_command(ctx: click.Context, corpus_path: Path, suites: tuple[str, ...], 
     if as_json:
         click.echo(json.dumps(result.summary, indent=2))
     else:
-        from .baseline import regression_keys
+        from .store.baselines import regression_keys
         click.echo(render_scoreboard(result.summary, k=result.manifest["corpus"]["k"],
                                      regressions=regression_keys(result.summary.get("baseline") or {})))
     ctx.exit(EXIT_OK if result.summary["passed"] else EXIT_FAILED)
@@ -110,7 +110,7 @@ def _given(ctx: click.Context, name: str) -> bool:
 
 def _resume_hint(journals: list[Journal]) -> None:
     """After a run stopped early: one stderr line with the cases saved and the command that resumes."""
-    from .headers import is_complete_run
+    from .store.headers import is_complete_run
     if not journals or not journals[0].path.is_dir():
         return
     saved = journals[0].saved()
@@ -143,8 +143,8 @@ def validate_command(ctx: click.Context, corpus_path: Path) -> None:
 @click.pass_context
 def merge_command(ctx: click.Context, runs: tuple[Path, ...], out_dir: Path, as_json: bool) -> None:
     """Merge shard runs (same corpus) into one run; exit 1 when the merged run fails its floors."""
-    from .merge import merge_runs
-    from .scoreboard import render_scoreboard
+    from .run.merge import merge_runs
+    from .report.text import render_scoreboard
     merged = merge_runs(list(runs), out_dir)
     click.echo(json.dumps(merged.summary, indent=2) if as_json
                else render_scoreboard(merged.summary, k=merged.manifest["corpus"]["k"]))
@@ -170,7 +170,7 @@ def parse_repo(values: tuple[str, ...]) -> dict[str, Path]:
 def serve_command(corpus_path: Path | None, repo_args: tuple[str, ...], target_spec: str, host: str, port: int) -> None:
     """Serve an engine over the JSON protocol (POST /v1/<capability>) until interrupted."""
     from .corpus import load_corpus
-    from .serve import Dispatcher, make_server
+    from .targets.serve import Dispatcher, make_server
     from .targets import resolve_target
     repos = dict(load_corpus(corpus_path).fixtures) if corpus_path else {}
     repos.update(parse_repo(repo_args))
@@ -199,7 +199,7 @@ RUNS_DIR_OPTION = click.option("--runs-dir", type=click.Path(path_type=Path), de
 def compare_command(ctx: click.Context, side_a: str, side_b: str, gate: str | None, as_json: bool, seed: int,
                     corpus_path: Path, runs_dir: Path) -> None:
     """Compare B with A case by case (RUN, RUN#TARGET or a baseline name); exit 1 when the gate fails."""
-    from .compare import compare, resolve_side
+    from .analysis.compare import compare, resolve_side
     baselines = corpus_path.parent / "baselines"
     result = compare(resolve_side(side_a, runs_dir, baselines), resolve_side(side_b, runs_dir, baselines),
                      gate=gate, seed=seed)
@@ -223,8 +223,8 @@ def baseline_group() -> None:
 def baseline_record_command(run_spec: str, name: str, corpus_path: Path, write_thresholds: bool, slack: float,
                             force: bool, runs_dir: Path) -> None:
     """Record RUN (or RUN#TARGET) as baseline NAME."""
-    from .baseline import record_baseline
-    from .compare import resolve_run
+    from .store.baselines import record_baseline
+    from .analysis.compare import resolve_run
     from .errors import StoreError
     run = resolve_run(run_spec, runs_dir)
     if run is None:
@@ -237,7 +237,7 @@ def baseline_record_command(run_spec: str, name: str, corpus_path: Path, write_t
 @CORPUS_OPTION
 def baseline_list_command(corpus_path: Path) -> None:
     """List the recorded baselines."""
-    from .baseline import list_baselines
+    from .store.baselines import list_baselines
     frame = list_baselines(corpus_path.parent / "baselines")
     click.echo(frame.to_string(index=False) if len(frame) else f"no baselines in {corpus_path.parent / 'baselines'}")
 
@@ -247,14 +247,14 @@ def baseline_list_command(corpus_path: Path) -> None:
 @CORPUS_OPTION
 def baseline_show_command(name: str, corpus_path: Path) -> None:
     """Show a baseline's provenance, metrics and floors."""
-    from .baseline import load_baseline
-    from .floors import baseline_table
+    from .store.baselines import load_baseline
+    from .store.floors import baseline_table
     base = load_baseline(name, corpus_path.parent / "baselines")
     click.echo(f"Baseline {base.name} ({base.path}, {len(base.cases)} cases)\n\n{baseline_table(base.data)}")
 
 def _repo_arg(path: Path) -> Any:
     """A Repo named after its directory."""
-    from .targets.base import Repo
+    from .contract import Repo
     return Repo(path.resolve().name, path.resolve())
 
 
@@ -304,7 +304,7 @@ def gate_command(ctx: click.Context, repo: Path, base: str, staged: bool, policy
                  governance: str | None, request: str | None, min_convergence: float | None,
                  run_validation: bool, as_json: bool) -> None:
     """Run the reference engine's local merge gate on a repository; exit 1 on FAIL."""
-    from .reference.gate import run_gate
+    from .reference.gate.judge import run_gate
     from .targets.protocol import encode_answer
     options = {"base": base, "staged": True, "policy": policy, "governance": governance, "request": request,
                "minConvergence": min_convergence, "runValidation": run_validation}
@@ -335,7 +335,7 @@ def report_command(run_dir: Path | None, baseline: str | None, out_dir: Path, op
     A notebook that fails still gets its partial page; the command then exits 3 naming the notebook and cell.
     """
     import webbrowser
-    from .report import render_report
+    from .report.render import render_report
     result = render_report(run_dir, baseline=baseline, out_dir=out_dir, jobs=jobs, timeout=timeout)
     click.echo(result.index)
     if open_page:
@@ -350,7 +350,7 @@ def lab_command(ctx: click.Context, lab_args: tuple[str, ...]) -> None:
 
     Other arguments go to JupyterLab (``workbench lab --no-browser --port 8890``)."""
     import subprocess
-    from .report import notebooks_dir
+    from .report.render import notebooks_dir
     ctx.exit(subprocess.call([sys.executable, "-m", "jupyterlab", f"--notebook-dir={notebooks_dir()}", *lab_args]))
 
 

@@ -15,7 +15,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from ..targets.base import Command, Repo
+from ..contract import Command, Repo
 
 GROUPS = ("setup", "validate", "runtime")
 # script or make-target name -> (group, kind); first matching pattern wins

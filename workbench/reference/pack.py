@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..targets.base import FileRef, Pack, Repo
+from ..contract import FileRef, Pack, Repo
 from .index import RepoIndex, load_index
 from .kinds import LIFTED_BY
 from .query import Query, analyse

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..targets.base import FileRef, Pack, Repo
+from ..contract import FileRef, Pack, Repo
 from ..targets.protocol import encode_answer
 from .walk import read_text
 

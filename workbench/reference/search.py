@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import TargetError
-from ..targets.base import Repo, SearchHit
+from ..contract import Repo, SearchHit
 from .index import RepoIndex, load_index
 from .pack import kind_factors
 from .query import Query, analyse

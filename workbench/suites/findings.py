@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..columns import CASE, METRIC, PASSED, VALUE
 from ..errors import CorpusError
-from ..goldens import data_path, read_json
+from .goldens import data_path, read_json
 from .base import Outcome, RunContext, Scored, Suite
 
 SEVERITIES = ("BLOCKER", "MAJOR", "MINOR", "SUGGESTION")

@@ -27,7 +27,7 @@ import pandas as pd
 from ..columns import CASE, METRIC, PASSED, VALUE
 from ..errors import CorpusError, SuiteError, TargetError
 from ..sandbox import baseline_copy, git
-from ..targets.base import Repo
+from ..contract import Repo
 from ..targets.protocol import STATUSES, VERDICTS
 from .base import Outcome, RunContext, Scored, Suite, mean_metrics
 

@@ -21,7 +21,7 @@ import pandas as pd
 from ..columns import CASE, METRIC, PASSED, VALUE
 from ..errors import CorpusError, SuiteError, TargetError
 from ..sandbox import allowed_argv, normalise, run_allowlisted, temp_copy
-from ..targets.base import Repo
+from ..contract import Repo
 from .base import Outcome, RunContext, Scored, Suite, mean_metrics
 
 if TYPE_CHECKING:

@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 
 from ..columns import CASE, METRIC, PASSED, VALUE
-from ..goldens import data_path, load_golden
-from ..targets.base import Repo
+from .goldens import data_path, load_golden
+from ..contract import Repo
 from .base import Outcome, RunContext, Scored, Suite, mean_metrics
 
 TOP_K = 20

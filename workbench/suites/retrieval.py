@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import metrics
+from ..analysis import metrics
 from ..columns import CASE, METRIC, PASSED, VALUE
 from ..corpus import case_fixtures
-from ..targets.base import FileRef, Repo
+from ..contract import FileRef, Repo
 from .base import Outcome, RunContext, Scored, Suite, mean_metrics
 
 METRICS = ("precisionAtK", "recallAtK", "mrr", "ndcgAtK")

@@ -25,12 +25,12 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from .. import metrics
+from ..analysis import metrics
 from ..columns import CASE, METRIC, PASSED, VALUE
 from ..corpus import case_fixtures
 from ..errors import TargetError
 from ..reference.walk import list_files, read_text
-from ..targets.base import FileRef, Pack, Repo
+from ..contract import FileRef, Pack, Repo
 from ..tokens import TokenCounter
 from .base import Outcome, RunContext, Scored, Suite
 from .retrieval import PACK_LIMIT, doc_id

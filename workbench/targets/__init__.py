@@ -11,7 +11,7 @@ from importlib.metadata import entry_points
 from typing import Any, Callable
 
 from ..errors import TargetError
-from .base import CAPABILITIES, capabilities
+from ..contract import CAPABILITIES, capabilities
 
 DEFAULT_TARGET = "builtin"
 ENTRY_POINT_GROUP = "workbench.targets"

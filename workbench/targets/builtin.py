@@ -9,7 +9,7 @@ from typing import Any
 
 from ..reference.index import ENGINE_VERSION
 from ..reference.pack import build_pack
-from .base import Command, GateResult, Pack, Repo, SearchHit
+from ..contract import Command, GateResult, Pack, Repo, SearchHit
 
 
 class BuiltinTarget:
@@ -24,7 +24,7 @@ class BuiltinTarget:
 
     def risk_concepts(self, mode: str, text: str) -> set[str]:
         """Risk concepts of a query, path, gate or secret check (``workbench.reference.risk``)."""
-        from ..reference.risk import risk_concepts
+        from ..reference.risk.concepts import risk_concepts
         return risk_concepts(mode, text)
 
     def infer_harness(self, repo: Repo) -> dict[str, list[Command]]:
@@ -34,7 +34,7 @@ class BuiltinTarget:
 
     def gate(self, repo: Repo, options: dict[str, Any] | None = None) -> GateResult:
         """The local merge gate's verdict on the repository's change (``workbench.reference.gate``)."""
-        from ..reference.gate import run_gate
+        from ..reference.gate.judge import run_gate
         return run_gate(repo, options)
 
     def search(self, query: str, repo: Repo, top_k: int = 20) -> list[SearchHit]:

@@ -20,7 +20,7 @@ from ..reference import ranking
 from ..reference.index import snapshot, stat_paths
 from ..reference.text import tokens
 from ..reference.walk import list_files, read_text
-from .base import FileRef, Pack, Repo, SearchHit
+from ..contract import FileRef, Pack, Repo, SearchHit
 
 RANDOM_PRIMARY = 3
 RANDOM_RELATED = 3

@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from ..errors import TargetError
-from .base import Repo, SearchHit
+from ..contract import Repo, SearchHit
 from .protocol import ProtocolTarget
 
 GO_CODE_SEARCH = "/api/tools/semantic_search"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..errors import TargetError
-from .base import CAPABILITIES, Check, Command, FileRef, GateResult, Pack, Repo, SearchHit
+from ..contract import CAPABILITIES, Check, Command, FileRef, GateResult, Pack, Repo, SearchHit
 
 Transport = Callable[[str, dict[str, Any]], dict[str, Any]]
 VERDICTS = ("PASS", "WARN", "FAIL")

@@ -1,0 +1,269 @@
+"""Compare two runs (or a run and a baseline) case by case: one report, several renderings.
+
+Both sides are paired by (suite, case); every metric present in both is
+compared with ``workbench.stats`` (delta = B - A), per-case pass/fail gets
+McNemar's test, and an A/B gate rule gives the verdict. ``Comparison`` holds
+the frames for notebooks, ``to_dict`` is the ``--json`` object and
+``to_markdown`` the terminal table. ``diff_cases`` is the per-case half alone
+(no statistics, no scipy), for pages that only list what changed.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import stats
+from .gates import GateDecision, GateRule, default_rule
+from ..columns import CASE, METRIC, PASSED, SUITE, TARGET, VALUE
+from ..errors import CompareError
+from ..store.headers import locate_side, run_path
+
+IMPROVED, REGRESSED, UNCHANGED, NEW, MISSING = "improved", "regressed", "unchanged", "new", "missing"
+NO_GATE = "NO_GATE"
+KEY = [SUITE, CASE, METRIC]
+COMPARISON_COLUMNS = [SUITE, METRIC, "n", "mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_t",
+                      "p_wilcoxon", "p_randomization", "p_mcnemar", "p_holm", "effect_size", "wins",
+                      "ties", "losses", "mde", "mde_sd", "reason"]
+CASE_COLUMNS = [SUITE, CASE, METRIC, "value_a", "value_b", "delta", "status"]
+_TIE = 1e-12
+
+
+@dataclass
+class CaseDiff:
+    """Side A vs side B case by case: each (suite, case, metric) labelled improved, regressed,
+    unchanged, new or missing. No statistics, so no scipy: what a per-case listing needs."""
+
+    a: str
+    b: str
+    cases: pd.DataFrame  # CASE_COLUMNS, one row per (suite, case, metric)
+
+
+@dataclass
+class Comparison(CaseDiff):
+    """A ``CaseDiff`` with per-metric paired statistics and the gate verdict."""
+
+    comparisons: pd.DataFrame  # COMPARISON_COLUMNS, one row per (suite, metric); metric "passed" = pass/fail
+    gate: GateRule | None
+    decision: GateDecision | None
+
+    @property
+    def verdict(self) -> str:
+        """PASS, FAIL, INSUFFICIENT_DATA, or NO_GATE when no rule applies to these metrics."""
+        return self.decision.verdict if self.decision else NO_GATE
+
+    @property
+    def failed(self) -> bool:
+        """True when the gate verdict is FAIL (the CLI exits 1)."""
+        return self.verdict == "FAIL"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``--json`` object; NaN and infinities become null."""
+        from ..store.files import dumps
+        return json.loads(dumps({
+            "a": self.a, "b": self.b, "gate": str(self.gate) if self.gate else None,
+            "verdict": self.verdict, "reasons": list(self.decision.reasons) if self.decision else [],
+            "comparisons": self.comparisons.to_dict("records"), "cases": self.cases.to_dict("records"),
+        }))
+
+    def to_markdown(self) -> str:
+        """Per-metric table, pass/fail changes, detectable-effect note and the verdict."""
+        alpha = self.gate.alpha if self.gate else 0.05
+        metrics = self.comparisons[self.comparisons[METRIC] != PASSED]
+        lines = [f"A: {self.a}", f"B: {self.b}   (delta = B - A, paired by case)", ""]
+        lines += _md_table(_HEADER, [_metric_cells(row) for row in metrics.itertuples(index=False)])
+        lines += _pass_fail_lines(self.comparisons[self.comparisons[METRIC] == PASSED])
+        lines += _mde_lines(metrics, alpha) + _case_lines(self.cases) + _verdict_lines(self)
+        return "\n".join(lines)
+
+    __str__ = to_markdown
+
+
+def compare(a: Any, b: Any, gate: GateRule | str | None = None, seed: int = 0) -> Comparison:
+    """Compare run-like ``a`` and ``b`` (``Run``, ``Run.select(t)`` or a loaded baseline).
+
+    ``gate`` is a rule, a rule string, ``"none"`` for no gate, or None for the first
+    preset whose metrics both sides have (go-code, then retrieval).
+    """
+    rule, automatic = _requested_rule(gate)
+    diff = diff_cases(a, b)
+    table = metric_table(diff.cases, seed=seed, alpha=rule.alpha if rule else 0.05)
+    if automatic:
+        rule = default_rule(table)
+    p = np.where(table[METRIC] == PASSED, table["p_mcnemar"], table[rule.p_column if rule else "p_t"])
+    table["p_holm"] = stats.holm(p.astype(float))
+    decision = rule.evaluate(table) if rule else None
+    return Comparison(diff.a, diff.b, diff.cases, table[COMPARISON_COLUMNS], rule, decision)
+
+
+def diff_cases(a: Any, b: Any) -> CaseDiff:
+    """Pair run-like ``a`` and ``b`` by (suite, case, metric) and label every change."""
+    return CaseDiff(side_label(a), side_label(b), align(long_values(a), long_values(b)))
+
+
+def _requested_rule(gate: GateRule | str | None) -> tuple[GateRule | None, bool]:
+    """The explicit rule (or None), and whether to pick a preset from the compared metrics."""
+    if gate is None:
+        return None, True
+    if isinstance(gate, GateRule):
+        return gate, False
+    if gate.strip().lower() == "none":
+        return None, False
+    return GateRule.parse(gate), False
+
+
+def side_label(run: Any) -> str:
+    """``<run-id>#<target>`` for a single-target side, else the run id."""
+    targets = list(run.targets())
+    return f"{run.run_id}#{targets[0]}" if len(targets) == 1 else str(run.run_id)
+
+
+def long_values(run: Any) -> pd.DataFrame:
+    """One side as a long (suite, case, metric, value) frame; per-case pass/fail as metric ``passed``."""
+    targets = sorted(set(run.scores[TARGET].dropna()) | set(run.cases[TARGET].dropna()))
+    if len(targets) > 1:
+        raise CompareError(f"{run.run_id}: has targets {', '.join(targets)}; "
+                           f"compare one of them as {run.run_id}#<target>")
+    passed = run.cases[[SUITE, CASE, PASSED]].rename(columns={PASSED: VALUE}).assign(**{METRIC: PASSED})
+    passed[VALUE] = pd.to_numeric(passed[VALUE].astype(object), errors="coerce")
+    frame = pd.concat([run.scores[KEY + [VALUE]], passed[KEY + [VALUE]]], ignore_index=True)
+    frame[VALUE] = frame[VALUE].astype(float)
+    duplicated = frame.duplicated(KEY)
+    if duplicated.any():
+        suite, case, metric = frame.loc[duplicated.idxmax(), KEY]
+        raise CompareError(f"{run.run_id}: two values for {suite}[{case}].{metric}")
+    return frame
+
+
+def align(long_a: pd.DataFrame, long_b: pd.DataFrame) -> pd.DataFrame:
+    """Outer-join both sides on (suite, case, metric) and label each row's change."""
+    merged = long_a.merge(long_b, on=KEY, how="outer", suffixes=("_a", "_b"), indicator=True, sort=False)
+    va, vb = merged[f"{VALUE}_a"].to_numpy(float), merged[f"{VALUE}_b"].to_numpy(float)
+    fa, fb = ~np.isnan(va), ~np.isnan(vb)
+    delta = vb - va
+    where = merged["_merge"].to_numpy()
+    status = np.select(
+        [where == "left_only", where == "right_only", fa & fb & (delta > _TIE),
+         fa & fb & (delta < -_TIE), fa & ~fb, ~fa & fb],
+        [MISSING, NEW, IMPROVED, REGRESSED, MISSING, NEW], default=UNCHANGED)
+    return pd.DataFrame({SUITE: merged[SUITE], CASE: merged[CASE], METRIC: merged[METRIC],
+                         "value_a": va, "value_b": vb, "delta": delta, "status": status})
+
+
+def metric_table(cases: pd.DataFrame, seed: int = 0, alpha: float = 0.05) -> pd.DataFrame:
+    """One row of paired statistics per (suite, metric) that both sides report."""
+    seen_a = cases.loc[cases["status"] != NEW, [SUITE, METRIC]].drop_duplicates()
+    seen_b = cases.loc[cases["status"] != MISSING, [SUITE, METRIC]].drop_duplicates()
+    keys = list(seen_a.merge(seen_b, on=[SUITE, METRIC]).itertuples(index=False, name=None))
+    paired = cases[cases["value_a"].notna() & cases["value_b"].notna()]
+    groups = dict(list(paired.groupby([SUITE, METRIC], sort=False)))
+    rows = [_metric_row(suite, metric, groups.get((suite, metric)), seed, alpha) for suite, metric in keys]
+    table = pd.DataFrame(rows, columns=[c for c in COMPARISON_COLUMNS if c != "p_holm"])
+    last = table[METRIC].eq(PASSED)  # pass/fail after the metrics of each suite
+    table = table.assign(_last=last).sort_values([SUITE, "_last"], kind="stable")
+    return table.drop(columns="_last").reset_index(drop=True)
+
+
+def _metric_row(suite: str, metric: str, group: pd.DataFrame | None, seed: int, alpha: float) -> dict[str, Any]:
+    a = group["value_a"].to_numpy() if group is not None else np.empty(0)
+    b = group["value_b"].to_numpy() if group is not None else np.empty(0)
+    result = stats.paired_comparison(a, b, seed=seed, alpha=alpha)
+    row = {SUITE: suite, METRIC: metric, **result.to_dict()}
+    row["reason"] = "; ".join(row.pop("reasons")) or None
+    row["p_mcnemar"] = stats.mcnemar(a > 0.5, b > 0.5).p if metric == PASSED else float("nan")
+    return row
+
+
+def resolve_run(spec: str, runs_dir: Path | str = "reports/runs") -> Any:
+    """``RUN`` (a run directory or a run id under ``runs_dir``) or ``RUN#TARGET``; None when no such run."""
+    from ..store.runs import load_run
+    base, _, target = spec.partition("#")
+    path = run_path(base, runs_dir)
+    return _narrow(load_run(path), target, spec) if path is not None else None
+
+
+def resolve_side(spec: str, runs_dir: Path | str = "reports/runs",
+                 baselines_dir: Path | str = "corpus/baselines") -> Any:
+    """A run (``RUN``, ``RUN#TARGET``, see ``resolve_run``), else a baseline by file or name."""
+    from ..store.baselines import load_baseline
+    from ..store.runs import load_run
+    side = locate_side(spec, runs_dir, baselines_dir)
+    return _narrow(load_run(side.path) if side.is_run else load_baseline(side.path), side.target, spec)
+
+
+def _narrow(side: Any, target: str, spec: str) -> Any:
+    if not target:
+        return side
+    if target not in side.targets():
+        raise CompareError(f"{spec}: no target {target!r} (has {', '.join(side.targets())})")
+    return side.select(target)
+
+
+_HEADER = ["suite", "metric", "n", "A", "B", "delta", "95% CI", "p t", "p wilcoxon", "p rand", "p holm",
+           "d_z", "W/T/L", "MDE"]
+
+
+def _num(x: float, digits: int = 3) -> str:
+    return "-" if pd.isna(x) else f"{x:.{digits}f}" if np.isfinite(x) else ("+inf" if x > 0 else "-inf")
+
+
+def _p(x: float) -> str:
+    return "-" if pd.isna(x) else f"{x:.3g}"
+
+
+def _metric_cells(row: Any) -> list[str]:
+    mde = _num(row.mde) if not pd.isna(row.mde) else (f"{row.mde_sd:.2f} SD" if not pd.isna(row.mde_sd) else "-")
+    return [row.suite, row.metric, str(row.n), _num(row.mean_a), _num(row.mean_b), _num(row.delta, 4),
+            f"[{_num(row.ci_low, 4)}, {_num(row.ci_high, 4)}]", _p(row.p_t), _p(row.p_wilcoxon),
+            _p(row.p_randomization), _p(row.p_holm), _num(row.effect_size, 2),
+            f"{row.wins}/{row.ties}/{row.losses}", mde]
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(cell) for cell in column) for column in zip(header, *rows)]
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(c.ljust(w) if i < 2 else c.rjust(w)
+                                 for i, (c, w) in enumerate(zip(cells, widths))) + " |"
+    rule = "|" + "|".join("-" * (w + 2) if i < 2 else "-" * (w + 1) + ":" for i, w in enumerate(widths)) + "|"
+    return [line(header), rule] + [line(r) for r in rows]
+
+
+def _pass_fail_lines(rows: pd.DataFrame) -> list[str]:
+    lines = [""] if len(rows) else []
+    for row in rows.itertuples(index=False):
+        lines.append(f"{row.suite} pass/fail: {round(row.mean_a * row.n) if row.n else 0} -> "
+                     f"{round(row.mean_b * row.n) if row.n else 0} of {row.n} cases pass "
+                     f"({row.wins} fixed, {row.losses} broken), McNemar exact p={_p(row.p_mcnemar)}")
+    return lines
+
+
+def _mde_lines(metrics: pd.DataFrame, alpha: float) -> list[str]:
+    lines = [""]
+    for suite, rows in metrics.groupby(SUITE, sort=False):
+        parts = [f"{r.metric} {_num(r.mde)}" if not pd.isna(r.mde) else f"{r.metric} {r.mde_sd:.2f} SD"
+                 for r in rows.itertuples(index=False) if not pd.isna(r.mde_sd)]
+        if parts:
+            lines.append(f"{suite}: with {rows['n'].max()} paired cases, a change smaller than "
+                         f"{', '.join(parts)} cannot be detected (paired t, 80% power, alpha {alpha:g}).")
+    return lines
+
+
+def _case_lines(cases: pd.DataFrame, limit: int = 10) -> list[str]:
+    counts = cases["status"].value_counts()
+    summary = ", ".join(f"{int(counts.get(s, 0))} {s}" for s in (IMPROVED, REGRESSED, UNCHANGED, NEW, MISSING))
+    lines = ["", f"Per-case values: {summary}."]
+    worst = cases[cases["status"] == REGRESSED].nsmallest(limit, "delta")
+    lines += [f"  regressed: {r.suite}[{r.case}] {r.metric} {_num(r.value_a)} -> {_num(r.value_b)}"
+              for r in worst.itertuples(index=False)]
+    return lines
+
+
+def _verdict_lines(comparison: Comparison) -> list[str]:
+    if comparison.decision is None:
+        return ["", "Gate: none applies to these metrics (pass --gate RULE); verdict NO_GATE."]
+    reasons = [f"  - {reason}" for reason in comparison.decision.reasons]
+    return ["", f"Gate [{comparison.decision.rule}]: {comparison.verdict}"] + reasons

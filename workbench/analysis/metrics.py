@@ -1,0 +1,233 @@
+"""Per-case ranking metrics, vectorized over every case of a run at once.
+
+ir_measures style: a metric is a small frozen value (``Metric``) with a
+canonical name; values are computed per case first (``evaluate``), means second
+(``aggregate``).
+
+Input frames (what the runner produces; ``intern_frames`` builds them):
+
+- ranking: ``case`` and ``doc`` (pandas Categoricals), ``rank`` (int >= 1, the
+  engine's order) and/or ``score`` (float). Ids are interned once as category
+  codes, so scoring never hashes a string.
+- qrels: ``case``, ``doc`` (the same categories), ``relevance`` (number; > 0 is
+  relevant and is the nDCG gain, so graded and binary judgements both work).
+
+Frames whose categories differ, or plain string columns, are accepted and recoded.
+
+Rules (trec_eval's, except where said):
+
+- Order: by ``rank`` ascending; if ``score`` is present, by score descending
+  and ``rank`` is ignored. Ties (equal rank, or equal score) go to the larger
+  doc id by string comparison, as trec_eval does.
+- Duplicates: a doc counts once, at its first position; later copies are dropped
+  and the docs after them move up.
+- Cases: one output row per case and metric, for every case category (union of
+  both frames, plus ``cases``). A case with qrels but no ranking scores 0.
+- A case with no relevant doc is undefined for R, RR and nDCG: NaN (trec_eval
+  skips such queries; the suite decides). P, P_ret and Success are 0 there.
+
+Measures (``@k`` is the cut-off; the corpus spellings take the corpus ``k``):
+
+=========  =========================================  ===============
+measure    per case                                   corpus spelling
+=========  =========================================  ===============
+P@k        relevant in top k / k                      -
+P_ret@k    relevant in top k / min(k, distinct        precisionAtK
+           docs returned)
+R@k        relevant in top k / relevant               recallAtK
+RR@k       1 / rank of first relevant in top k, or 0  mrr
+nDCG@k     DCG@k / ideal DCG@k, gain = relevance,     ndcgAtK
+           discount log2(rank + 1) (trec ndcg_cut)
+Success@k  1 if any relevant in top k                 -
+=========  =========================================  ===============
+
+``parse_metric`` also reads trec_eval names (``P_5``, ``recall_20``,
+``ndcg_cut_10``, ``recip_rank``, ``success_1``) and ``hit@k`` for Success@k.
+``P_ret`` is the solumbe/otito precision: packs are tiny on purpose, so the
+denominator is what was returned (0 returned scores 0). R, RR, nDCG and
+Success also work without a cut-off (whole ranking). With binary relevance
+nDCG equals the go-code rule (ideal from the number of expected items) and is
+never above 1.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import chain
+from operator import itemgetter
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..columns import CASE, METRIC, VALUE
+from ..errors import SuiteError
+from ._kernel import DOC, RANK, RELEVANCE, SCORE, find_hits, metric_values, prepare, require_columns
+
+MEASURES = ("P", "P_ret", "R", "RR", "nDCG", "Success")
+CUTOFF_REQUIRED = frozenset({"P", "P_ret"})
+CORPUS_NAMES = {"P_ret": "precisionAtK", "R": "recallAtK", "RR": "mrr", "nDCG": "ndcgAtK"}
+_ALIASES = {"p": "P", "prec": "P", "precision": "P", "p_ret": "P_ret", "r": "R", "recall": "R",
+            "rr": "RR", "mrr": "RR", "recip_rank": "RR", "ndcg": "nDCG", "ndcg_cut": "nDCG",
+            "success": "Success", "hit": "Success"}
+_CORPUS_ALIASES = {name.lower(): measure for measure, name in CORPUS_NAMES.items()}
+_NAME = re.compile(r"^([A-Za-z_]+?)(?:[@_](\d+))?$")
+
+@dataclass(frozen=True)
+class Metric:
+    """One measure at one cut-off; ``spelling`` only remembers how it was asked for."""
+
+    measure: str
+    cutoff: int | None = None
+    spelling: str | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.measure not in MEASURES:
+            raise SuiteError(f"unknown measure {self.measure!r}; known: {', '.join(MEASURES)}")
+        if self.cutoff is not None and (not isinstance(self.cutoff, int) or self.cutoff < 1):
+            raise SuiteError(f"metric {self.measure}: cut-off must be an integer >= 1, got {self.cutoff!r}")
+        if self.cutoff is None and self.measure in CUTOFF_REQUIRED:
+            raise SuiteError(f"metric {self.measure} needs a cut-off, e.g. {self.measure}@5")
+
+    @property
+    def name(self) -> str:
+        """Canonical ir_measures-style name: ``P@5``, ``nDCG@10``, ``RR``."""
+        return self.measure if self.cutoff is None else f"{self.measure}@{self.cutoff}"
+
+    @property
+    def corpus_name(self) -> str | None:
+        """The corpus threshold spelling (``precisionAtK``, ...), if this measure has one."""
+        return CORPUS_NAMES.get(self.measure) if self.cutoff is not None else None
+
+    @property
+    def label(self) -> str:
+        """The spelling asked for, else the canonical name: what output frames carry."""
+        return self.spelling or self.name
+
+    def __str__(self) -> str:
+        return self.label
+
+
+def parse_metric(spec: "str | Metric", k: int | None = None) -> Metric:
+    """Parse ``P@5``, ``ndcg@10``, ``recall_20``, ``RR``, or a corpus spelling with ``k``.
+
+    ``k`` (the corpus cut-off) only applies to the corpus spellings; ``mrr``
+    without ``k`` is RR over the whole ranking.
+    """
+    if isinstance(spec, Metric):
+        return spec
+    text = str(spec).strip()
+    match = _NAME.match(text)
+    word = match.group(1).lower() if match else ""
+    if match and match.group(2) is None and word in _CORPUS_ALIASES:
+        if k is None and word != "mrr":
+            raise SuiteError(f"metric {text!r} needs the corpus k")
+        return Metric(_CORPUS_ALIASES[word], k, spelling=text)
+    if not match or word not in _ALIASES:
+        raise SuiteError(f"unknown metric {text!r}; known: P@k, P_ret@k, R@k, RR[@k], nDCG@k, "
+                         "Success@k, precisionAtK, recallAtK, mrr, ndcgAtK")
+    cutoff = int(match.group(2)) if match.group(2) is not None else None
+    return Metric(_ALIASES[word], cutoff, spelling=text)
+
+
+# ---------------------------------------------------------------- interning
+
+def intern_frames(ranking: Iterable[Sequence[Any]], qrels: Iterable[Sequence[Any]],
+                  cases: Sequence[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Build the ranking and qrels frames from row tuples, sharing case and doc categories.
+
+    Ranking rows are ``(case, doc, rank)`` or ``(case, doc, rank, score)``; qrel
+    rows ``(case, doc, relevance)``. ``cases`` come first in the case categories,
+    so cases with no rows at all are still scored.
+    """
+    r_cols = _unzip(ranking, (3, 4), "ranking", "(case, doc, rank[, score])")
+    q_cols = _unzip(qrels, (3,), "qrels", "(case, doc, relevance)")
+    r_case, q_case = _shared_categories([list(cases or []), r_cols[0], q_cols[0]], skip=1)
+    r_doc, q_doc = _shared_categories([r_cols[1], q_cols[1]])
+    ranked = {CASE: r_case, DOC: r_doc, RANK: _ranks(_numbers(r_cols[2], "ranking", RANK, np.float64))}
+    if len(r_cols) == 4:
+        ranked[SCORE] = _numbers(r_cols[3], "ranking", SCORE, np.float64)
+    judged = {CASE: q_case, DOC: q_doc, RELEVANCE: _numbers(q_cols[2], "qrels", RELEVANCE, np.float64)}
+    return pd.DataFrame(ranked), pd.DataFrame(judged)
+
+
+def frames_from_results(results: Mapping[str, Sequence[str]],
+                        relevant: Mapping[str, Mapping[str, float] | Iterable[str]]
+                        ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Frames from ``{case: ranked docs}`` and ``{case: {doc: relevance}}`` (or ``{case: docs}``, relevance 1)."""
+    ranking = [(case, doc, rank) for case, docs in results.items() for rank, doc in enumerate(docs, 1)]
+    if any(isinstance(judged, str) for judged in relevant.values()):
+        raise SuiteError("relevant: each case needs a collection of docs or {doc: relevance}, not a string")
+    qrels = [(case, doc, rel) for case, judged in relevant.items()
+             for doc, rel in (judged.items() if isinstance(judged, Mapping) else ((d, 1) for d in judged))]
+    return intern_frames(ranking, qrels, cases=list(dict.fromkeys([*relevant, *results])))
+
+
+def _unzip(rows: Iterable[Sequence[Any]], widths: tuple[int, ...], what: str, shape: str) -> list[list]:
+    rows = rows if isinstance(rows, list) else list(rows)
+    seen = set(map(len, rows)) or {widths[0]}
+    if len(seen) > 1 or not seen <= set(widths):
+        raise SuiteError(f"{what} rows must be {shape} tuples")
+    return [list(map(itemgetter(i), rows)) for i in range(seen.pop())]
+
+
+def _ranks(values: np.ndarray) -> np.ndarray:
+    """Whole-number ranks as int64; anything else stays float for ``evaluate`` to reject by case."""
+    whole = np.isfinite(values) & (values == np.round(values))
+    return values.astype(np.int64) if whole.all() else values
+
+
+def _shared_categories(parts: list[list], skip: int = 0) -> list[pd.Categorical]:
+    """Factorize the concatenated parts once; a Categorical per part after ``skip``, one dtype for all."""
+    sizes = [len(part) for part in parts]
+    values = np.fromiter(chain.from_iterable(parts), dtype=object, count=sum(sizes))
+    codes, uniques = pd.factorize(values)
+    dtype = pd.CategoricalDtype(uniques)
+    bounds = np.cumsum([0, *sizes])
+    return [pd.Categorical.from_codes(codes[a:b], dtype=dtype)
+            for a, b in zip(bounds[skip:-1], bounds[skip + 1:])]
+
+
+def _numbers(values: list, what: str, column: str, dtype: type) -> np.ndarray:
+    try:
+        return np.asarray(values, dtype=dtype)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise SuiteError(f"{what}.{column}: expected numbers ({exc})") from None
+
+
+# ---------------------------------------------------------------- public entry points
+
+def evaluate(ranking: pd.DataFrame | Iterable[Sequence[Any]], qrels: pd.DataFrame | Iterable[Sequence[Any]],
+             metrics: Iterable["str | Metric"], *, k: int | None = None,
+             cases: Sequence[str] | None = None) -> pd.DataFrame:
+    """Per-case values of ``metrics``: a long ``case, metric, value`` frame.
+
+    ``ranking`` and ``qrels`` are frames (see the module docstring) or row
+    tuples for ``intern_frames``; ``k`` is the corpus cut-off for the corpus
+    spellings; ``cases`` must appear even without rows (in that order, first).
+    The metric column carries each metric's label (the spelling asked for).
+    """
+    chosen = list({m.label: m for m in (parse_metric(s, k) for s in metrics)}.values())
+    frames = isinstance(ranking, pd.DataFrame), isinstance(qrels, pd.DataFrame)
+    if frames == (False, False):
+        ranking, qrels, cases = *intern_frames(ranking, qrels, cases), None
+    elif frames != (True, True):
+        raise SuiteError("ranking and qrels must both be DataFrames or both be row tuples")
+    x = prepare(ranking, qrels, cases)
+    hits = find_hits(x)
+    values = np.column_stack([metric_values(m, hits) for m in chosen]) if chosen else np.empty((len(x.cases), 0))
+    n_cases, n_metrics = values.shape
+    return pd.DataFrame({
+        CASE: pd.Categorical.from_codes(np.repeat(np.arange(n_cases), n_metrics), categories=x.cases),
+        METRIC: pd.Categorical.from_codes(np.tile(np.arange(n_metrics), n_cases),
+                                          categories=[m.label for m in chosen]),
+        VALUE: values.ravel(),
+    })
+
+
+def aggregate(frame: pd.DataFrame) -> dict[str, float]:
+    """Mean of each metric over cases, skipping NaN (a metric with no defined case is NaN)."""
+    require_columns(frame, "scores", [METRIC, VALUE])
+    means = frame.groupby(METRIC, sort=False, observed=True)[VALUE].mean()
+    return {str(metric): float(value) for metric, value in means.items()}

@@ -1,0 +1,263 @@
+"""Render a run's report notebooks to HTML pages a reviewer opens from disk.
+
+Each notebook in ``notebooks/`` is executed with papermill (kernel ``python3``, a deadline per
+notebook) and converted by nbconvert with inputs hidden, figures embedded as base64 PNG and no
+script fetched from the network. Notebooks run in parallel, one worker per core; a worker keeps
+its kernel for its next notebook (namespace reset in between), so pandas and matplotlib load once
+per kernel rather than once per notebook, in a warm-up cell run as the kernel starts. This
+process reads only the run's header (``workbench.headers``: no pandas), since it shares the
+cores with the kernels. The executed ``.ipynb`` is kept beside each page, and
+``<out>/<run-id>/index.html`` links them under a summary table. A failing notebook still gets its
+partial page; ``render_report`` then raises ``RenderError`` naming the notebook and cell (exit 3).
+"""
+from __future__ import annotations
+
+import html
+import os
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..errors import RenderError
+from ..store.files import write_text_atomic
+from ..store.headers import DEFAULT_RUNS_DIR, check_side, latest_run, read_header
+from ._html import to_html
+
+NOTEBOOKS = ("scoreboard", "retrieval", "classifiers", "ranking", "baseline_diff", "significance")
+# Execution order, longest first (bench/report.py): the first notebook on each kernel also pays for
+# its imports, and a long notebook started last would run alone at the end.
+LONGEST_FIRST = ("significance", "scoreboard", "retrieval", "ranking", "classifiers", "baseline_diff")
+# A notebook that reuses what another computed in its kernel (the cached comparison) goes to the
+# worker that ran that one, unless it is the last notebook left and that worker is still busy.
+FOLLOWS = {"baseline_diff": "significance"}
+DEFAULT_OUT = Path("reports/html")
+DEFAULT_TIMEOUT = 300.0
+# Run in each kernel as it starts: the imports every notebook makes, with the collector paused
+# for them and their objects then frozen out of it (the cyclic collector need not walk pandas' and
+# matplotlib's import-time objects again on every collection, e.g. at each namespace reset).
+WARMUP = "import gc; gc.disable(); import workbench.plots, workbench.views; gc.freeze(); gc.enable()"
+
+
+@dataclass
+class Page:
+    """One rendered notebook: its page, its executed notebook, and the error that stopped it."""
+
+    name: str
+    html: Path
+    notebook: Path
+    seconds: float
+    error: str | None = None
+
+
+@dataclass
+class Report:
+    """The pages of one run's report and the index that links them."""
+
+    run_id: str
+    index: Path
+    pages: list[Page]
+
+    @property
+    def failed(self) -> list[Page]:
+        return [page for page in self.pages if page.error]
+
+
+def notebooks_dir() -> Path:
+    """``notebooks/`` of the working directory, else the one beside the installed package."""
+    here = Path("notebooks")
+    return here if here.is_dir() else Path(__file__).resolve().parents[2] / "notebooks"
+
+
+def notebook_paths(names: list[str] | None = None, directory: Path | None = None) -> list[Path]:
+    """The report notebooks to render, in order; a RenderError names any that are missing."""
+    directory = directory or notebooks_dir()
+    paths = [directory / f"{name}.ipynb" for name in (names or NOTEBOOKS)]
+    missing = [str(p) for p in paths if not p.is_file()]
+    if missing:
+        raise RenderError(f"notebook not found: {', '.join(missing)}")
+    return paths
+
+
+@dataclass(frozen=True)
+class Job:
+    """One notebook to execute into ``out`` with ``params``."""
+
+    source: Path
+    out: Path
+    params: dict[str, Any]
+
+
+class JobBoard:
+    """Notebooks waiting for a worker, taken in the order put; ``FOLLOWS`` keeps a notebook on
+    the kernel of the one it follows when another notebook can be given out instead."""
+
+    def __init__(self) -> None:
+        self._jobs: list[Job] = []
+        self._ran_on: dict[str, int] = {}
+        self._closed = False
+        self._changed = threading.Condition()
+
+    def put(self, job: Job) -> None:
+        with self._changed:
+            self._jobs.append(job)
+            self._changed.notify_all()
+
+    def close(self) -> None:
+        """No more jobs: a worker with nothing left to take gets None."""
+        with self._changed:
+            self._closed = True
+            self._changed.notify_all()
+
+    def cancel(self) -> None:
+        """Drop the jobs not taken yet."""
+        with self._changed:
+            self._jobs.clear()
+
+    def take(self, worker: int) -> Job | None:
+        """The next job for ``worker``, waiting for one; None once closed and empty."""
+        with self._changed:
+            while not self._jobs and not self._closed:
+                self._changed.wait()
+            if not self._jobs:
+                return None
+            job = next((j for j in self._jobs if self._ran_on.get(FOLLOWS.get(j.source.stem, ""), worker) == worker),
+                       self._jobs[0])
+            self._jobs.remove(job)
+            self._ran_on[job.source.stem] = worker
+            return job
+
+
+def _worker(jobs: JobBoard, worker: int, timeout: float, reuse: bool, converter: ThreadPoolExecutor) -> list[Future]:
+    """Start a kernel at once (while the caller loads the run), then execute jobs until a None.
+
+    Pages are converted on ``converter`` so the kernel moves straight on to its next notebook."""
+    from ._kernels import KernelSlot, execute_notebook
+    pages, slot = [], KernelSlot(Path.cwd(), WARMUP)
+    try:
+        try:
+            slot.start()
+        except Exception as exc:  # no such kernel, or it died on start
+            raise RenderError(f"cannot start the notebook kernel ({type(exc).__name__}: {exc}); "
+                              "`make setup` registers it in .venv") from None
+        while (job := jobs.take(worker)) is not None:
+            started = time.perf_counter()
+            nb, error = execute_notebook(job.source, job.out / job.source.name, job.params, slot, timeout)
+            pages.append(converter.submit(_convert, job, nb, error, started))
+            if not reuse:
+                slot.shutdown()
+    finally:
+        slot.shutdown()
+    return pages
+
+
+def _convert(job: Job, nb: Any, error: str | None, started: float) -> Page:
+    html_path = job.out / f"{job.source.stem}.html"
+    if nb is not None:
+        write_text_atomic(html_path, to_html(nb))
+    return Page(job.source.stem, html_path, job.out / job.source.name, time.perf_counter() - started, error)
+
+
+def render_report(run_dir: Path | str | None = None, baseline: str | None = None,
+                  out_dir: Path | str = DEFAULT_OUT, notebooks: list[str] | None = None,
+                  jobs: int | None = None, timeout: float = DEFAULT_TIMEOUT,
+                  reuse_kernels: bool = True, notebook_dir: Path | None = None) -> Report:
+    """Render every report notebook for a run (default: the latest) into ``<out_dir>/<run-id>/``.
+
+    ``baseline`` is a baseline name, a run directory or ``RUN#TARGET``; ``notebooks`` picks some
+    of ``NOTEBOOKS`` (or of the notebooks in ``notebook_dir``). Kernels start while the run is
+    read, and the first notebooks while the baseline is resolved; a bad run or baseline stops
+    everything with a StoreError or CompareError. Raises RenderError, after writing every page and
+    the index, if a notebook failed.
+    """
+    sources = notebook_paths(notebooks, notebook_dir)
+    board = JobBoard()
+    workers = max(1, min(jobs or len(os.sched_getaffinity(0)), len(sources)))
+    with ThreadPoolExecutor(workers, thread_name_prefix="report") as pool, \
+            ThreadPoolExecutor(1, thread_name_prefix="html") as converter:
+        futures = [pool.submit(_worker, board, i, timeout, reuse_kernels, converter) for i in range(workers)]
+        converter.submit(to_html, None)  # load nbconvert and compile its template while the kernels start
+        try:
+            run, out = _prepare(run_dir, Path(out_dir))
+            params = {"run_dir": str(run.path.resolve()), "baseline": baseline}
+            rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+            for source in sorted(sources, key=lambda p: rank.get(p.stem, len(rank))):
+                board.put(Job(source, out, params))
+            _check_baseline(baseline, board)
+        finally:
+            board.close()
+        pages = [page.result() for future in futures for page in future.result()]
+    order = {source.stem: i for i, source in enumerate(sources)}
+    pages.sort(key=lambda page: order[page.name])
+    report = Report(run.run_id, write_index(run, pages, out), pages)
+    write_runs_index(Path(out_dir))
+    if report.failed:
+        reasons = "; ".join(f"{page.notebook.name}: {page.error}" for page in report.failed)
+        raise RenderError(f"{len(report.failed)} notebook(s) failed: {reasons} (partial pages in {out})")
+    return report
+
+
+def _prepare(run_dir: Path | str | None, out_dir: Path) -> tuple[Any, Path]:
+    """The run's header (default: the latest run; its frames are the kernels' to load) and its
+    page directory."""
+    run = read_header(run_dir or latest_run(DEFAULT_RUNS_DIR))
+    out = out_dir / run.run_id
+    out.mkdir(parents=True, exist_ok=True)
+    return run, out
+
+
+def _check_baseline(baseline: str | None, board: JobBoard) -> None:
+    """Check the baseline while the first notebooks run; if it does not resolve, cancel the
+    notebooks not started yet and raise."""
+    if not baseline:
+        return
+    try:
+        check_side(baseline)
+    except Exception:
+        board.cancel()
+        raise
+
+
+def write_index(run: Any, pages: list[Page], out: Path) -> Path:
+    """``index.html``: the run's verdict per suite and target, and a link to every page."""
+    from .text import verdict_text
+    suites = run.summary.get("suites") or {}
+    targets = list(dict.fromkeys(t for per in suites.values() for t in per))
+    head = "".join(f"<th>{html.escape(t)}</th>" for t in targets)
+    rows = "".join(f"<tr><td>{html.escape(s)}</td>" + "".join(
+        _cell(verdict_text(per[t]) if t in per else "-") for t in targets) + "</tr>" for s, per in suites.items())
+    links = "".join(f'<li><a href="{html.escape(p.html.name)}">{html.escape(p.name)}</a>'
+                    f'{" - <b>failed</b>: " + html.escape(p.error) if p.error else ""}'
+                    f' (<a href="{html.escape(p.notebook.name)}">notebook</a>)</li>' for p in pages)
+    verdict = "PASS" if run.summary.get("passed") else "FAIL"
+    body = (f"<h1>Run {html.escape(run.run_id)}: {verdict}</h1><p>Corpus "
+            f"{html.escape(str((run.manifest.get('corpus') or {}).get('path', '?')))}, created "
+            f"{html.escape(str(run.manifest.get('created', '?')))}. Controls (bm25, random) never gate the verdict.</p>"
+            f"<table><tr><th>suite</th>{head}</tr>{rows}</table><h2>Reports</h2><ul>{links}</ul>")
+    path = out / "index.html"
+    write_text_atomic(path, _page(f"workbench report {run.run_id}", body))
+    return path
+
+
+def _cell(text: str) -> str:
+    css = "pass" if text.startswith("PASS") else "fail" if text.startswith("FAIL") else "muted"
+    return f'<td class="{css}">{html.escape(text)}</td>'
+
+
+def _page(title: str, body: str) -> str:
+    style = ("body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse}"
+             "td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}"
+             ".pass{background:#e6f4ea}.fail{background:#fce8e6}.muted{color:#888}")
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+            f"<style>{style}</style></head><body>{body}</body></html>\n")
+
+
+def write_runs_index(out_dir: Path) -> Path:
+    """``<out_dir>/index.html``: every rendered run, newest first."""
+    runs = sorted((p.parent.name for p in out_dir.glob("*/index.html")), reverse=True)
+    items = "".join(f'<li><a href="{html.escape(r)}/index.html">{html.escape(r)}</a></li>' for r in runs)
+    path = out_dir / "index.html"
+    write_text_atomic(path, _page("workbench reports", f"<h1>Reports</h1><ul>{items}</ul>"))
+    return path

@@ -1,0 +1,175 @@
+"""Shared display helpers: open a run, one-line notes, target roles, tidy per-case frames, tables.
+
+Every public helper in ``workbench.views`` returns something Jupyter displays (a DataFrame, a
+Styler, an ``Html`` block or a one-line ``Note``). A suite the run lacks is never an error: the
+helper returns a ``Note`` saying so, so a notebook runs top to bottom on any run.
+"""
+from __future__ import annotations
+
+import html
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable
+
+import pandas as pd
+from pandas.io.formats.style import Styler
+
+from ...columns import CASE, METRIC, PASSED, SUITE, TARGET, VALUE
+from ...store.runs import DEFAULT_RUNS_DIR, RUN_FILES, Run, latest_run, load_run
+from ...contract import CONTROL_TARGETS
+
+CONTROLS = CONTROL_TARGETS
+PASS_CSS, FAIL_CSS, MUTED_CSS = "background-color:#e6f4ea", "background-color:#fce8e6", "color:#888"
+
+
+class Html(str):
+    """A string that Jupyter (and nbconvert) shows as HTML."""
+
+    def _repr_html_(self) -> str:
+        return str(self)
+
+
+class Note(Html):
+    """One line shown in place of a table or figure: a suite absent, no baseline, no data."""
+
+    text: str
+
+    def __new__(cls, text: str) -> "Note":
+        note = super().__new__(cls, f'<p class="wb-note"><em>{html.escape(text)}</em></p>')
+        note.text = text
+        return note
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def project_root(start: Path | None = None) -> Path:
+    """The nearest folder at or above ``start`` (default: the working directory) holding
+    ``reports/runs`` or ``corpus/``, so a notebook opened from ``notebooks/`` finds the project."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / DEFAULT_RUNS_DIR).is_dir() or (folder / "corpus").is_dir():
+            return folder
+    return here
+
+
+def runs_dir(start: Path | None = None) -> Path:
+    """``reports/runs`` of the project."""
+    return project_root(start) / DEFAULT_RUNS_DIR
+
+
+def _run_path(run_dir: str | Path | None) -> Path:
+    if not run_dir:
+        return latest_run(runs_dir())
+    path = Path(run_dir)
+    if not path.exists() and not path.is_absolute():
+        beside = project_root() / path  # a repo-relative path given from notebooks/
+        return beside if beside.exists() else path
+    return path
+
+
+def open_run(run_dir: str | Path | None = None) -> Run:
+    """The run at ``run_dir``, or the latest under ``reports/runs`` when None.
+
+    Cached per process on the files' modification times, so the notebooks of one report
+    sharing a kernel read the run once. Treat the frames as read-only.
+    """
+    path = _run_path(run_dir).resolve()
+    stamp = tuple((path / name).stat().st_mtime_ns if (path / name).exists() else 0 for name in RUN_FILES)
+    return _load(path, stamp)
+
+
+@lru_cache(maxsize=8)
+def _load(path: Path, stamp: tuple[int, ...]) -> Run:
+    return load_run(path)
+
+
+def is_control(target: str) -> bool:
+    """Controls (``random``, ``bm25``) calibrate a report; they never gate it."""
+    return target in CONTROLS
+
+
+def label(target: str) -> str:
+    """A target's display name: ``bm25 (control)`` for controls."""
+    return f"{target} (control)" if is_control(target) else target
+
+
+def targets_of(run: Run) -> list[str]:
+    """Every target with results, in run order; suites that plan their own targets (the findings
+    suite's recorded agents) add theirs after the run's."""
+    named = list(run.targets())
+    extra = [t for per in (run.summary.get("suites") or {}).values() for t in per if t not in named]
+    return named + list(dict.fromkeys(extra))
+
+
+def primary_target(run: Run) -> str:
+    """The target a per-case breakdown shows by default: the first that is not a control."""
+    targets = run.targets()
+    return next((t for t in targets if not is_control(t)), targets[0] if targets else "")
+
+
+def k_of(run: Run) -> int:
+    """The retrieval cut-off the run was scored at."""
+    return int((run.manifest.get("corpus") or {}).get("k") or 5)
+
+
+def suite_rows(run: Run, suite: str, target: str | None = None) -> pd.DataFrame | Note:
+    """The case rows of one suite (and target), or a Note saying why there are none."""
+    per_target = (run.summary.get("suites") or {}).get(suite)
+    if not per_target:
+        return Note(f"No {suite} results in this run (the suite was not run).")
+    cases = run.cases
+    rows = cases[(cases[SUITE] == suite) & ((cases[TARGET] == target) if target else True)]
+    if rows.empty:
+        reasons = sorted({str(r["skipped"]) for r in per_target.values() if r.get("skipped")})
+        why = f": skipped ({'; '.join(reasons)})" if reasons else ""
+        scope = f" for {target}" if target else ""
+        return Note(f"No {suite} cases in this run{scope}{why}.")
+    return rows.reset_index(drop=True)
+
+
+def wide_scores(run: Run, suite: str) -> pd.DataFrame:
+    """One row per (target, case) of a suite, one column per metric."""
+    scores = run.scores[run.scores[SUITE] == suite]
+    wide = scores.groupby([TARGET, CASE, METRIC], sort=False)[VALUE].first().unstack(METRIC)
+    return wide.reindex(columns=list(dict.fromkeys(scores[METRIC]))).rename_axis(columns=None).reset_index()
+
+
+def failures_first(rows: pd.DataFrame, *keys: str) -> pd.DataFrame:
+    """Rows ordered failing cases first, then by ``keys`` (default: target, case)."""
+    order = [c for c in (keys or (TARGET, CASE)) if c in rows.columns]
+    passed = rows[PASSED].fillna(False).astype(bool)
+    return rows.assign(_passed=passed).sort_values(["_passed", *order], kind="stable").drop(columns="_passed")
+
+
+def joined(values: Any, sep: str = ", ") -> str:
+    """A list-like cell as text; scalars unchanged, missing as an empty string."""
+    if isinstance(values, (list, tuple, set)):
+        return sep.join(str(v) for v in values)
+    if isinstance(values, dict):
+        return sep.join(f"{k}: {v}" for k, v in values.items())
+    return "" if values is None or (isinstance(values, float) and pd.isna(values)) else str(values)
+
+
+def mark(passed: Any) -> str:
+    """``PASS`` / ``FAIL`` for a case's passed flag."""
+    return "PASS" if bool(passed) and not pd.isna(passed) else "FAIL"
+
+
+def _verdict_css(value: Any) -> str:
+    text = str(value)
+    if text.startswith("PASS") or text == "yes":
+        return PASS_CSS
+    if text.startswith("FAIL") or text == "NO":
+        return FAIL_CSS
+    return MUTED_CSS if text.startswith("skipped") else ""
+
+
+def table(frame: pd.DataFrame, name: str, verdict_columns: Iterable[str] = (),
+          precision: int = 3) -> Styler:
+    """A Styler with a stable id (deterministic HTML), no index, and PASS/FAIL cells coloured."""
+    styler = (frame.style.set_uuid(name).hide(axis="index")
+              .format(precision=precision, na_rep="-", thousands=",")
+              .set_table_styles([{"selector": "td", "props": "text-align:left; vertical-align:top; white-space:pre-line"}]))
+    subset = [c for c in verdict_columns if c in frame.columns]
+    return styler.map(_verdict_css, subset=subset) if subset else styler

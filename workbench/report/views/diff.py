@@ -1,0 +1,243 @@
+"""Baseline-diff and significance views over a ``workbench.compare`` Comparison.
+
+Side A is the reference (the baseline, or a control target of the same run), side B the
+candidate target of this run; every delta is B - A, paired by case. Without a baseline
+these helpers return one ``Note`` each instead of failing.
+"""
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+import pandas as pd
+from pandas.io.formats.style import Styler
+
+from ...columns import CASE, METRIC, PASSED, SUITE
+from ...errors import WorkbenchError
+from ...store.runs import Run
+from .common import Html, Note, primary_target, project_root, runs_dir, table
+
+CASE_STATUSES = ("regressed", "mixed", "improved", "new", "missing", "unchanged")
+
+
+_SIDES: dict[tuple[str, str], tuple[Any, tuple[int, ...]]] = {}
+_COMPARISONS: dict[tuple[Any, ...], tuple[Any, Any, Any]] = {}
+_STATUSES: dict[int, tuple[Any, pd.DataFrame]] = {}
+
+
+def _remember(cache: dict, key: Any, value: Any, limit: int = 8) -> None:
+    """Store ``value``, dropping the oldest entries beyond ``limit`` (a long JupyterLab session)."""
+    cache[key] = value
+    for old in list(cache)[:-limit]:
+        del cache[old]
+
+
+def _stamp(side: Any) -> tuple[int, ...]:
+    """Modification times of the files behind a run or baseline (to notice a re-record)."""
+    path = Path(getattr(side, "path", ""))
+    files = sorted(path.iterdir()) if path.is_dir() else [path]
+    return tuple(f.stat().st_mtime_ns for f in files if f.is_file())
+
+
+def open_baseline(spec: str | None) -> Any:
+    """The baseline side named by ``spec`` (a baseline name, a run directory or ``RUN#TARGET``),
+    or a Note when none was given or it cannot be found. Cached per process, like ``open_run``."""
+    if not spec:
+        return Note("No baseline given (set the baseline parameter: a baseline name, a run or RUN#TARGET).")
+    key = (str(spec), str(project_root()))
+    if key in _SIDES and _stamp(_SIDES[key][0]) == _SIDES[key][1]:
+        return _SIDES[key][0]
+    from ...analysis.compare import resolve_side
+    try:
+        side = resolve_side(str(spec), runs_dir(), project_root() / "corpus" / "baselines")
+    except WorkbenchError as exc:
+        return Note(f"Baseline {spec!r} unavailable: {exc}")
+    _remember(_SIDES, key, (side, _stamp(side)))
+    return side
+
+
+def compare_runs(run: Run, base: Any, target: str | None = None, against: str | None = None,
+                 gate: str | None = None, seed: int = 0) -> Any:
+    """Compare ``target`` of ``run`` (default: the first non-control) with ``base``, or, when
+    there is no baseline and ``against`` names another target of the run, with that target:
+    per-case changes, paired statistics per metric and the gate verdict.
+
+    Cached per process for the same run and baseline objects (``open_run`` and ``open_baseline``
+    return the same ones), so a kernel that renders several notebooks compares once."""
+    target = target or primary_target(run)
+    problem = _unpaired(run, base, target, against)
+    if problem is not None:
+        return problem
+    reference = base if _has_side(base) else run.select(str(against))
+    key = (id(run), id(base) if _has_side(base) else f"#{against}", target, gate, seed)
+    if key not in _COMPARISONS:
+        from ...analysis.compare import compare
+        _remember(_COMPARISONS, key, (run, base, _guarded(
+            lambda: compare(reference, run.select(target), gate=gate, seed=seed), reference, target)))
+    return _COMPARISONS[key][2]
+
+
+def diff_runs(run: Run, base: Any, target: str | None = None) -> Any:
+    """Per-case changes of ``target`` (default: the first non-control) against ``base``, without
+    the statistics of ``compare_runs`` (no scipy, a few milliseconds): what ``describe``,
+    ``change_counts`` and ``changed_cases`` need. Cached per process like ``compare_runs``."""
+    target = target or primary_target(run)
+    problem = _unpaired(run, base, target, None)
+    if problem is not None:
+        return problem
+    key = (id(run), id(base), target, "cases")
+    if key not in _COMPARISONS:
+        from ...analysis.compare import diff_cases
+        _remember(_COMPARISONS, key, (run, base, _guarded(
+            lambda: diff_cases(base, run.select(target)), base, target)))
+    return _COMPARISONS[key][2]
+
+
+def _has_side(base: Any) -> bool:
+    return base is not None and not isinstance(base, Note)
+
+
+def _unpaired(run: Run, base: Any, target: str, against: str | None) -> Note | None:
+    """The Note shown instead of a comparison, or None when there is a side to compare with."""
+    if target not in run.targets():
+        return Note(f"No target {target!r} in this run (has {', '.join(run.targets())}).")
+    if _has_side(base):
+        return None
+    if not against or against == target:
+        return base if isinstance(base, Note) else open_baseline(None)
+    if against not in run.targets():
+        return Note(f"No baseline, and no {against!r} target in this run to compare {target} with.")
+    return None
+
+
+def _guarded(build: Callable[[], Any], reference: Any, target: str) -> Any:
+    """``build()``, or a Note saying why the two sides cannot be compared."""
+    try:
+        return build()
+    except WorkbenchError as exc:
+        return Note(f"Cannot compare {target} with {getattr(reference, 'run_id', reference)}: {exc}")
+
+
+def describe(comparison: Any) -> Html | Note:
+    """Which two sides are compared, and how many cases they share."""
+    if isinstance(comparison, Note):
+        return comparison
+    paired = comparison.cases.dropna(subset=["value_a", "value_b"])[[SUITE, CASE]].drop_duplicates()
+    return Html(f"<p><b>A</b> (reference): {html.escape(comparison.a)}<br><b>B</b> (candidate): "
+                f"{html.escape(comparison.b)}<br>delta = B - A, paired by case over {len(paired)} "
+                f"case(s) in {paired[SUITE].nunique()} suite(s).</p>")
+
+
+def case_status(comparison: Any) -> pd.DataFrame:
+    """One row per (suite, case): regressed, mixed, improved, new, missing or unchanged, and what moved.
+
+    Cached per comparison (a page lists several statuses from one); treat it as read-only."""
+    cached = _STATUSES.get(id(comparison))
+    if cached is None or cached[0] is not comparison:
+        cached = (comparison, _case_status(comparison.cases))
+        _remember(_STATUSES, id(comparison), cached)
+    return cached[1]
+
+
+def _case_status(rows: pd.DataFrame) -> pd.DataFrame:
+    flags = rows.assign(_new=rows["status"].eq("new"), _missing=rows["status"].eq("missing"),
+                        _improved=rows["status"].eq("improved"), _regressed=rows["status"].eq("regressed"))
+    agg = flags.groupby([SUITE, CASE], sort=False).agg(
+        new=("_new", "all"), missing=("_missing", "all"), improved=("_improved", "any"),
+        regressed=("_regressed", "any"))
+    status = np.select([agg["new"], agg["missing"], agg["improved"] & agg["regressed"], agg["regressed"],
+                        agg["improved"]], ["new", "missing", "mixed", "regressed", "improved"], "unchanged")
+    moved = rows[rows["status"].isin(["improved", "regressed"])]
+    text = pd.Series([_change(m, a, b) for m, a, b in zip(moved[METRIC], moved["value_a"], moved["value_b"])],
+                     index=moved.index, dtype=object)
+    changes = text.groupby([moved[SUITE], moved[CASE]], sort=False).agg("; ".join)
+    out = agg.assign(status=status).join(changes.rename("changes")).reset_index()
+    return out[[SUITE, CASE, "status", "changes"]].fillna({"changes": ""})
+
+
+def _change(metric: str, a: float, b: float) -> str:
+    if metric == PASSED:
+        return f"{'PASS' if a > 0.5 else 'FAIL'} -> {'PASS' if b > 0.5 else 'FAIL'}"
+    return f"{metric} {a:.3f} -> {b:.3f}"
+
+
+def change_counts(comparison: Any) -> Styler | Note:
+    """Per suite, how many cases regressed, improved, appeared, disappeared or stayed the same."""
+    if isinstance(comparison, Note):
+        return comparison
+    statuses = case_status(comparison)
+    counts = pd.crosstab(statuses[SUITE], statuses["status"]).reindex(columns=list(CASE_STATUSES), fill_value=0)
+    return table(counts.reset_index().rename_axis(columns=None), "change-counts")
+
+
+def changed_cases(comparison: Any, status: str = "regressed", suite: str | None = None) -> Styler | Note:
+    """The cases with one status (``regressed``, ``improved``, ``new``, ``missing``, ``mixed``),
+    optionally of one suite."""
+    if isinstance(comparison, Note):
+        return comparison
+    statuses = case_status(comparison)
+    chosen = statuses[(statuses["status"] == status) & (statuses[SUITE] == suite if suite else True)]
+    scope = f" {suite}" if suite else ""
+    if chosen.empty:
+        return Note(f"No {status}{scope} cases.")
+    return table(chosen.drop(columns="status"), f"cases-{status}{'-' + suite if suite else ''}").set_caption(
+        f"{len(chosen)} {status}{scope} case(s)")
+
+
+def metric_deltas(comparison: Any) -> Styler | Note:
+    """Per metric: the two means, the paired delta with its bootstrap 95% CI, wins/ties/losses."""
+    if isinstance(comparison, Note):
+        return comparison
+    frame = comparison.comparisons
+    if frame.empty:
+        return Note("The two sides share no metric to compare.")
+    shown = frame[[SUITE, METRIC, "n", "mean_a", "mean_b", "delta", "ci_low", "ci_high", "wins", "ties",
+                   "losses", "effect_size"]].rename(columns={"mean_a": "A", "mean_b": "B", "effect_size": "d_z"})
+    return table(shown, "metric-deltas", precision=4)
+
+
+def p_values(comparison: Any, alpha: float = 0.05) -> Styler | Note:
+    """Every test's p-value per metric, and whether it is significant before and after Holm."""
+    if isinstance(comparison, Note):
+        return comparison
+    frame = comparison.comparisons
+    if frame.empty:
+        return Note("The two sides share no metric to test.")
+    raw = np.where(frame[METRIC] == PASSED, frame["p_mcnemar"], frame["p_t"])
+    shown = frame[[SUITE, METRIC, "n", "p_t", "p_wilcoxon", "p_randomization", "p_mcnemar", "p_holm"]].assign(
+        **{f"p < {alpha:g}": np.where(np.isnan(raw), "-", np.where(raw < alpha, "yes", "no")),
+           "after Holm": np.where(frame["p_holm"].isna(), "-", np.where(frame["p_holm"] < alpha, "yes", "no"))})
+    return table(shown, "p-values", precision=4).set_caption(
+        "p_t, p_wilcoxon, p_randomization: paired tests of the metric; p_mcnemar: pass/fail; "
+        "Holm corrects across the metrics of this comparison")
+
+
+def gate_verdict(comparison: Any) -> Html | Note:
+    """The A/B gate rule, its verdict and one reason per checked metric."""
+    if isinstance(comparison, Note):
+        return comparison
+    if comparison.decision is None:
+        return Note("No gate rule applies to these metrics (verdict NO_GATE); pass gate='primary=...'.")
+    decision = comparison.decision
+    colour = {"PASS": "#137333", "FAIL": "#c5221f"}.get(decision.verdict, "#555")
+    reasons = "".join(f"<li>{html.escape(r)}</li>" for r in decision.reasons)
+    return Html(f'<p>Gate <code>{html.escape(str(decision.rule))}</code>: '
+                f'<b style="color:{colour}">{decision.verdict}</b></p><ul>{reasons}</ul>')
+
+
+def detectable_effect(comparison: Any) -> Styler | Note:
+    """The smallest change each metric could detect with this many cases (paired t, 80% power)."""
+    if isinstance(comparison, Note):
+        return comparison
+    frame = comparison.comparisons
+    frame = frame[frame[METRIC] != PASSED]
+    if frame.empty:
+        return Note("No metric to size.")
+    detectable = np.where(frame["mde"].isna(), "-",
+                          np.where(frame["delta"].abs() >= frame["mde"], "yes", "no"))
+    shown = frame[[SUITE, METRIC, "n", "delta", "mde", "mde_sd"]].assign(
+        **{"|delta| >= MDE": detectable}).rename(columns={"mde": "MDE", "mde_sd": "MDE (SD units)"})
+    return table(shown, "detectable-effect", precision=4).set_caption(
+        "A change smaller than the MDE cannot be told apart from noise with this many cases.")

@@ -1,0 +1,140 @@
+"""Retrieval and token-savings views: per-case breakdown, per-fixture and per-shape aggregates.
+
+Query shapes (first rule that matches): ``route`` (a ``/path`` or an HTTP verb), ``error
+message`` (quoted text, or words such as error/exception/failed/undefined), ``file name``
+(a name with a source extension), ``identifier`` (camelCase or snake_case), ``short`` (up to
+three words), ``sentence`` (four or more). Shapes describe the text only, never a case name.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pandas as pd
+from pandas.io.formats.style import Styler
+
+from ...columns import CASE, ERROR, PASSED, TARGET
+from ...store.runs import Run
+from .breakdowns import grouped, in_run_order
+from .common import Note, failures_first, joined, k_of, mark, primary_target, suite_rows, table, targets_of, wide_scores
+
+SHAPES = (
+    ("route", re.compile(r"(^|\s)/[\w{}:.\-/]+|\b(GET|POST|PUT|PATCH|DELETE)\b")),
+    ("error message", re.compile(r"[\"'`]|\b(error|exception|failed|failure|cannot|can't|undefined|"
+                                 r"null|traceback|panic|denied|invalid|timeout)\b", re.IGNORECASE)),
+    ("file name", re.compile(r"\b[\w-]+\.(tsx?|jsx?|mjs|py|go|rs|java|rb|json|ya?ml|toml|md|css|html)\b",
+                             re.IGNORECASE)),
+    ("identifier", re.compile(r"\b[a-z]+[A-Z]\w*\b|\b\w+_\w+\b")),
+)
+
+
+def query_shape(query: Any) -> str:
+    """The shape of a query's text (see the module docstring for the rules)."""
+    text = str(query or "")
+    for name, pattern in SHAPES:
+        if pattern.search(text):
+            return name
+    return "short" if len(text.split()) <= 3 else "sentence"
+
+
+def fixture_key(fixtures: Any) -> str:
+    """``api`` for a single-repo case, ``api+web`` for a multi-repo one."""
+    return "+".join(fixtures) if isinstance(fixtures, (list, tuple)) else str(fixtures)
+
+
+def _expected_cell(row: dict[str, Any], k: int) -> str:
+    ranks = row.get("expected_ranks") or {}
+    lines = [f"{doc}  {'not returned' if rank is None or pd.isna(rank) else f'#{int(rank)}'}"
+             f"{'  (outside top %d)' % k if rank is not None and not pd.isna(rank) and rank > k else ''}"
+             for doc, rank in ranks.items()]
+    if not ranks:
+        lines.append("(fallback: any non-empty pack)")
+    if row.get("expectedAnyOf"):
+        hit = "hit" if row.get("any_of_hit") else "missed"
+        lines.append(f"any of: {joined(row['expectedAnyOf'])} ({hit})")
+    return "\n".join(lines)
+
+
+def _returned_cell(row: dict[str, Any], k: int) -> str:
+    expected = set(row.get("expected") or [])
+    top = [f"{rank}. {doc}{'  ✓' if doc in expected else ''}"
+           for rank, doc in enumerate((row.get("returned") or [])[:k], 1)]
+    related = row.get("related") or []
+    return "\n".join(top + ([f"related: {joined(related)}"] if related else [])) or "(empty pack)"
+
+
+def _reasons_cell(row: dict[str, Any], k: int) -> str:
+    reasons = row.get("reasons") or {}
+    return "\n".join(f"{doc}: {reasons[doc]}" for doc in (row.get("returned") or [])[:k] if doc in reasons)
+
+
+def retrieval_cases(run: Run, target: str | None = None) -> Styler | Note:
+    """Per case for one target (default: the first non-control): expected vs returned, failures first."""
+    target = target or primary_target(run)
+    rows = suite_rows(run, "retrieval", target)
+    if isinstance(rows, Note):
+        return rows
+    k, records = k_of(run), rows.to_dict("records")
+    frame = pd.DataFrame({
+        CASE: rows[CASE], "result": rows[PASSED].map(mark), PASSED: rows[PASSED],
+        "query": rows["query"], "shape": rows["query"].map(query_shape),
+        "expected (rank)": [_expected_cell(r, k) for r in records],
+        f"returned (top {k})": [_returned_cell(r, k) for r in records],
+        "reasons": [_reasons_cell(r, k) for r in records],
+        ERROR: rows[ERROR].fillna("").astype(str)})
+    frame = failures_first(frame, CASE).drop(columns=PASSED)
+    passed = (frame["result"] == "PASS").sum()
+    return table(frame, f"retrieval-cases-{target}", ["result"]).set_caption(
+        f"{target}: {passed}/{len(frame)} retrieval cases pass (k={k})")
+
+
+def _retrieval_groups(run: Run, by: str) -> Styler | Note:
+    rows = suite_rows(run, "retrieval")
+    if isinstance(rows, Note):
+        return rows
+    derived = rows.assign(fixture=rows["fixtures"].map(fixture_key), shape=rows["query"].map(query_shape))
+    frame = grouped(in_run_order(derived, run), wide_scores(run, "retrieval"), by)
+    return table(frame, f"retrieval-by-{by}")
+
+
+def retrieval_by_fixture(run: Run) -> Styler | Note:
+    """Pass rate and mean metrics per fixture (``a+b`` for multi-repo cases) and target."""
+    return _retrieval_groups(run, "fixture")
+
+
+def retrieval_by_shape(run: Run) -> Styler | Note:
+    """Pass rate and mean metrics per query shape and target."""
+    return _retrieval_groups(run, "shape")
+
+
+def rank_counts(run: Run) -> pd.DataFrame | Note:
+    """Per target, how many expected files landed at each rank: ``1``..``k``, ``>k``, ``not returned``."""
+    rows = suite_rows(run, "retrieval")
+    if isinstance(rows, Note):
+        return rows
+    k = k_of(run)
+    buckets = [str(r) for r in range(1, k + 1)] + [f">{k}", "not returned"]
+    pairs = [(target, _bucket(rank, k)) for target, ranks in zip(rows[TARGET], rows["expected_ranks"])
+             if isinstance(ranks, dict) for rank in ranks.values()]
+    frame = pd.DataFrame(pairs, columns=[TARGET, "rank"])
+    counts = pd.crosstab(frame[TARGET], frame["rank"]) if pairs else pd.DataFrame()
+    order = [t for t in targets_of(run) if t in counts.index]
+    return counts.reindex(index=order, columns=buckets, fill_value=0)
+
+
+def _bucket(rank: Any, k: int) -> str:
+    if rank is None or pd.isna(rank):
+        return "not returned"
+    return str(int(rank)) if rank <= k else f">{k}"
+
+
+def token_savings(run: Run) -> Styler | Note:
+    """Per target, the token-savings suite's summary: savings next to the pack's recall."""
+    per_target = (run.summary.get("suites") or {}).get("tokens")
+    rows = suite_rows(run, "tokens")
+    if isinstance(rows, Note):
+        return rows
+    frame = pd.DataFrame([{TARGET: t, "cases": r.get("cases"), **(r.get("metrics") or {})}
+                          for t, r in per_target.items() if not r.get("skipped")])
+    return table(frame, "token-savings").set_caption(
+        "Savings alone prove nothing: compare each target's recall with the random control's.")

@@ -1,0 +1,1 @@
+"""Running a corpus: orchestration, options, summaries and verdicts, the resume journal, provenance, merging."""

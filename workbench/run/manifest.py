@@ -1,0 +1,66 @@
+"""The provenance record of a run: what ran, on what, with which versions."""
+from __future__ import annotations
+
+import platform
+import re
+import subprocess
+from datetime import datetime
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..corpus import Corpus
+    from .runner import RunOptions
+
+PACKAGES = ("workbench", "pandas", "numpy", "scipy", "pyarrow", "papermill", "nbconvert",
+            "matplotlib", "bpe-openai", "tree-sitter")
+
+
+def package_version(name: str) -> str | None:
+    """An installed distribution's version, or None."""
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return None
+
+
+def git_commit(directory: Path) -> str | None:
+    """The HEAD commit of the repository holding ``directory`` (with ``-dirty``), or None."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=directory, capture_output=True,
+                              text=True, timeout=5)
+        if head.returncode != 0:
+            return None
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=directory,
+                               capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+
+
+def run_id(started: datetime, target_names: list[str]) -> str:
+    """``20261129T211500Z-builtin+bm25``: sortable by time, readable at a glance."""
+    label = "+".join(re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:24] for name in target_names)
+    return f"{started.strftime('%Y%m%dT%H%M%SZ')}-{label[:80]}"
+
+
+def build_manifest(corpus: "Corpus", targets: list[Any], options: "RunOptions",
+                   started: datetime) -> dict[str, Any]:
+    """Everything needed to reproduce or audit a run."""
+    names = [t.name for t in targets]
+    return {
+        "run_id": run_id(started, names),
+        "created": started.isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "corpus": {"path": str(corpus.path), "sha256": corpus.sha256, "k": corpus.k},
+        "targets": [{"name": t.name, "spec": spec, "version": str(getattr(t, "version", "unknown"))}
+                    for t, spec in zip(targets, options.targets)],
+        "workbench_version": package_version("workbench"),
+        "git_commit": git_commit(Path.cwd()),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "packages": {name: package_version(name) for name in PACKAGES},
+        "seed": options.seed,
+        "options": {"suites": options.suites, "timeout": options.timeout, "jobs": options.jobs,
+                    "strict": options.strict, "shard": list(options.shard) if options.shard else None},
+    }

@@ -1,0 +1,63 @@
+"""Merge the run directories of ``--shard`` runs (or any runs over one corpus) into one run."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..columns import CASE, SUITE, TARGET
+from ..errors import StoreError
+from .runner import overall_passed, suite_summary
+from ..store.runs import DEFAULT_RUNS_DIR, Run, load_run, write_run
+from ..suites import get_suite
+
+
+def _check_compatible(runs: list[Run]) -> None:
+    digests = {run.manifest.get("corpus", {}).get("sha256") for run in runs}
+    if len(digests) > 1:
+        raise StoreError("cannot merge runs over different corpora: "
+                         + ", ".join(f"{r.path} ({r.manifest['corpus']['sha256'][:12]})" for r in runs))
+    cases = pd.concat([r.cases[[SUITE, TARGET, CASE]] for r in runs], ignore_index=True)
+    duplicated = cases[cases.duplicated()]
+    if len(duplicated):
+        first = duplicated.iloc[0]
+        raise StoreError(f"case {first[SUITE]}/{first[TARGET]}/{first[CASE]} appears in more than one run")
+
+
+def _suite_summary(suite_name: str, target: str, runs: list[Run], cases: pd.DataFrame,
+                   scores: pd.DataFrame) -> dict[str, Any]:
+    parts = [r.summary["suites"][suite_name][target] for r in runs
+             if target in r.summary.get("suites", {}).get(suite_name, {})]
+    live = [p for p in parts if not p.get("skipped")]
+    if not live:
+        return dict(parts[0])
+    return suite_summary(get_suite(suite_name), scores.drop(columns=[SUITE, TARGET]), cases,
+                         live[0].get("thresholds") or {})
+
+
+def merge_runs(paths: list[Path | str], out_dir: Path | str = DEFAULT_RUNS_DIR) -> Run:
+    """One run holding every case of ``paths``, with aggregates and verdicts recomputed."""
+    runs = [load_run(p) for p in paths]
+    if len(runs) < 2:
+        raise StoreError("merge needs at least two runs")
+    _check_compatible(runs)
+    cases = pd.concat([r.cases for r in runs], ignore_index=True)
+    scores = pd.concat([r.scores for r in runs], ignore_index=True)
+    suites: dict[str, dict[str, Any]] = {}
+    for suite_name in dict.fromkeys(s for r in runs for s in r.summary.get("suites", {})):
+        targets = dict.fromkeys(t for r in runs for t in r.summary["suites"].get(suite_name, {}))
+        suites[suite_name] = {
+            t: _suite_summary(suite_name, t, runs,
+                              cases[(cases[SUITE] == suite_name) & (cases[TARGET] == t)],
+                              scores[(scores[SUITE] == suite_name) & (scores[TARGET] == t)])
+            for t in targets}
+    started = datetime.now(timezone.utc)
+    manifest = dict(runs[0].manifest, created=started.isoformat(timespec="seconds").replace("+00:00", "Z"),
+                    merged_from=[r.run_id for r in runs])
+    manifest["options"] = dict(manifest.get("options", {}), shard=None)
+    run_id = f"{started.strftime('%Y%m%dT%H%M%SZ')}-merged"
+    rows = cases.astype(object).where(cases.notna(), None).to_dict("records")
+    summary = {"run_dir": None, "passed": overall_passed(suites), "suites": suites}
+    return load_run(write_run(out_dir, run_id, manifest, summary, rows, scores))

@@ -1,0 +1,197 @@
+"""The journal of a run in progress, so an interrupted run can resume instead of starting over.
+
+``<out_dir>/.<run-id>.journal/`` holds ``header.json`` (the run's manifest, written first and
+atomically) and ``outcomes.jsonl``: one line per finished case, appended and flushed as the
+case ends, and synced to disk at most once a second. A crash can tear only the last line,
+which reading ignores. The directory starts with a dot, so ``latest_run`` and the reports never
+take it for a run; the runner removes it once the run directory is written.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from ..errors import StoreError
+from ..store.files import dumps, write_json_atomic
+from ..store.headers import is_complete_run
+from ..suites import Outcome
+
+HEADER, OUTCOMES = "header.json", "outcomes.jsonl"
+FORMAT = 1
+SYNC_EVERY = 1.0  # seconds: a machine that goes down loses at most the cases of the last one
+Key = tuple[str, str, str, str]  # suite, target, case name, case hash
+
+
+def journal_path(out_dir: Path | str, run_id: str) -> Path:
+    """Where the journal of run ``run_id`` lives: a dot-directory beside the run directory."""
+    return Path(out_dir) / f".{run_id}.journal"
+
+
+def case_hash(case: dict[str, Any]) -> str:
+    """A digest of a case's JSON definition: an outcome is reused only while its case is unchanged."""
+    return hashlib.sha256(dumps(case, sort_keys=True).encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass
+class Saved:
+    """What an interrupted run left behind: enough for the user to be told how to resume."""
+
+    path: Path
+    run_id: str
+    cases: int
+
+
+class Journal:
+    """Appends the outcomes of one run to its journal; safe to call from the ``--jobs`` threads."""
+
+    def __init__(self, path: Path, run_id: str, cases: int = 0) -> None:
+        self.path, self.run_id, self.cases = path, run_id, cases
+        self._lock = threading.Lock()
+        self._handle: IO[str] | None = open(path / OUTCOMES, "a", encoding="utf-8")
+        self._synced = time.monotonic()
+
+    @classmethod
+    def create(cls, out_dir: Path | str, manifest: dict[str, Any]) -> "Journal":
+        """Reserve a run id no run or journal in ``out_dir`` has (``<id>``, ``<id>-2``, ...), write
+        the header, and return the open journal. ``manifest["run_id"]`` is set to the id reserved."""
+        out_dir = Path(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        base, counter = str(manifest["run_id"]), 1
+        while True:
+            run_id = base if counter == 1 else f"{base}-{counter}"
+            path = journal_path(out_dir, run_id)
+            if not (out_dir / run_id).exists():
+                try:
+                    path.mkdir()
+                    break
+                except FileExistsError:
+                    pass
+            counter += 1
+        manifest["run_id"] = run_id
+        write_json_atomic(path / HEADER, {"format": FORMAT, "manifest": manifest})
+        return cls(path, run_id)
+
+    @classmethod
+    def reopen(cls, path: Path, run_id: str) -> "Journal":
+        """Continue an existing journal, first cutting off a torn last line so appends start clean."""
+        outcomes = path / OUTCOMES
+        data = outcomes.read_bytes() if outcomes.exists() else b""
+        keep = data.rfind(b"\n") + 1
+        if keep < len(data):
+            with open(outcomes, "r+b") as handle:
+                handle.truncate(keep)
+        return cls(path, run_id, len(read_outcomes(path)))
+
+    def append(self, suite: str, target: str, outcome: Outcome) -> Outcome:
+        """Record one finished case (one JSON line, flushed to disk) and return the outcome as a
+        resume will read it back, so resumed and uninterrupted runs score the same data."""
+        record = {"suite": suite, "target": target, "case": outcome.name, "hash": case_hash(outcome.case),
+                  "observation": outcome.observation, "error": outcome.error, "seconds": outcome.seconds}
+        line = dumps(record) + "\n"
+        with self._lock:
+            if self._handle is None:
+                raise StoreError(f"{self.path}: journal already closed")
+            self._handle.write(line)
+            self._handle.flush()  # in the OS's hands: survives Ctrl-C and a crash of this process
+            if time.monotonic() - self._synced >= SYNC_EVERY:
+                self._sync()
+            self.cases += 1
+        return as_outcome(json.loads(line), outcome.case)
+
+    def saved(self) -> Saved:
+        """How many cases this journal holds, and where."""
+        return Saved(self.path, self.run_id, self.cases)
+
+    def _sync(self) -> None:
+        """Put what was appended on the disk itself (at most once per ``SYNC_EVERY``: an fsync
+        per case could cost more than a fast engine's answer on a slow disk)."""
+        os.fsync(self._handle.fileno())
+        self._synced = time.monotonic()
+
+    def close(self) -> None:
+        """Close the outcomes file, synced to disk (the journal stays on disk)."""
+        with self._lock:
+            if self._handle is not None:
+                self._sync()
+                self._handle.close()
+                self._handle = None
+
+    def remove(self) -> None:
+        """Delete the journal: called once the run directory it fed is written."""
+        self.close()
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
+def as_outcome(record: dict[str, Any], case: dict[str, Any]) -> Outcome:
+    """The Outcome a journal record stands for, attached to the corpus case it was run on."""
+    return Outcome(case, record.get("observation"), record.get("error"), float(record.get("seconds") or 0.0))
+
+
+def read_journal_header(path: Path) -> dict[str, Any]:
+    """A journal's header (``{"format", "manifest"}``); a StoreError names a missing or bad file."""
+    try:
+        header = json.loads((path / HEADER).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise StoreError(f"{path / HEADER}: missing (not a run journal)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise StoreError(f"{path / HEADER}: unreadable ({exc})") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT or not isinstance(header.get("manifest"), dict):
+        raise StoreError(f"{path / HEADER}: not a format-{FORMAT} run journal header")
+    return header
+
+
+def read_outcomes(path: Path) -> list[dict[str, Any]]:
+    """The journal's outcome records, in the order they finished. A torn last line (a crash
+    mid-write) is ignored; any other bad line is a StoreError naming it."""
+    file = path / OUTCOMES
+    try:
+        text = file.read_text(encoding="utf-8") if file.exists() else ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StoreError(f"{file}: unreadable ({exc})") from None
+    records = []
+    for number, line in enumerate(text.split("\n")[:-1], 1):  # [-1]: after the last newline, torn or empty
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise StoreError(f"{file}:{number}: invalid journal line ({exc.msg})") from None
+        if not isinstance(record, dict) or not {"suite", "target", "case", "hash"} <= set(record):
+            raise StoreError(f"{file}:{number}: not an outcome record")
+        records.append(record)
+    return records
+
+
+def reusable(path: Path) -> dict[Key, dict[str, Any]]:
+    """The journal's records keyed by (suite, target, case, case hash); a later record wins."""
+    return {(r["suite"], r["target"], r["case"], r["hash"]): r for r in read_outcomes(path)}
+
+
+def find_journal(spec: str | Path, out_dir: Path | str) -> Path:
+    """The journal directory for ``spec``: a journal path, or a run id under ``out_dir``.
+
+    A StoreError says when that run is already complete, or names the place looked in."""
+    given = Path(spec)
+    is_path = len(given.parts) > 1 or given.name.endswith(".journal") or (given / HEADER).is_file()
+    path = given if is_path else journal_path(out_dir, str(spec))
+    found = (path / HEADER).is_file()
+    if found:
+        run_dir = path.parent / str(read_journal_header(path)["manifest"].get("run_id"))
+    else:
+        run_dir = given if is_path else Path(out_dir) / str(spec)
+    refuse_complete(run_dir, path if found else None)
+    if not found:
+        raise StoreError(f"{spec}: no run journal to resume (looked for {path / HEADER})")
+    return path
+
+
+def refuse_complete(run_dir: Path, journal: Path | None = None) -> None:
+    """A StoreError when ``run_dir`` is a complete run: there is nothing left to resume."""
+    if is_complete_run(run_dir):
+        leftover = f"; its journal {journal} is left over and can be deleted" if journal else ""
+        raise StoreError(f"{run_dir}: run {run_dir.name} is already complete, nothing to resume{leftover}")

@@ -1,0 +1,1 @@
+"""Runs and baselines on disk: run directories, pandas-free headers, atomic files, baselines and floors."""

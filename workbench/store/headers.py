@@ -1,0 +1,196 @@
+"""Find and check runs and baselines on disk without loading their frames (no pandas).
+
+``store`` and ``baseline`` build DataFrames from these files; the report's parent process
+only needs to know that a run or baseline is there and well-formed, and its manifest and
+summary, so it reads them here and leaves pandas to the notebook kernels.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..columns import SCORE_COLUMNS
+from ..errors import CompareError, StoreError
+
+DEFAULT_RUNS_DIR = Path("reports/runs")
+DEFAULT_BASELINES_DIR = Path("corpus/baselines")
+RUN_FILES = ("manifest.json", "summary.json", "cases.jsonl", "scores.parquet")
+BASELINE_FORMAT = 1
+
+
+def read_json(path: Path) -> Any:
+    """One JSON file of a run; a StoreError names the file when it is missing or unreadable."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise StoreError(f"{path}: missing (not a complete run directory)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise StoreError(f"{path}: unreadable ({exc})") from None
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """The objects of a JSON-lines file (blank lines skipped); errors name the file and line."""
+    rows, number = [], 0
+    try:
+        with path.open(encoding="utf-8") as handle:
+            for number, line in enumerate(handle, 1):
+                if line.strip():
+                    rows.append(json.loads(line))
+    except FileNotFoundError:
+        raise StoreError(f"{path}: missing (not a complete run directory)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StoreError(f"{path}: unreadable ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise StoreError(f"{path}:{number}: invalid JSON line ({exc.msg})") from None
+    return rows
+
+
+def check_scores(path: Path) -> None:
+    """Check that ``scores.parquet`` exists and is a parquet file with the score columns
+    (reads only its footer)."""
+    import pyarrow.parquet as pq
+    try:
+        names = set(pq.read_schema(path).names)
+    except FileNotFoundError:
+        raise StoreError(f"{path}: missing (not a complete run directory)") from None
+    except Exception as exc:  # pyarrow raises many types for a corrupt file
+        raise StoreError(f"{path}: unreadable ({exc})") from None
+    missing = [c for c in SCORE_COLUMNS if c not in names]
+    if missing:
+        raise StoreError(f"{path}: no column(s) {', '.join(missing)}")
+
+
+@dataclass(frozen=True)
+class RunHeader:
+    """A run directory's manifest and summary: what a caller needs before loading the frames."""
+
+    path: Path
+    manifest: dict[str, Any]
+    summary: dict[str, Any]
+
+    @property
+    def run_id(self) -> str:
+        return str(self.manifest.get("run_id", self.path.name))
+
+    def targets(self) -> list[str]:
+        """Target names in the order they were run."""
+        return [t["name"] for t in self.manifest.get("targets", [])]
+
+
+def read_header(path: Path | str) -> RunHeader:
+    """Check every file of a run directory parses (the parquet file by its footer) and return
+    its manifest and summary; a StoreError names the first bad file."""
+    path = Path(path)
+    if not path.is_dir():
+        raise StoreError(f"{path}: no such run directory")
+    check_scores(path / "scores.parquet")
+    header = RunHeader(path, read_json(path / "manifest.json"), read_json(path / "summary.json"))
+    read_jsonl(path / "cases.jsonl")
+    return header
+
+
+def is_complete_run(path: Path) -> bool:
+    """Whether ``path`` is a run directory holding every run file."""
+    return path.is_dir() and all((path / name).exists() for name in RUN_FILES)
+
+
+def latest_run(runs_dir: Path | str = DEFAULT_RUNS_DIR) -> Path:
+    """The most recently written complete run directory under ``runs_dir``."""
+    runs_dir = Path(runs_dir)
+    complete = [p for p in runs_dir.glob("*") if not p.name.startswith(".") and is_complete_run(p)] \
+        if runs_dir.is_dir() else []
+    if not complete:
+        raise StoreError(f"{runs_dir}: no runs yet (run `workbench run` first)")
+    return max(complete, key=lambda p: ((p / "manifest.json").stat().st_mtime, p.name))
+
+
+def run_path(base: str, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> Path | None:
+    """The run directory ``base`` names (a directory, or a run id under ``runs_dir``), or None."""
+    path = Path(base) if Path(base).is_dir() else Path(runs_dir) / base
+    return path if base and path.is_dir() else None
+
+
+def baseline_path(path_or_name: Path | str, baselines_dir: Path | str = DEFAULT_BASELINES_DIR) -> Path:
+    """A baseline file: a ``.json`` path as given, else ``<baselines_dir>/<name>.json``."""
+    path = Path(path_or_name)
+    return path if path.suffix == ".json" else Path(baselines_dir) / f"{path_or_name}.json"
+
+
+def read_baseline(path_or_name: Path | str, baselines_dir: Path | str = DEFAULT_BASELINES_DIR
+                  ) -> tuple[Path, dict[str, Any]]:
+    """A baseline file (by path, or by name in ``baselines_dir``) and its checked document."""
+    path = baseline_path(path_or_name, baselines_dir)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise StoreError(f"{path}: no such baseline (see `workbench baseline list`)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise StoreError(f"{path}: unreadable baseline ({exc})") from None
+    _validate_baseline(data, path)
+    return path, data
+
+
+def _validate_baseline(data: Any, path: Path) -> None:
+    def fail(where: str, expected: str) -> None:
+        raise StoreError(f"{path}: {where}: expected {expected}")
+
+    if not isinstance(data, dict):
+        fail("top level", "an object")
+    if data.get("format") != BASELINE_FORMAT:
+        fail("format", f"{BASELINE_FORMAT}, got {data.get('format')!r}")
+    if not isinstance(data.get("name"), str):
+        fail("name", "a string")
+    if not isinstance(data.get("target"), dict) or not isinstance(data["target"].get("name"), str):
+        fail("target.name", "a string")
+    if not isinstance(data.get("metrics"), dict):
+        fail("metrics", "an object")
+    if not isinstance(data.get("cases"), list):
+        fail("cases", "a list")
+    for i, case in enumerate(data["cases"]):
+        if not isinstance(case, dict) or not all(isinstance(case.get(k), str) for k in ("suite", "case")):
+            fail(f"cases[{i}]", "an object with string suite and case")
+        scores = case.get("scores")
+        if not isinstance(scores, dict) or not all(
+                v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in scores.values()):
+            fail(f"cases[{i}].scores", "an object of numbers or nulls")
+
+
+@dataclass(frozen=True)
+class SideRef:
+    """Where a compared side (``RUN``, ``RUN#TARGET``, a baseline name or file) is on disk."""
+
+    spec: str
+    path: Path
+    target: str
+    is_run: bool
+
+
+def locate_side(spec: str, runs_dir: Path | str = DEFAULT_RUNS_DIR,
+                baselines_dir: Path | str = DEFAULT_BASELINES_DIR) -> SideRef:
+    """Resolve a side's spec to a run directory (a path, or a run id under ``runs_dir``) or a
+    baseline file (a ``.json`` path, or a name in ``baselines_dir``); a ``#TARGET`` suffix
+    narrows it to one target. A CompareError says when it is neither."""
+    base, _, target = spec.partition("#")
+    run = run_path(base, runs_dir)
+    if run is not None:
+        return SideRef(spec, run, target, True)
+    path = baseline_path(base, baselines_dir)
+    if not path.is_file():
+        raise CompareError(f"{spec}: not a run directory, a run id in {runs_dir}, "
+                           f"or a baseline in {baselines_dir}")
+    return SideRef(spec, path, target, False)
+
+
+def check_side(spec: str, runs_dir: Path | str = DEFAULT_RUNS_DIR,
+               baselines_dir: Path | str = DEFAULT_BASELINES_DIR) -> SideRef:
+    """``locate_side``, then check the run or baseline reads and has the named target."""
+    side = locate_side(spec, runs_dir, baselines_dir)
+    if side.is_run:
+        targets = read_header(side.path).targets()
+    else:
+        targets = [read_baseline(side.path)[1]["target"]["name"]]
+    if side.target and targets and side.target not in targets:
+        raise CompareError(f"{spec}: no target {side.target!r} (has {', '.join(targets)})")
+    return side

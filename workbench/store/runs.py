@@ -1,0 +1,118 @@
+"""Write and read run directories (``reports/runs/<run-id>/``), atomically.
+
+A run directory holds ``manifest.json``, ``summary.json``, ``cases.jsonl`` and
+``scores.parquet`` (see DESIGN.md, "A run"). It is written into a temporary
+sibling directory and renamed into place, so a reader never sees half a run.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..columns import CASE, ERROR, METRIC, PASSED, SCORE_COLUMNS, SUITE, TARGET, VALUE
+from ..errors import StoreError
+from .files import dumps, write_json_atomic, write_text_atomic
+from .headers import DEFAULT_RUNS_DIR, RUN_FILES, latest_run, read_json, read_jsonl
+
+
+@dataclass
+class Run:
+    """A finished run: its manifest, summary, one row per case, and the long score frame."""
+
+    path: Path
+    manifest: dict[str, Any]
+    summary: dict[str, Any]
+    cases: pd.DataFrame
+    scores: pd.DataFrame
+
+    @property
+    def run_id(self) -> str:
+        return str(self.manifest.get("run_id", self.path.name))
+
+    def targets(self) -> list[str]:
+        """Target names in the order they were run."""
+        return [t["name"] for t in self.manifest.get("targets", [])] or sorted(self.scores[TARGET].unique())
+
+    def suites(self) -> list[str]:
+        """Suite names present in the summary."""
+        return list(self.summary.get("suites", {}))
+
+    def select(self, target: str) -> "Run":
+        """The same run restricted to one target (for ``RUN#TARGET`` comparisons)."""
+        if target not in self.targets():
+            raise StoreError(f"{self.path}: no target {target!r} in this run (has {', '.join(self.targets())})")
+        suites = {s: {target: per[target]} for s, per in self.summary.get("suites", {}).items() if target in per}
+        manifest = dict(self.manifest, targets=[t for t in self.manifest.get("targets", []) if t["name"] == target])
+        return Run(self.path, manifest, dict(self.summary, suites=suites),
+                   self.cases[self.cases[TARGET] == target].reset_index(drop=True),
+                   self.scores[self.scores[TARGET] == target].reset_index(drop=True))
+
+
+def scores_frame(rows: pd.DataFrame | list[dict[str, Any]]) -> pd.DataFrame:
+    """Normalise a score frame to the stable column order and dtypes."""
+    frame = pd.DataFrame(rows, columns=SCORE_COLUMNS) if not isinstance(rows, pd.DataFrame) else rows
+    frame = frame.reindex(columns=SCORE_COLUMNS)
+    for column in (SUITE, TARGET, CASE, METRIC):
+        frame[column] = frame[column].astype(str)
+    frame[VALUE] = pd.to_numeric(frame[VALUE], errors="coerce").astype("float64")
+    return frame.reset_index(drop=True)
+
+
+def write_run(out_dir: Path | str, run_id: str, manifest: dict[str, Any], summary: dict[str, Any],
+              case_rows: list[dict[str, Any]], scores: pd.DataFrame) -> Path:
+    """Write a run directory atomically and return its final path."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    final = _unique(out_dir / run_id)
+    summary = dict(summary, run_dir=str(final))
+    manifest = dict(manifest, run_id=final.name)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=out_dir))
+    try:
+        write_json_atomic(tmp / "manifest.json", manifest)
+        write_json_atomic(tmp / "summary.json", summary)
+        lines = "".join(dumps(row, sort_keys=False) + "\n" for row in case_rows)
+        write_text_atomic(tmp / "cases.jsonl", lines)
+        scores_frame(scores).to_parquet(tmp / "scores.parquet", index=False)
+        os.rename(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return final
+
+
+def _unique(path: Path) -> Path:
+    candidate, counter = path, 1
+    while candidate.exists():
+        counter += 1
+        candidate = path.with_name(f"{path.name}-{counter}")
+    return candidate
+
+
+def _read_cases(path: Path) -> pd.DataFrame:
+    frame = pd.DataFrame(read_jsonl(path))
+    for column in (SUITE, TARGET, CASE, PASSED, ERROR):
+        if column not in frame:
+            frame[column] = pd.Series(dtype=object)
+    return frame
+
+
+def load_run(path: Path | str) -> Run:
+    """Read a run directory written by ``workbench run``."""
+    path = Path(path)
+    if not path.is_dir():
+        raise StoreError(f"{path}: no such run directory")
+    try:
+        scores = pd.read_parquet(path / "scores.parquet")
+    except FileNotFoundError:
+        raise StoreError(f"{path / 'scores.parquet'}: missing (not a complete run directory)") from None
+    except Exception as exc:  # pyarrow raises many types for a corrupt file
+        raise StoreError(f"{path / 'scores.parquet'}: unreadable ({exc})") from None
+    return Run(path=path, manifest=read_json(path / "manifest.json"),
+               summary=read_json(path / "summary.json"), cases=_read_cases(path / "cases.jsonl"),
+               scores=scores_frame(scores))
