@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.columns import ERROR, SUITE, TARGET
-from workbench.run.runner import overall_passed, suite_summary
+from workbench.run.summary import overall_passed, suite_summary
 from workbench.store.runs import write_run
 from workbench.suites import Outcome, RunContext, get_suite
 

@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbench.store.baselines import Baseline, baseline_section, dumps_baseline, list_baselines, load_baseline, record_baseline, regression_keys
+from workbench.analysis.regressions import baseline_section, regression_keys
+from workbench.store.baselines import Baseline, dumps_baseline, list_baselines, load_baseline, record_baseline
 from workbench.analysis.compare import compare, resolve_side
 from workbench.errors import StoreError
 from workbench.store.floors import END, START, pass_rate_floor, replace_thresholds, slack_floor

@@ -11,7 +11,7 @@ import pytest
 
 from workbench.cli import main
 from workbench.corpus import load_corpus
-from workbench.errors import CorpusError, StoreError, SuiteError
+from workbench.errors import CorpusError, RunStopped, StoreError, SuiteError
 from workbench.run.resume import HEADER, OUTCOMES, read_outcomes
 from workbench.run.merge import merge_runs
 from workbench.store.headers import latest_run, read_header
@@ -64,10 +64,12 @@ def _options(out: Path, **extra: Any) -> RunOptions:
 def _interrupt(corpus: Path, out: Path, after: int, **extra: Any) -> Path:
     """Run until the counting target has answered ``after`` queries; return the journal left."""
     STATE.update(calls=[], stop_after=after)
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(RunStopped) as stopped:
         run(load_corpus(corpus), _options(out, **extra))
     STATE.update(calls=[], stop_after=None)
     [journal] = out.glob(".*.journal")
+    assert isinstance(stopped.value.cause, KeyboardInterrupt)
+    assert stopped.value.journal == str(journal) and f"--resume {journal.name[1:-8]}" in stopped.value.hint()
     return journal
 
 

@@ -10,8 +10,9 @@ import pytest
 from workbench.cli import main
 from workbench.columns import SCORE_COLUMNS
 from workbench.corpus import load_corpus
-from workbench.errors import SuiteError
-from workbench.run.runner import RunOptions, overall_passed, run
+from workbench.errors import RunStopped, SuiteError
+from workbench.run.runner import RunOptions, run
+from workbench.run.summary import overall_passed
 from workbench.store.runs import load_run
 
 from .conftest import engine_spec
@@ -79,8 +80,9 @@ def test_strict_stops_at_the_first_error(tiny_corpus, tmp_path, monkeypatch) -> 
     data = json.loads(tiny_corpus.read_text())
     data["retrieval"][0]["query"] = "error please"
     tiny_corpus.write_text(json.dumps(data))
-    with pytest.raises(SuiteError, match=r"retrieval\[orders\].*--strict"):
+    with pytest.raises(RunStopped, match=r"retrieval\[orders\].*--strict.*resume with: workbench run --resume") as stopped:
         _run(tiny_corpus, tmp_path, monkeypatch, strict=True)
+    assert isinstance(stopped.value.cause, SuiteError)
 
 
 def test_capability_missing_is_skipped_with_a_reason(tiny_corpus, tmp_path) -> None:

@@ -18,7 +18,7 @@ _EXPORTS = {
     "evaluate": "workbench.analysis.metrics",
     "intern_frames": "workbench.analysis.metrics",
     "parse_metric": "workbench.analysis.metrics",
-    "baseline_section": "workbench.store.baselines",
+    "baseline_section": "workbench.analysis.regressions",
     "compare": "workbench.analysis.compare",
     "list_baselines": "workbench.store.baselines",
     "load_baseline": "workbench.store.baselines",

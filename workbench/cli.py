@@ -9,14 +9,12 @@ import json
 import sys
 import traceback
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
-from .errors import WorkbenchError
+from .errors import RunStopped, WorkbenchError
 
-if TYPE_CHECKING:
-    from .run.resume import Journal
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
@@ -85,18 +83,17 @@ def run_command(ctx: click.Context, corpus_path: Path, suites: tuple[str, ...], 
                 "strict": strict, "timeout": timeout, "seed": seed, "shard": parse_shard(shard)}
     if resume is not None:  # only what the user typed, to be checked against the journal
         deciding = {key: value for key, value in deciding.items() if _given(ctx, key)}
-    journals: list[Journal] = []  # the run's journal, once it exists
     try:
         result = run_eval(None if resume and not _given(ctx, "corpus_path") else corpus_path,
                           out_dir=out_dir, baseline=baseline, progress=not as_json, jobs=jobs,
-                          resume=resume, on_journal=journals.append, **deciding)
-    except BaseException:
-        _resume_hint(journals)
-        raise
+                          resume=resume, **deciding)
+    except RunStopped as stopped:
+        click.echo(stopped.hint(), err=True)
+        raise stopped.cause from None
     if as_json:
         click.echo(json.dumps(result.summary, indent=2))
     else:
-        from .store.baselines import regression_keys
+        from .analysis.regressions import regression_keys
         click.echo(render_scoreboard(result.summary, k=result.manifest["corpus"]["k"],
                                      regressions=regression_keys(result.summary.get("baseline") or {})))
     ctx.exit(EXIT_OK if result.summary["passed"] else EXIT_FAILED)
@@ -106,19 +103,6 @@ def _given(ctx: click.Context, name: str) -> bool:
     """Whether the user gave option ``name`` (not its default)."""
     source = ctx.get_parameter_source(name)
     return source is not None and source != click.core.ParameterSource.DEFAULT
-
-
-def _resume_hint(journals: list[Journal]) -> None:
-    """After a run stopped early: one stderr line with the cases saved and the command that resumes."""
-    from .store.headers import is_complete_run
-    if not journals or not journals[0].path.is_dir():
-        return
-    saved = journals[0].saved()
-    if is_complete_run(saved.path.parent / saved.run_id):
-        return
-    import shlex
-    click.echo(f"{saved.cases} case(s) saved in {saved.path}; resume with: workbench run --resume "
-               f"{shlex.quote(saved.run_id)} --out {shlex.quote(str(saved.path.parent))}", err=True)
 
 
 @cli.command("validate")

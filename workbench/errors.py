@@ -32,3 +32,21 @@ class RenderError(WorkbenchError):
 
 class CompareError(WorkbenchError):
     """Two runs cannot be compared (nothing in common, unknown metric or gate rule)."""
+
+
+class RunStopped(WorkbenchError):
+    """A run stopped before its run directory was written (Ctrl-C, a crash, ``--strict``).
+
+    Carries what it saved and how to finish it; ``cause`` is what stopped it.
+    """
+
+    def __init__(self, journal: str, run_id: str, out_dir: str, saved_cases: int, cause: BaseException) -> None:
+        self.journal, self.run_id, self.out_dir, self.saved_cases, self.cause = (
+            journal, run_id, out_dir, saved_cases, cause)
+        super().__init__(f"{cause or type(cause).__name__}; {self.hint()}")
+
+    def hint(self) -> str:
+        """One line: the cases saved and the command that resumes the run."""
+        import shlex
+        return (f"{self.saved_cases} case(s) saved in {self.journal}; resume with: workbench run --resume "
+                f"{shlex.quote(self.run_id)} --out {shlex.quote(self.out_dir)}")

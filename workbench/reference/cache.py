@@ -35,8 +35,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..paths import cache_dir
+
 FORMAT = 2
 SUFFIX = ".pickle"
+
 MAX_ENTRIES = 256
 MAX_BYTES = 512 * 1024 * 1024
 PRUNE_INTERVAL = 60.0
@@ -46,15 +49,6 @@ _OURS = re.compile(r"[0-9a-f]{24}-[\w.+-]+\.(?:pickle|pkl)")
 _TEMP = re.compile(r"[0-9a-f]{24}-[\w.+-]+\.pickle\w*\.tmp")
 _MISS = (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError, ValueError, IndexError)
 _last_prune = float("-inf")
-
-
-def cache_dir() -> Path:
-    """Where index caches live (created lazily on first write)."""
-    explicit = os.environ.get("WORKBENCH_CACHE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "workbench"
 
 
 def digest(data: bytes, salt: str = "") -> str:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..corpus import Corpus
-    from .runner import RunOptions
+    from .options import RunOptions
 
 PACKAGES = ("workbench", "pandas", "numpy", "scipy", "pyarrow", "papermill", "nbconvert",
             "matplotlib", "bpe-openai", "tree-sitter")

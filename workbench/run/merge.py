@@ -9,8 +9,8 @@ import pandas as pd
 
 from ..columns import CASE, SUITE, TARGET
 from ..errors import StoreError
-from .runner import overall_passed, suite_summary
-from ..store.runs import DEFAULT_RUNS_DIR, Run, load_run, write_run
+from .summary import overall_passed, suite_summary
+from ..store.runs import DEFAULT_RUNS_DIR, Run, free_run_id, load_run, write_run
 from ..suites import get_suite
 
 
@@ -57,7 +57,7 @@ def merge_runs(paths: list[Path | str], out_dir: Path | str = DEFAULT_RUNS_DIR) 
     manifest = dict(runs[0].manifest, created=started.isoformat(timespec="seconds").replace("+00:00", "Z"),
                     merged_from=[r.run_id for r in runs])
     manifest["options"] = dict(manifest.get("options", {}), shard=None)
-    run_id = f"{started.strftime('%Y%m%dT%H%M%SZ')}-merged"
+    run_id = free_run_id(out_dir, f"{started.strftime('%Y%m%dT%H%M%SZ')}-merged")
     rows = cases.astype(object).where(cases.notna(), None).to_dict("records")
     summary = {"run_dir": None, "passed": overall_passed(suites), "suites": suites}
     return load_run(write_run(out_dir, run_id, manifest, summary, rows, scores))

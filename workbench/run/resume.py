@@ -16,12 +16,16 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from ..errors import StoreError
+from ..errors import CorpusError, StoreError, SuiteError
 from ..store.files import dumps, write_json_atomic
 from ..store.headers import is_complete_run
 from ..suites import Outcome
+from .options import RESUME_KEYS, RunOptions
+
+if TYPE_CHECKING:
+    from ..corpus import Corpus
 
 HEADER, OUTCOMES = "header.json", "outcomes.jsonl"
 FORMAT = 1
@@ -195,3 +199,64 @@ def refuse_complete(run_dir: Path, journal: Path | None = None) -> None:
     if is_complete_run(run_dir):
         leftover = f"; its journal {journal} is left over and can be deleted" if journal else ""
         raise StoreError(f"{run_dir}: run {run_dir.name} is already complete, nothing to resume{leftover}")
+
+
+def resume_settings(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The ``RunOptions`` fields named in RESUME_KEYS, as the run of ``manifest`` had them."""
+    options = manifest.get("options", {})
+    shard = options.get("shard")
+    return {"suites": options.get("suites"), "targets": [t["spec"] for t in manifest.get("targets", [])],
+            "seed": manifest.get("seed", 0), "shard": tuple(shard) if shard else None,
+            "timeout": options.get("timeout", 60.0), "strict": bool(options.get("strict"))}
+
+
+def check_agrees(manifest: dict[str, Any], given: dict[str, Any]) -> None:
+    """Raise a SuiteError naming every option in ``given`` (RESUME_KEYS only) whose value differs
+    from the journaled run's: resuming must reproduce that run, not mix two runs in one."""
+    settings = resume_settings(manifest)
+
+    def show(value: Any) -> str:
+        if value is None:
+            return "the default"
+        if isinstance(value, tuple):
+            return "/".join(map(str, value))
+        return ",".join(map(str, value)) if isinstance(value, list) else str(value)
+
+    wrong = [f"{_FLAGS.get(key, '--' + key)} {show(given[key])} (the run has {show(settings[key])})"
+             for key in RESUME_KEYS if key in given and given[key] != settings[key]]
+    if wrong:
+        raise SuiteError(f"cannot resume {manifest.get('run_id')}: {'; '.join(wrong)}; "
+                         "resume takes these from the journal")
+
+
+_FLAGS = {"suites": "--suite", "targets": "--target"}
+
+
+def resume_header(corpus: "Corpus", options: RunOptions) -> dict[str, Any]:
+    """The manifest an interrupted run began with, once it is checked that resuming it with
+    ``corpus`` and ``options`` reproduces that run (same corpus bytes, same deciding options)."""
+    journal = Path(options.resume or "")
+    manifest = read_journal_header(journal)["manifest"]
+    run_id = str(manifest.get("run_id"))
+    refuse_complete(journal.parent / run_id)
+    old = str(manifest.get("corpus", {}).get("sha256"))
+    if old != corpus.sha256:
+        raise CorpusError(f"{corpus.path}: changed since run {run_id} started (SHA-256 {old[:12]} -> "
+                          f"{corpus.sha256[:12]}); its outcomes cannot be reused, start a new run")
+    check_agrees(manifest, {key: getattr(options, key) for key in RESUME_KEYS})
+    return manifest
+
+
+
+def resume_options(resume: Path | str, corpus_path: Path | str | None, suites: list[str] | None,
+                    targets: list[str] | None, out_dir: Path | str, options: dict[str, Any]
+                    ) -> tuple[Path | str, RunOptions]:
+    """The corpus and RunOptions that finish the run journaled at ``resume``; a given option
+    that contradicts the journal is an error."""
+    journal = find_journal(resume, out_dir)
+    manifest = read_journal_header(journal)["manifest"]
+    check_agrees(manifest, {key: value for key, value in {**options, "suites": suites, "targets": targets}.items()
+                            if key in RESUME_KEYS and value is not None})
+    rest = {key: value for key, value in options.items() if key not in RESUME_KEYS}
+    return (corpus_path or manifest["corpus"]["path"],
+            RunOptions(**resume_settings(manifest), **rest, out_dir=journal.parent, resume=journal))

@@ -28,7 +28,7 @@ from .runs import scores_frame
 FORMAT = BASELINE_FORMAT
 DEFAULT_DIR = DEFAULT_BASELINES_DIR
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-_TIE = 1e-12
+
 
 
 @dataclass
@@ -199,35 +199,3 @@ def list_baselines(directory: Path | str = DEFAULT_DIR) -> pd.DataFrame:
         rows.append([base.name, d.get("recorded"), d["target"]["name"], d["target"].get("version"),
                      len(d["cases"]), (d.get("corpus") or {}).get("sha256"), str(path)])
     return pd.DataFrame(rows, columns=columns)
-
-
-def baseline_section(run: Any, name_or_path: Path | str, baselines_dir: Path | str | None = None,
-                     gate: str | None = "none", seed: int = 0) -> dict[str, Any]:
-    """The ``baseline`` entry of a run summary: each target of ``run`` compared with the baseline.
-
-    Lists per target the metrics whose paired mean dropped (``regressions``, with p-values)
-    and the cases that got worse. No A/B gate unless ``gate`` names one: a run that merely
-    matches its baseline is not a failed improvement.
-    """
-    from ..analysis.compare import REGRESSED, compare
-    corpus = (run.manifest.get("corpus") or {}).get("path")
-    directory = baselines_dir or (Path(corpus).parent / "baselines" if corpus else DEFAULT_DIR)
-    base = load_baseline(name_or_path, directory)
-    out: dict[str, Any] = {"name": base.name, "path": str(base.path), "recorded": base.data.get("recorded"),
-                           "target": base.targets()[0], "targets": {}}
-    for target in run.targets():
-        result = compare(base, run.select(target), gate=gate, seed=seed).to_dict()
-        rows = [r for r in result["comparisons"] if r["delta"] is not None and r["delta"] < -_TIE]
-        out["targets"][target] = {
-            "verdict": result["verdict"], "reasons": result["reasons"], "comparisons": result["comparisons"],
-            "regressions": [{k: r[k] for k in (SUITE, METRIC, "mean_a", "mean_b", "delta", "p_t", "p_holm")}
-                            for r in rows],
-            "regressed_cases": [c for c in result["cases"] if c["status"] == REGRESSED],
-        }
-    return out
-
-
-def regression_keys(section: dict[str, Any]) -> set[tuple[str, str, str]]:
-    """(suite, target, metric) triples a scoreboard should mark as regressed."""
-    return {(r[SUITE], target, r[METRIC]) for target, per in section.get("targets", {}).items()
-            for r in per.get("regressions", [])}

@@ -13,9 +13,8 @@ from typing import Any
 
 from ..columns import SCORE_COLUMNS
 from ..errors import CompareError, StoreError
+from ..paths import DEFAULT_BASELINES_DIR, DEFAULT_RUNS_DIR, SideRef, baseline_path, locate_side, run_path
 
-DEFAULT_RUNS_DIR = Path("reports/runs")
-DEFAULT_BASELINES_DIR = Path("corpus/baselines")
 RUN_FILES = ("manifest.json", "summary.json", "cases.jsonl", "scores.parquet")
 BASELINE_FORMAT = 1
 
@@ -106,18 +105,6 @@ def latest_run(runs_dir: Path | str = DEFAULT_RUNS_DIR) -> Path:
     return max(complete, key=lambda p: ((p / "manifest.json").stat().st_mtime, p.name))
 
 
-def run_path(base: str, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> Path | None:
-    """The run directory ``base`` names (a directory, or a run id under ``runs_dir``), or None."""
-    path = Path(base) if Path(base).is_dir() else Path(runs_dir) / base
-    return path if base and path.is_dir() else None
-
-
-def baseline_path(path_or_name: Path | str, baselines_dir: Path | str = DEFAULT_BASELINES_DIR) -> Path:
-    """A baseline file: a ``.json`` path as given, else ``<baselines_dir>/<name>.json``."""
-    path = Path(path_or_name)
-    return path if path.suffix == ".json" else Path(baselines_dir) / f"{path_or_name}.json"
-
-
 def read_baseline(path_or_name: Path | str, baselines_dir: Path | str = DEFAULT_BASELINES_DIR
                   ) -> tuple[Path, dict[str, Any]]:
     """A baseline file (by path, or by name in ``baselines_dir``) and its checked document."""
@@ -155,32 +142,6 @@ def _validate_baseline(data: Any, path: Path) -> None:
         if not isinstance(scores, dict) or not all(
                 v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in scores.values()):
             fail(f"cases[{i}].scores", "an object of numbers or nulls")
-
-
-@dataclass(frozen=True)
-class SideRef:
-    """Where a compared side (``RUN``, ``RUN#TARGET``, a baseline name or file) is on disk."""
-
-    spec: str
-    path: Path
-    target: str
-    is_run: bool
-
-
-def locate_side(spec: str, runs_dir: Path | str = DEFAULT_RUNS_DIR,
-                baselines_dir: Path | str = DEFAULT_BASELINES_DIR) -> SideRef:
-    """Resolve a side's spec to a run directory (a path, or a run id under ``runs_dir``) or a
-    baseline file (a ``.json`` path, or a name in ``baselines_dir``); a ``#TARGET`` suffix
-    narrows it to one target. A CompareError says when it is neither."""
-    base, _, target = spec.partition("#")
-    run = run_path(base, runs_dir)
-    if run is not None:
-        return SideRef(spec, run, target, True)
-    path = baseline_path(base, baselines_dir)
-    if not path.is_file():
-        raise CompareError(f"{spec}: not a run directory, a run id in {runs_dir}, "
-                           f"or a baseline in {baselines_dir}")
-    return SideRef(spec, path, target, False)
 
 
 def check_side(spec: str, runs_dir: Path | str = DEFAULT_RUNS_DIR,

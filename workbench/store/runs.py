@@ -6,6 +6,7 @@ sibling directory and renamed into place, so a reader never sees half a run.
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -64,12 +65,19 @@ def scores_frame(rows: pd.DataFrame | list[dict[str, Any]]) -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
+def free_run_id(out_dir: Path | str, base: str) -> str:
+    """``base``, or ``base-2``, ``base-3``... : the first id no run directory under ``out_dir`` has."""
+    return _unique(Path(out_dir) / base).name
+
+
 def write_run(out_dir: Path | str, run_id: str, manifest: dict[str, Any], summary: dict[str, Any],
               case_rows: list[dict[str, Any]], scores: pd.DataFrame) -> Path:
-    """Write a run directory atomically and return its final path."""
+    """Write the run directory ``out_dir/run_id`` (an id reserved beforehand) atomically, once."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    final = _unique(out_dir / run_id)
+    final = out_dir / run_id
+    if final.exists():
+        raise StoreError(f"{final}: a run with this id exists already (ids are reserved once, before a run)")
     summary = dict(summary, run_dir=str(final))
     manifest = dict(manifest, run_id=final.name)
     tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=out_dir))
@@ -94,8 +102,16 @@ def _unique(path: Path) -> Path:
     return candidate
 
 
-def _read_cases(path: Path) -> pd.DataFrame:
-    frame = pd.DataFrame(read_jsonl(path))
+def in_memory_run(path: Path, manifest: dict[str, Any], summary: dict[str, Any],
+                  case_rows: list[dict[str, Any]], scores: pd.DataFrame) -> Run:
+    """The Run that ``write_run`` with these arguments would load back, without writing it."""
+    rows = [json.loads(dumps(row, sort_keys=False)) for row in case_rows]
+    return Run(path=path, manifest=dict(manifest, run_id=path.name), summary=dict(summary, run_dir=str(path)),
+               cases=_cases_frame(rows), scores=scores_frame(scores))
+
+
+def _cases_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    frame = pd.DataFrame(rows)
     for column in (SUITE, TARGET, CASE, PASSED, ERROR):
         if column not in frame:
             frame[column] = pd.Series(dtype=object)
@@ -114,5 +130,5 @@ def load_run(path: Path | str) -> Run:
     except Exception as exc:  # pyarrow raises many types for a corrupt file
         raise StoreError(f"{path / 'scores.parquet'}: unreadable ({exc})") from None
     return Run(path=path, manifest=read_json(path / "manifest.json"),
-               summary=read_json(path / "summary.json"), cases=_read_cases(path / "cases.jsonl"),
+               summary=read_json(path / "summary.json"), cases=_cases_frame(read_jsonl(path / "cases.jsonl")),
                scores=scores_frame(scores))

@@ -1,0 +1,83 @@
+"""Every default location, and the one resolver of what a user names: a run directory, a run id,
+``RUN#TARGET``, a baseline name or a baseline file.
+
+The CLI, ``load_run``, ``compare``, the report and the notebooks all resolve through here, so
+``workbench report <run-id>`` and ``wb.load_run("<run-id>")`` mean what ``compare`` means.
+Nothing here reads a run's frames (no pandas).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import CompareError
+
+DEFAULT_CORPUS = Path("corpus/corpus.json")
+DEFAULT_RUNS_DIR = Path("reports/runs")
+DEFAULT_HTML_DIR = Path("reports/html")
+DEFAULT_BASELINES_DIR = Path("corpus/baselines")
+
+
+def cache_dir() -> Path:
+    """Where caches live: ``$WORKBENCH_CACHE_DIR``, else ``$XDG_CACHE_HOME/workbench``, else
+    ``~/.cache/workbench`` (created lazily on first write, never inside a repository)."""
+    explicit = os.environ.get("WORKBENCH_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "workbench"
+
+
+def baselines_dir(corpus_path: Path | str | None = None) -> Path:
+    """The baselines of a corpus: ``baselines/`` beside its file (the default corpus's by default)."""
+    return Path(corpus_path).parent / "baselines" if corpus_path else DEFAULT_BASELINES_DIR
+
+
+def run_path(base: str | Path, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> Path | None:
+    """The run directory ``base`` names (a directory, or a run id under ``runs_dir``), or None."""
+    text = str(base)
+    path = Path(text) if Path(text).is_dir() else Path(runs_dir) / text
+    return path if text and path.is_dir() else None
+
+
+def baseline_path(path_or_name: Path | str, directory: Path | str = DEFAULT_BASELINES_DIR) -> Path:
+    """A baseline file: a ``.json`` path as given, else ``<directory>/<name>.json``."""
+    path = Path(path_or_name)
+    return path if path.suffix == ".json" else Path(directory) / f"{path_or_name}.json"
+
+
+@dataclass(frozen=True)
+class SideRef:
+    """Where a named run or baseline (``RUN``, ``RUN#TARGET``, a baseline name or file) is on disk."""
+
+    spec: str
+    path: Path
+    target: str
+    is_run: bool
+
+
+def locate_side(spec: str, runs_dir: Path | str = DEFAULT_RUNS_DIR,
+                baselines: Path | str = DEFAULT_BASELINES_DIR) -> SideRef:
+    """Resolve a spec to a run directory (a path, or a run id under ``runs_dir``) or a baseline
+    file (a ``.json`` path, or a name in ``baselines``); a ``#TARGET`` suffix narrows it to one
+    target. A CompareError says when it is neither."""
+    base, _, target = spec.partition("#")
+    run = run_path(base, runs_dir)
+    if run is not None:
+        return SideRef(spec, run, target, True)
+    path = baseline_path(base, baselines)
+    if not path.is_file():
+        raise CompareError(f"{spec}: not a run directory, a run id in {runs_dir}, "
+                           f"or a baseline in {baselines}")
+    return SideRef(spec, path, target, False)
+
+
+def locate_run(spec: str | Path, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> SideRef:
+    """Like ``locate_side`` for runs only: a StoreError-free CompareError names where it looked."""
+    text = str(spec)
+    base, _, target = text.partition("#")
+    run = run_path(base, runs_dir)
+    if run is None:
+        raise CompareError(f"{text}: not a run directory, nor a run id in {runs_dir}")
+    return SideRef(text, run, target, True)
