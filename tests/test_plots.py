@@ -82,7 +82,7 @@ def test_png_laid_out_once_matches_savefig_and_keeps_the_layout_engine(run: wb.R
 
     from matplotlib.figure import Figure
 
-    from workbench.report.plots import DPI, GridLayout
+    from workbench.report._layout import DPI, GridLayout
     fig = wb.plots.floors(run)
     reference = wb.plots.floors(run)
     buffer = io.BytesIO()

@@ -1,4 +1,4 @@
-"""The vectorized kernel behind ``workbench.metrics``: validate integer-coded inputs, order
+"""The vectorized kernel behind ``workbench.analysis.metrics``: validate integer-coded inputs, order
 each case's ranking (trec_eval tie-breaking), drop duplicates, and reduce hits to per-case values.
 
 Everything here works on numpy arrays of category codes; nothing hashes a string except the
@@ -8,16 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..columns import CASE
 from ..errors import SuiteError
-
-if TYPE_CHECKING:
-    from .metrics import Metric
 
 DOC, RANK, SCORE, RELEVANCE = "doc", "rank", "score", "relevance"
 
@@ -269,30 +266,53 @@ def _within_case(case: np.ndarray, n_cases: int) -> np.ndarray:
     return np.arange(case.size) - np.repeat(np.cumsum(counts) - counts, counts)
 
 
-def metric_values(metric: Metric, h: _Hits) -> np.ndarray:
-    """One metric for every case."""
-    k = metric.cutoff if metric.cutoff is not None else np.inf
-    n = h.relevant.size
+# ---------------------------------------------------------------- per-case measures
+# Each takes the hit table and the cut-off (inf: the whole ranking) and returns one value per case;
+# ``registry.py`` names them. Cases without a relevant doc are handled there.
+
+Hits = _Hits
+
+
+def _found(h: _Hits, k: float) -> np.ndarray:
     top = h.pos < k
-    found = np.bincount(h.case[top], minlength=n).astype(np.float64)
-    no_rel = h.relevant == 0
+    return np.bincount(h.case[top], minlength=h.relevant.size).astype(np.float64)
+
+
+def precision(h: _Hits, k: float) -> np.ndarray:
+    """Relevant in the top k / k (trec_eval P)."""
+    return _found(h, k) / k
+
+
+def precision_returned(h: _Hits, k: float) -> np.ndarray:
+    """Relevant in the top k / docs returned in the top k; 0 when nothing was returned."""
+    shown = np.minimum(h.returned, k)
+    return np.where(shown > 0, _found(h, k) / np.maximum(shown, 1), 0.0)
+
+
+def success(h: _Hits, k: float) -> np.ndarray:
+    """1 when any relevant doc is in the top k."""
+    return (_found(h, k) > 0).astype(np.float64)
+
+
+def recall(h: _Hits, k: float) -> np.ndarray:
+    """Relevant in the top k / relevant."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        if metric.measure == "P":
-            return found / k
-        if metric.measure == "P_ret":
-            shown = np.minimum(h.returned, k)
-            return np.where(shown > 0, found / np.maximum(shown, 1), 0.0)
-        if metric.measure == "Success":
-            return (found > 0).astype(np.float64)
-        if metric.measure == "R":
-            value = found / h.relevant
-        elif metric.measure == "RR":
-            first = np.full(n, np.inf)
-            np.minimum.at(first, h.case[top], h.pos[top])
-            value = 1.0 / (first + 1.0)
-        else:
-            value = _dcg(h.case[top], h.pos[top], h.gain[top], n) / _ideal(h, k, n)
-    return np.where(no_rel, np.nan, value)
+        return _found(h, k) / h.relevant
+
+
+def reciprocal_rank(h: _Hits, k: float) -> np.ndarray:
+    """1 / rank of the first relevant doc within k, else 0."""
+    top = h.pos < k
+    first = np.full(h.relevant.size, np.inf)
+    np.minimum.at(first, h.case[top], h.pos[top])
+    return 1.0 / (first + 1.0)
+
+
+def ndcg(h: _Hits, k: float) -> np.ndarray:
+    """DCG@k / ideal DCG@k, gain = relevance, log2(rank + 1) discount (trec_eval ndcg_cut)."""
+    top, n = h.pos < k, h.relevant.size
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _dcg(h.case[top], h.pos[top], h.gain[top], n) / _ideal(h, k, n)
 
 
 def _dcg(case: np.ndarray, pos: np.ndarray, gain: np.ndarray, n: int) -> np.ndarray:

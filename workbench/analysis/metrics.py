@@ -63,15 +63,13 @@ import pandas as pd
 
 from ..columns import CASE, METRIC, VALUE
 from ..errors import SuiteError
-from ._kernel import DOC, RANK, RELEVANCE, SCORE, find_hits, metric_values, prepare, require_columns
+from ._kernel import DOC, RANK, RELEVANCE, SCORE, Hits, find_hits, prepare, require_columns
+from .registry import MEASURES as REGISTRY
+from .registry import lookup, rank_measures
 
-MEASURES = ("P", "P_ret", "R", "RR", "nDCG", "Success")
-CUTOFF_REQUIRED = frozenset({"P", "P_ret"})
-CORPUS_NAMES = {"P_ret": "precisionAtK", "R": "recallAtK", "RR": "mrr", "nDCG": "ndcgAtK"}
-_ALIASES = {"p": "P", "prec": "P", "precision": "P", "p_ret": "P_ret", "r": "R", "recall": "R",
-            "rr": "RR", "mrr": "RR", "recip_rank": "RR", "ndcg": "nDCG", "ndcg_cut": "nDCG",
-            "success": "Success", "hit": "Success"}
-_CORPUS_ALIASES = {name.lower(): measure for measure, name in CORPUS_NAMES.items()}
+MEASURES = tuple(m.name for m in rank_measures())
+CUTOFF_REQUIRED = frozenset(m.name for m in rank_measures() if m.needs_cutoff)
+CORPUS_NAMES = {m.name: m.corpus_name for m in rank_measures() if m.corpus_name}
 _NAME = re.compile(r"^([A-Za-z_]+?)(?:[@_](\d+))?$")
 
 @dataclass(frozen=True)
@@ -119,16 +117,25 @@ def parse_metric(spec: "str | Metric", k: int | None = None) -> Metric:
         return spec
     text = str(spec).strip()
     match = _NAME.match(text)
-    word = match.group(1).lower() if match else ""
-    if match and match.group(2) is None and word in _CORPUS_ALIASES:
-        if k is None and word != "mrr":
+    word = match.group(1) if match else ""
+    measure = lookup(word) if match else None
+    if measure is not None and measure.per_case is not None and match.group(2) is None \
+            and word.lower() == (measure.corpus_name or "").lower():
+        if k is None and measure.name != "RR":
             raise SuiteError(f"metric {text!r} needs the corpus k")
-        return Metric(_CORPUS_ALIASES[word], k, spelling=text)
-    if not match or word not in _ALIASES:
+        return Metric(measure.name, k, spelling=text)
+    if measure is None or measure.per_case is None:
         raise SuiteError(f"unknown metric {text!r}; known: P@k, P_ret@k, R@k, RR[@k], nDCG@k, "
                          "Success@k, precisionAtK, recallAtK, mrr, ndcgAtK")
     cutoff = int(match.group(2)) if match.group(2) is not None else None
-    return Metric(_ALIASES[word], cutoff, spelling=text)
+    return Metric(measure.name, cutoff, spelling=text)
+
+
+def metric_values(metric: Metric, hits: Hits) -> np.ndarray:
+    """One metric for every case, from the hit table; NaN where the measure is undefined."""
+    measure = REGISTRY[metric.measure]
+    values = measure.per_case(hits, metric.cutoff if metric.cutoff is not None else np.inf)
+    return np.where(hits.relevant == 0, np.nan, values) if measure.undefined_without_relevant else values
 
 
 # ---------------------------------------------------------------- interning
