@@ -12,7 +12,7 @@ import pytest
 
 from workbench.analysis.regressions import baseline_section, regression_keys
 from workbench.store.baselines import Baseline, dumps_baseline, list_baselines, load_baseline, record_baseline
-from workbench.analysis.compare import compare, resolve_side
+from workbench.analysis.comparison import compare, resolve_side
 from workbench.errors import StoreError
 from workbench.store.floors import END, START, pass_rate_floor, replace_thresholds, slack_floor
 from workbench.run.runner import run_eval

@@ -10,7 +10,7 @@ import pytest
 from scipy import stats as sps
 
 from workbench.analysis import stats
-from workbench.analysis.compare import COMPARISON_COLUMNS, compare, resolve_side
+from workbench.analysis.comparison import COMPARISON_COLUMNS, compare, resolve_side
 from workbench.errors import CompareError
 from workbench.store.runs import Run, write_run
 

@@ -130,7 +130,7 @@ def test_notebook_machinery_loads_without_the_iri_grammar_which_stays_importable
 
 
 def test_a_follower_notebook_waits_for_the_kernel_of_its_leader(tmp_path: Path) -> None:
-    from workbench.report.render import Job, JobBoard
+    from workbench.report._kernels import Job, JobBoard
     board = JobBoard()
     for name in ("significance", "scoreboard", "baseline_diff", "retrieval", "ranking"):
         board.put(Job(tmp_path / f"{name}.ipynb", tmp_path, {}))
@@ -144,7 +144,7 @@ def test_a_follower_notebook_waits_for_the_kernel_of_its_leader(tmp_path: Path) 
 
 
 def test_a_follower_left_alone_goes_to_any_free_worker(tmp_path: Path) -> None:
-    from workbench.report.render import Job, JobBoard
+    from workbench.report._kernels import Job, JobBoard
     board = JobBoard()
     for name in ("significance", "baseline_diff"):
         board.put(Job(tmp_path / f"{name}.ipynb", tmp_path, {}))

@@ -1,67 +1,46 @@
 """workbench: evaluate code-context engines against a labelled corpus.
 
-The public API is listed in ``__all__``; names load lazily so that
-``import workbench`` stays cheap (no pandas, papermill or tree-sitter until used).
+The curated public API is ``__all__``: corpus -> run -> store -> analysis -> report, plus the
+``views`` and ``plots`` namespaces the notebooks call. Names load lazily, so ``import workbench``
+stays cheap (no pandas, papermill or tree-sitter until used). Each subpackage (``workbench.run``,
+``.store``, ``.analysis``, ``.report``, ``.targets``, ``.reference``, ``.suites``) lists its own
+public names in its ``__all__``; modules and names starting with ``_`` are private.
 """
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from ._lazy import exports
 
 __version__ = "0.1.0"
 
-_EXPORTS = {
+_NAMES = {
+    "Corpus": "workbench.corpus",
+    "load_corpus": "workbench.corpus",
+    "validate_corpus": "workbench.corpus",
+    "RunOptions": "workbench.run.options",
+    "run_eval": "workbench.run.runner",
+    "merge_runs": "workbench.run.merge",
+    "Run": "workbench.store.runs",
+    "load_run": "workbench.store.runs",
+    "latest_run": "workbench.store.headers",
     "Baseline": "workbench.store.baselines",
-    "Comparison": "workbench.analysis.compare",
-    "GateRule": "workbench.analysis.gates",
+    "load_baseline": "workbench.store.baselines",
+    "list_baselines": "workbench.store.baselines",
+    "record_baseline": "workbench.store.baselines",
     "Metric": "workbench.analysis.metrics",
     "evaluate": "workbench.analysis.metrics",
-    "intern_frames": "workbench.analysis.metrics",
     "parse_metric": "workbench.analysis.metrics",
-    "baseline_section": "workbench.analysis.regressions",
-    "compare": "workbench.analysis.compare",
-    "list_baselines": "workbench.store.baselines",
-    "load_baseline": "workbench.store.baselines",
-    "merge_runs": "workbench.run.merge",
-    "paired_comparison": "workbench.analysis.stats",
-    "record_baseline": "workbench.store.baselines",
-    "Corpus": "workbench.corpus",
-    "CorpusError": "workbench.errors",
-    "CompareError": "workbench.errors",
-    "RenderError": "workbench.errors",
-    "Run": "workbench.store.runs",
-    "RunOptions": "workbench.run.runner",
-    "StoreError": "workbench.errors",
-    "SuiteError": "workbench.errors",
-    "TargetError": "workbench.errors",
-    "WorkbenchError": "workbench.errors",
-    "get_suite": "workbench.suites",
-    "latest_run": "workbench.store.runs",
-    "load_corpus": "workbench.corpus",
-    "load_run": "workbench.store.runs",
-    "plots": "workbench.report.plots",
+    "Comparison": "workbench.analysis.comparison",
+    "compare": "workbench.analysis.comparison",
+    "GateRule": "workbench.analysis.gates",
     "render_report": "workbench.report.render",
     "render_scoreboard": "workbench.report.text",
     "resolve_target": "workbench.targets",
-    "run": "workbench.run.runner",
-    "run_eval": "workbench.run.runner",
+    "get_suite": "workbench.suites",
     "suite_names": "workbench.suites",
-    "validate_corpus": "workbench.corpus",
+    "WorkbenchError": "workbench.errors",
+    "plots": "workbench.report.plots",
     "views": "workbench.report.views",
 }
 
-_NAMESPACES = {"plots", "views"}
-__all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'workbench' has no attribute {name!r}")
-    value = import_module(module) if name in _NAMESPACES else getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__all__ = sorted(_NAMES)
+__getattr__, __dir__ = exports(__name__, _NAMES, frozenset({"plots", "views"}))

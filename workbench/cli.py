@@ -77,8 +77,8 @@ def run_command(ctx: click.Context, corpus_path: Path, suites: tuple[str, ...], 
     Every finished case is saved as it ends, so a run that is interrupted (Ctrl-C, a crash,
     --strict) can be finished with --resume, which runs only the cases not saved yet.
     """
-    from .run.runner import run_eval
-    from .report.text import render_scoreboard
+    from .run import run_eval
+    from .report import render_scoreboard
     deciding = {"suites": split_values(suites) or None, "targets": split_values(targets) or None,
                 "strict": strict, "timeout": timeout, "seed": seed, "shard": parse_shard(shard)}
     if resume is not None:  # only what the user typed, to be checked against the journal
@@ -93,7 +93,7 @@ def run_command(ctx: click.Context, corpus_path: Path, suites: tuple[str, ...], 
     if as_json:
         click.echo(json.dumps(result.summary, indent=2))
     else:
-        from .analysis.regressions import regression_keys
+        from .analysis import regression_keys
         click.echo(render_scoreboard(result.summary, k=result.manifest["corpus"]["k"],
                                      regressions=regression_keys(result.summary.get("baseline") or {})))
     ctx.exit(EXIT_OK if result.summary["passed"] else EXIT_FAILED)
@@ -127,8 +127,8 @@ def validate_command(ctx: click.Context, corpus_path: Path) -> None:
 @click.pass_context
 def merge_command(ctx: click.Context, runs: tuple[Path, ...], out_dir: Path, as_json: bool) -> None:
     """Merge shard runs (same corpus) into one run; exit 1 when the merged run fails its floors."""
-    from .run.merge import merge_runs
-    from .report.text import render_scoreboard
+    from .run import merge_runs
+    from .report import render_scoreboard
     merged = merge_runs(list(runs), out_dir)
     click.echo(json.dumps(merged.summary, indent=2) if as_json
                else render_scoreboard(merged.summary, k=merged.manifest["corpus"]["k"]))
@@ -154,7 +154,7 @@ def parse_repo(values: tuple[str, ...]) -> dict[str, Path]:
 def serve_command(corpus_path: Path | None, repo_args: tuple[str, ...], target_spec: str, host: str, port: int) -> None:
     """Serve an engine over the JSON protocol (POST /v1/<capability>) until interrupted."""
     from .corpus import load_corpus
-    from .targets.serve import Dispatcher, make_server
+    from .targets import Dispatcher, make_server
     from .targets import resolve_target
     repos = dict(load_corpus(corpus_path).fixtures) if corpus_path else {}
     repos.update(parse_repo(repo_args))
@@ -183,7 +183,7 @@ RUNS_DIR_OPTION = click.option("--runs-dir", type=click.Path(path_type=Path), de
 def compare_command(ctx: click.Context, side_a: str, side_b: str, gate: str | None, as_json: bool, seed: int,
                     corpus_path: Path, runs_dir: Path) -> None:
     """Compare B with A case by case (RUN, RUN#TARGET or a baseline name); exit 1 when the gate fails."""
-    from .analysis.compare import compare, resolve_side
+    from .analysis import compare, resolve_side
     baselines = corpus_path.parent / "baselines"
     result = compare(resolve_side(side_a, runs_dir, baselines), resolve_side(side_b, runs_dir, baselines),
                      gate=gate, seed=seed)
@@ -207,8 +207,8 @@ def baseline_group() -> None:
 def baseline_record_command(run_spec: str, name: str, corpus_path: Path, write_thresholds: bool, slack: float,
                             force: bool, runs_dir: Path) -> None:
     """Record RUN (or RUN#TARGET) as baseline NAME."""
-    from .store.baselines import record_baseline
-    from .analysis.compare import resolve_run
+    from .store import record_baseline
+    from .analysis import resolve_run
     from .errors import StoreError
     run = resolve_run(run_spec, runs_dir)
     if run is None:
@@ -221,7 +221,7 @@ def baseline_record_command(run_spec: str, name: str, corpus_path: Path, write_t
 @CORPUS_OPTION
 def baseline_list_command(corpus_path: Path) -> None:
     """List the recorded baselines."""
-    from .store.baselines import list_baselines
+    from .store import list_baselines
     frame = list_baselines(corpus_path.parent / "baselines")
     click.echo(frame.to_string(index=False) if len(frame) else f"no baselines in {corpus_path.parent / 'baselines'}")
 
@@ -231,8 +231,8 @@ def baseline_list_command(corpus_path: Path) -> None:
 @CORPUS_OPTION
 def baseline_show_command(name: str, corpus_path: Path) -> None:
     """Show a baseline's provenance, metrics and floors."""
-    from .store.baselines import load_baseline
-    from .store.floors import baseline_table
+    from .store import load_baseline
+    from .store import baseline_table
     base = load_baseline(name, corpus_path.parent / "baselines")
     click.echo(f"Baseline {base.name} ({base.path}, {len(base.cases)} cases)\n\n{baseline_table(base.data)}")
 
@@ -261,8 +261,8 @@ def pack_command(query: str, repos: tuple[Path, ...], limit: int, as_json: bool)
 @click.option("--json", "as_json", is_flag=True, help="Print the groups as the protocol's JSON.")
 def harness_command(repo: Path, as_json: bool) -> None:
     """Infer a repository's setup/validate/runtime commands with the reference engine (nothing is run)."""
-    from .reference.harness import infer_harness
-    from .targets.protocol import encode_answer
+    from .reference import infer_harness
+    from .targets import encode_answer
     groups = infer_harness(_repo_arg(repo))
     if as_json:
         click.echo(json.dumps(encode_answer("infer_harness", groups), indent=2))
@@ -288,8 +288,8 @@ def gate_command(ctx: click.Context, repo: Path, base: str, staged: bool, policy
                  governance: str | None, request: str | None, min_convergence: float | None,
                  run_validation: bool, as_json: bool) -> None:
     """Run the reference engine's local merge gate on a repository; exit 1 on FAIL."""
-    from .reference.gate.judge import run_gate
-    from .targets.protocol import encode_answer
+    from .reference import run_gate
+    from .targets import encode_answer
     options = {"base": base, "staged": True, "policy": policy, "governance": governance, "request": request,
                "minConvergence": min_convergence, "runValidation": run_validation}
     result = run_gate(_repo_arg(repo), options)
@@ -319,7 +319,7 @@ def report_command(run_dir: Path | None, baseline: str | None, out_dir: Path, op
     A notebook that fails still gets its partial page; the command then exits 3 naming the notebook and cell.
     """
     import webbrowser
-    from .report.render import render_report
+    from .report import render_report
     result = render_report(run_dir, baseline=baseline, out_dir=out_dir, jobs=jobs, timeout=timeout)
     click.echo(result.index)
     if open_page:
@@ -334,7 +334,7 @@ def lab_command(ctx: click.Context, lab_args: tuple[str, ...]) -> None:
 
     Other arguments go to JupyterLab (``workbench lab --no-browser --port 8890``)."""
     import subprocess
-    from .report.render import notebooks_dir
+    from .report import notebooks_dir
     ctx.exit(subprocess.call([sys.executable, "-m", "jupyterlab", f"--notebook-dir={notebooks_dir()}", *lab_args]))
 
 

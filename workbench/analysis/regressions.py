@@ -7,7 +7,7 @@ from typing import Any
 from ..columns import METRIC, SUITE
 from ..paths import baselines_dir as corpus_baselines
 from ..store.baselines import load_baseline
-from .compare import REGRESSED, compare
+from .comparison import REGRESSED, compare
 
 _TIE = 1e-12
 

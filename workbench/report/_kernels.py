@@ -10,7 +10,9 @@ fails there. A kernel that died or stopped answering is replaced before the next
 from __future__ import annotations
 
 import sys
+import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -150,3 +152,58 @@ def execute_notebook(source: Path, dest: Path, params: dict[str, Any], slot: Ker
 def _first_line(source: str) -> str:
     lines = [line for line in source.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     return (lines[0][:80] if lines else "").strip()
+
+
+# A notebook that reuses what another computed in its kernel (the comparison ``_kernel_cache``
+# holds) goes to the worker that ran that one, unless it is the last notebook left and that worker
+# is still busy. Only a speed-up: a page rendered on any kernel is the same page.
+FOLLOWS = {"baseline_diff": "significance"}
+
+
+@dataclass(frozen=True)
+class Job:
+    """One notebook to execute into ``out`` with ``params``."""
+
+    source: Path
+    out: Path
+    params: dict[str, Any]
+
+
+class JobBoard:
+    """Notebooks waiting for a worker, taken in the order put; ``FOLLOWS`` keeps a notebook on
+    the kernel of the one it follows when another notebook can be given out instead."""
+
+    def __init__(self) -> None:
+        self._jobs: list[Job] = []
+        self._ran_on: dict[str, int] = {}
+        self._closed = False
+        self._changed = threading.Condition()
+
+    def put(self, job: Job) -> None:
+        with self._changed:
+            self._jobs.append(job)
+            self._changed.notify_all()
+
+    def close(self) -> None:
+        """No more jobs: a worker with nothing left to take gets None."""
+        with self._changed:
+            self._closed = True
+            self._changed.notify_all()
+
+    def cancel(self) -> None:
+        """Drop the jobs not taken yet."""
+        with self._changed:
+            self._jobs.clear()
+
+    def take(self, worker: int) -> Job | None:
+        """The next job for ``worker``, waiting for one; None once closed and empty."""
+        with self._changed:
+            while not self._jobs and not self._closed:
+                self._changed.wait()
+            if not self._jobs:
+                return None
+            job = next((j for j in self._jobs if self._ran_on.get(FOLLOWS.get(j.source.stem, ""), worker) == worker),
+                       self._jobs[0])
+            self._jobs.remove(job)
+            self._ran_on[job.source.stem] = worker
+            return job

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import html
 import os
-import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -25,20 +24,19 @@ from ..errors import RenderError
 from ..store.files import write_text_atomic
 from ..store.headers import DEFAULT_RUNS_DIR, check_side, latest_run, read_header
 from ._html import to_html
+from ._kernels import Job, JobBoard
 
 NOTEBOOKS = ("scoreboard", "retrieval", "classifiers", "ranking", "baseline_diff", "significance")
 # Execution order, longest first (bench/report.py): the first notebook on each kernel also pays for
 # its imports, and a long notebook started last would run alone at the end.
 LONGEST_FIRST = ("significance", "scoreboard", "retrieval", "ranking", "classifiers", "baseline_diff")
-# A notebook that reuses what another computed in its kernel (the cached comparison) goes to the
-# worker that ran that one, unless it is the last notebook left and that worker is still busy.
-FOLLOWS = {"baseline_diff": "significance"}
 DEFAULT_OUT = Path("reports/html")
 DEFAULT_TIMEOUT = 300.0
 # Run in each kernel as it starts: the imports every notebook makes, with the collector paused
 # for them and their objects then frozen out of it (the cyclic collector need not walk pandas' and
 # matplotlib's import-time objects again on every collection, e.g. at each namespace reset).
-WARMUP = "import gc; gc.disable(); import workbench.plots, workbench.views; gc.freeze(); gc.enable()"
+WARMUP = ("import gc; gc.disable(); import workbench.report.plots, workbench.report.views; gc.freeze(); "
+          "gc.enable()")
 
 
 @dataclass
@@ -79,55 +77,6 @@ def notebook_paths(names: list[str] | None = None, directory: Path | None = None
     if missing:
         raise RenderError(f"notebook not found: {', '.join(missing)}")
     return paths
-
-
-@dataclass(frozen=True)
-class Job:
-    """One notebook to execute into ``out`` with ``params``."""
-
-    source: Path
-    out: Path
-    params: dict[str, Any]
-
-
-class JobBoard:
-    """Notebooks waiting for a worker, taken in the order put; ``FOLLOWS`` keeps a notebook on
-    the kernel of the one it follows when another notebook can be given out instead."""
-
-    def __init__(self) -> None:
-        self._jobs: list[Job] = []
-        self._ran_on: dict[str, int] = {}
-        self._closed = False
-        self._changed = threading.Condition()
-
-    def put(self, job: Job) -> None:
-        with self._changed:
-            self._jobs.append(job)
-            self._changed.notify_all()
-
-    def close(self) -> None:
-        """No more jobs: a worker with nothing left to take gets None."""
-        with self._changed:
-            self._closed = True
-            self._changed.notify_all()
-
-    def cancel(self) -> None:
-        """Drop the jobs not taken yet."""
-        with self._changed:
-            self._jobs.clear()
-
-    def take(self, worker: int) -> Job | None:
-        """The next job for ``worker``, waiting for one; None once closed and empty."""
-        with self._changed:
-            while not self._jobs and not self._closed:
-                self._changed.wait()
-            if not self._jobs:
-                return None
-            job = next((j for j in self._jobs if self._ran_on.get(FOLLOWS.get(j.source.stem, ""), worker) == worker),
-                       self._jobs[0])
-            self._jobs.remove(job)
-            self._ran_on[job.source.stem] = worker
-            return job
 
 
 def _worker(jobs: JobBoard, worker: int, timeout: float, reuse: bool, converter: ThreadPoolExecutor) -> list[Future]:

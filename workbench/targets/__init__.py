@@ -10,6 +10,7 @@ import importlib
 from importlib.metadata import entry_points
 from typing import Any, Callable
 
+from .._lazy import exports
 from ..errors import TargetError
 from ..contract import CAPABILITIES, capabilities
 
@@ -102,3 +103,8 @@ def close_target(target: Any) -> None:
     closer = getattr(target, "close", None)
     if callable(closer):
         closer()
+
+
+_LAZY = {"encode_answer": "protocol", "Dispatcher": "serve", "make_server": "serve"}
+__all__ = ["DEFAULT_TARGET", "ENTRY_POINT_GROUP", "NAMED", "close_target", "resolve_target", *_LAZY]
+__getattr__, __dir__ = exports(__name__, _LAZY)

@@ -7,7 +7,6 @@ helper returns a ``Note`` saying so, so a notebook runs top to bottom on any run
 from __future__ import annotations
 
 import html
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -15,7 +14,8 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from ...columns import CASE, METRIC, PASSED, SUITE, TARGET, VALUE
-from ...store.runs import DEFAULT_RUNS_DIR, RUN_FILES, Run, latest_run, load_run
+from ...store.runs import DEFAULT_RUNS_DIR, Run, latest_run, load_run
+from .._kernel_cache import remember, stamp
 from ...contract import CONTROL_TARGETS
 
 CONTROLS = CONTROL_TARGETS
@@ -75,13 +75,9 @@ def open_run(run_dir: str | Path | None = None) -> Run:
     sharing a kernel read the run once. Treat the frames as read-only.
     """
     path = _run_path(run_dir).resolve()
-    stamp = tuple((path / name).stat().st_mtime_ns if (path / name).exists() else 0 for name in RUN_FILES)
-    return _load(path, stamp)
-
-
-@lru_cache(maxsize=8)
-def _load(path: Path, stamp: tuple[int, ...]) -> Run:
-    return load_run(path)
+    if not path.is_dir():
+        return load_run(path)  # its StoreError names the path
+    return remember(("run", stamp(path)), lambda: load_run(path))
 
 
 def is_control(target: str) -> bool:

@@ -7,7 +7,6 @@ these helpers return one ``Note`` each instead of failing.
 from __future__ import annotations
 
 import html
-from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
@@ -17,28 +16,10 @@ from pandas.io.formats.style import Styler
 from ...columns import CASE, METRIC, PASSED, SUITE
 from ...errors import WorkbenchError
 from ...store.runs import Run
+from .._kernel_cache import identity, remember, stamp
 from .common import Html, Note, primary_target, project_root, runs_dir, table
 
 CASE_STATUSES = ("regressed", "mixed", "improved", "new", "missing", "unchanged")
-
-
-_SIDES: dict[tuple[str, str], tuple[Any, tuple[int, ...]]] = {}
-_COMPARISONS: dict[tuple[Any, ...], tuple[Any, Any, Any]] = {}
-_STATUSES: dict[int, tuple[Any, pd.DataFrame]] = {}
-
-
-def _remember(cache: dict, key: Any, value: Any, limit: int = 8) -> None:
-    """Store ``value``, dropping the oldest entries beyond ``limit`` (a long JupyterLab session)."""
-    cache[key] = value
-    for old in list(cache)[:-limit]:
-        del cache[old]
-
-
-def _stamp(side: Any) -> tuple[int, ...]:
-    """Modification times of the files behind a run or baseline (to notice a re-record)."""
-    path = Path(getattr(side, "path", ""))
-    files = sorted(path.iterdir()) if path.is_dir() else [path]
-    return tuple(f.stat().st_mtime_ns for f in files if f.is_file())
 
 
 def open_baseline(spec: str | None) -> Any:
@@ -46,16 +27,15 @@ def open_baseline(spec: str | None) -> Any:
     or a Note when none was given or it cannot be found. Cached per process, like ``open_run``."""
     if not spec:
         return Note("No baseline given (set the baseline parameter: a baseline name, a run or RUN#TARGET).")
-    key = (str(spec), str(project_root()))
-    if key in _SIDES and _stamp(_SIDES[key][0]) == _SIDES[key][1]:
-        return _SIDES[key][0]
-    from ...analysis.compare import resolve_side
+    from ...analysis.comparison import resolve_side
+    from ...paths import locate_side
+    baselines = project_root() / "corpus" / "baselines"
     try:
-        side = resolve_side(str(spec), runs_dir(), project_root() / "corpus" / "baselines")
+        where = locate_side(str(spec), runs_dir(), baselines)
+        return remember(("side", str(spec), stamp(where.path)),
+                        lambda: resolve_side(str(spec), runs_dir(), baselines))
     except WorkbenchError as exc:
         return Note(f"Baseline {spec!r} unavailable: {exc}")
-    _remember(_SIDES, key, (side, _stamp(side)))
-    return side
 
 
 def compare_runs(run: Run, base: Any, target: str | None = None, against: str | None = None,
@@ -64,19 +44,17 @@ def compare_runs(run: Run, base: Any, target: str | None = None, against: str | 
     there is no baseline and ``against`` names another target of the run, with that target:
     per-case changes, paired statistics per metric and the gate verdict.
 
-    Cached per process for the same run and baseline objects (``open_run`` and ``open_baseline``
-    return the same ones), so a kernel that renders several notebooks compares once."""
+    Cached in the kernel by the files of both sides and the options (``_kernel_cache``), so a
+    kernel that renders several notebooks compares once."""
     target = target or primary_target(run)
     problem = _unpaired(run, base, target, against)
     if problem is not None:
         return problem
     reference = base if _has_side(base) else run.select(str(against))
-    key = (id(run), id(base) if _has_side(base) else f"#{against}", target, gate, seed)
-    if key not in _COMPARISONS:
-        from ...analysis.compare import compare
-        _remember(_COMPARISONS, key, (run, base, _guarded(
-            lambda: compare(reference, run.select(target), gate=gate, seed=seed), reference, target)))
-    return _COMPARISONS[key][2]
+    from ...analysis.comparison import compare
+    key = ("compare", identity(run), identity(base) if _has_side(base) else f"#{against}", target, gate, seed)
+    return remember(key, lambda: _guarded(
+        lambda: compare(reference, run.select(target), gate=gate, seed=seed), reference, target))
 
 
 def diff_runs(run: Run, base: Any, target: str | None = None) -> Any:
@@ -87,12 +65,9 @@ def diff_runs(run: Run, base: Any, target: str | None = None) -> Any:
     problem = _unpaired(run, base, target, None)
     if problem is not None:
         return problem
-    key = (id(run), id(base), target, "cases")
-    if key not in _COMPARISONS:
-        from ...analysis.compare import diff_cases
-        _remember(_COMPARISONS, key, (run, base, _guarded(
-            lambda: diff_cases(base, run.select(target)), base, target)))
-    return _COMPARISONS[key][2]
+    from ...analysis.comparison import diff_cases
+    return remember(("cases", identity(run), identity(base), target), lambda: _guarded(
+        lambda: diff_cases(base, run.select(target)), base, target))
 
 
 def _has_side(base: Any) -> bool:
@@ -133,12 +108,12 @@ def describe(comparison: Any) -> Html | Note:
 def case_status(comparison: Any) -> pd.DataFrame:
     """One row per (suite, case): regressed, mixed, improved, new, missing or unchanged, and what moved.
 
-    Cached per comparison (a page lists several statuses from one); treat it as read-only."""
-    cached = _STATUSES.get(id(comparison))
-    if cached is None or cached[0] is not comparison:
-        cached = (comparison, _case_status(comparison.cases))
-        _remember(_STATUSES, id(comparison), cached)
-    return cached[1]
+    Computed once per comparison and kept on it (a page lists several statuses from one); treat
+    it as read-only."""
+    cached = comparison.__dict__.get("_case_status")
+    if cached is None:
+        cached = comparison.__dict__["_case_status"] = _case_status(comparison.cases)
+    return cached
 
 
 def _case_status(rows: pd.DataFrame) -> pd.DataFrame:
