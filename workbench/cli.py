@@ -305,22 +305,28 @@ def gate_command(ctx: click.Context, repo: Path, base: str, staged: bool, policy
 
 
 @cli.command("report")
-@click.argument("run_dir", metavar="[RUN]", required=False, type=click.Path(path_type=Path))
-@click.option("--baseline", default=None, help="Compare with a baseline name, a run directory or RUN#TARGET.")
+@click.argument("run_dir", metavar="[RUN]", required=False)
+@CORPUS_OPTION
+@click.option("--baseline", default=None,
+              help="Compare with a baseline (a name among the corpus's baselines, or a file), a run or RUN#TARGET.")
+@click.option("--runs-dir", type=click.Path(path_type=Path), default=Path("reports/runs"), show_default=True,
+              help="Where run ids are looked up.")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), default=Path("reports/html"), show_default=True,
               help="Directory that receives <run-id>/index.html and the pages.")
 @click.option("--open", "open_page", is_flag=True, help="Open index.html in a browser when done.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Notebooks executed at once (default: one per core).")
 @click.option("--timeout", type=click.FloatRange(min=1), default=300.0, show_default=True, help="Seconds allowed per notebook.")
-def report_command(run_dir: Path | None, baseline: str | None, out_dir: Path, open_page: bool, jobs: int | None,
-                   timeout: float) -> None:
-    """Render the report notebooks of RUN (default: the latest) to HTML and print index.html's path.
+def report_command(run_dir: str | None, corpus_path: Path, baseline: str | None, runs_dir: Path, out_dir: Path,
+                   open_page: bool, jobs: int | None, timeout: float) -> None:
+    """Render the report notebooks of RUN (a run directory or run id; default: the latest) to HTML
+    and print index.html's path.
 
     A notebook that fails still gets its partial page; the command then exits 3 naming the notebook and cell.
     """
     import webbrowser
     from .report import render_report
-    result = render_report(run_dir, baseline=baseline, out_dir=out_dir, jobs=jobs, timeout=timeout)
+    result = render_report(run_dir, baseline=baseline, out_dir=out_dir, jobs=jobs, timeout=timeout,
+                           corpus=corpus_path, runs_dir=runs_dir)
     click.echo(result.index)
     if open_page:
         webbrowser.open(result.index.resolve().as_uri())

@@ -21,7 +21,8 @@ from . import stats
 from .gates import GateDecision, GateRule, default_rule
 from ..columns import CASE, METRIC, PASSED, SUITE, TARGET, VALUE
 from ..errors import CompareError
-from ..store.headers import locate_side, run_path
+from ..paths import DEFAULT_BASELINES_DIR, DEFAULT_RUNS_DIR, locate_side, run_path
+from ..store.runs import RunLike
 
 IMPROVED, REGRESSED, UNCHANGED, NEW, MISSING = "improved", "regressed", "unchanged", "new", "missing"
 NO_GATE = "NO_GATE"
@@ -83,7 +84,7 @@ class Comparison(CaseDiff):
     __str__ = to_markdown
 
 
-def compare(a: Any, b: Any, gate: GateRule | str | None = None, seed: int = 0) -> Comparison:
+def compare(a: RunLike, b: RunLike, gate: GateRule | str | None = None, seed: int = 0) -> Comparison:
     """Compare run-like ``a`` and ``b`` (``Run``, ``Run.select(t)`` or a loaded baseline).
 
     ``gate`` is a rule, a rule string, ``"none"`` for no gate, or None for the first
@@ -100,7 +101,7 @@ def compare(a: Any, b: Any, gate: GateRule | str | None = None, seed: int = 0) -
     return Comparison(diff.a, diff.b, diff.cases, table[COMPARISON_COLUMNS], rule, decision)
 
 
-def diff_cases(a: Any, b: Any) -> CaseDiff:
+def diff_cases(a: RunLike, b: RunLike) -> CaseDiff:
     """Pair run-like ``a`` and ``b`` by (suite, case, metric) and label every change."""
     return CaseDiff(side_label(a), side_label(b), align(long_values(a), long_values(b)))
 
@@ -116,13 +117,13 @@ def _requested_rule(gate: GateRule | str | None) -> tuple[GateRule | None, bool]
     return GateRule.parse(gate), False
 
 
-def side_label(run: Any) -> str:
+def side_label(run: RunLike) -> str:
     """``<run-id>#<target>`` for a single-target side, else the run id."""
     targets = list(run.targets())
     return f"{run.run_id}#{targets[0]}" if len(targets) == 1 else str(run.run_id)
 
 
-def long_values(run: Any) -> pd.DataFrame:
+def long_values(run: RunLike) -> pd.DataFrame:
     """One side as a long (suite, case, metric, value) frame; per-case pass/fail as metric ``passed``."""
     targets = sorted(set(run.scores[TARGET].dropna()) | set(run.cases[TARGET].dropna()))
     if len(targets) > 1:
@@ -178,7 +179,7 @@ def _metric_row(suite: str, metric: str, group: pd.DataFrame | None, seed: int, 
     return row
 
 
-def resolve_run(spec: str, runs_dir: Path | str = "reports/runs") -> Any:
+def resolve_run(spec: str, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> RunLike | None:
     """``RUN`` (a run directory or a run id under ``runs_dir``) or ``RUN#TARGET``; None when no such run."""
     from ..store.runs import load_run
     base, _, target = spec.partition("#")
@@ -186,8 +187,8 @@ def resolve_run(spec: str, runs_dir: Path | str = "reports/runs") -> Any:
     return _narrow(load_run(path), target, spec) if path is not None else None
 
 
-def resolve_side(spec: str, runs_dir: Path | str = "reports/runs",
-                 baselines_dir: Path | str = "corpus/baselines") -> Any:
+def resolve_side(spec: str, runs_dir: Path | str = DEFAULT_RUNS_DIR,
+                 baselines_dir: Path | str = DEFAULT_BASELINES_DIR) -> RunLike:
     """A run (``RUN``, ``RUN#TARGET``, see ``resolve_run``), else a baseline by file or name."""
     from ..store.baselines import load_baseline
     from ..store.runs import load_run
@@ -195,7 +196,7 @@ def resolve_side(spec: str, runs_dir: Path | str = "reports/runs",
     return _narrow(load_run(side.path) if side.is_run else load_baseline(side.path), side.target, spec)
 
 
-def _narrow(side: Any, target: str, spec: str) -> Any:
+def _narrow(side: RunLike, target: str, spec: str) -> RunLike:
     if not target:
         return side
     if target not in side.targets():

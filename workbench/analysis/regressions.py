@@ -7,12 +7,13 @@ from typing import Any
 from ..columns import METRIC, SUITE
 from ..paths import baselines_dir as corpus_baselines
 from ..store.baselines import load_baseline
+from ..store.runs import Run
 from .comparison import REGRESSED, compare
 
 _TIE = 1e-12
 
 
-def baseline_section(run: Any, name_or_path: Path | str, baselines_dir: Path | str | None = None,
+def baseline_section(run: Run, name_or_path: Path | str, baselines_dir: Path | str | None = None,
                      gate: str | None = "none", seed: int = 0) -> dict[str, Any]:
     """The ``baseline`` entry of a run summary: each target of ``run`` compared with the baseline.
 

@@ -13,15 +13,13 @@ functions that need it, so aligning per-case diffs imports no scipy at all.
 """
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
 from ..errors import CompareError
+from ._distributions import average_ranks, sign_test_p, signed_rank_exact_p, signed_rank_normal_p, mde_sd
 
 RESAMPLES = 10_000
 PERMUTATIONS = 10_000
@@ -144,51 +142,14 @@ def wilcoxon(diffs: np.ndarray) -> Significance:
     if np.isnan(diffs).any():
         return Significance(float("nan"), float("nan"), "wilcoxon")
     nonzero = diffs[diffs != 0]
-    ranks, tie_sizes = _average_ranks(np.abs(nonzero))
+    ranks, tie_sizes = average_ranks(np.abs(nonzero))
     r_plus, r_minus = float(ranks[nonzero > 0].sum()), float(ranks[nonzero < 0].sum())
     untied = nonzero.size == diffs.size and int(tie_sizes.max()) == 1
     if diffs.size <= WILCOXON_PERMUTATION_MAX or (diffs.size <= WILCOXON_EXACT_MAX and untied):
-        p = _signed_rank_exact_p(ranks, r_plus)
+        p = signed_rank_exact_p(ranks, r_plus)
     else:
-        p = _signed_rank_normal_p(tie_sizes, r_plus)
+        p = signed_rank_normal_p(tie_sizes, r_plus)
     return Significance(min(r_plus, r_minus), p, "wilcoxon")
-
-
-def _average_ranks(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Ranks 1..n of ``x``, ties sharing their average rank, and the size of each tie group."""
-    _, inverse, sizes = np.unique(x, return_inverse=True, return_counts=True)
-    starts = np.cumsum(sizes) - sizes
-    return (starts + (sizes + 1) / 2.0)[inverse.ravel()], sizes
-
-
-def _signed_rank_exact_p(ranks: np.ndarray, r_plus: float) -> float:
-    """Two-sided p of the rank sum ``r_plus`` over all 2**k sign patterns of ``ranks``.
-
-    Patterns are counted by their sum with an integer convolution over doubled
-    ranks (tied ranks are half-integers), so the counts are exact, as in
-    scipy's exact distribution and permutation test; the comparison keeps the
-    permutation test's relative tolerance of 100 machine epsilons.
-    """
-    doubled = np.rint(2.0 * ranks).astype(np.int64)
-    counts = np.zeros(int(doubled.sum()) + 1, dtype=np.int64)
-    counts[0] = 1
-    for r in doubled:
-        counts[r:] = counts[r:] + counts[:-r]
-    sums = np.arange(counts.size) / 2.0
-    gamma = abs(np.finfo(float).eps * 100 * r_plus)
-    below = int(counts[sums <= r_plus + gamma].sum())
-    above = int(counts[sums >= r_plus - gamma].sum())
-    return min(2 * min(below, above) / 2**ranks.size, 1.0)
-
-
-def _signed_rank_normal_p(tie_sizes: np.ndarray, r_plus: float) -> float:
-    """Two-sided normal p of ``r_plus`` on k = sum(tie_sizes) ranks, scipy's tie-corrected variance."""
-    from scipy.special import ndtr
-    k = float(tie_sizes.sum())
-    mean = k * (k + 1.0) * 0.25
-    ties = float(np.sum(tie_sizes.astype(float) ** 3 - tie_sizes))
-    se = math.sqrt((k * (k + 1.0) * (2.0 * k + 1.0) - ties / 2) / 24)
-    return float(2.0 * ndtr(-abs((r_plus - mean) / se)))
 
 
 def sign_flip(diffs: np.ndarray, permutations: int = PERMUTATIONS, seed: int = 0) -> Significance:
@@ -306,21 +267,7 @@ def mcnemar(passed_a: Any, passed_b: Any) -> McNemar:
     discordant = a_only + b_only
     if discordant == 0:
         return McNemar(a.size, both, a_only, b_only, neither, 1.0, "no discordant pairs")
-    return McNemar(a.size, both, a_only, b_only, neither, _sign_test_p(min(a_only, b_only), discordant))
-
-
-def _sign_test_p(k: int, n: int) -> float:
-    """Two-sided binomial(n, 1/2) p of k <= n/2; equals ``scipy.stats.binomtest(k, n).pvalue``.
-
-    binomtest sums every outcome no likelier than k (within a relative 1e-7);
-    for p = 1/2 (below 4e7 trials) that is exactly both tails 0..k and n-k..n,
-    so p = 2 * P(X <= k) = 2 * I_{1/2}(n - k, k + 1), the incomplete beta that
-    scipy's binomial CDF evaluates. p = 1 when the tails meet (2k + 1 >= n).
-    """
-    from scipy.special import betainc
-    if 2 * k + 1 >= n:
-        return 1.0
-    return min(1.0, 2.0 * float(betainc(n - k, k + 1, 0.5)))
+    return McNemar(a.size, both, a_only, b_only, neither, sign_test_p(min(a_only, b_only), discordant))
 
 
 def cohens_dz(diffs: np.ndarray) -> float:
@@ -354,52 +301,6 @@ def holm(pvalues: Any) -> np.ndarray:
     scaled = p[order] * (ok.size - np.arange(ok.size))
     out[order] = np.minimum(np.maximum.accumulate(scaled), 1.0)
     return out
-
-
-@lru_cache(maxsize=256)
-def mde_sd(n: int, alpha: float = 0.05, power: float = 0.8) -> float:
-    """Smallest true effect (in SD-of-difference units) a paired t-test detects with ``power``.
-
-    Solved on the noncentral t distribution (two-sided ``alpha``) to within
-    1e-10; NaN for n < 2. Uses the special functions behind ``scipy.stats.t``,
-    ``nct`` and ``norm`` (stdtrit, nctdtr, ndtri; the upper tail as 1 - CDF) and
-    bisection instead of ``scipy.optimize.brentq``: results agree to ~1e-10.
-    """
-    from scipy.special import nctdtr, ndtri, stdtrit
-    if n < 2:
-        return float("nan")
-    df, crit = n - 1.0, float(stdtrit(n - 1.0, 1.0 - alpha / 2.0))
-
-    def shortfall(dz: float) -> float:
-        nc = dz * math.sqrt(n)
-        lower = float(nctdtr(df, nc, -crit))
-        # the opposite-tail term is < 1e-15 where nctdtr returns NaN for it
-        return 1.0 - float(nctdtr(df, nc, crit)) + (lower if math.isfinite(lower) else 0.0) - power
-
-    high = 2.0 * (float(ndtri(1.0 - alpha / 2.0)) + float(ndtri(power))) / math.sqrt(n)
-    while shortfall(high) < 0:
-        high *= 2.0
-    return _bisect(shortfall, 0.0, high, xtol=1e-10)
-
-
-def _bisect(f: Callable[[float], float], low: float, high: float, xtol: float) -> float:
-    """Root of an increasing ``f`` in [low, high] to within ``xtol``, by bisection.
-
-    Raises ValueError like ``scipy.optimize.brentq`` when f(low) and f(high)
-    share a sign (here: ``power`` <= ``alpha``).
-    """
-    f_low = f(low)
-    if f_low == 0:
-        return low
-    if f_low > 0:
-        raise ValueError("f(a) and f(b) must have different signs")
-    while high - low > 2.0 * xtol:
-        mid = 0.5 * (low + high)
-        if f(mid) < 0:
-            low = mid
-        else:
-            high = mid
-    return 0.5 * (low + high)
 
 
 def paired_comparison(

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import RenderError
+from ..errors import RenderError, WorkbenchError
+from ..paths import baselines_dir, locate_run, locate_side
 from ..store.files import write_text_atomic
 from ..store.headers import DEFAULT_RUNS_DIR, check_side, latest_run, read_header
 from ._html import to_html
@@ -112,10 +113,13 @@ def _convert(job: Job, nb: Any, error: str | None, started: float) -> Page:
 def render_report(run_dir: Path | str | None = None, baseline: str | None = None,
                   out_dir: Path | str = DEFAULT_OUT, notebooks: list[str] | None = None,
                   jobs: int | None = None, timeout: float = DEFAULT_TIMEOUT,
-                  reuse_kernels: bool = True, notebook_dir: Path | None = None) -> Report:
+                  reuse_kernels: bool = True, notebook_dir: Path | None = None,
+                  corpus: Path | str | None = None, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> Report:
     """Render every report notebook for a run (default: the latest) into ``<out_dir>/<run-id>/``.
 
-    ``baseline`` is a baseline name, a run directory or ``RUN#TARGET``; ``notebooks`` picks some
+    ``run_dir`` is a run directory or a run id under ``runs_dir``. ``baseline`` is a baseline name
+    (among ``corpus``'s baselines, default ``corpus/baselines``), a baseline file, a run or
+    ``RUN#TARGET``; it is resolved here once and handed to the notebooks as a path. ``notebooks`` picks some
     of ``NOTEBOOKS`` (or of the notebooks in ``notebook_dir``). Kernels start while the run is
     read, and the first notebooks while the baseline is resolved; a bad run or baseline stops
     everything with a StoreError or CompareError. Raises RenderError, after writing every page and
@@ -129,7 +133,8 @@ def render_report(run_dir: Path | str | None = None, baseline: str | None = None
         futures = [pool.submit(_worker, board, i, timeout, reuse_kernels, converter) for i in range(workers)]
         converter.submit(to_html, None)  # load nbconvert and compile its template while the kernels start
         try:
-            run, out = _prepare(run_dir, Path(out_dir))
+            run, out = _prepare(run_dir, Path(out_dir), runs_dir)
+            baseline = _resolved_baseline(baseline, runs_dir, corpus)
             params = {"run_dir": str(run.path.resolve()), "baseline": baseline}
             rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
             for source in sorted(sources, key=lambda p: rank.get(p.stem, len(rank))):
@@ -148,13 +153,26 @@ def render_report(run_dir: Path | str | None = None, baseline: str | None = None
     return report
 
 
-def _prepare(run_dir: Path | str | None, out_dir: Path) -> tuple[Any, Path]:
+def _prepare(run_dir: Path | str | None, out_dir: Path, runs_dir: Path | str = DEFAULT_RUNS_DIR
+             ) -> tuple[Any, Path]:
     """The run's header (default: the latest run; its frames are the kernels' to load) and its
-    page directory."""
-    run = read_header(run_dir or latest_run(DEFAULT_RUNS_DIR))
+    page directory. ``run_dir`` may be a run id under ``runs_dir``."""
+    run = read_header(locate_run(str(run_dir), runs_dir).path if run_dir else latest_run(runs_dir))
     out = out_dir / run.run_id
     out.mkdir(parents=True, exist_ok=True)
     return run, out
+
+
+def _resolved_baseline(baseline: str | None, runs_dir: Path | str, corpus: Path | str | None) -> str | None:
+    """The baseline spec as an absolute path (``#TARGET`` kept), so every notebook reads the same
+    side whatever its working directory; a spec that names nothing is left for the check to report."""
+    if not baseline:
+        return None
+    try:
+        side = locate_side(baseline, runs_dir, baselines_dir(corpus))
+    except WorkbenchError:
+        return baseline
+    return str(side.path.resolve()) + (f"#{side.target}" if side.target else "")
 
 
 def _check_baseline(baseline: str | None, board: JobBoard) -> None:

@@ -10,7 +10,8 @@ import pandas as pd
 from ..columns import CASE, SUITE, TARGET
 from ..errors import StoreError
 from .summary import overall_passed, suite_summary
-from ..store.runs import DEFAULT_RUNS_DIR, Run, free_run_id, load_run, write_run
+from ..paths import DEFAULT_RUNS_DIR
+from ..store.runs import Run, free_run_id, load_run, write_run
 from ..suites import get_suite
 
 

@@ -12,14 +12,30 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pandas as pd
 
 from ..columns import CASE, ERROR, METRIC, PASSED, SCORE_COLUMNS, SUITE, TARGET, VALUE
 from ..errors import StoreError
 from .files import dumps, write_json_atomic, write_text_atomic
-from .headers import DEFAULT_RUNS_DIR, RUN_FILES, latest_run, read_json, read_jsonl
+from ..paths import DEFAULT_RUNS_DIR, run_path
+from .headers import read_json, read_jsonl
+
+
+class RunLike(Protocol):
+    """What compare, baselines and the report views read from a run or a recorded baseline."""
+
+    path: Path
+    cases: pd.DataFrame
+    scores: pd.DataFrame
+
+    @property
+    def run_id(self) -> str: ...
+
+    def targets(self) -> list[str]: ...
+
+    def select(self, target: str) -> RunLike: ...
 
 
 @dataclass
@@ -118,11 +134,13 @@ def _cases_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return frame
 
 
-def load_run(path: Path | str) -> Run:
-    """Read a run directory written by ``workbench run``."""
-    path = Path(path)
-    if not path.is_dir():
-        raise StoreError(f"{path}: no such run directory")
+def load_run(path: Path | str, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> Run:
+    """Read a run written by ``workbench run``: its directory, or its run id under ``runs_dir``
+    (``wb.load_run("20261129T211500Z-builtin")``), as ``compare`` and ``report`` resolve it."""
+    found = run_path(path, runs_dir)
+    if found is None:
+        raise StoreError(f"{path}: no such run directory, nor a run id in {runs_dir}")
+    path = found
     try:
         scores = pd.read_parquet(path / "scores.parquet")
     except FileNotFoundError:

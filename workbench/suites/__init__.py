@@ -6,8 +6,8 @@ from importlib import import_module
 from ..errors import SuiteError
 from .base import Outcome, RunContext, Scored, Suite
 
-# name -> (corpus section it reads, "module:Class"); sections are listed here so that
-# choosing the suites a corpus can run imports none of them.
+# name -> (corpus section it reads, "module:Class"): the one place a suite's section is declared,
+# so that choosing the suites a corpus can run imports none of them. ``register_suite`` adds one.
 _REGISTRY: dict[str, tuple[str, str]] = {
     "retrieval": ("retrieval", "workbench.suites.retrieval:RetrievalSuite"),
     "risk": ("risk", "workbench.suites.risk:RiskSuite"),
@@ -17,6 +17,22 @@ _REGISTRY: dict[str, tuple[str, str]] = {
     "ranking": ("ranking", "workbench.suites.ranking:RankingSuite"),
     "findings": ("findings", "workbench.suites.findings:FindingsSuite"),
 }
+
+
+def register_suite(name: str, section: str, where: str) -> None:
+    """Register a suite: its name, the corpus section it reads and ``"module:Class"`` (imported
+    when the suite is first used). A name or section already taken is a SuiteError."""
+    taken = [n for n, (s, _) in _REGISTRY.items() if n == name or s == section]
+    if taken:
+        raise SuiteError(f"suite {name!r} (section {section!r}) clashes with registered suite {taken[0]!r}")
+    if ":" not in where:
+        raise SuiteError(f"suite {name!r}: expected 'module:Class', got {where!r}")
+    _REGISTRY[name] = (section, where)
+
+
+def unregister_suite(name: str) -> None:
+    """Remove a registered suite (tests; a plugin being unloaded)."""
+    _REGISTRY.pop(name, None)
 
 
 def suite_names() -> list[str]:
@@ -38,4 +54,5 @@ def get_suite(name: str) -> Suite:
     return getattr(import_module(module_name), class_name)()
 
 
-__all__ = ["Outcome", "RunContext", "Scored", "Suite", "get_suite", "suite_names", "suite_section"]
+__all__ = ["Outcome", "RunContext", "Scored", "Suite", "get_suite", "register_suite", "suite_names", "suite_section",
+           "unregister_suite"]

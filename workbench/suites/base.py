@@ -64,9 +64,14 @@ class Suite(ABC):
     """Base class of every suite; subclasses are registered in ``workbench.suites``."""
 
     name: ClassVar[str]
-    section: ClassVar[str]
     capability: ClassVar[str | None]
     description: ClassVar[str] = ""
+
+    @property
+    def section(self) -> str:
+        """The corpus section this suite reads, as registered (declared once, in the registry)."""
+        from . import suite_section
+        return suite_section(self.name)
 
     def cases(self, corpus: "Corpus") -> list[dict[str, Any]]:
         """The corpus cases this suite reads."""

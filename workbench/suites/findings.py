@@ -110,7 +110,6 @@ def match(gold: list[dict[str, Any]], found: list[dict[str, Any]], tolerance: in
 
 class FindingsSuite(Suite):
     name = "findings"
-    section = "findings"
     capability = None
     description = "precision, recall and F1 of recorded review findings against gold records"
 

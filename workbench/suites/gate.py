@@ -182,7 +182,6 @@ def _satisfies(check: dict[str, Any], want: dict[str, Any]) -> bool:
 
 class GateSuite(Suite):
     name = "gate"
-    section = "gateEffectiveness"
     capability = "gate"
     description = "verdict and named checks of a merge gate over committed change sets"
 

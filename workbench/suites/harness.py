@@ -84,7 +84,6 @@ def check_command(expected: dict[str, str], inferred: dict[str, list[str]], work
 
 class HarnessSuite(Suite):
     name = "harness"
-    section = "harnessExecution"
     capability = "infer_harness"
     description = "expected commands inferred in their group and exiting 0 in a temp copy"
 

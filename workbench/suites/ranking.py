@@ -67,7 +67,6 @@ def go_code_metrics(relevant: np.ndarray, first: np.ndarray, n_expected: np.ndar
 
 class RankingSuite(Suite):
     name = "ranking"
-    section = "ranking"
     capability = "search"
     description = "nDCG@10, Recall@10/20 and MRR of symbol search over golden queries (go-code rules)"
 

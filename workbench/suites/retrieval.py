@@ -37,7 +37,6 @@ def _unique(items: list[str]) -> list[str]:
 
 class RetrievalSuite(Suite):
     name = "retrieval"
-    section = "retrieval"
     capability = "context_pack"
     description = "precision@k, recall@k, MRR and nDCG@k of the context pack's primary files"
 

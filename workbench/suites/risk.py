@@ -54,7 +54,6 @@ def _concepts(answer: Any) -> list[str]:
 
 class RiskSuite(Suite):
     name = "risk"
-    section = "risk"
     capability = "risk_concepts"
     description = "concepts returned for a task or path vs expected and not-expected labels"
 

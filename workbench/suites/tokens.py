@@ -146,7 +146,6 @@ def _check_pack(pack: Any) -> Pack:
 
 class TokensSuite(Suite):
     name = "tokens"
-    section = "tokenSavings"
     capability = "context_pack"
     description = "pack tokens vs a naive dump (o200k), savings, and the pack's recall@k on the same query"
 

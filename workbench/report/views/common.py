@@ -14,7 +14,9 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from ...columns import CASE, METRIC, PASSED, SUITE, TARGET, VALUE
-from ...store.runs import DEFAULT_RUNS_DIR, Run, latest_run, load_run
+from ...paths import DEFAULT_RUNS_DIR
+from ...store.headers import latest_run
+from ...store.runs import Run, load_run
 from .._kernel_cache import remember, stamp
 from ...contract import CONTROL_TARGETS
 
