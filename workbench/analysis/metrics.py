@@ -67,8 +67,8 @@ from ._kernel import DOC, RANK, RELEVANCE, SCORE, Hits, find_hits, prepare, requ
 from .registry import MEASURES as REGISTRY
 from .registry import lookup, rank_measures
 
-MEASURES = tuple(m.name for m in rank_measures())
-CUTOFF_REQUIRED = frozenset(m.name for m in rank_measures() if m.needs_cutoff)
+
+
 CORPUS_NAMES = {m.name: m.corpus_name for m in rank_measures() if m.corpus_name}
 _NAME = re.compile(r"^([A-Za-z_]+?)(?:[@_](\d+))?$")
 
@@ -81,11 +81,12 @@ class Metric:
     spelling: str | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        if self.measure not in MEASURES:
-            raise SuiteError(f"unknown measure {self.measure!r}; known: {', '.join(MEASURES)}")
+        if self.measure not in REGISTRY or REGISTRY[self.measure].per_case is None:
+            known = ", ".join(m.name for m in rank_measures())
+            raise SuiteError(f"unknown measure {self.measure!r}; known: {known}")
         if self.cutoff is not None and (not isinstance(self.cutoff, int) or self.cutoff < 1):
             raise SuiteError(f"metric {self.measure}: cut-off must be an integer >= 1, got {self.cutoff!r}")
-        if self.cutoff is None and self.measure in CUTOFF_REQUIRED:
+        if self.cutoff is None and REGISTRY[self.measure].needs_cutoff:
             raise SuiteError(f"metric {self.measure} needs a cut-off, e.g. {self.measure}@5")
 
     @property

@@ -51,6 +51,13 @@ def register(measure: Measure) -> Measure:
     return measure
 
 
+def unregister(name: str) -> None:
+    """Remove a measure and its spellings (tests; a plugin being unloaded)."""
+    measure = MEASURES.pop(name, None)
+    for spelling in [s for s, m in _BY_SPELLING.items() if m is measure]:
+        del _BY_SPELLING[spelling]
+
+
 def lookup(spelling: str) -> Measure | None:
     """The measure a spelling names (case-insensitive, cut-off stripped: ``ndcg@10`` -> nDCG), or None."""
     text = spelling.strip().lower()
