@@ -51,7 +51,7 @@ def prepare(ranking: pd.DataFrame, qrels: pd.DataFrame, cases: Sequence[str] | N
     return _Inputs(case_cats, doc_cats, r_case, r_doc, primary, q_case, q_doc, gain)
 
 
-def require_columns(frame: pd.DataFrame, what: str, columns: list[str], any_of: list[str] = ()) -> None:
+def require_columns(frame: pd.DataFrame, what: str, columns: list[str], any_of: Sequence[str] = ()) -> None:
     if not isinstance(frame, pd.DataFrame):
         raise SuiteError(f"{what}: expected a DataFrame or row tuples, got {type(frame).__name__}")
     missing = [c for c in columns if c not in frame.columns]

@@ -118,8 +118,11 @@ def parse_metric(spec: "str | Metric", k: int | None = None) -> Metric:
         return spec
     text = str(spec).strip()
     match = _NAME.match(text)
-    word = match.group(1) if match else ""
-    measure = lookup(word) if match else None
+    if match is None:
+        raise SuiteError(f"unknown metric {text!r}; known: P@k, P_ret@k, R@k, RR[@k], nDCG@k, "
+                         "Success@k, precisionAtK, recallAtK, mrr, ndcgAtK")
+    word = match.group(1)
+    measure = lookup(word)
     if measure is not None and measure.per_case is not None and match.group(2) is None \
             and word.lower() == (measure.corpus_name or "").lower():
         if k is None and measure.name != "RR":
@@ -135,6 +138,8 @@ def parse_metric(spec: "str | Metric", k: int | None = None) -> Metric:
 def metric_values(metric: Metric, hits: Hits) -> np.ndarray:
     """One metric for every case, from the hit table; NaN where the measure is undefined."""
     measure = REGISTRY[metric.measure]
+    if measure.per_case is None:
+        raise SuiteError(f"measure {measure.name} is computed by its suite, not from a ranking")
     values = measure.per_case(hits, metric.cutoff if metric.cutoff is not None else np.inf)
     return np.where(hits.relevant == 0, np.nan, values) if measure.undefined_without_relevant else values
 

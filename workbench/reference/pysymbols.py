@@ -54,14 +54,15 @@ class _Visitor:
             if kind is not None:
                 self._define(node, kind, owner, top)  # type: ignore[arg-type]
             elif cls is ast.ImportFrom:
-                imports.append(Import(node.module or "", node.level, tuple(a.name for a in node.names)))
+                imports.append(Import(node.module or "", node.level,  # type: ignore[attr-defined]
+                                      tuple(a.name for a in node.names)))  # type: ignore[attr-defined]
             elif cls is ast.Import:
-                imports.extend(Import(alias.name) for alias in node.names)
+                imports.extend(Import(alias.name) for alias in node.names)  # type: ignore[attr-defined]
             elif cls in _BLOCKS:
                 for attr in _BLOCKS[cls]:
                     self.body(getattr(node, attr), owner, top)
                 if cls is ast.Try:
-                    for handler in node.handlers:
+                    for handler in node.handlers:  # type: ignore[attr-defined]
                         self.body(handler.body, owner, top)
             elif top and cls in _ASSIGNS:
                 self._assign(node)

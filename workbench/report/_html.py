@@ -58,8 +58,8 @@ def _exporter_class() -> type:
     from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 
     class PageExporter(HTMLExporter):
-        def from_notebook_node(self, nb: Any, resources: dict[str, Any] | None = None,
-                               **kw: Any) -> tuple[str, dict[str, Any]]:
+        def from_notebook_node(self, nb: Any, resources: dict[str, Any] | None = None,  # type: ignore[override]
+                               **kw: Any) -> tuple[str, dict[str, Any]]:  # HTML text, not a notebook
             """HTMLExporter.from_notebook_node's filters and rendering, then the focus attributes."""
             language = nb.metadata.get("language_info", {})
             lexer = language.get("pygments_lexer", language.get("name"))

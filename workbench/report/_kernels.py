@@ -130,7 +130,7 @@ def execute_notebook(source: Path, dest: Path, params: dict[str, Any], slot: Ker
                      timeout: float) -> tuple[Any, str | None]:
     """Run ``source`` into ``dest`` on ``slot``; return the executed notebook (partial on failure)
     and the failure, naming the cell, or None."""
-    deadline, keep = time.monotonic() + timeout, {}
+    deadline, keep = time.monotonic() + timeout, {}  # type: tuple[float, dict[str, Any]]
     try:
         nb = papermill.execute_notebook(
             str(source), str(dest), parameters=declared(source, params), engine_name=ENGINE,

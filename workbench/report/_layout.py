@@ -13,7 +13,9 @@ from typing import Any
 
 import numpy as np
 from matplotlib import rc_context
+from matplotlib.artist import Artist
 from matplotlib.axes import Axes
+from matplotlib.gridspec import SubplotSpec
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import LayoutEngine
@@ -42,7 +44,8 @@ class ReportFigure(Figure):
 
     def alt_text(self) -> str:
         """The figure's title and its panels' titles, for readers who cannot see the image."""
-        title = self._suptitle.get_text() if self._suptitle is not None else ""
+        suptitle = self._suptitle  # type: ignore[attr-defined]  # matplotlib keeps it private
+        title = suptitle.get_text() if suptitle is not None else ""
         panels = [ax.get_title() for ax in self.axes if ax.get_visible() and ax.get_title()]
         return "; ".join(filter(None, [title, ", ".join(panels)])) or "A figure"
 
@@ -120,12 +123,12 @@ def _place(fig: Figure, panels: Sequence[Axes]) -> None:
     """Measure the panels' decorations and the figure-level texts once, then move the panels."""
     if not panels:
         return
-    renderer = fig.canvas.get_renderer()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]  # an Agg canvas (figure())
     width, height = fig.get_size_inches()
     top = _suptitle_margin(fig, renderer)
     bottom = sum(legend.get_window_extent(renderer).height / fig.dpi + 2 * PAD for legend in fig.legends)
     room = (PAD, bottom + PAD, width - PAD, height - top - PAD)  # for the axis labels: x0, y0, x1, y1
-    grid = panels[0].get_subplotspec().get_gridspec()
+    grid = _spec(panels[0]).get_gridspec()
     lefts, rights = np.zeros(grid.ncols), np.zeros(grid.ncols)
     tops, bottoms = np.zeros(grid.nrows), np.zeros(grid.nrows)
     labels = {ax: _label_lengths(ax, renderer, room) for ax in panels}
@@ -133,19 +136,27 @@ def _place(fig: Figure, panels: Sequence[Axes]) -> None:
         (row, col), (left, right, below, above) = _cell(ax), _overhang(ax, renderer)
         lefts[col], rights[col] = max(lefts[col], left), max(rights[col], right)
         tops[row], bottoms[row] = max(tops[row], above), max(bottoms[row], below)
-    xs, ws = _spans(width, (0.0, 0.0), lefts + PAD, rights + PAD, grid.get_width_ratios())
-    ys, hs = _spans(height, (top, bottom), tops + PAD, bottoms + PAD, grid.get_height_ratios())
+    xs, ws = _spans(width, (0.0, 0.0), lefts + PAD, rights + PAD, np.asarray(grid.get_width_ratios(), float))
+    ys, hs = _spans(height, (top, bottom), tops + PAD, bottoms + PAD, np.asarray(grid.get_height_ratios(), float))
     for ax in panels:
         row, col = _cell(ax)
         box = (xs[col], height - ys[row] - hs[row], ws[col], hs[row])  # inches from the bottom left
-        ax.set_position([box[0] / width, box[1] / height, box[2] / width, box[3] / height])
+        ax.set_position((box[0] / width, box[1] / height, box[2] / width, box[3] / height))
         _keep_labels_inside(ax, box, room, labels[ax])
 
 
 def _cell(ax: Axes) -> tuple[int, int]:
     """The panel's (row, column) in its grid."""
-    spec = ax.get_subplotspec()
+    spec = _spec(ax)
     return spec.rowspan.start, spec.colspan.start
+
+
+def _spec(ax: Axes) -> SubplotSpec:
+    """The panel's place in its grid (every panel of a report figure has one)."""
+    spec = ax.get_subplotspec()
+    if spec is None:
+        raise ValueError("report figure panels are made with figure(...): each has a subplot spec")
+    return spec
 
 
 def _overhang(ax: Axes, renderer: Any) -> tuple[float, float, float, float]:
@@ -156,7 +167,8 @@ def _overhang(ax: Axes, renderer: Any) -> tuple[float, float, float, float]:
     its tick marks, and each spine's extent re-computes its axis's ticks (twice the tick work).
     Like constrained layout, an axis label's length is not counted (see _keep_labels_inside).
     """
-    extra = [*ax.texts, *([ax.get_legend()] if ax.get_legend() else [])]
+    legend = ax.get_legend()
+    extra: list[Artist] = [*ax.texts, *([legend] if legend is not None else [])]
     frame, tight = ax.get_window_extent(renderer), ax.get_tightbbox(renderer, bbox_extra_artists=extra)
     if tight is None:
         return 0.0, 0.0, 0.0, 0.0
@@ -167,7 +179,7 @@ def _overhang(ax: Axes, renderer: Any) -> tuple[float, float, float, float]:
 
 def _suptitle_margin(fig: Figure, renderer: Any) -> float:
     """Put the suptitle ``PAD`` below the top edge; the height (inches) it takes, pads included."""
-    title = fig._suptitle
+    title = fig._suptitle  # type: ignore[attr-defined]  # matplotlib keeps it private
     if title is None or not title.get_text():
         return 0.0
     title.set_y(1 - PAD / fig.get_size_inches()[1])
@@ -175,7 +187,7 @@ def _suptitle_margin(fig: Figure, renderer: Any) -> float:
 
 
 def _spans(length: float, reserved: tuple[float, float], before: np.ndarray, after: np.ndarray,
-           ratios: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+           ratios: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Offsets (from the left or top edge) and sizes, in inches, of a grid's cells along one
     direction: ``reserved`` kept free at both ends, each cell's margins ``before`` and ``after``
     it, the rest shared by ``ratios``."""
@@ -193,7 +205,7 @@ def _label_lengths(ax: Axes, renderer: Any, room: tuple[float, float, float, flo
                                (ax.yaxis.label, "height", room[3] - room[1])):
         length = getattr(text.get_window_extent(renderer), along) / ax.figure.dpi if text.get_text() else 0.0
         if length > space:
-            text.set_fontsize(text.get_fontsize() * space / length)
+            text.set_fontsize(float(text.get_fontsize()) * space / length)
         lengths.append(min(length, space))
     return lengths[0], lengths[1]
 

@@ -39,7 +39,7 @@ def bars(ax: Axes, at: np.ndarray, values: np.ndarray, width: float, horizontal:
     start = np.broadcast_to(np.asarray(base, float), values.shape)
     low, high, end = at - width / 2, at + width / 2, start + values
     corners = np.stack([np.column_stack(c) for c in ((low, start), (low, end), (high, end), (high, start))], axis=1)
-    collection = PolyCollection(corners[..., ::-1] if horizontal else corners, **style)
+    collection = PolyCollection(list(corners[..., ::-1] if horizontal else corners), **style)
     (collection.sticky_edges.x if horizontal else collection.sticky_edges.y).extend(np.unique(start).tolist())
     ax.add_collection(collection)
     return collection
@@ -68,7 +68,8 @@ def _legend(fig: Figure, axes: np.ndarray) -> None:
     room = fig.bbox.width - 2 * PAD * fig.dpi  # fewer columns (more rows) for a legend wider than that
     for ncols in range(min(len(seen), 6), 0, -1):
         legend = fig.legend(list(seen.values()), list(seen), loc="outside lower center", ncols=ncols, frameon=False)
-        if ncols == 1 or legend.get_window_extent(fig.canvas.get_renderer()).width <= room:
+        renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]  # an Agg canvas (figure())
+        if ncols == 1 or legend.get_window_extent(renderer).width <= room:
             return
         legend.remove()
 
@@ -247,9 +248,9 @@ def forest(comparison: Any) -> ReportFigure | Note:
 def _forest_panel(ax: Axes, rows: pd.DataFrame) -> None:
     # Colour says "significant", not "better": for token counts a drop is the improvement.
     y, significant = np.arange(len(rows)), (rows["p_holm"] < 0.05).to_numpy()
-    colours = np.where(significant, UP, MUTED)
+    colours = np.where(significant, UP, MUTED).tolist()
     ax.hlines(y, rows["ci_low"], rows["ci_high"], colors=colours, linewidth=2)
-    ax.scatter(rows["delta"], y, s=40, c=np.where(significant, colours, "white"), edgecolors=colours, zorder=3)
+    ax.scatter(rows["delta"], y, s=40, c=np.where(significant, colours, "white").tolist(), edgecolors=colours, zorder=3)
     ax.axvline(0, color="black", linewidth=0.8)
     ax.set_yticks(y, [f"{s} · {m}" for s, m in zip(rows[SUITE], rows[METRIC])])
     ax.set_ylim(-0.6, len(rows) - 0.4)

@@ -1,6 +1,7 @@
 """Render a run summary as the scoreboard the seeds print (markdown table + one line per suite)."""
 from __future__ import annotations
 
+from collections.abc import Set
 from typing import Any
 
 SHORT = {"precisionAtK": "p@{k}", "recallAtK": "r@{k}", "mrr": "mrr", "ndcgAtK": "ndcg@{k}"}
@@ -35,7 +36,7 @@ def verdict_text(result: dict[str, Any]) -> str:
     return f"FAIL ({cases}; {'; '.join(result.get('failures') or ['below a floor'])})"
 
 
-def scoreboard_rows(summary: dict[str, Any], regressions: set[tuple[str, str, str]] = frozenset()
+def scoreboard_rows(summary: dict[str, Any], regressions: Set[tuple[str, str, str]] = frozenset()
                     ) -> list[list[str]]:
     """One row per (suite, target, metric): value, floor and pass mark."""
     rows = []
@@ -65,7 +66,7 @@ def suite_line(suite: str, target: str, result: dict[str, Any], k: int) -> str:
 
 
 def render_scoreboard(summary: dict[str, Any], k: int = 5,
-                      regressions: set[tuple[str, str, str]] = frozenset()) -> str:
+                      regressions: Set[tuple[str, str, str]] = frozenset()) -> str:
     """The full scoreboard text for a run summary."""
     rows = scoreboard_rows(summary, regressions)
     lines = _table(["Group", "Target", "Metric", "Value", "Threshold", "Pass"], rows,

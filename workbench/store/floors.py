@@ -66,7 +66,8 @@ def compute_floors(summary: dict[str, Any], scores: pd.DataFrame, target: str,
             continue
         metrics = {m: float(v) for m, v in (entry.get("metrics") or {}).items()
                    if isinstance(v, (int, float)) and math.isfinite(v)}
-        existing = thresholds.get(suite) if isinstance(thresholds.get(suite), dict) else {}
+        found = thresholds.get(suite)
+        existing: dict[str, Any] = found if isinstance(found, dict) else {}
         names = list(existing) or [m for m, v in metrics.items() if 0.0 <= v <= 1.0]
         floors = dict(existing)
         for metric in (m for m in names if m in metrics):
@@ -108,19 +109,24 @@ def replace_thresholds(text: str, thresholds: dict[str, Any], where: Path | str)
 def _members(text: str, where: Path | str) -> Iterator[tuple[str, int, int, int]]:
     """Top-level (key, key start, value start, value end) of a JSON object text."""
     decoder = json.JSONDecoder()
-    pos = _WS.match(text, 0).end()
+
+    def skip(at: int) -> int:  # _WS matches the empty string, so it always matches
+        found = _WS.match(text, at)
+        return found.end() if found else at
+
+    pos = skip(0)
     if text[pos : pos + 1] != "{":
         raise StoreError(f"{where}: top level is not a JSON object")
-    pos = _WS.match(text, pos + 1).end()
+    pos = skip(pos + 1)
     try:
         while text[pos] != "}":
             key, after = decoder.raw_decode(text, pos)
-            colon = _WS.match(text, after).end()
-            value_start = _WS.match(text, colon + 1).end()
+            colon = skip(after)
+            value_start = skip(colon + 1)
             _, value_end = decoder.raw_decode(text, value_start)
             yield key, pos, value_start, value_end
-            pos = _WS.match(text, value_end).end()
-            pos = _WS.match(text, pos + 1).end() if text[pos] == "," else pos
+            pos = skip(value_end)
+            pos = skip(pos + 1) if text[pos] == "," else pos
     except (json.JSONDecodeError, IndexError) as exc:
         raise StoreError(f"{where}: invalid JSON ({exc})") from None
 

@@ -227,7 +227,7 @@ class GateSuite(Suite):
     def _case_row(outcome: Outcome) -> dict[str, Any]:
         case, seen = outcome.case, outcome.observation
         expected = case.get("expectedVerdict")
-        row = {"case": outcome.name, PASSED: False, "changeSet": case.get("changeSet"),
+        row: dict[str, Any] = {"case": outcome.name, PASSED: False, "changeSet": case.get("changeSet"),
                "expectedVerdict": expected, "verdict": None, "blockedAsExpected": None,
                "baselineCommit": None, "checks": [], "missing": [], "unexpectedFails": []}
         if seen is None or outcome.error is not None:
