@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from workbench.errors import CompareError, StoreError
-from workbench.store.headers import check_side, locate_side, read_baseline, read_header
+from workbench.paths import locate_side
+from workbench.store.headers import check_side, read_baseline, read_header
 
 from .report_runs import build_run
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..columns import SCORE_COLUMNS
 from ..errors import CompareError, StoreError
-from ..paths import DEFAULT_BASELINES_DIR, DEFAULT_RUNS_DIR, SideRef, baseline_path, locate_side, run_path
+from ..paths import DEFAULT_BASELINES_DIR, DEFAULT_RUNS_DIR, SideRef, baseline_path, locate_side
 
 RUN_FILES = ("manifest.json", "summary.json", "cases.jsonl", "scores.parquet")
 BASELINE_FORMAT = 1

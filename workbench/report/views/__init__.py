@@ -13,7 +13,7 @@ from .reasons import explain
 from .retrieval import fixture_key, query_shape, rank_counts, retrieval_by_fixture, retrieval_by_shape, retrieval_cases, token_savings
 from .scoreboard import failures, floor_frame, floors, headline, leaderboard, run_header, verdicts
 
-__all__ = sorted([
+__all__ = [
     "CONTROLS", "Html", "Note", "case_status", "change_counts", "changed_cases", "compare_runs",
     "concept_counts", "describe", "detectable_effect", "diff_runs", "explain", "failures", "findings_by_agent",
     "findings_by_rule", "fixture_key", "floor_frame",
@@ -22,4 +22,4 @@ __all__ = sorted([
     "open_baseline", "open_run", "p_values", "primary_target", "project_root", "query_shape", "rank_counts",
     "retrieval_by_fixture", "retrieval_by_shape", "retrieval_cases", "risk_cases", "risk_confusion",
     "run_header", "runs_dir", "suite_rows", "targets_of", "token_savings", "verdicts", "wide_scores",
-])
+]
