@@ -47,3 +47,11 @@ def test_a_baseline_name_means_the_named_corpus_s_baseline(tmp_path: Path) -> No
     assert side.path == corpus.parent / "baselines" / "builtin.json" and not side.is_run
     assert _resolved_baseline("builtin#builtin", tmp_path, corpus) == str(side.path.resolve()) + "#builtin"
     assert _resolved_baseline("nothing-here", tmp_path, corpus) == "nothing-here"  # left for the check to name
+
+
+def test_a_notebook_opens_a_run_by_its_id(tmp_path: Path, monkeypatch) -> None:
+    run_dir = build_run(tmp_path / "reports" / "runs", suites=("retrieval",))
+    (tmp_path / "notebooks").mkdir()
+    monkeypatch.chdir(tmp_path / "notebooks")  # as JupyterLab starts a notebook
+    assert wb.views.open_run(run_dir.name).path == run_dir
+    assert wb.views.open_run(None).path == run_dir

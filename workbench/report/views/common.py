@@ -14,7 +14,7 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from ...columns import CASE, METRIC, PASSED, SUITE, TARGET, VALUE
-from ...paths import DEFAULT_RUNS_DIR
+from ...paths import DEFAULT_RUNS_DIR, run_path
 from ...store.headers import latest_run
 from ...store.runs import Run, load_run
 from .._kernel_cache import remember, stamp
@@ -61,13 +61,15 @@ def runs_dir(start: Path | None = None) -> Path:
 
 
 def _run_path(run_dir: str | Path | None) -> Path:
+    """The run a notebook names: a directory (also relative to the project root, for a notebook
+    opened from ``notebooks/``) or a run id under the project's ``reports/runs``; default the latest."""
     if not run_dir:
         return latest_run(runs_dir())
-    path = Path(run_dir)
-    if not path.exists() and not path.is_absolute():
-        beside = project_root() / path  # a repo-relative path given from notebooks/
-        return beside if beside.exists() else path
-    return path
+    for base in (Path.cwd(), project_root()):
+        found = run_path(run_dir if Path(run_dir).is_absolute() else base / run_dir, runs_dir())
+        if found is not None:
+            return found
+    return run_path(str(run_dir), runs_dir()) or Path(run_dir)
 
 
 def open_run(run_dir: str | Path | None = None) -> Run:
