@@ -344,6 +344,14 @@ def lab_command(ctx: click.Context, lab_args: tuple[str, ...]) -> None:
     ctx.exit(subprocess.call([sys.executable, "-m", "jupyterlab", f"--notebook-dir={notebooks_dir()}", *lab_args]))
 
 
+def _register_mining() -> None:
+    from .mining.commands import mine_command
+    cli.add_command(mine_command)
+
+
+_register_mining()
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI and map outcomes to the documented exit codes."""
     try:

@@ -50,3 +50,7 @@ class RunStopped(WorkbenchError):
         import shlex
         return (f"{self.saved_cases} case(s) saved in {self.journal}; resume with: workbench run --resume "
                 f"{shlex.quote(self.run_id)} --out {shlex.quote(self.out_dir)}")
+
+
+class GitError(WorkbenchError):
+    """A git repository cannot be read, or a revision or path does not exist in it."""

@@ -1,0 +1,132 @@
+"""Mining cases from a git history: filters, query cleaning, shapes, sampling, corpus output."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tests.git_history import commit, init, shop_history
+from workbench.cli import main
+from workbench.mining.filters import MineOptions
+from workbench.mining.mine import mine, mine_corpus, spread_sample
+from workbench.mining.queries import build_query, clean_subject
+from workbench.mining.shapes import names_file, names_symbol
+
+
+@pytest.fixture(scope="module")
+def shop(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    repo = tmp_path_factory.mktemp("hist") / "shop"
+    return repo, shop_history(repo)
+
+
+@pytest.mark.parametrize("subject, query", [
+    ("fix(orders): refund fails for partially shipped orders (#12)", "refund fails for partially shipped orders"),
+    ("feat!: add retries. Closes #12", "add retries"),
+    ("Fix crash when the cart is empty, fixes #45 and #46", "Fix crash when the cart is empty"),
+    ("router: support HEAD requests (gh-77)", "router: support HEAD requests"),
+    (":bug: handle a missing header", "handle a missing header"),
+    ("[fix] redirect loops on login", "redirect loops on login"),
+    ("fix #12: handle a crash", "handle a crash"),
+    ("Merge parser changes (see #9) into the lexer.", "Merge parser changes into the lexer"),
+    ("parse https://example.com/a/b/pull/31 links", "parse links"),
+])
+def test_clean_subject(subject: str, query: str) -> None:
+    assert clean_subject(subject) == query
+
+
+def test_with_body_adds_the_first_paragraph_without_trailers() -> None:
+    body = "The total was rounded once\nper line (#4).\n\nSecond paragraph.\n\nSigned-off-by: A <a@b.c>"
+    assert build_query("fix: totals", body) == "totals"
+    assert build_query("fix: totals", body, with_body=True) == "totals. The total was rounded once per line"
+    assert build_query("fix: totals", "Signed-off-by: A <a@b.c>", with_body=True) == "totals"
+
+
+def test_each_filter_drops_its_commit(shop: tuple[Path, dict[str, str]]) -> None:
+    repo, shas = shop
+    result = mine(repo, max_cases=None, progress=False)
+    kept = {case["source"]["commit"] for case in result.cases}
+    assert kept == {shas["task"], shas["symbol"], shas["duplicate"]}  # of two equal queries, the newest
+    assert result.dropped == Counter({"root": 1, "docs-ci-style": 1, "release": 1, "bot": 1, "revert": 1,
+                                      "new-or-deleted-source": 1, "vague-query": 1, "too-many-files": 1,
+                                      "no-source": 1, "duplicate-query": 1})
+    assert result.commits == 13 and result.candidates == 3
+    table = result.drop_table()
+    assert "too-many-files" in table and "13 commits read" in table
+
+
+def test_cases_run_at_the_parent_and_expect_the_modified_source(shop: tuple[Path, dict[str, str]]) -> None:
+    repo, shas = shop
+    cases = {c["source"]["commit"]: c for c in mine(repo, max_cases=None, progress=False).cases}
+    task = cases[shas["task"]]
+    assert task["revision"] == shas["root"]
+    assert task["expectedPrimary"] == ["src/orders.py"]
+    assert task["tests"] == ["tests/test_orders.py"]
+    assert task["query"] == "refund fails for partially shipped orders"
+    assert task["name"] == f"shop-{shas['task'][:10]}" and task["repoFixture"] == "shop"
+
+
+def test_shapes(shop: tuple[Path, dict[str, str]]) -> None:
+    repo, shas = shop
+    shapes = {c["source"]["commit"]: c["shape"] for c in mine(repo, max_cases=None, progress=False).cases}
+    assert shapes[shas["task"]] == "names-file"  # "orders" is the stem of src/orders.py
+    assert shapes[shas["symbol"]] == "names-symbol"  # find_user is defined in src/users.py at the parent
+    assert shapes[shas["duplicate"]] == "words-only"
+    assert names_file("the request parser breaks", ["src/request_parser.py"])
+    assert not names_file("the mapping breaks", ["src/map.py"])
+    assert names_symbol("call parse() twice", ["parse"]) and not names_symbol("parse it twice", ["parse"])
+    assert names_symbol("OrderBook leaks", ["OrderBook"])
+
+
+def test_path_and_date_filters(shop: tuple[Path, dict[str, str]]) -> None:
+    repo, shas = shop
+    billing = mine(repo, MineOptions(paths=("src/billing/**",)), max_cases=None, progress=False)
+    assert [c["expectedPrimary"] for c in billing.cases] == [["src/billing/invoice.py"]]
+    assert billing.dropped["path"] == 3  # the orders, users and (path before vague-query) "minor fixes" commits
+    early = mine(repo, MineOptions(until=1_700_000_000 + 2 * 3600), max_cases=None, progress=False)
+    assert {c["source"]["commit"] for c in early.cases} == {shas["task"], shas["symbol"]}
+
+
+def test_sampling_is_seeded_and_spread_over_the_history(tmp_path: Path) -> None:
+    repo = init(tmp_path / "long")
+    commit(repo, "start", {"src/a.py": "x = 0\n"}, 0)
+    for step in range(1, 41):
+        commit(repo, f"handle case number {step} of the parser", {"src/a.py": f"x = {step}\n"}, step)
+    first = mine(repo, max_cases=8, seed=3, progress=False).cases
+    again = mine(repo, max_cases=8, seed=3, progress=False).cases
+    other = mine(repo, max_cases=8, seed=4, progress=False).cases
+    assert first == again and first != other
+    numbers = [int(c["query"].split()[3]) for c in first]
+    assert numbers == sorted(numbers)  # oldest first
+    assert [(n - 1) // 5 for n in numbers] == list(range(8))  # one pick in each eighth of the history
+    assert len(spread_sample(list(range(3)), 8, 0)) == 3  # type: ignore[arg-type]
+
+
+def test_append_keeps_other_content(shop: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
+    repo, _ = shop
+    out = tmp_path / "corpus.json"
+    other = {"name": "hand-made", "query": "q", "repoFixture": "api", "expectedPrimary": ["a.ts"]}
+    out.write_text(json.dumps({"k": 3, "thresholds": {"risk": {"accuracy": 0.5}}, "fixtureRoots": {"api": "api"},
+                               "retrieval": [other], "risk": [{"name": "r", "mode": "query", "query": "x",
+                                                               "expectedConcepts": []}]}))
+    with pytest.raises(Exception, match="--append"):
+        mine_corpus(repo, out, progress=False)
+    mine_corpus(repo, out, append=True, progress=False, max_cases=None)
+    mine_corpus(repo, out, append=True, progress=False, max_cases=None)  # again: same names replaced, not doubled
+    data = json.loads(out.read_text())
+    assert data["k"] == 3 and data["thresholds"] == {"risk": {"accuracy": 0.5}} and len(data["risk"]) == 1
+    assert data["retrieval"][0] == other and len(data["retrieval"]) == 4
+    assert data["fixtureRoots"]["api"] == "api"
+    assert (out.parent / data["fixtureRoots"]["shop"]).resolve() == repo.resolve()
+
+
+def test_cli_dry_run_writes_nothing(shop: tuple[Path, dict[str, str]], tmp_path: Path,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    repo, _ = shop
+    out = tmp_path / "mined.json"
+    assert main(["mine", str(repo), "--out", str(out), "--dry-run"]) == 0
+    printed = capsys.readouterr().out
+    assert not out.exists()
+    assert "release" in printed and "candidates" in printed
+    assert main(["mine", str(repo), "--since", "not-a-date"]) == 2

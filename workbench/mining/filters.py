@@ -1,0 +1,170 @@
+"""Which commits become cases: named predicates, applied in order, first failure drops.
+
+Each filter says why a commit is not a task (a merge, a release, a bot, a change to
+docs only, ...). ``apply_filters`` records the name of the first filter a commit fails,
+so ``workbench mine --dry-run`` can print how many commits each one dropped.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+import pathspec
+
+from ..reference.kinds import CODE_EXTENSIONS, extension, file_kind
+from .history import Commit
+from .queries import build_query, query_key
+
+# Kinds of code file that are not the product's source (the engine's file kinds).
+NOT_SOURCE_KINDS = frozenset({"test", "fixture", "doc", "translation", "migration", "manifest", "script"})
+TEST_KINDS = frozenset({"test", "fixture"})
+MANIFESTS = frozenset({"package.json", "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "go.mod", "go.sum",
+                       "pyproject.toml", "setup.cfg", "setup.py", "Pipfile", "Pipfile.lock", "poetry.lock",
+                       "uv.lock", "Cargo.toml", "Cargo.lock", "Gemfile", "Gemfile.lock", "composer.json",
+                       "composer.lock", "tox.ini", "bun.lockb", "deno.json", "deno.lock"})
+_BOT = re.compile(r"\[bot\]|\bbot@|^(?:dependabot|renovate|greenkeeper|snyk|github-actions|pre-commit-ci|"
+                  r"allcontributors|semantic-release|mergify|imgbot|pyup)", re.IGNORECASE)
+_REVERT = re.compile(r"^\s*(?:revert|reverts|reverted|un-?revert)\b", re.IGNORECASE)
+_RELEASE = re.compile(
+    r"^\s*(?:release|releasing|prepare(?:d)?\s+(?:for\s+)?(?:the\s+)?release|version\s+bump|new\s+version|"
+    r"tag(?:ged)?\s+v?\d|start\s+(?:version\s+)?v?\d|back\s+to\s+dev)\b|"
+    r"^\s*(?:chore|build)\(release\)|"
+    r"^\s*v?\d+\.\d+(?:\.\d+)?(?:[-.+]?\w+)*\s*$|"
+    r"\bbump(?:ed|s)?\s+(?:the\s+)?(?:package\s+)?version\b|\b(?:set|update|change)\s+version\s+(?:to|number)\b|"
+    r"\brelease\s+v?\d+\.\d+|^\s*(?:update|bump)\s+(?:to\s+)?v?\d+\.\d+(?:\.\d+)?\s*$", re.IGNORECASE)
+_DEPENDENCY = re.compile(
+    r"^\s*(?:\w+)\((?:deps|deps-dev|dependencies|dev-deps)\)|^\s*deps?(?:-dev)?\s*:|"
+    r"\bbump\s+\S+\s+from\s+\S+\s+to\s+\S+|"
+    r"\b(?:update|upgrade|bump|pin|unpin)\s+(?:\w+\s+)?(?:dependenc\w*|deps|dev-?dependenc\w*|lock\s*files?|"
+    r"requirements)\b", re.IGNORECASE)
+_CHORE_TYPES = ("docs", "doc", "ci", "style", "test", "tests", "chore", "build")
+_CHORE = re.compile(
+    rf"^\s*(?:{'|'.join(_CHORE_TYPES)})(?:\([^)]*\))?!?\s*:|^\s*\[(?:{'|'.join(_CHORE_TYPES)})\]|"
+    r"\b(?:typos?|spelling|whitespace|formatting|reformat(?:ted)?|lint(?:ing|er)?|pre-commit|flake8|isort|"
+    r"prettier|gofmt|ruff|mypy|changelog|readme|copyright)\b", re.IGNORECASE)
+_VAGUE = re.compile(r"^(?:wip|minor|small|misc\w*|various|some|more|tiny)?\s*(?:fix(?:es)?|changes?|cleanups?|"
+                    r"clean\s*up|tweaks?|improvements?|updates?|refactor(?:ing)?|stuff|wip)$", re.IGNORECASE)
+
+
+@dataclass
+class MineOptions:
+    """What counts as a case: date range, paths, languages, file count, query form."""
+
+    since: int | None = None  # Unix seconds, inclusive
+    until: int | None = None
+    paths: tuple[str, ...] = ()  # gitwildmatch globs a source file must match
+    extensions: frozenset[str] = CODE_EXTENSIONS
+    max_files: int = 3
+    min_words: int = 3
+    with_body: bool = False
+
+    def __post_init__(self) -> None:
+        self._spec = pathspec.PathSpec.from_lines("gitignore", self.paths) if self.paths else None
+
+    def in_paths(self, path: str) -> bool:
+        return self._spec is None or self._spec.match_file(path)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A commit with its files sorted into modified source, added/deleted source and tests, and its query."""
+
+    commit: Commit
+    source: tuple[str, ...]
+    new_or_gone: tuple[str, ...]
+    tests: tuple[str, ...]
+    query: str
+    key: str = field(default="")
+
+
+def is_source(path: str, options: MineOptions) -> bool:
+    """A non-test source file in one of the languages mined (the engine's kinds decide what is a test)."""
+    return extension(path.rsplit("/", 1)[-1]) in options.extensions and file_kind(path) not in NOT_SOURCE_KINDS
+
+
+_TEST_DIR = re.compile(r"(?:^|/)tests?(?:suite|_?utils|data|ing)?/", re.IGNORECASE)
+
+
+def is_test(path: str) -> bool:
+    """A test or fixture by the engine's kinds, or under a ``testsuite/``-like directory they miss."""
+    return file_kind(path) in TEST_KINDS or _TEST_DIR.search(path) is not None
+
+
+def classify(commit: Commit, options: MineOptions) -> Candidate:
+    source, gone, tests = [], [], []
+    for status, path in commit.changes:
+        if is_test(path):
+            tests.append(path)
+        elif is_source(path, options):
+            (source if status == "M" else gone).append(path)
+    query = build_query(commit.subject, commit.body, options.with_body)
+    return Candidate(commit, tuple(sorted(source)), tuple(sorted(gone)), tuple(sorted(tests)), query, query_key(query))
+
+
+Predicate = Callable[[Candidate, MineOptions], bool]  # True keeps the commit
+
+
+@dataclass(frozen=True)
+class Filter:
+    name: str
+    description: str
+    keep: Predicate
+
+
+def _only_manifests(c: Candidate) -> bool:
+    names = [path.rsplit("/", 1)[-1] for path in c.commit.paths()]
+    return bool(names) and all(n in MANIFESTS or n.startswith("requirements") for n in names)
+
+
+FILTERS: tuple[Filter, ...] = (
+    Filter("merge", "merge commits", lambda c, o: len(c.commit.parents) <= 1),
+    Filter("root", "the first commit (no parent revision to run at)", lambda c, o: len(c.commit.parents) == 1),
+    Filter("bot", "commits by bots", lambda c, o: not (_BOT.search(c.commit.author) or _BOT.search(c.commit.email))),
+    Filter("date", "outside --since/--until", lambda c, o: (o.since is None or c.commit.time >= o.since)
+           and (o.until is None or c.commit.time <= o.until)),
+    Filter("revert", "reverts", lambda c, o: not _REVERT.search(c.commit.subject)),
+    Filter("release", "releases and version bumps", lambda c, o: not _RELEASE.search(c.commit.subject)),
+    Filter("dependency", "dependency-only changes",
+           lambda c, o: not (_DEPENDENCY.search(c.commit.subject) or _only_manifests(c))),
+    Filter("docs-ci-style", "docs, CI, style, test and chore changes",
+           lambda c, o: not _CHORE.search(c.commit.subject)),
+    Filter("no-source", "no existing source file modified (docs-, config- or test-only)",
+           lambda c, o: bool(c.source)),
+    Filter("new-or-deleted-source", "adds, deletes or renames a source file", lambda c, o: not c.new_or_gone),
+    Filter("too-many-files", "modifies more source files than the maximum (3 by default)",
+           lambda c, o: len(c.source) <= o.max_files),
+    Filter("path", "a source file outside --path", lambda c, o: all(o.in_paths(p) for p in c.source)),
+    Filter("vague-query", "the cleaned subject is too short or says nothing",
+           lambda c, o: len(c.key.split()) >= o.min_words and not _VAGUE.match(c.key)),
+)
+DUPLICATE = "duplicate-query"  # the last, stateful filter: one case per distinct query
+
+
+def first_failure(candidate: Candidate, options: MineOptions) -> str | None:
+    """The name of the first filter that drops ``candidate``, or None when it is kept."""
+    for item in FILTERS:
+        if not item.keep(candidate, options):
+            return item.name
+    return None
+
+
+def apply_filters(commits: Iterable[Commit], options: MineOptions, dropped: Counter[str]) -> Iterator[Candidate]:
+    """The candidates that pass every filter (one per distinct query, the newest); ``dropped`` counts the rest."""
+    seen: set[str] = set()
+    for commit in commits:
+        candidate = classify(commit, options)
+        reason = first_failure(candidate, options)
+        if reason is None and candidate.key in seen:
+            reason = DUPLICATE
+        if reason is not None:
+            dropped[reason] += 1
+            continue
+        seen.add(candidate.key)
+        yield candidate
+
+
+def filter_names() -> list[str]:
+    """Every filter name in the order applied (for the dry-run table)."""
+    return [f.name for f in FILTERS] + [DUPLICATE]

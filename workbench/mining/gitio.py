@@ -1,0 +1,137 @@
+"""Read-only git plumbing: every call names the git dir and only reads objects.
+
+Nothing here ever touches a work tree, an index, HEAD, refs or the worktree list:
+commands run with ``--git-dir`` (never a work tree), ``GIT_OPTIONAL_LOCKS=0`` (no
+opportunistic index refresh) and no pager or prompt. ``CatFile`` keeps one
+``git cat-file --batch`` process open, so reading thousands of objects costs one process.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, cast
+
+from ..errors import GitError
+
+_ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "LC_ALL": "C"}
+
+
+def git_env() -> dict[str, str]:
+    """The environment git runs with: no locks, no prompt, no pager, stable messages."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(_ENV)
+    return env
+
+
+def git_command(git_dir: Path, *args: str) -> list[str]:
+    """``git --git-dir=<dir> <args>`` (quotePath off, so paths come back as bytes, not escapes)."""
+    return ["git", f"--git-dir={git_dir}", "-c", "core.quotePath=false", *args]
+
+
+def git_bytes(git_dir: Path, *args: str, check: bool = True) -> bytes:
+    """Run one read-only git command and return its stdout; a failure is a GitError."""
+    try:
+        done = subprocess.run(git_command(git_dir, *args), capture_output=True, env=git_env(), timeout=600)
+    except FileNotFoundError:
+        raise GitError("git is not installed (needed to read repository history)") from None
+    except subprocess.TimeoutExpired:
+        raise GitError(f"{git_dir}: git {args[0]} timed out") from None
+    if check and done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"{git_dir}: git {args[0]} failed: {message[-1] if message else done.returncode}")
+    return done.stdout
+
+
+def git_text(git_dir: Path, *args: str) -> str:
+    return git_bytes(git_dir, *args).decode("utf-8", "replace")
+
+
+def stream_records(git_dir: Path, args: list[str], separator: bytes, chunk: int = 1 << 16) -> Iterator[bytes]:
+    """Stream one git command's stdout split on ``separator`` (never held whole in memory)."""
+    try:
+        process = subprocess.Popen(git_command(git_dir, *args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   env=git_env())
+    except FileNotFoundError:
+        raise GitError("git is not installed (needed to read repository history)") from None
+    stdout, stderr = cast(IO[bytes], process.stdout), cast(IO[bytes], process.stderr)
+    pending = b""
+    try:
+        while block := stdout.read(chunk):
+            parts = (pending + block).split(separator)
+            pending = parts.pop()
+            yield from (p for p in parts if p)
+        if pending:
+            yield pending
+    finally:
+        stdout.close()
+        error = stderr.read().decode("utf-8", "replace").strip()
+        code = process.wait()
+    if code != 0:
+        raise GitError(f"{git_dir}: git {args[0]} failed: {error.splitlines()[-1] if error else code}")
+
+
+class CatFile:
+    """One ``git cat-file --batch`` process: ``read(spec)`` -> (type, bytes) or None when missing."""
+
+    def __init__(self, git_dir: Path) -> None:
+        self.git_dir = git_dir
+        try:
+            self._process = subprocess.Popen(git_command(git_dir, "cat-file", "--batch"), stdin=subprocess.PIPE,
+                                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=git_env())
+        except FileNotFoundError:
+            raise GitError("git is not installed (needed to read repository objects)") from None
+        self._in = cast(IO[bytes], self._process.stdin)
+        self._out = cast(IO[bytes], self._process.stdout)
+
+    def read(self, spec: str) -> tuple[str, bytes] | None:
+        """The object named by ``spec`` (a sha, ``rev:path``, ``rev^{tree}``), or None if missing."""
+        if "\n" in spec:
+            return None
+        self._in.write(spec.encode() + b"\n")
+        self._in.flush()
+        header = self._out.readline()
+        if not header:
+            raise GitError(f"{self.git_dir}: git cat-file stopped answering")
+        fields = header.split()
+        if len(fields) != 3:  # "<spec> missing" or "<spec> ambiguous"
+            return None
+        size = int(fields[2])
+        data = self._out.read(size)
+        self._out.read(1)  # the newline after the object
+        return fields[1].decode(), data
+
+    def close(self) -> None:
+        try:
+            self._in.close()
+        except OSError:
+            pass
+        self._process.wait()
+        self._out.close()
+
+    def __enter__(self) -> CatFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def resolve_commits(git_dir: Path, revisions: list[str]) -> dict[str, str | None]:
+    """Each revision's full commit sha (None when it names no commit), in one batch-check call."""
+    unique = list(dict.fromkeys(r for r in revisions if r and "\n" not in r))
+    if not unique:
+        return {}
+    query = "".join(f"{r}^{{commit}}\n" for r in unique).encode()
+    try:
+        done = subprocess.run(git_command(git_dir, "cat-file", "--batch-check"), input=query, capture_output=True,
+                              env=git_env(), timeout=600)
+    except FileNotFoundError:
+        raise GitError("git is not installed (needed to read repository objects)") from None
+    if done.returncode != 0:
+        raise GitError(f"{git_dir}: not a readable git repository")
+    found: dict[str, str | None] = {}
+    for revision, line in zip(unique, done.stdout.decode().splitlines(), strict=False):
+        fields = line.split()
+        found[revision] = fields[0] if len(fields) == 3 and fields[1] == "commit" else None
+    return found

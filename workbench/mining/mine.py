@@ -1,0 +1,160 @@
+"""Mine retrieval cases from a repository's history (``workbench mine``).
+
+One streaming ``git log`` reads every commit; the filters keep commits whose
+message describes a change to 1-3 existing source files; a seeded sample spread
+evenly over the history (one pick per equal slice of the candidates, oldest to
+newest) becomes the cases. Each case runs at the commit's parent (``revision``),
+expects the modified source files, records the tests the commit changed (not
+scored) and its provenance, and carries its ``shape``: the gold files' bytes are
+read at the parent through one ``git cat-file --batch`` process.
+"""
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from ..errors import GitError
+from .filters import Candidate, MineOptions, apply_filters, filter_names
+from .gitio import CatFile
+from .history import count_commits, iter_commits
+from .shapes import outline_of, query_shape, symbol_names
+from .sources import GitRepo, open_repo
+
+DEFAULT_MAX_CASES = 200
+
+
+@dataclass
+class MineResult:
+    """What mining saw and kept: commit count, drops per filter, candidates and the cases."""
+
+    repo: GitRepo
+    fixture: str
+    commits: int = 0
+    dropped: Counter[str] = field(default_factory=Counter)
+    candidates: int = 0
+    cases: list[dict[str, Any]] = field(default_factory=list)
+
+    def drop_table(self) -> str:
+        """The ``--dry-run`` report: commits read, dropped per filter (first failing filter), kept."""
+        width = max(len(n) for n in filter_names())
+        lines = [f"{self.repo.name}: {self.commits} commits read"]
+        lines += [f"  {name:<{width}}  dropped {self.dropped.get(name, 0):>6}" for name in filter_names()]
+        lines.append(f"  {'candidates':<{width}}  kept    {self.candidates:>6}")
+        lines.append(f"  {'cases':<{width}}  sampled {len(self.cases):>6}")
+        return "\n".join(lines)
+
+
+def parse_date(text: str, end: bool = False) -> int:
+    """``2024-01-31`` (the whole day; ``end`` means its last second) or an ISO time, as Unix seconds (UTC)."""
+    try:
+        if len(text) == 10:
+            day = datetime.strptime(text, "%Y-%m-%d").date()
+            moment = datetime.combine(day, time.max if end else time.min, tzinfo=UTC)
+        else:
+            moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            moment = moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+    except ValueError:
+        raise ValueError(f"expected a date (YYYY-MM-DD) or an ISO time, got {text!r}") from None
+    return int(moment.timestamp())
+
+
+def spread_sample(items: list[Candidate], count: int | None, seed: int) -> list[Candidate]:
+    """``count`` items, one drawn (seeded) from each of ``count`` equal slices, in order; all if fewer."""
+    if count is None or len(items) <= count:
+        return list(items)
+    rng = np.random.default_rng(seed)
+    bounds = np.linspace(0, len(items), count + 1).astype(np.int64)
+    picks = bounds[:-1] + np.floor(rng.random(count) * (bounds[1:] - bounds[:-1])).astype(np.int64)
+    return [items[i] for i in picks]
+
+
+def _candidates(repo: GitRepo, options: MineOptions, result: MineResult, progress: bool) -> list[Candidate]:
+    total = count_commits(repo.git_dir) if progress else None
+    with tqdm(iter_commits(repo.git_dir), total=total, desc=f"mining {repo.name}", unit="commit", delay=0.5,
+              disable=None if progress else True, file=sys.stderr, leave=False) as commits:
+        counted = _counting(commits, result)
+        kept = list(apply_filters(counted, options, result.dropped))
+    kept.reverse()  # oldest first: the sample's slices run through the history in order
+    result.candidates = len(kept)
+    return kept
+
+
+def _counting(commits: Any, result: MineResult) -> Any:
+    for commit in commits:
+        result.commits += 1
+        yield commit
+
+
+def _case(candidate: Candidate, fixture: str, shape: str) -> dict[str, Any]:
+    commit = candidate.commit
+    when = datetime.fromtimestamp(commit.time, tz=UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    case: dict[str, Any] = {"name": f"{fixture}-{commit.sha[:10]}", "query": candidate.query, "repoFixture": fixture,
+                            "revision": commit.parents[0], "expectedPrimary": list(candidate.source),
+                            "shape": shape, "source": {"commit": commit.sha, "date": when, "subject": commit.subject}}
+    if candidate.tests:
+        case["tests"] = list(candidate.tests)
+    return case
+
+
+def shape_cases(repo: GitRepo, picked: list[Candidate], fixture: str) -> list[dict[str, Any]]:
+    """The cases of ``picked``, each with its shape (gold files read at the parent revision)."""
+    cases = []
+    with CatFile(repo.git_dir) as objects:
+        for candidate in picked:
+            parent = candidate.commit.parents[0]
+            symbols: set[str] = set()
+            for path in candidate.source:
+                found = objects.read(f"{parent}:{path}")
+                if found is None or found[0] != "blob":
+                    raise GitError(f"{repo.path}: {path} is missing at {parent[:12]} "
+                                   f"(commit {candidate.commit.sha[:12]} modifies it)")
+                symbols |= symbol_names(outline_of(path, found[1]))
+            cases.append(_case(candidate, fixture, query_shape(candidate.query, list(candidate.source), symbols)))
+    return cases
+
+
+def mine(repo_path: Path | str, options: MineOptions | None = None, max_cases: int | None = DEFAULT_MAX_CASES,
+         seed: int = 0, fixture: str | None = None, dry_run: bool = False, progress: bool = True) -> MineResult:
+    """Mine cases from the repository at ``repo_path`` (work tree, bare repository or bundle), read-only."""
+    options = options or MineOptions()
+    repo = open_repo(repo_path)
+    result = MineResult(repo=repo, fixture=fixture or repo.name)
+    picked = spread_sample(_candidates(repo, options, result, progress), max_cases, seed)
+    if dry_run:
+        result.cases = [{"name": c.commit.sha} for c in picked]
+    else:
+        result.cases = shape_cases(repo, picked, result.fixture)
+    return result
+
+
+def mine_corpus(repo_path: Path | str, out: Path | None = None, append: bool = False, dry_run: bool = False,
+                **mine_options: Any) -> tuple[MineResult, str | None]:
+    """Mine ``repo_path`` into the corpus file ``out`` (None: return the text for stdout).
+
+    Without ``append`` an existing ``out`` is refused (nothing is overwritten); with it the
+    cases are merged in and the rest of the corpus is kept. ``dry_run`` writes nothing.
+    The returned text is the corpus JSON when ``out`` is None, else None.
+    """
+    from ..errors import CorpusError
+    from .corpus_out import corpus_text, fixture_name, merged_corpus, read_existing, write_corpus
+    if append and out is None:
+        raise CorpusError("--append needs --out FILE (the corpus to merge into)")
+    if out is not None and out.exists() and not append and not dry_run:
+        raise CorpusError(f"{out}: exists; pass --append to merge the mined cases into it, or choose another --out")
+    existing = read_existing(out) if out is not None and append else {}
+    repo = open_repo(repo_path)
+    result = mine(repo_path, fixture=fixture_name(repo, existing, out), dry_run=dry_run, **mine_options)
+    if dry_run:
+        return result, None
+    data = merged_corpus(existing, result.repo, result.fixture, result.cases, out)
+    if out is None:
+        return result, corpus_text(data)
+    write_corpus(out, data)
+    return result, None
