@@ -75,6 +75,12 @@ class Corpus:
         except KeyError:
             raise CorpusError(f"{self.path}: unknown fixture {name!r} (not in fixtureRoots)") from None
 
+    def repo_dir(self, name: str, case: dict[str, Any] | None = None) -> Path:
+        """The directory ``case`` runs against in fixture ``name``: the fixture itself, or (a case with a
+        ``revision``, or a fixture with no work tree) that revision's tree materialized read-only from git."""
+        from .mining.fixtures import case_repo_dir
+        return case_repo_dir(self.fixture_dir(name), case)
+
     def is_executable(self, name: str) -> bool:
         """Whether commands may run in a temp copy of this fixture (see DESIGN: rules that keep users safe)."""
         return name in self.executable
@@ -180,12 +186,17 @@ def _resolve_fixture(corpus_dir: Path, entry: str) -> tuple[Path | None, bool]:
     """A fixture directory and whether it may be executed (relative, inside the corpus's parent)."""
     given = Path(entry)
     if given.is_absolute():
-        return (given if given.is_dir() else None), False
+        return (given if _is_fixture(given) else None), False
     for base in (corpus_dir, corpus_dir.parent):
         candidate = (base / given).resolve()
-        if candidate.is_dir():
+        if _is_fixture(candidate):
             return candidate, candidate.is_relative_to(corpus_dir.parent.resolve())
     return None, False
+
+
+def _is_fixture(path: Path) -> bool:
+    """A directory, or a git ``.bundle`` file (a git-backed fixture)."""
+    return path.is_dir() or (path.suffix == ".bundle" and path.is_file())
 
 
 def _fixtures(path: Path, data: dict[str, Any]) -> tuple[dict[str, Path], set[str], list[Problem]]:
@@ -240,7 +251,7 @@ def _expected_file_problems(data: dict[str, Any], fixtures: dict[str, Path]) -> 
         cases = data.get(section)
         for index, case in enumerate(cases if isinstance(cases, list) else []):
             names = case_fixtures(case)
-            if not names or any(n not in fixtures for n in names):
+            if not names or any(n not in fixtures for n in names) or _from_git(case, names, fixtures):
                 continue
             for key in ("expectedPrimary", "expectedAnyOf"):
                 listed = case.get(key)
@@ -254,6 +265,11 @@ def _expected_file_problems(data: dict[str, Any], fixtures: dict[str, Path]) -> 
                     if problem:
                         problems.append(Problem(where, problem, case.get("name")))
     return problems
+
+
+def _from_git(case: dict[str, Any], names: list[str], fixtures: dict[str, Path]) -> bool:
+    """Cases whose files come from git objects are checked by ``mining.fixtures.revision_problems``."""
+    return bool(case.get("revision")) or any(not fixtures[n].is_dir() for n in names)
 
 
 def _missing_file(expected: str, names: list[str], fixtures: dict[str, Path]) -> str | None:
@@ -299,7 +315,8 @@ def validate_corpus(path: Path | str = DEFAULT_CORPUS) -> list[Problem]:
     path = Path(path)
     _, data, fixtures, _, problems = _check(path)
     if isinstance(data, dict):
-        problems += _expected_file_problems(data, fixtures)
+        from .mining.fixtures import revision_problems
+        problems += _expected_file_problems(data, fixtures) + revision_problems(data, fixtures)
     if not problems:
         problems += _data_file_problems(path)
     return problems

@@ -86,7 +86,12 @@ class CatFile:
         self._out = cast(IO[bytes], self._process.stdout)
 
     def read(self, spec: str) -> tuple[str, bytes] | None:
-        """The object named by ``spec`` (a sha, ``rev:path``, ``rev^{tree}``), or None if missing."""
+        """The object named by ``spec`` (a sha, ``rev:path``, ``rev^{tree}``) as (type, bytes), or None."""
+        found = self.read_object(spec)
+        return (found[1], found[2]) if found else None
+
+    def read_object(self, spec: str) -> tuple[str, str, bytes] | None:
+        """(sha, type, bytes) of the object named by ``spec``, or None when it is missing."""
         if "\n" in spec:
             return None
         self._in.write(spec.encode() + b"\n")
@@ -100,7 +105,7 @@ class CatFile:
         size = int(fields[2])
         data = self._out.read(size)
         self._out.read(1)  # the newline after the object
-        return fields[1].decode(), data
+        return fields[0].decode(), fields[1].decode(), data
 
     def close(self) -> None:
         try:

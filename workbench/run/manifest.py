@@ -48,7 +48,9 @@ def run_id(started: datetime, target_names: list[str]) -> str:
 def build_manifest(corpus: "Corpus", targets: list[Any], options: "RunOptions",
                    started: datetime) -> dict[str, Any]:
     """Everything needed to reproduce or audit a run."""
+    from .mining.fixtures import corpus_revisions
     names = [t.name for t in targets]
+    revisions = corpus_revisions(corpus)
     return {
         "run_id": run_id(started, names),
         "created": started.isoformat(timespec="seconds").replace("+00:00", "Z"),
@@ -63,4 +65,5 @@ def build_manifest(corpus: "Corpus", targets: list[Any], options: "RunOptions",
         "seed": options.seed,
         "options": {"suites": options.suites, "timeout": options.timeout, "jobs": options.jobs,
                     "strict": options.strict, "shard": list(options.shard) if options.shard else None},
+        **({"revisions": revisions} if revisions else {}),
     }

@@ -42,7 +42,7 @@ class RetrievalSuite(Suite):
 
     def run_case(self, target: Any, case: dict[str, Any], ctx: RunContext) -> dict[str, Any]:
         names = case_fixtures(case)
-        repos = [Repo(name, ctx.corpus.fixture_dir(name)) for name in names]
+        repos = [Repo(name, ctx.corpus.repo_dir(name, case)) for name in names]
         pack = target.context_pack(case["query"], repos, PACK_LIMIT)
         multi = len(names) > 1
         return {"primary": _unique([doc_id(r, multi) for r in pack.primary]),
@@ -78,7 +78,7 @@ class RetrievalSuite(Suite):
                 "fixtures": case_fixtures(case), "fallback": fallback, "expected": expected,
                 "expectedAnyOf": any_of, "returned": seen["primary"], "related": seen["related"],
                 "expected_ranks": ranks, "any_of_hit": any_hit if any_of else None,
-                "reasons": seen.get("reasons", {})}
+                "reasons": seen.get("reasons", {}), "shape": case.get("shape"), "revision": case.get("revision")}
 
     def aggregate(self, scores: pd.DataFrame, case_rows: pd.DataFrame) -> dict[str, float | None]:
         return mean_metrics(scores, METRICS)

@@ -163,7 +163,7 @@ class TokensSuite(Suite):
 
     def run_case(self, target: Any, case: dict[str, Any], ctx: RunContext) -> dict[str, Any]:
         names = case_fixtures(case)
-        roots = {name: ctx.corpus.fixture_dir(name) for name in names}
+        roots = {name: ctx.corpus.repo_dir(name, case) for name in names}
         pack = _check_pack(target.context_pack(case["query"], [Repo(n, p) for n, p in roots.items()], PACK_LIMIT))
         tokens, source, missing = pack_tokens(pack, roots, self.counter)
         dumps = [self.naive(root) for root in roots.values()]

@@ -1,0 +1,228 @@
+"""Materialize a revision's tree, read from git objects only, into a read-only cache.
+
+``materialize(repo, revision)`` returns ``<cache>/snapshots/<tree sha>/``: the files of
+that commit's tree, content-addressed by the tree, so every case (and every run) at
+the same tree shares one directory. Objects are read through one ``git cat-file
+--batch`` process (no work tree, index, HEAD or ref is touched, no checkout, no
+``.gitattributes`` filters). Each blob is written once to ``snapshots/.blobs/`` and
+hard-linked into every snapshot holding it; files are read-only (0444, 0555 for
+executables), directories 0555. Symlinks are kept only when they stay inside the
+snapshot; submodules are left out. A snapshot is built in a temp directory and renamed
+into place, so a directory that exists is complete.
+
+The cache limits itself with the index cache's limits (``reference.cache``: at most
+256 snapshots and ``$WORKBENCH_CACHE_MAX_MB``, default 512, of blob bytes): after a new
+snapshot the least recently used ones (a use refreshes a snapshot's mtime) are deleted,
+never one this process has handed out, then the blobs no snapshot links any more.
+"""
+from __future__ import annotations
+
+import os
+import posixpath
+import shutil
+import stat
+import tempfile
+import threading
+from pathlib import Path
+
+from ..errors import GitError
+from ..reference import cache
+from .gitio import CatFile
+from .sources import GitRepo
+
+SNAPSHOTS_DIR = "snapshots"
+BLOBS = ".blobs"
+_LOCK = threading.Lock()
+_IN_USE: set[str] = set()  # tree shas handed out by this process: never pruned under it
+_READERS: dict[Path, CatFile] = {}
+
+
+def snapshots_root() -> Path:
+    return cache.cache_dir() / SNAPSHOTS_DIR
+
+
+def _reader(repo: GitRepo) -> CatFile:
+    reader = _READERS.get(repo.git_dir)
+    if reader is None:
+        reader = _READERS[repo.git_dir] = CatFile(repo.git_dir)
+    return reader
+
+
+def tree_of(repo: GitRepo, revision: str) -> str:
+    """The tree sha of ``revision``'s commit, or a GitError naming the repository and revision."""
+    with _LOCK:
+        found = _reader(repo).read_object(f"{revision}^{{tree}}")
+    if found is None or found[1] != "tree":
+        raise GitError(f"{repo.path}: revision {revision!r} is not a commit in this repository")
+    return found[0]
+
+
+def materialize(repo: GitRepo, revision: str) -> Path:
+    """The read-only directory holding ``revision``'s tree (built on first use, then reused)."""
+    tree = tree_of(repo, revision)
+    target = snapshots_root() / tree
+    with _LOCK:
+        _IN_USE.add(tree)
+        if target.is_dir():
+            _touch(target)
+            return target
+        _build(_reader(repo), tree, target)
+    prune()
+    return target
+
+
+def _touch(path: Path) -> None:
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
+def _build(objects: CatFile, tree: str, target: Path) -> None:
+    root = target.parent
+    blobs = root / BLOBS
+    blobs.mkdir(parents=True, exist_ok=True)
+    temp = Path(tempfile.mkdtemp(dir=root, prefix=f".{tree[:12]}-"))
+    try:
+        dirs = _fill(objects, tree, temp, blobs)
+        for directory in sorted(dirs, key=lambda d: len(d.parts), reverse=True):
+            directory.chmod(0o555)
+        try:
+            temp.rename(target)
+        except OSError:  # another process built the same tree first
+            if not target.is_dir():
+                raise
+            _remove_tree(temp)
+            return
+        target.chmod(0o555)
+    except BaseException:
+        _remove_tree(temp)
+        raise
+
+
+def _entries(data: bytes) -> list[tuple[str, str, str]]:
+    """(mode, name, sha) of each entry of a raw tree object."""
+    entries, at = [], 0
+    while at < len(data):
+        space = data.index(b" ", at)
+        nul = data.index(b"\0", space)
+        entries.append((data[at:space].decode(), data[space + 1:nul].decode("utf-8", "surrogateescape"),
+                        data[nul + 1:nul + 21].hex()))
+        at = nul + 21
+    return entries
+
+
+def _fill(objects: CatFile, tree: str, root: Path, blobs: Path) -> list[Path]:
+    """Write ``tree`` under ``root``; the directories made (to be made read-only)."""
+    made: list[Path] = []
+    pending = [(tree, root)]
+    while pending:
+        sha, directory = pending.pop()
+        found = objects.read_object(sha)
+        if found is None or found[1] != "tree":
+            raise GitError(f"{objects.git_dir}: tree {sha} is missing (a shallow or damaged repository?)")
+        for mode, name, child in _entries(found[2]):
+            if name in (".", "..") or "/" in name:
+                continue
+            path = directory / name
+            if mode == "40000":
+                path.mkdir()
+                made.append(path)
+                pending.append((child, path))
+            elif mode in ("100644", "100755", "100664"):
+                _link_blob(objects, child, mode == "100755", path, blobs)
+            elif mode == "120000":
+                _symlink(objects, child, path, root)
+    return made
+
+
+def _link_blob(objects: CatFile, sha: str, executable: bool, path: Path, blobs: Path) -> None:
+    stored = blobs / f"{sha}.{'x' if executable else 'r'}"
+    if not stored.exists():
+        found = objects.read_object(sha)
+        if found is None:
+            raise GitError(f"{objects.git_dir}: blob {sha} is missing")
+        fd, temp = tempfile.mkstemp(dir=blobs, prefix=f".{sha[:12]}-")
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(found[2])
+        os.chmod(temp, 0o555 if executable else 0o444)
+        os.replace(temp, stored)
+    try:
+        os.link(stored, path)
+    except OSError:  # a file system without hard links: copy
+        shutil.copy2(stored, path)
+
+
+def _symlink(objects: CatFile, sha: str, path: Path, root: Path) -> None:
+    found = objects.read_object(sha)
+    if found is None:
+        return
+    target = found[2].decode("utf-8", "surrogateescape")
+    inside = posixpath.normpath(posixpath.join(path.parent.relative_to(root).as_posix(), target))
+    if target.startswith("/") or inside == ".." or inside.startswith("../"):
+        return  # a link leading outside the snapshot is left out
+    os.symlink(target, path)
+
+
+def _remove_tree(path: Path) -> None:
+    """Delete a (read-only) snapshot directory."""
+    if not path.exists():
+        return
+    for directory, _, _ in os.walk(path):
+        try:
+            os.chmod(directory, 0o755)
+        except OSError:
+            pass
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _limits() -> tuple[int, int]:
+    try:
+        size = int(float(os.environ["WORKBENCH_CACHE_MAX_MB"]) * 1024 * 1024)
+    except (KeyError, ValueError):
+        size = cache.MAX_BYTES
+    return cache.MAX_ENTRIES, size
+
+
+def prune(max_entries: int | None = None, max_bytes: int | None = None) -> int:
+    """Delete least recently used snapshots beyond the limits, then orphaned blobs; how many snapshots went."""
+    default_entries, default_bytes = _limits()
+    max_entries = default_entries if max_entries is None else max_entries
+    max_bytes = default_bytes if max_bytes is None else max_bytes
+    root = snapshots_root()
+    try:
+        snapshots = sorted((entry.stat().st_mtime, entry.name) for entry in os.scandir(root)
+                           if entry.is_dir(follow_symlinks=False) and not entry.name.startswith("."))
+        blobs = {entry.stat().st_ino: (entry.path, entry.stat().st_size) for entry in os.scandir(root / BLOBS)
+                 if not entry.name.startswith(".")}
+    except OSError:
+        return 0
+    total = sum(size for _, size in blobs.values())
+    removed = 0
+    for _, name in snapshots:  # oldest first
+        if len(snapshots) - removed <= max_entries and total <= max_bytes:
+            break
+        if name in _IN_USE:
+            continue
+        inodes = {os.lstat(os.path.join(d, f)).st_ino for d, _, files in os.walk(root / name) for f in files}
+        _remove_tree(root / name)
+        removed += 1
+        for inode in inodes & blobs.keys():
+            path, size = blobs[inode]
+            try:
+                if os.stat(path).st_nlink <= 1:
+                    os.unlink(path)
+                    total -= size
+                    del blobs[inode]
+            except OSError:
+                continue
+    return removed
+
+
+def snapshot_files(path: Path) -> list[str]:
+    """Every file of a snapshot, repo-relative with ``/`` (for tests and checks)."""
+    return sorted(p.relative_to(path).as_posix() for p in path.rglob("*") if p.is_file() or p.is_symlink())
+
+
+def is_read_only(path: Path) -> bool:
+    return not (path.stat().st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
