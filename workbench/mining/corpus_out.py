@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CorpusError
-from ..files import write_text_atomic
+from ..store.files import write_text_atomic
 from .sources import GitRepo
 
 
