@@ -345,8 +345,9 @@ def lab_command(ctx: click.Context, lab_args: tuple[str, ...]) -> None:
 
 
 def _register_mining() -> None:
-    from .mining.commands import mine_command
-    cli.add_command(mine_command)
+    from .mining.commands import export_command, import_command, mine_command
+    for command in (mine_command, import_command, export_command):
+        cli.add_command(command)
 
 
 _register_mining()

@@ -59,3 +59,61 @@ def mine_command(repo: Path, out: Path | None, since: str | None, until: str | N
     click.echo(f"mined {len(result.cases)} case(s) from {result.commits} commits of {result.repo.name} "
                f"({result.candidates} candidates; " + ", ".join(f"{k} {v}" for k, v in sorted(shapes.items()))
                + f"){where}", err=True)
+
+
+@click.command("import")
+@click.argument("kind", type=click.Choice(["swebench", "trec", "go-code"]), metavar="swebench|trec|go-code")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--repos", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="swebench: the directory holding a clone of each instance's repo (<name>, <owner>__<name>, "
+                   "<owner>/<name>, .git or .bundle); trec and go-code: the documents' root (optional).")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Corpus file to write (swebench: default prints it; trec and go-code: required).")
+@click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("reports/runs"),
+              show_default=True, help="Where trec and go-code write the imported run.")
+def import_command(kind: str, files: tuple[Path, ...], repos: Path | None, out: Path | None, runs_dir: Path) -> None:
+    """Import FILE... as a corpus (and, for run files, a run).
+
+    swebench: instances (JSON or JSONL: instance_id, repo, base_commit, patch, problem_statement) become
+    retrieval cases at base_commit expecting the files the patch modifies. trec: qrels become a corpus
+    and run files a run (one target per run tag). go-code: an eval report's per_query rows become a
+    ranking run. Imported runs get workbench's scoring, comparisons and reports.
+    """
+    if kind == "swebench":
+        from .swebench import import_swebench
+        if repos is None:
+            raise click.UsageError("swebench needs --repos DIR (local clones of the instances' repositories)")
+        data, skipped = import_swebench(list(files), repos, out)
+        if out is None:
+            from .corpus_out import corpus_text
+            click.echo(corpus_text(data), nl=False)
+        note = f"; {skipped} instance(s) skipped (the patch only adds files)" if skipped else ""
+        click.echo(f"imported {len(data['retrieval'])} case(s){note}" + (f" -> {out}" if out else ""), err=True)
+        return
+    if out is None:
+        raise click.UsageError(f"{kind} needs --out FILE (the corpus the imported run is scored against)")
+    if kind == "trec":
+        from .trec import import_trec
+        corpus, run = import_trec(list(files), out, repos, runs_dir)
+    else:
+        from .gocode import import_go_code
+        corpus, run = import_go_code(list(files), out, repos, runs_dir)
+    click.echo(f"corpus: {corpus}")
+    if run is not None:
+        click.echo(f"run: {run}")
+
+
+@click.command("export")
+@click.argument("run_spec", metavar="RUN")
+@click.option("--format", "fmt", type=click.Choice(["trec"]), required=True, help="Output format.")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Directory for qrels.txt and <target>.run (default: reports/trec/<run-id>).")
+@click.option("--runs-dir", type=click.Path(path_type=Path), default=Path("reports/runs"), show_default=True,
+              help="Where run ids are looked up.")
+def export_command(run_spec: str, fmt: str, out_dir: Path | None, runs_dir: Path) -> None:
+    """Write RUN's retrieval results as TREC qrels and run files (pytrec_eval, ranx and trec_eval read them)."""
+    from ..paths import locate_run
+    from .trec import export_trec
+    side = locate_run(run_spec, runs_dir)
+    for path in export_trec(side.path, out_dir or Path("reports/trec") / side.path.name, side.target):
+        click.echo(path)

@@ -26,6 +26,7 @@ import threading
 from pathlib import Path
 
 from ..errors import GitError
+from ..paths import cache_dir
 from ..reference import cache
 from .gitio import CatFile
 from .sources import GitRepo
@@ -38,7 +39,7 @@ _READERS: dict[Path, CatFile] = {}
 
 
 def snapshots_root() -> Path:
-    return cache.cache_dir() / SNAPSHOTS_DIR
+    return cache_dir() / SNAPSHOTS_DIR
 
 
 def _reader(repo: GitRepo) -> CatFile:

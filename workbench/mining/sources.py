@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..errors import GitError
-from ..reference.cache import cache_dir
+from ..paths import cache_dir
 from .gitio import git_env, git_text
 
 BUNDLES_DIR = "bundles"

@@ -1,0 +1,98 @@
+"""Shared pieces of the standard-format importers and exporters.
+
+``read_records`` reads a JSON list or JSONL file of objects; ``recorded_run`` turns
+rankings recorded elsewhere (a TREC run file, a go-code report) into a workbench run
+directory, scored by the suite's own rules, so imported results get workbench's
+comparisons and reports. ``trec_id`` makes an id safe for whitespace-separated files.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..errors import CorpusError
+from ..paths import DEFAULT_RUNS_DIR
+
+
+def read_records(path: Path, what: str) -> list[dict[str, Any]]:
+    """The objects of a JSON list (or object with one list) or JSONL file; a CorpusError names the line."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CorpusError(f"{path}: {what} file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CorpusError(f"{path}: cannot read {what} file ({exc})") from None
+    stripped = text.lstrip()
+    if stripped.startswith("["):
+        try:
+            records = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise CorpusError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
+    else:
+        records = []
+        for number, line in enumerate(text.splitlines(), 1):
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise CorpusError(f"{path}:{number}: invalid JSON line: {exc.msg}") from None
+    for index, record in enumerate(records):
+        if not isinstance(record, dict):
+            raise CorpusError(f"{path}: record {index + 1} is not a JSON object")
+    return records
+
+
+def require(record: dict[str, Any], key: str, path: Path, label: str) -> str:
+    """A non-empty string field of an input record, or a CorpusError naming file, record and field."""
+    value = record.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise CorpusError(f"{path}: {label}: field {key!r} must be a non-empty string")
+    return value
+
+
+def trec_id(text: str) -> str:
+    """An id with no whitespace (TREC files are whitespace-separated): spaces become ``%20``."""
+    return "".join("%20" if c == " " else ("%09" if c.isspace() else c) for c in text)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def recorded_run(corpus_path: Path, suite_name: str, rankings: dict[str, dict[str, list[Any]]],
+                 observation: Any, source: dict[str, Any], out_dir: Path = DEFAULT_RUNS_DIR) -> Path:
+    """Write a run of ``suite_name`` whose targets answered as ``rankings`` (target -> case -> ranked items).
+
+    ``observation(items)`` turns one case's ranked items into the suite's observation. A case of
+    the corpus that a target has no ranking for scored an empty answer (as trec_eval scores it: 0).
+    """
+    from ..corpus import load_corpus
+    from ..run.summary import overall_passed, summarise
+    from ..store.runs import free_run_id, write_run
+    from ..suites import Outcome, RunContext, get_suite
+    corpus = load_corpus(corpus_path)
+    suite = get_suite(suite_name)
+    ctx = RunContext(corpus=corpus)
+    cases = suite.cases(corpus)
+    per_suite, rows, frames = {}, [], []
+    for target, ranked in rankings.items():
+        outcomes = [Outcome(case, observation(ranked.get(str(case["name"]), [])), None, 0.0) for case in cases]
+        per_suite[target], target_rows, scores = summarise(suite, target, outcomes, ctx,
+                                                            corpus.thresholds.get(suite.name, {}))
+        rows += target_rows
+        frames.append(scores)
+    import pandas as pd
+    summary = {"run_dir": None, "passed": overall_passed({suite.name: per_suite}), "suites": {suite.name: per_suite}}
+    now = datetime.now(UTC)
+    label = "+".join(rankings)[:80] or "imported"
+    run_id = free_run_id(out_dir, f"{now.strftime('%Y%m%dT%H%M%SZ')}-{label}")
+    manifest = {"run_id": run_id, "created": now.isoformat(timespec="seconds").replace("+00:00", "Z"),
+                "corpus": {"path": str(corpus.path), "sha256": corpus.sha256, "k": corpus.k},
+                "targets": [{"name": t, "spec": f"imported:{t}", "version": "imported"} for t in rankings],
+                "imported": source, "seed": 0,
+                "options": {"suites": [suite.name], "timeout": None, "jobs": 1, "strict": False, "shard": None}}
+    return write_run(out_dir, run_id, manifest, summary, rows, pd.concat(frames, ignore_index=True))
