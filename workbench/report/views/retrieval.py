@@ -1,6 +1,8 @@
 """Retrieval and token-savings views: per-case breakdown, per-fixture and per-shape aggregates.
 
-Query shapes (first rule that matches): ``route`` (a ``/path`` or an HTTP verb), ``error
+A case's shape is its own ``shape`` field when it has one (mined and imported cases:
+``names-file``, ``names-symbol``, ``words-only``, see ``workbench.mining.shapes``), else the
+shape of its query text (first rule that matches): ``route`` (a ``/path`` or an HTTP verb), ``error
 message`` (quoted text, or words such as error/exception/failed/undefined), ``file name``
 (a name with a source extension), ``identifier`` (camelCase or snake_case), ``short`` (up to
 three words), ``sentence`` (four or more). Shapes describe the text only, never a case name.
@@ -16,7 +18,7 @@ from pandas.io.formats.style import Styler
 from ...columns import CASE, ERROR, PASSED, TARGET
 from ...store.runs import Run
 from .breakdowns import grouped, in_run_order
-from .common import Note, failures_first, joined, k_of, mark, primary_target, suite_rows, table, targets_of, wide_scores
+from .common import Note, joined, k_of, mark, primary_target, suite_rows, table, targets_of, wide_scores
 
 SHAPES = (
     ("route", re.compile(r"(^|\s)/[\w{}:.\-/]+|\b(GET|POST|PUT|PATCH|DELETE)\b")),
@@ -37,6 +39,15 @@ def query_shape(query: Any) -> str:
     return "short" if len(text.split()) <= 3 else "sentence"
 
 
+def case_shapes(rows: pd.DataFrame) -> pd.Series:
+    """Each row's shape: the case's own ``shape`` field, else the shape of its query text."""
+    text = rows["query"].map(query_shape)
+    if "shape" not in rows.columns:
+        return text
+    own = rows["shape"]
+    return own.where(own.map(lambda v: isinstance(v, str) and bool(v)), text)
+
+
 def fixture_key(fixtures: Any) -> str:
     """``api`` for a single-repo case, ``api+web`` for a multi-repo one."""
     return "+".join(fixtures) if isinstance(fixtures, (list, tuple)) else str(fixtures)
@@ -45,7 +56,7 @@ def fixture_key(fixtures: Any) -> str:
 def _expected_cell(row: dict[str, Any], k: int) -> str:
     ranks = row.get("expected_ranks") or {}
     lines = [f"{doc}  {'not returned' if rank is None or pd.isna(rank) else f'#{int(rank)}'}"
-             f"{'  (outside top %d)' % k if rank is not None and not pd.isna(rank) and rank > k else ''}"
+             f"{f'  (outside top {k})' if rank is not None and not pd.isna(rank) and rank > k else ''}"
              for doc, rank in ranks.items()]
     if not ranks:
         lines.append("(fallback: any non-empty pack)")
@@ -68,31 +79,46 @@ def _reasons_cell(row: dict[str, Any], k: int) -> str:
     return "\n".join(f"{doc}: {reasons[doc]}" for doc in (row.get("returned") or [])[:k] if doc in reasons)
 
 
-def retrieval_cases(run: Run, target: str | None = None) -> Styler | Note:
-    """Per case for one target (default: the first non-control): expected vs returned, failures first."""
+def worst_first(rows: pd.DataFrame, run: Run) -> pd.DataFrame:
+    """One target's retrieval rows, worst first: failures, then by nDCG, RR and recall ascending."""
+    wide = wide_scores(run, "retrieval")
+    rows = rows.reset_index(drop=True)
+    merged = rows.merge(wide, on=[TARGET, CASE], how="left", suffixes=("", "_score"))
+    keys = [m for m in ("ndcgAtK", "mrr", "recallAtK") if m in merged.columns]
+    merged = merged.assign(_passed=merged[PASSED].fillna(False).astype(bool))
+    ordered = merged.sort_values(["_passed", *keys, CASE], kind="stable", na_position="last")
+    return rows.loc[ordered.index]
+
+
+def retrieval_cases(run: Run, target: str | None = None, limit: int = 50) -> Styler | Note:
+    """Per case for one target (default: the first non-control): expected vs returned, the ``limit``
+    worst cases first (failures, then lowest nDCG and RR); the full list is ``case_table.retrieval_table``."""
     target = target or primary_target(run)
     rows = suite_rows(run, "retrieval", target)
     if isinstance(rows, Note):
         return rows
+    total, passed_all = len(rows), int(rows[PASSED].fillna(False).astype(bool).sum())
+    rows = worst_first(rows, run).head(limit)
     k, records = k_of(run), rows.to_dict("records")
     frame = pd.DataFrame({
         CASE: rows[CASE], "result": rows[PASSED].map(mark), PASSED: rows[PASSED],
-        "query": rows["query"], "shape": rows["query"].map(query_shape),
+        "query": rows["query"], "shape": case_shapes(rows),
         "expected (rank)": [_expected_cell(r, k) for r in records],
         f"returned (top {k})": [_returned_cell(r, k) for r in records],
         "reasons": [_reasons_cell(r, k) for r in records],
         ERROR: rows[ERROR].fillna("").astype(str)})
-    frame = failures_first(frame, CASE).drop(columns=PASSED)
-    passed = (frame["result"] == "PASS").sum()
+    frame = frame.drop(columns=PASSED)
+    shown = f"; the {len(frame)} worst shown" if len(frame) < total else ""
     return table(frame, f"retrieval-cases-{target}", ["result"]).set_caption(
-        f"{target}: {passed}/{len(frame)} retrieval cases pass (k={k})")
+        f"{target}: {passed_all}/{total} retrieval cases pass (k={k}){shown}")
 
 
 def _retrieval_groups(run: Run, by: str) -> Styler | Note:
     rows = suite_rows(run, "retrieval")
     if isinstance(rows, Note):
         return rows
-    derived = rows.assign(fixture=rows["fixtures"].map(fixture_key), shape=rows["query"].map(query_shape))
+    derived = rows.assign(fixture=rows["fixtures"].map(fixture_key), shape=case_shapes(rows))
+    derived["fixture / shape"] = derived["fixture"] + " / " + derived["shape"]
     frame = grouped(in_run_order(derived, run), wide_scores(run, "retrieval"), by)
     return table(frame, f"retrieval-by-{by}")
 
@@ -103,8 +129,13 @@ def retrieval_by_fixture(run: Run) -> Styler | Note:
 
 
 def retrieval_by_shape(run: Run) -> Styler | Note:
-    """Pass rate and mean metrics per query shape and target."""
+    """Pass rate and mean metrics per shape (the case's own, else its query text's) and target."""
     return _retrieval_groups(run, "shape")
+
+
+def retrieval_by_fixture_and_shape(run: Run) -> Styler | Note:
+    """Pass rate and mean metrics per (fixture, shape) and target: each repository's slices."""
+    return _retrieval_groups(run, "fixture / shape")
 
 
 def rank_counts(run: Run) -> pd.DataFrame | Note:
@@ -114,7 +145,7 @@ def rank_counts(run: Run) -> pd.DataFrame | Note:
         return rows
     k = k_of(run)
     buckets = [str(r) for r in range(1, k + 1)] + [f">{k}", "not returned"]
-    pairs = [(target, _bucket(rank, k)) for target, ranks in zip(rows[TARGET], rows["expected_ranks"])
+    pairs = [(target, _bucket(rank, k)) for target, ranks in zip(rows[TARGET], rows["expected_ranks"], strict=True)
              if isinstance(ranks, dict) for rank in ranks.values()]
     frame = pd.DataFrame(pairs, columns=[TARGET, "rank"])
     counts = pd.crosstab(frame[TARGET], frame["rank"]) if pairs else pd.DataFrame()
