@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TARGETS ?= --target builtin --target bm25 --target random
 
-.PHONY: setup test report lab bench clean
+.PHONY: setup test report mine lab bench clean
 
 setup: $(STAMP)
 
@@ -24,6 +24,15 @@ report: $(STAMP)
 	$(BIN)/workbench run $(TARGETS) || test $$? -eq 1
 	$(BIN)/workbench report $$(test -f corpus/baselines/builtin.json && echo --baseline builtin)
 
+# Cases mined from this project's own git history (read-only), run with builtin, bm25 and random, reported.
+MINED := reports/mine/corpus.json
+mine: $(STAMP)
+	rm -f $(MINED)
+	$(BIN)/workbench mine . --out $(MINED) --max-cases 200
+	$(BIN)/workbench validate --corpus $(MINED)
+	$(BIN)/workbench run --corpus $(MINED) $(TARGETS) --suite retrieval || test $$? -eq 1
+	$(BIN)/workbench report
+
 lab: $(STAMP)
 	$(BIN)/workbench lab
 
@@ -36,6 +45,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/risk_tokens.py
 	$(BIN)/python bench/harness_gate.py
 	$(BIN)/python bench/report.py
+	$(BIN)/python bench/mining.py
 
 clean:
 	rm -rf reports .pytest_cache
