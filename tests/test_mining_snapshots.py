@@ -29,7 +29,8 @@ def _state(repo: Path) -> dict[str, object]:
     git_dir = repo / ".git"
     return {"files": files, "refs": git(repo, "for-each-ref", "--format=%(refname) %(objectname)"),
             "head": (git_dir / "HEAD").read_text(), "index": (git_dir / "index").read_bytes(),
-            "worktrees": git(repo, "worktree", "list", "--porcelain"), "status": git(repo, "status", "--porcelain")}
+            "worktrees": git(repo, "worktree", "list", "--porcelain"),
+            "status": git(repo, "status", "--porcelain", env={"GIT_OPTIONAL_LOCKS": "0"})}
 
 
 def test_materialize_reads_the_revision_and_reuses_the_cache(tmp_path: Path, own_cache: Path) -> None:

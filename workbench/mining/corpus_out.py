@@ -52,7 +52,8 @@ def _resolves_to(entry: Any, corpus_dir: Path, target: Path) -> bool:
 
 def fixture_name(repo: GitRepo, existing: dict[str, Any], out: Path | None) -> str:
     """The repository's fixture name: its own, or ``name-2``... when another fixture has that name."""
-    roots = existing.get("fixtureRoots") if isinstance(existing.get("fixtureRoots"), dict) else {}
+    listed = existing.get("fixtureRoots")
+    roots: dict[str, Any] = listed if isinstance(listed, dict) else {}
     corpus_dir = out.resolve().parent if out else Path.cwd()
     name, number = repo.name, 1
     while name in roots and not _resolves_to(roots[name], corpus_dir, repo.path):
@@ -64,9 +65,10 @@ def fixture_name(repo: GitRepo, existing: dict[str, Any], out: Path | None) -> s
 def merged_corpus(existing: dict[str, Any], repo: GitRepo, fixture: str, cases: list[dict[str, Any]],
                   out: Path | None) -> dict[str, Any]:
     """``existing`` (or a new corpus) with the repository's fixture and the mined cases merged in."""
-    data = dict(existing) if existing else {
+    data: dict[str, Any] = dict(existing) if existing else {
         "description": f"Retrieval cases mined from the git history of {repo.name} by `workbench mine`.", "k": 5}
-    roots = dict(data.get("fixtureRoots") or {})
+    listed = data.get("fixtureRoots")
+    roots: dict[str, Any] = dict(listed) if isinstance(listed, dict) else {}
     roots[fixture] = root_entry(repo, out)
     data["fixtureRoots"] = roots
     current = data.get("retrieval")

@@ -93,7 +93,9 @@ def is_test(path: str) -> bool:
 
 
 def classify(commit: Commit, options: MineOptions) -> Candidate:
-    source, gone, tests = [], [], []
+    source: list[str] = []
+    gone: list[str] = []
+    tests: list[str] = []
     for status, path in commit.changes:
         if is_test(path):
             tests.append(path)

@@ -68,7 +68,8 @@ def import_go_code(paths: list[Path], corpus_out: Path, repos: Path | None = Non
     """Write the corpus (and its golden files) of the reports' queries, and their run; both paths."""
     if corpus_out.exists():
         raise CorpusError(f"{corpus_out}: exists; choose another --out")
-    sets, rankings = [], {}
+    sets: list[dict[str, Any]] = []
+    rankings: dict[str, dict[str, list[Any]]] = {}
     for path in paths:
         name, rows = _rows(path)
         golden, hits = _golden_and_hits(path, rows)

@@ -12,8 +12,9 @@ into place, so a directory that exists is complete.
 
 The cache limits itself with the index cache's limits (``reference.cache``: at most
 256 snapshots and ``$WORKBENCH_CACHE_MAX_MB``, default 512, of blob bytes): after a new
-snapshot the least recently used ones (a use refreshes a snapshot's mtime) are deleted,
-never one this process has handed out, then the blobs no snapshot links any more.
+snapshot (at most once a minute per process) the least recently used ones (a use refreshes a
+snapshot's mtime) are deleted, never one this process has handed out, then the blobs no
+snapshot links any more.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ import shutil
 import stat
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 from ..errors import GitError
@@ -36,6 +38,7 @@ BLOBS = ".blobs"
 _LOCK = threading.Lock()
 _IN_USE: set[str] = set()  # tree shas handed out by this process: never pruned under it
 _READERS: dict[Path, CatFile] = {}
+_last_prune = float("-inf")
 
 
 def snapshots_root() -> Path:
@@ -68,8 +71,17 @@ def materialize(repo: GitRepo, revision: str) -> Path:
             _touch(target)
             return target
         _build(_reader(repo), tree, target)
-    prune()
+    _maybe_prune()
     return target
+
+
+def _maybe_prune() -> None:
+    """Prune after a new snapshot, at most once per ``cache.PRUNE_INTERVAL`` seconds per process."""
+    global _last_prune
+    now = time.monotonic()
+    if now - _last_prune >= cache.PRUNE_INTERVAL:
+        _last_prune = now
+        prune()
 
 
 def _touch(path: Path) -> None:
