@@ -120,7 +120,7 @@ def _retrieval_groups(run: Run, by: str) -> Styler | Note:
     derived = rows.assign(fixture=rows["fixtures"].map(fixture_key), shape=case_shapes(rows))
     derived["fixture / shape"] = derived["fixture"] + " / " + derived["shape"]
     frame = grouped(in_run_order(derived, run), wide_scores(run, "retrieval"), by)
-    return table(frame, f"retrieval-by-{by}")
+    return table(frame, "retrieval-by-" + re.sub(r"[^a-z]+", "-", by))
 
 
 def retrieval_by_fixture(run: Run) -> Styler | Note:
