@@ -69,11 +69,12 @@ def test_a_bundle_is_read_not_modified(tmp_path: Path) -> None:
     repo = init(tmp_path / "r")
     sha = commit(repo, "one", {"a.py": "x = 1\n"}, 0)
     bundle = tmp_path / "r.bundle"
-    git(repo, "bundle", "create", str(bundle), "--all")
+    git(repo, "bundle", "create", str(bundle), "main")  # a branch only: the bundle carries no HEAD
     before = bundle.read_bytes()
     opened = open_repo(bundle)
     assert opened.kind == "bundle" and opened.name == "r"
     assert (snapshots.materialize(opened, sha) / "a.py").read_text() == "x = 1\n"
+    assert snapshots.materialize(opened, "HEAD") == snapshots.materialize(opened, sha)  # HEAD: the bundle's tip
     assert bundle.read_bytes() == before
 
 

@@ -81,6 +81,17 @@ def _linked_git_dir(work_tree: Path) -> Path:
     return target if target.is_absolute() else (work_tree / target).resolve()
 
 
+def _point_head(clone: Path) -> None:
+    """A bundle made without HEAD leaves the clone's HEAD dangling: point it (in our clone, never the
+    bundle) at the bundle's first branch, so ``HEAD`` names the tip the bundle carries."""
+    from .gitio import git_bytes
+    if git_bytes(clone, "rev-parse", "--verify", "--quiet", "HEAD", check=False).strip():
+        return
+    heads = git_text(clone, "for-each-ref", "--format=%(refname)", "refs/heads").split()
+    if heads:
+        git_bytes(clone, "symbolic-ref", "HEAD", heads[0])
+
+
 def _bundle_digest(bundle: Path) -> str:
     h = hashlib.blake2b(digest_size=12)
     with bundle.open("rb") as handle:
@@ -108,6 +119,7 @@ def _bundle_clone(bundle: Path) -> Path:
         if done.returncode != 0:
             lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
             raise GitError(f"{bundle}: not a readable bundle ({lines[-1] if lines else done.returncode})")
+        _point_head(temp / "repo.git")
         try:
             (temp / "repo.git").rename(target)
         except OSError:  # another process cloned it first
