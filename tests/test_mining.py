@@ -130,3 +130,25 @@ def test_cli_dry_run_writes_nothing(shop: tuple[Path, dict[str, str]], tmp_path:
     assert not out.exists()
     assert "release" in printed and "candidates" in printed
     assert main(["mine", str(repo), "--since", "not-a-date"]) == 2
+
+
+@pytest.mark.parametrize("path, test", [
+    ("tests/test_orders.py", True), ("src/index.test-d.ts", True), ("werkzeug/testsuite/cache.py", True),
+    ("src/a.spec.tsx", True), ("src/werkzeug/testing.py", False), ("src/latest.py", False), ("src/spec.ts", False),
+])
+def test_tests_are_told_from_source(path: str, test: bool) -> None:
+    from workbench.mining.filters import is_test
+    assert is_test(path) is test
+
+
+@pytest.mark.parametrize("subject, dropped_by", [
+    ("Bump to dev version", "release"), ("2.1.0", "release"), ("Bump urllib3 from 1.26.4 to 1.26.5", "dependency"),
+    ("chore(deps): update eslint", "dependency"), ("ci: cache pip", "docs-ci-style"),
+    ("fix typo in the router", "docs-ci-style"),
+    ('Revert "add retries"', "revert"), ("handle a missing header in the router", None),
+])
+def test_message_filters(subject: str, dropped_by: str | None) -> None:
+    from workbench.mining.filters import MineOptions, classify, first_failure
+    from workbench.mining.history import Commit
+    commit = Commit("a" * 40, ("b" * 40,), "Dev", "dev@example.com", 0, subject, (("M", "src/router.py"),))
+    assert first_failure(classify(commit, MineOptions()), MineOptions()) == dropped_by

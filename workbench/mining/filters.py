@@ -33,6 +33,7 @@ _RELEASE = re.compile(
     r"^\s*(?:chore|build)\(release\)|"
     r"^\s*v?\d+\.\d+(?:\.\d+)?(?:[-.+]?\w+)*\s*$|"
     r"\bbump(?:ed|s)?\s+(?:the\s+)?(?:package\s+)?version\b|\b(?:set|update|change)\s+version\s+(?:to|number)\b|"
+    r"\bbump(?:ed|s)?\s+(?:to\s+)?(?:the\s+)?(?:next\s+)?(?:dev|development)(?:\s+version)?\s*$|\b(?:dev|development)\s+version\b|"
     r"\brelease\s+v?\d+\.\d+|^\s*(?:update|bump)\s+(?:to\s+)?v?\d+\.\d+(?:\.\d+)?\s*$", re.IGNORECASE)
 _DEPENDENCY = re.compile(
     r"^\s*(?:\w+)\((?:deps|deps-dev|dependencies|dev-deps)\)|^\s*deps?(?:-dev)?\s*:|"
@@ -85,11 +86,14 @@ def is_source(path: str, options: MineOptions) -> bool:
 
 
 _TEST_DIR = re.compile(r"(?:^|/)tests?(?:suite|_?utils|data|ing)?/", re.IGNORECASE)
+_TEST_NAME = re.compile(r"[._-](?:test|spec)(?:[._-][^/]*)?\.[^./]+$", re.IGNORECASE)  # a.test-d.ts, b_spec.js
 
 
 def is_test(path: str) -> bool:
-    """A test or fixture by the engine's kinds, or under a ``testsuite/``-like directory they miss."""
-    return file_kind(path) in TEST_KINDS or _TEST_DIR.search(path) is not None
+    """A test or fixture by the engine's kinds, or one they miss: under a ``testsuite/``-like
+    directory, or named like ``index.test-d.ts`` (type tests)."""
+    name = path.rsplit("/", 1)[-1]
+    return file_kind(path) in TEST_KINDS or _TEST_DIR.search(path) is not None or _TEST_NAME.search(name) is not None
 
 
 def classify(commit: Commit, options: MineOptions) -> Candidate:

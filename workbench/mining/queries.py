@@ -49,7 +49,7 @@ def _tidy(text: str) -> str:
     text = _REFS.sub("", text)
     text = re.sub(r"\(\s*\)|\[\s*\]", "", text)
     text = re.sub(r"\s+([:;,.])", r"\1", text)
-    text = _SPACE.sub(" ", text).strip(" -:;,")
+    text = _SPACE.sub(" ", text).strip(" -:;,").rstrip(" ([")
     return text[:-1].rstrip() if text.endswith(".") and not text.endswith("..") else text
 
 
