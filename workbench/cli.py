@@ -345,7 +345,7 @@ def lab_command(ctx: click.Context, lab_args: tuple[str, ...]) -> None:
 
 
 def _register_mining() -> None:
-    from .mining.commands import export_command, import_command, mine_command
+    from .mining import export_command, import_command, mine_command
     for command in (mine_command, import_command, export_command):
         cli.add_command(command)
 

@@ -316,7 +316,8 @@ def validate_corpus(path: Path | str = DEFAULT_CORPUS) -> list[Problem]:
     _, data, fixtures, _, problems = _check(path)
     if isinstance(data, dict):
         from .mining.fixtures import revision_problems
-        problems += _expected_file_problems(data, fixtures) + revision_problems(data, fixtures)
+        problems += _expected_file_problems(data, fixtures)
+        problems += [Problem(where, message, case) for where, message, case in revision_problems(data, fixtures)]
     if not problems:
         problems += _data_file_problems(path)
     return problems

@@ -12,7 +12,8 @@ from typing import Any
 
 _HOME = {"MineOptions": "filters", "import_go_code": "gocode", "MineResult": "mine", "mine": "mine",
          "mine_corpus": "mine", "materialize": "snapshots", "GitRepo": "sources", "open_repo": "sources",
-         "import_swebench": "swebench", "export_trec": "trec", "import_trec": "trec"}
+         "import_swebench": "swebench", "export_trec": "trec", "import_trec": "trec",
+         "mine_command": "commands", "import_command": "commands", "export_command": "commands"}
 __all__ = sorted(_HOME)
 
 

@@ -40,11 +40,10 @@ def mine_command(repo: Path, out: Path | None, since: str | None, until: str | N
     non-test source files; each becomes a case at the parent revision expecting those files.
     REPO is only read: its work tree, index, HEAD, refs and worktrees are never touched.
     """
-    from ..cli import split_values
     from .filters import MineOptions
     from .mine import mine_corpus
     options = MineOptions(since=_date(since, False, "--since"), until=_date(until, True, "--until"),
-                          paths=tuple(split_values(paths)), with_body=with_body)
+                          paths=tuple(p.strip() for v in paths for p in v.split(",") if p.strip()), with_body=with_body)
     result, text = mine_corpus(repo, out, append=append, dry_run=dry_run, options=options, max_cases=max_cases,
                                seed=seed)
     if dry_run:

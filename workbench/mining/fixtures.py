@@ -17,7 +17,9 @@ from .snapshots import materialize
 from .sources import GitRepo, is_git_source, open_repo
 
 if TYPE_CHECKING:
-    from ..corpus import Corpus, Problem
+    from ..corpus import Corpus
+
+Finding = tuple[str, str, "str | None"]  # (location, message, case name): ``corpus.Problem``'s fields
 
 REVISION_SECTIONS = ("retrieval", "tokenSavings")
 
@@ -52,28 +54,28 @@ def _cases(data: dict[str, Any]) -> list[tuple[str, int, dict[str, Any]]]:
 
 
 def _fixture_names(case: dict[str, Any]) -> list[str]:
-    from ..corpus import case_fixtures
-    return case_fixtures(case)
+    """``repoFixtures`` or ``[repoFixture]`` (as ``corpus.case_fixtures``, which imports this module)."""
+    names = case.get("repoFixtures") or ([case["repoFixture"]] if case.get("repoFixture") else [])
+    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
 
 
-def revision_problems(data: dict[str, Any], fixtures: dict[str, Path]) -> list[Problem]:
+def revision_problems(data: dict[str, Any], fixtures: dict[str, Path]) -> list[Finding]:
     """Problems of cases whose files come from git: the revision must be a commit of a git fixture,
     and every expected file must exist at it. (Other cases are checked on disk by ``corpus``.)"""
-    from ..corpus import Problem
-    problems: list[Problem] = []
+    problems: list[Finding] = []
     checks: dict[str, list[tuple[str, str, str, dict[str, Any]]]] = {}  # fixture -> (where, rev, path, case)
     for section, index, case in _cases(data):
         names = [n for n in _fixture_names(case) if n in fixtures]
         where = f"{section}[{index}]"
         if case.get("revision") and len(_fixture_names(case)) != 1:
-            problems.append(Problem(f"{where}.revision", "a revision needs exactly one repoFixture", case.get("name")))
+            problems.append((f"{where}.revision", "a revision needs exactly one repoFixture", case.get("name")))
             continue
         if not names or not needs_git(fixtures[names[0]], case):
             continue
         name = names[0]
         if not is_git_source(fixtures[name]):
-            problems.append(Problem(f"{where}.revision", f"fixture {name!r} is not a git repository "
-                                    "(a work tree, bare repository or .bundle)", case.get("name")))
+            problems.append((f"{where}.revision", f"fixture {name!r} is not a git repository "
+                             "(a work tree, bare repository or .bundle)", case.get("name")))
             continue
         revision = str(case.get("revision") or "HEAD")
         for key in ("expectedPrimary", "expectedAnyOf"):
@@ -87,27 +89,26 @@ def revision_problems(data: dict[str, Any], fixtures: dict[str, Path]) -> list[P
     return problems
 
 
-def _check_fixture(name: str, path: Path, items: list[tuple[str, str, str, dict[str, Any]]]) -> list[Problem]:
-    from ..corpus import Problem
+def _check_fixture(name: str, path: Path, items: list[tuple[str, str, str, dict[str, Any]]]) -> list[Finding]:
     try:
         repo = git_repo(path)
         commits = resolve_commits(repo.git_dir, [rev for _, rev, _, _ in items])
     except GitError as exc:
-        return [Problem(f"fixtureRoots.{name}", str(exc))]
-    problems = []
+        return [(f"fixtureRoots.{name}", str(exc), None)]
+    problems: list[Finding] = []
     with CatFile(repo.git_dir) as objects:
         for where, revision, rel, case in items:
             commit = commits.get(revision)
             if commit is None:
                 if not rel:
-                    problems.append(Problem(where, f"revision {revision!r} is not a commit of fixture {name!r}",
-                                            case.get("name")))
+                    problems.append((where, f"revision {revision!r} is not a commit of fixture {name!r}",
+                                     case.get("name")))
                 continue
             if rel:
                 found = objects.read(f"{commit}:{rel}")
                 if found is None or found[0] != "blob":
-                    problems.append(Problem(where, f"{rel!r} does not exist at {revision[:12]} in fixture {name!r}",
-                                            case.get("name")))
+                    problems.append((where, f"{rel!r} does not exist at {revision[:12]} in fixture {name!r}",
+                                     case.get("name")))
     return problems
 
 
