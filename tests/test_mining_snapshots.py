@@ -58,8 +58,12 @@ def test_prune_drops_least_recently_used_snapshots_and_orphan_blobs(tmp_path: Pa
     opened = open_repo(repo)
     made = [snapshots.materialize(opened, sha) for sha in shas]
     os.utime(made[0], (1, 1))
+    abandoned = made[0].parent / ".0123456789ab-dead"  # a build whose process died an hour ago
+    (abandoned / "sub").mkdir(parents=True)
+    os.utime(abandoned, (1, 1))
     snapshots._IN_USE.clear()  # as in a later process: nothing held
     assert snapshots.prune(max_entries=2) == 1
+    assert not abandoned.exists()
     assert not made[0].exists() and made[1].exists() and made[2].exists()
     blobs = sorted(p.name for p in (made[0].parent / ".blobs").iterdir())
     assert len(blobs) == 3  # x = 1, x = 2, and the shared same.py; x = 0 went with its snapshot

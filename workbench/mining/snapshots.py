@@ -113,15 +113,15 @@ def _build(objects: CatFile, tree: str, target: Path) -> None:
         raise
 
 
-def _entries(data: bytes) -> list[tuple[str, str, str]]:
-    """(mode, name, sha) of each entry of a raw tree object."""
+def _entries(data: bytes, width: int) -> list[tuple[str, str, str]]:
+    """(mode, name, sha) of each entry of a raw tree object (``width``: 20-byte SHA-1 or 32-byte SHA-256 ids)."""
     entries, at = [], 0
     while at < len(data):
         space = data.index(b" ", at)
         nul = data.index(b"\0", space)
         entries.append((data[at:space].decode(), data[space + 1:nul].decode("utf-8", "surrogateescape"),
-                        data[nul + 1:nul + 21].hex()))
-        at = nul + 21
+                        data[nul + 1:nul + 1 + width].hex()))
+        at = nul + 1 + width
     return entries
 
 
@@ -134,7 +134,7 @@ def _fill(objects: CatFile, tree: str, root: Path, blobs: Path) -> list[Path]:
         found = objects.read_object(sha)
         if found is None or found[1] != "tree":
             raise GitError(f"{objects.git_dir}: tree {sha} is missing (a shallow or damaged repository?)")
-        for mode, name, child in _entries(found[2]):
+        for mode, name, child in _entries(found[2], len(sha) // 2):
             if name in (".", "..") or "/" in name:
                 continue
             path = directory / name
@@ -211,6 +211,7 @@ def prune(max_entries: int | None = None, max_bytes: int | None = None) -> int:
     except OSError:
         return 0
     total = sum(size for _, size in blobs.values())
+    _remove_abandoned(root)
     removed = 0
     for _, name in snapshots:  # oldest first
         if len(snapshots) - removed <= max_entries and total <= max_bytes:
@@ -230,6 +231,22 @@ def prune(max_entries: int | None = None, max_bytes: int | None = None) -> int:
             except OSError:
                 continue
     return removed
+
+
+def _remove_abandoned(root: Path) -> None:
+    """Delete temp snapshots and blob files a writer that died left behind (older than ``cache.TEMP_AGE``)."""
+    cutoff = time.time() - cache.TEMP_AGE
+    for directory, is_blobs in ((root, False), (root / BLOBS, True)):
+        try:
+            stale = [e for e in os.scandir(directory) if e.name.startswith(".") and e.name != BLOBS
+                     and e.stat(follow_symlinks=False).st_mtime < cutoff]
+        except OSError:
+            continue
+        for entry in stale:
+            if is_blobs:
+                Path(entry.path).unlink(missing_ok=True)
+            else:
+                _remove_tree(Path(entry.path))
 
 
 def snapshot_files(path: Path) -> list[str]:
