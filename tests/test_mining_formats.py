@@ -97,6 +97,13 @@ def test_swebench_instances_run_end_to_end_and_export_to_pytrec_eval(tmp_path: P
         means = run.summary["suites"]["retrieval"][target]["metrics"]
         assert means["recallAtK"] == pytest.approx(sum(full.get(c, {}).get(f"recall_{k}", 0.0)
                                                        for c in ours.index) / len(ours), abs=1e-9)
+    # and back: the exported files imported as a run score exactly as the run did
+    assert main(["import", "trec", str(out / "qrels.txt"), str(out / "bm25.run"), str(out / "random.run"),
+                 "--out", str(tmp_path / "back" / "corpus.json"), "--runs-dir", str(tmp_path / "back" / "runs")]) == 0
+    back = load_run(next((tmp_path / "back" / "runs").iterdir()))
+    for target in ("bm25", "random"):
+        assert back.summary["suites"]["retrieval"][target]["metrics"] == pytest.approx(
+            run.summary["suites"]["retrieval"][target]["metrics"], abs=1e-12)
 
 
 def test_swebench_errors_name_the_instance(tmp_path: Path) -> None:
