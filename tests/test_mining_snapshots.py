@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -112,7 +113,7 @@ def test_mine_then_run_leaves_the_repository_untouched(tmp_path: Path) -> None:
     corpus = load_corpus(out)
     case = next(c for c in corpus.cases("retrieval") if c["source"]["commit"] == shas["symbol"])
     assert (corpus.repo_dir("shop", case) / "src" / "users.py").read_text() == "def find_user(name):\n    return name\n"
-    done = subprocess.run([str(Path(os.sys.executable).parent / "workbench"), "run", "--corpus", str(out),
+    done = subprocess.run([str(Path(sys.executable).parent / "workbench"), "run", "--corpus", str(out),
                            "--target", "bm25", "--target", "random", "--out", str(tmp_path / "runs"), "--json"],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

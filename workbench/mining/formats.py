@@ -70,6 +70,8 @@ def recorded_run(corpus_path: Path, suite_name: str, rankings: dict[str, dict[st
     ``observation(items)`` turns one case's ranked items into the suite's observation. A case of
     the corpus that a target has no ranking for scored an empty answer (as trec_eval scores it: 0).
     """
+    import pandas as pd
+
     from ..corpus import load_corpus
     from ..run.summary import overall_passed, summarise
     from ..store.runs import free_run_id, write_run
@@ -85,7 +87,6 @@ def recorded_run(corpus_path: Path, suite_name: str, rankings: dict[str, dict[st
                                                             corpus.thresholds.get(suite.name, {}))
         rows += target_rows
         frames.append(scores)
-    import pandas as pd
     summary = {"run_dir": None, "passed": overall_passed({suite.name: per_suite}), "suites": {suite.name: per_suite}}
     now = datetime.now(UTC)
     label = "+".join(rankings)[:80] or "imported"
