@@ -118,7 +118,7 @@ def test_load_baseline_names_the_bad_field(tmp_path: Path) -> None:
     bad = tmp_path / "b.json"
     bad.write_text(json.dumps({"format": 1, "name": "b", "target": {"name": "t"}, "metrics": {},
                                "cases": [{"suite": "s", "case": "c", "scores": {"mrr": "high"}}]}))
-    with pytest.raises(StoreError, match=r"b.json: cases\[0\].scores: expected"):
+    with pytest.raises(StoreError, match=r"b.json: cases\[0\].scores.mrr: expected number or null"):
         load_baseline(bad)
     with pytest.raises(StoreError, match="no such baseline"):
         load_baseline("nope", tmp_path)

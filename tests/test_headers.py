@@ -36,9 +36,9 @@ def test_header_has_the_manifest_and_summary(run_dir: Path) -> None:
 
 
 @pytest.mark.parametrize("file, content, message", [
-    ("cases.jsonl", '{"suite": "retrieval"}\n{not json\n', r"cases\.jsonl:2: invalid JSON line"),
+    ("cases.jsonl", '{"suite": "retrieval"}\n{not json\n', r"cases\.jsonl:2: column 2: invalid JSON"),
     ("scores.parquet", "not parquet", r"scores\.parquet: unreadable"),
-    ("summary.json", "{", r"summary\.json: unreadable"),
+    ("summary.json", "{", r"summary\.json: column 2: invalid JSON"),
 ])
 def test_a_bad_file_is_named(run_dir: Path, tmp_path: Path, file: str, content: str, message: str) -> None:
     broken = copy_run(run_dir, tmp_path)
@@ -84,7 +84,7 @@ def test_a_malformed_baseline_names_the_field(tmp_path: Path) -> None:
     path = tmp_path / "b.json"
     path.write_text(json.dumps({"format": 1, "name": "b", "target": {"name": "x"}, "metrics": {},
                                 "cases": [{"suite": "s", "case": "c", "scores": {"m": "high"}}]}))
-    with pytest.raises(StoreError, match=r"b\.json: cases\[0\]\.scores: expected an object of numbers or nulls"):
+    with pytest.raises(StoreError, match=r"b\.json: cases\[0\]\.scores\.m: expected number or null, got 'high'"):
         read_baseline(path)
 
 

@@ -87,4 +87,4 @@ def test_missing_golden_file_is_a_validation_problem(tmp_path: Path) -> None:
     (tmp_path / "fixtures" / "api").mkdir(parents=True)
     path = write_corpus(tmp_path, {"ranking": [{"name": "api", "repoFixture": "api", "golden": "ranking/none.jsonl"}]})
     problems = [str(p) for p in validate_corpus(path)]
-    assert len(problems) == 1 and "cannot read golden file" in problems[0]
+    assert len(problems) == 1 and "golden file not found" in problems[0]

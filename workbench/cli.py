@@ -223,7 +223,10 @@ def baseline_list_command(corpus_path: Path) -> None:
     """List the recorded baselines."""
     from .store import list_baselines
     frame = list_baselines(corpus_path.parent / "baselines")
-    click.echo(frame.to_string(index=False) if len(frame) else f"no baselines in {corpus_path.parent / 'baselines'}")
+    good = frame[frame["error"].isna()].drop(columns="error")
+    click.echo(good.to_string(index=False) if len(good) else f"no baselines in {corpus_path.parent / 'baselines'}")
+    for error in frame["error"].dropna():
+        click.echo(f"skipped {error}", err=True)
 
 
 @baseline_group.command("show")

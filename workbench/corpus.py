@@ -19,6 +19,7 @@ from typing import Any
 import jsonschema
 
 from .errors import CorpusError
+from .strictjson import loads_strict, read_bytes
 
 DEFAULT_CORPUS = Path("corpus/corpus.json")
 DEFAULT_K = 5
@@ -94,18 +95,8 @@ def corpus_schema() -> dict[str, Any]:
 
 
 def _read(path: Path) -> tuple[bytes, Any]:
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise CorpusError(f"{path}: corpus file not found") from None
-    except OSError as exc:
-        raise CorpusError(f"{path}: cannot read corpus ({exc.strerror})") from None
-    try:
-        return raw, json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise CorpusError(f"{path}: corpus is not UTF-8 text") from None
-    except json.JSONDecodeError as exc:
-        raise CorpusError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
+    raw = read_bytes(path, "corpus file", CorpusError)
+    return raw, loads_strict(raw, str(path), CorpusError)
 
 
 def _location(parts: Any) -> str:
@@ -151,6 +142,8 @@ def _message(error: jsonschema.ValidationError) -> str:
         return f"must match {error.validator_value}, got {got}"
     if error.validator == "minimum":
         return f"must be at least {error.validator_value}, got {got}"
+    if error.validator == "maximum":
+        return f"must be at most {error.validator_value}, got {got}"
     return error.message
 
 
@@ -290,9 +283,39 @@ def _duplicate_names(data: dict[str, Any]) -> list[Problem]:
         seen: set[str] = set()
         for index, case in enumerate(_listed(data, section)):
             name = case.get("name") if isinstance(case, dict) else None
-            if isinstance(name, str) and name in seen:
+            if not isinstance(name, str):
+                continue
+            if name in seen:
                 problems.append(Problem(f"{section}[{index}].name", f"duplicate case name {name!r}"))
             seen.add(name)
+    return problems
+
+
+def inside_path_problem(path: str) -> str | None:
+    """Why a repo-relative path could leave its repository (absolute, ``..``, a drive), else None."""
+    parts = path.replace("\\", "/").split("/")
+    if path.startswith(("/", "\\")) or (len(path) > 1 and path[1] == ":") or "\0" in path:
+        return f"must be a path inside the fixture, got {path!r}"
+    if ".." in parts:
+        return f"must not leave the fixture with '..', got {path!r}"
+    return None
+
+
+def _path_problems(data: dict[str, Any]) -> list[Problem]:
+    """Expected files that name something outside their fixture (checked at load time)."""
+    problems = []
+    for section in ("retrieval", "tokenSavings"):
+        for index, case in enumerate(_listed(data, section)):
+            if not isinstance(case, dict):
+                continue
+            for key in ("expectedPrimary", "expectedAnyOf"):
+                listed = case.get(key)
+                for item, expected in enumerate(listed if isinstance(listed, list) else []):
+                    problem = inside_path_problem(expected) if isinstance(expected, str) else None
+                    if problem:
+                        name = case.get("name")
+                        problems.append(Problem(f"{section}[{index}].{key}[{item}]", problem,
+                                                name if isinstance(name, str) else None))
     return problems
 
 
@@ -302,6 +325,7 @@ def _check(path: Path) -> tuple[bytes, Any, dict[str, Path], set[str], list[Prob
         return raw, data, {}, set(), [Problem("", "corpus must be a JSON object")]
     problems = schema_problems(data)
     problems += _duplicate_names(data)
+    problems += _path_problems(data)
     fixtures, executable, fixture_problems = _fixtures(path, data)
     problems += fixture_problems
     return raw, data, fixtures, executable, problems

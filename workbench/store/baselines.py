@@ -190,12 +190,18 @@ def load_baseline(path_or_name: Path | str, baselines_dir: Path | str = DEFAULT_
 
 
 def list_baselines(directory: Path | str = DEFAULT_DIR) -> pd.DataFrame:
-    """One row per baseline file: name, recorded, target, version, cases, corpus sha256, path."""
-    columns = ["name", "recorded", "target", "version", "cases", "corpus_sha256", "path"]
+    """One row per baseline file: name, recorded, target, version, cases, corpus sha256, path.
+
+    A file that does not read as a baseline does not hide the others: its row has the path and
+    the reason in ``error`` (and nothing else)."""
+    columns = ["name", "recorded", "target", "version", "cases", "corpus_sha256", "path", "error"]
     rows = []
     for path in sorted(Path(directory).glob("*.json")):
-        base = load_baseline(path)
-        d = base.data
-        rows.append([base.name, d.get("recorded"), d["target"]["name"], d["target"].get("version"),
-                     len(d["cases"]), (d.get("corpus") or {}).get("sha256"), str(path)])
+        try:
+            d = read_baseline(path)[1]
+        except StoreError as exc:
+            rows.append([None, None, None, None, None, None, str(path), str(exc)])
+            continue
+        rows.append([d["name"], d.get("recorded"), d["target"]["name"], d["target"].get("version"),
+                     len(d["cases"]), (d.get("corpus") or {}).get("sha256"), str(path), None])
     return pd.DataFrame(rows, columns=columns)

@@ -6,7 +6,6 @@ summary, so it reads them here and leaves pandas to the notebook kernels.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,36 +13,26 @@ from typing import Any
 from ..columns import SCORE_COLUMNS
 from ..errors import CompareError, StoreError
 from ..paths import DEFAULT_BASELINES_DIR, DEFAULT_RUNS_DIR, SideRef, baseline_path, locate_side
+from ..strictjson import read_json as strict_read_json
+from ..strictjson import read_jsonl as strict_read_jsonl
+from .shapes import check_baseline, check_case_rows, check_manifest, check_summary
 
 RUN_FILES = ("manifest.json", "summary.json", "cases.jsonl", "scores.parquet")
 BASELINE_FORMAT = 1
 
 
 def read_json(path: Path) -> Any:
-    """One JSON file of a run; a StoreError names the file when it is missing or unreadable."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise StoreError(f"{path}: missing (not a complete run directory)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise StoreError(f"{path}: unreadable ({exc})") from None
+    """One JSON file of a run, strictly; a StoreError names the file when it is missing or unreadable."""
+    if not path.exists():
+        raise StoreError(f"{path}: missing (not a complete run directory)")
+    return strict_read_json(path, "run file", StoreError)
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """The objects of a JSON-lines file (blank lines skipped); errors name the file and line."""
-    rows, number = [], 0
-    try:
-        with path.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, 1):
-                if line.strip():
-                    rows.append(json.loads(line))
-    except FileNotFoundError:
-        raise StoreError(f"{path}: missing (not a complete run directory)") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise StoreError(f"{path}: unreadable ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise StoreError(f"{path}:{number}: invalid JSON line ({exc.msg})") from None
-    return rows
+    """The values of a JSON-lines file (blank lines skipped), strictly; errors name the file and line."""
+    if not path.exists():
+        raise StoreError(f"{path}: missing (not a complete run directory)")
+    return strict_read_jsonl(path, "run file", StoreError)
 
 
 def check_scores(path: Path) -> None:
@@ -85,8 +74,9 @@ def read_header(path: Path | str) -> RunHeader:
     if not path.is_dir():
         raise StoreError(f"{path}: no such run directory")
     check_scores(path / "scores.parquet")
-    header = RunHeader(path, read_json(path / "manifest.json"), read_json(path / "summary.json"))
-    read_jsonl(path / "cases.jsonl")
+    header = RunHeader(path, check_manifest(read_json(path / "manifest.json"), path / "manifest.json"),
+                       check_summary(read_json(path / "summary.json"), path / "summary.json"))
+    check_case_rows(read_jsonl(path / "cases.jsonl"), path / "cases.jsonl")
     return header
 
 
@@ -109,39 +99,9 @@ def read_baseline(path_or_name: Path | str, baselines_dir: Path | str = DEFAULT_
                   ) -> tuple[Path, dict[str, Any]]:
     """A baseline file (by path, or by name in ``baselines_dir``) and its checked document."""
     path = baseline_path(path_or_name, baselines_dir)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise StoreError(f"{path}: no such baseline (see `workbench baseline list`)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise StoreError(f"{path}: unreadable baseline ({exc})") from None
-    _validate_baseline(data, path)
-    return path, data
-
-
-def _validate_baseline(data: Any, path: Path) -> None:
-    def fail(where: str, expected: str) -> None:
-        raise StoreError(f"{path}: {where}: expected {expected}")
-
-    if not isinstance(data, dict):
-        fail("top level", "an object")
-    if data.get("format") != BASELINE_FORMAT:
-        fail("format", f"{BASELINE_FORMAT}, got {data.get('format')!r}")
-    if not isinstance(data.get("name"), str):
-        fail("name", "a string")
-    if not isinstance(data.get("target"), dict) or not isinstance(data["target"].get("name"), str):
-        fail("target.name", "a string")
-    if not isinstance(data.get("metrics"), dict):
-        fail("metrics", "an object")
-    if not isinstance(data.get("cases"), list):
-        fail("cases", "a list")
-    for i, case in enumerate(data["cases"]):
-        if not isinstance(case, dict) or not all(isinstance(case.get(k), str) for k in ("suite", "case")):
-            fail(f"cases[{i}]", "an object with string suite and case")
-        scores = case.get("scores")
-        if not isinstance(scores, dict) or not all(
-                v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)) for v in scores.values()):
-            fail(f"cases[{i}].scores", "an object of numbers or nulls")
+    if not path.is_file():
+        raise StoreError(f"{path}: no such baseline (see `workbench baseline list`)")
+    return path, check_baseline(strict_read_json(path, "baseline", StoreError), path)
 
 
 def check_side(spec: str, runs_dir: Path | str = DEFAULT_RUNS_DIR,

@@ -21,6 +21,7 @@ from ..errors import StoreError
 from .files import dumps, write_json_atomic, write_text_atomic
 from ..paths import DEFAULT_RUNS_DIR, run_path
 from .headers import read_json, read_jsonl
+from .shapes import check_case_rows, check_manifest, check_summary
 
 
 class RunLike(Protocol):
@@ -147,6 +148,7 @@ def load_run(path: Path | str, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> Run:
         raise StoreError(f"{path / 'scores.parquet'}: missing (not a complete run directory)") from None
     except Exception as exc:  # pyarrow raises many types for a corrupt file
         raise StoreError(f"{path / 'scores.parquet'}: unreadable ({exc})") from None
-    return Run(path=path, manifest=read_json(path / "manifest.json"),
-               summary=read_json(path / "summary.json"), cases=_cases_frame(read_jsonl(path / "cases.jsonl")),
+    return Run(path=path, manifest=check_manifest(read_json(path / "manifest.json"), path / "manifest.json"),
+               summary=check_summary(read_json(path / "summary.json"), path / "summary.json"),
+               cases=_cases_frame(check_case_rows(read_jsonl(path / "cases.jsonl"), path / "cases.jsonl")),
                scores=scores_frame(scores))

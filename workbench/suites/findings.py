@@ -53,17 +53,34 @@ def _check_findings(findings: Any, where: str, catalogue: set[str] | None) -> li
             raise CorpusError(f"{at}.rule_key: expected a string")
         if catalogue is not None and finding["rule_key"] not in catalogue:
             raise CorpusError(f"{at}.rule_key: {finding['rule_key']!r} is not in the rule catalogue")
+        if not isinstance(finding.get("dual_flaggable"), (str, type(None))):
+            raise CorpusError(f"{at}.dual_flaggable: expected a rule key string")
         if finding.get("severity") not in SEVERITIES:
             raise CorpusError(f"{at}.severity: expected one of {', '.join(SEVERITIES)}")
     return findings
 
 
+def _spec(corpus: Any) -> tuple[dict[str, Any], set[str] | None, int]:
+    """The findings section checked: gold and runs directories, rule catalogue, line tolerance."""
+    spec = corpus.data.get("findings") or {}
+    where = f"{corpus.path}: findings"
+    if not isinstance(spec, dict):
+        raise CorpusError(f"{where}: expected an object with 'gold' and 'runs'")
+    for key in ("gold", "runs"):
+        if not isinstance(spec.get(key), str) or not spec[key]:
+            raise CorpusError(f"{where}.{key}: expected a directory (a string)")
+    catalogue = spec.get("ruleCatalogue")
+    if catalogue is not None and (not isinstance(catalogue, list) or not all(isinstance(r, str) for r in catalogue)):
+        raise CorpusError(f"{where}.ruleCatalogue: expected a list of rule key strings")
+    tolerance = spec.get("lineTolerance", DEFAULT_TOLERANCE)
+    if not isinstance(tolerance, int) or isinstance(tolerance, bool) or not 0 <= tolerance <= 1_000_000:
+        raise CorpusError(f"{where}.lineTolerance: expected an integer >= 0, got {tolerance!r}")
+    return spec, None if catalogue is None else set(catalogue), tolerance
+
+
 def load_findings(corpus: Any) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]], int]:
     """Gold records by stem, recorded runs, and the line tolerance, validated."""
-    spec = corpus.data.get("findings") or {}
-    if not isinstance(spec, dict):
-        raise CorpusError(f"{corpus.path}: findings: expected an object with 'gold' and 'runs'")
-    catalogue = set(spec["ruleCatalogue"]) if isinstance(spec.get("ruleCatalogue"), list) else None
+    spec, catalogue, tolerance = _spec(corpus)
     gold: dict[str, dict[str, Any]] = {}
     for path in sorted(data_path(corpus.path, str(spec.get("gold", ""))).glob("*.json")):
         record = read_json(path, "gold record")
@@ -78,13 +95,13 @@ def load_findings(corpus: Any) -> tuple[dict[str, dict[str, Any]], list[dict[str
         where = str(path)
         if not isinstance(recorded, dict) or not isinstance(recorded.get("agent"), str):
             raise CorpusError(f"{where}.agent: expected the recording agent's name")
-        if recorded.get("gold") not in gold:
+        if not isinstance(recorded.get("gold"), str) or recorded["gold"] not in gold:
             raise CorpusError(f"{where}.gold: {recorded.get('gold')!r} names no gold record")
         if "verdict" in recorded and recorded["verdict"] not in VERDICTS:
             raise CorpusError(f"{where}.verdict: expected one of {', '.join(VERDICTS)}")
         _check_findings(recorded.get("findings"), where, None)
         runs.append(dict(recorded, source=str(path)))
-    return gold, runs, int(spec.get("lineTolerance", DEFAULT_TOLERANCE))
+    return gold, runs, tolerance
 
 
 def match(gold: list[dict[str, Any]], found: list[dict[str, Any]], tolerance: int) -> list[tuple[int, int]]:

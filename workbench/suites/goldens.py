@@ -2,12 +2,13 @@
 findings gold records / recorded runs (JSON). Bad lines are CorpusErrors naming file, line and field."""
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..errors import CorpusError
+from ..strictjson import jsonl_lines, read_bytes
+from ..strictjson import read_json as strict_read_json
 
 
 @dataclass(frozen=True)
@@ -51,37 +52,32 @@ def _expected_items(value: Any, where: str) -> tuple[tuple[str, str], ...]:
 
 def load_golden(path: Path) -> list[GoldenQuery]:
     """Parse a golden JSONL file: ``{id?, query, expected | expected_top_3, language?, category?}`` per line."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise CorpusError(f"{path}: cannot read golden file ({exc.strerror or exc})") from None
+    raw = read_bytes(path, "golden file", CorpusError)
     queries, seen = [], set()
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    for number, record in jsonl_lines(raw, str(path), CorpusError, skip_comments=True):
         where = f"{path}:{number}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CorpusError(f"{where}: invalid JSON ({exc.msg})") from None
         if not isinstance(record, dict) or not isinstance(record.get("query"), str) or not record["query"].strip():
             raise CorpusError(f"{where}.query: expected a non-empty string")
         key = "expected" if "expected" in record else "expected_top_3"
         expected = _expected_items(record.get(key), f"{where}.{key}")
-        ident = str(record.get("id") or f"{path.stem}:{number}")
+        ident = _text(record.get("id"), f"{where}.id") or f"{path.stem}:{number}"
         if ident in seen:
             raise CorpusError(f"{where}.id: duplicate id {ident!r}")
         seen.add(ident)
-        queries.append(GoldenQuery(ident, record["query"], expected, str(record.get("language") or ""),
-                                   str(record.get("category") or "")))
+        queries.append(GoldenQuery(ident, record["query"], expected, _text(record.get("language"), f"{where}.language"),
+                                   _text(record.get("category"), f"{where}.category")))
     return queries
 
 
+def _text(value: Any, where: str) -> str:
+    """An optional scalar field as text ("" when absent); lists and objects are refused."""
+    if value is None or value is False:
+        return ""
+    if isinstance(value, (dict, list)):
+        raise CorpusError(f"{where}: expected a string")
+    return str(value)
+
+
 def read_json(path: Path, what: str) -> Any:
-    """A JSON document, or a CorpusError naming the file."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise CorpusError(f"{path}: cannot read {what} ({exc.strerror or exc})") from None
-    except json.JSONDecodeError as exc:
-        raise CorpusError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON in {what} ({exc.msg})") from None
+    """A JSON document, strictly (see ``workbench.strictjson``), or a CorpusError naming the file."""
+    return strict_read_json(path, what, CorpusError)

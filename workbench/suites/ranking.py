@@ -21,8 +21,9 @@ import numpy as np
 import pandas as pd
 
 from ..columns import CASE, METRIC, PASSED, VALUE
-from .goldens import data_path, load_golden
 from ..contract import Repo
+from ..errors import CorpusError
+from .goldens import data_path, load_golden
 from .base import Outcome, RunContext, Scored, Suite, mean_metrics
 
 TOP_K = 20
@@ -31,8 +32,19 @@ DISCOUNT = 1.0 / np.log2(np.arange(2, TOP_K + 2))
 
 
 def _sets(corpus: Any) -> list[dict[str, Any]]:
+    """The ranking sets, each checked: a string repoFixture and golden, an optional string name."""
     section = corpus.data.get("ranking") or []
-    return [section] if isinstance(section, dict) else [s for s in section if isinstance(s, dict)]
+    sets = [section] if isinstance(section, dict) else section if isinstance(section, list) else []
+    for index, spec in enumerate(sets):
+        where = f"{corpus.path}: ranking[{index}]"
+        if not isinstance(spec, dict):
+            raise CorpusError(f"{where}: expected an object {{name, repoFixture, golden}}")
+        for key in ("repoFixture", "golden"):
+            if not isinstance(spec.get(key), str) or not spec[key]:
+                raise CorpusError(f"{where}.{key}: expected a non-empty string, got {spec.get(key)!r:.60}")
+        if not isinstance(spec.get("name", ""), str):
+            raise CorpusError(f"{where}.name: expected a string")
+    return sets
 
 
 def _norm(path: str) -> str:
