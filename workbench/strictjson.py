@@ -76,6 +76,8 @@ def pointer(parts: list[str | int]) -> str:
     """A readable location (``cases[3].scores``) from path parts."""
     text = ""
     for part in parts:
+        if isinstance(part, str):  # a key may hold the very surrogate being reported: show it escaped
+            part = part.encode("utf-8", "backslashreplace").decode("utf-8")
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
     return text
 

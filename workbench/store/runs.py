@@ -61,7 +61,7 @@ class Run:
         """Suite names present in the summary."""
         return list(self.summary.get("suites", {}))
 
-    def select(self, target: str) -> "Run":
+    def select(self, target: str) -> Run:
         """The same run restricted to one target (for ``RUN#TARGET`` comparisons)."""
         if target not in self.targets():
             raise StoreError(f"{self.path}: no target {target!r} in this run (has {', '.join(self.targets())})")

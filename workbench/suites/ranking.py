@@ -23,8 +23,8 @@ import pandas as pd
 from ..columns import CASE, METRIC, PASSED, VALUE
 from ..contract import Repo
 from ..errors import CorpusError
-from .goldens import data_path, load_golden
 from .base import Outcome, RunContext, Scored, Suite, mean_metrics
+from .goldens import data_path, load_golden
 
 TOP_K = 20
 METRICS = ("ndcg@10", "recall@10", "recall@20", "mrr")
