@@ -1,26 +1,26 @@
 """The ``cmd:<command line>`` target: one long-lived process speaking JSON lines.
 
-Each request is one JSON line on the program's stdin; the answer is the next
-line on its stdout. A request that gets no answer within the timeout kills the
-process (a late answer would desynchronise the stream); a crashed or killed
-process is restarted for the next request. Either way only that case fails.
+Each request is one JSON line on the program's stdin, carrying an ``id``; the answer is the next
+line on its stdout that echoes that id (or has none, for simple engines), so an extra line never
+shifts later answers. The timeout covers the whole request (writing it and reading the answer): a
+request not answered in time kills the engine's process group, and a crashed or killed process is
+restarted for the next request. Either way only that case fails. stderr is kept to its last 64 KB
+(see ``workbench.targets.pipes``); answers are parsed strictly (``workbench.strictjson``).
 """
 from __future__ import annotations
 
 import json
-import queue
 import shlex
 import shutil
-import subprocess
 import threading
-from collections import deque
+import time
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from ..errors import TargetError
+from ..strictjson import loads_strict
+from .pipes import EOF, MAX_LINE, TOO_LONG, Deadline, EngineProcess
 from .protocol import ProtocolTarget
-
-_EOF = object()
 
 
 class CommandTransport:
@@ -29,73 +29,73 @@ class CommandTransport:
     def __init__(self, argv: list[str], timeout: float = 60.0) -> None:
         self.argv = argv
         self.timeout = timeout
-        self._proc: subprocess.Popen[str] | None = None
-        self._lines: queue.Queue[Any] = queue.Queue()
-        self._stderr: deque[str] = deque(maxlen=20)
+        self._engine: EngineProcess | None = None
+        self._next_id = 0
         self._lock = threading.Lock()
 
-    def _start(self) -> subprocess.Popen[str]:
+    def _start(self) -> EngineProcess:
         try:
-            proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, text=True, encoding="utf-8",
-                                    errors="replace", bufsize=1)
+            return EngineProcess(self.argv)
         except OSError as exc:
             raise TargetError(f"cannot start {shlex.join(self.argv)}: {exc.strerror or exc}") from None
-        self._lines = queue.Queue()
-        threading.Thread(target=self._pump, args=(proc.stdout, self._lines), daemon=True).start()
-        threading.Thread(target=self._drain, args=(proc.stderr,), daemon=True).start()
-        return proc
 
-    @staticmethod
-    def _pump(stream: IO[str], lines: "queue.Queue[Any]") -> None:
-        for line in stream:
-            lines.put(line)
-        lines.put(_EOF)
+    def _died(self, engine: EngineProcess, deadline: float) -> TargetError:
+        code = engine.exit_code(deadline)
+        engine.kill()
+        self._engine = None
+        tail = next((line.strip() for line in reversed(engine.stderr_tail().splitlines()) if line.strip()), "")
+        said = f"engine exited with code {code}" if code is not None else "engine closed its output (killed)"
+        return TargetError(said + (f": {tail[-300:]}" if tail else ""))
 
-    def _drain(self, stream: IO[str]) -> None:
-        for line in stream:
-            self._stderr.append(line.rstrip())
-
-    def _died(self, proc: subprocess.Popen[str]) -> TargetError:
-        code = proc.wait()
-        tail = next((line for line in reversed(self._stderr) if line), "")
-        self._proc = None
-        return TargetError(f"engine exited with code {code}" + (f": {tail}" if tail else ""))
+    def _timed_out(self, capability: str) -> TargetError:
+        self.close()
+        return TargetError(f"{capability}: no answer within {self.timeout:g}s (engine killed)")
 
     def __call__(self, capability: str, request: dict[str, Any]) -> dict[str, Any]:
+        deadline = time.monotonic() + self.timeout
         with self._lock:
-            if self._proc is None or self._proc.poll() is not None:
-                self._proc = self._start()
-            proc = self._proc
+            if self._engine is None or not self._engine.alive():
+                if self._engine is not None:
+                    self._engine.kill()
+                self._engine = self._start()
+            engine = self._engine
+            self._next_id += 1
+            ident = self._next_id
             try:
-                proc.stdin.write(json.dumps(request) + "\n")
-                proc.stdin.flush()
-            except (BrokenPipeError, OSError):
-                raise self._died(proc) from None
-            try:
-                line = self._lines.get(timeout=self.timeout)
-            except queue.Empty:
-                self.close()
-                raise TargetError(f"{capability}: no answer within {self.timeout:g}s (engine killed)") from None
-            if line is _EOF:
-                raise self._died(proc)
-        try:
-            return json.loads(line)
-        except json.JSONDecodeError:
-            shown = line.strip()[:80]
-            raise TargetError(f"{capability}: answered garbage (not JSON): {shown!r}") from None
+                engine.write((json.dumps({**request, "id": ident}) + "\n").encode("utf-8"), deadline)
+                while True:
+                    line = engine.read_line(deadline)
+                    if line is EOF:
+                        raise self._died(engine, deadline)
+                    if line is TOO_LONG:
+                        raise TargetError(f"{capability}: answer longer than {MAX_LINE // 2**20} MB")
+                    assert isinstance(line, bytes)
+                    if not line.strip():
+                        continue
+                    body = _parse(capability, line)
+                    if isinstance(body, dict) and "id" in body and body["id"] != ident:
+                        continue  # an extra or stale answer to an earlier request: not this one's
+                    return body
+            except Deadline:
+                raise self._timed_out(capability) from None
+            except OSError:
+                raise self._died(engine, deadline) from None
 
     def close(self) -> None:
-        proc, self._proc = self._proc, None
-        if proc is not None and proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        if proc is not None:
-            for stream in (proc.stdin, proc.stdout, proc.stderr):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
+        engine, self._engine = self._engine, None
+        if engine is not None:
+            engine.kill()
+
+
+def _parse(capability: str, line: bytes) -> Any:
+    """One answer line, strictly; garbage, bad bytes and lone surrogates fail only this case."""
+    try:
+        return loads_strict(line, f"{capability}: answer", TargetError)
+    except TargetError as exc:
+        if "invalid JSON" in str(exc):
+            shown = line.strip()[:80].decode("utf-8", errors="replace")
+            raise TargetError(f"{capability}: answered garbage (not JSON): {shown!r}") from None
+        raise
 
 
 def command_target(command_line: str, timeout: float = 60.0) -> ProtocolTarget:

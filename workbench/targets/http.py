@@ -5,35 +5,72 @@ whose answer is MCP-style content with an XML list of ranked ``<result>`` elemen
 """
 from __future__ import annotations
 
+import http.client
 import json
-import urllib.error
-import urllib.request
+import socket
+import threading
+import urllib.parse
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from ..errors import TargetError
 from ..contract import Repo, SearchHit
-from .protocol import ProtocolTarget
+from ..errors import TargetError
+from ..strictjson import loads_strict
+from .protocol import ProtocolTarget, inside_path
 
 GO_CODE_SEARCH = "/api/tools/semantic_search"
+MAX_ANSWER = 64 * 1024 * 1024
 
 
 def post_json(url: str, body: dict[str, Any], timeout: float) -> Any:
-    """POST ``body`` as JSON and decode the JSON answer; failures are TargetErrors."""
-    data = json.dumps(body).encode("utf-8")
-    request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
+    """POST ``body`` as JSON and decode the JSON answer strictly; failures are TargetErrors.
+
+    ``timeout`` is a wall-clock deadline for the whole request (connect, send, headers, body): a
+    watchdog shuts the socket when it passes, so a server dripping a byte at a time cannot stretch it.
+    """
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise TargetError(f"{url}: not an http:// URL")
+    connection = (http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection)(
+        parts.hostname, parts.port, timeout=timeout)
+    fired = threading.Event()
+    watchdog = threading.Timer(timeout, _abort, args=(connection, fired))
+    watchdog.daemon = True
+    watchdog.start()
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            payload = response.read()
-    except urllib.error.HTTPError as exc:
-        raise TargetError(f"{url}: HTTP {exc.code} {exc.reason}") from None
-    except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise TargetError(f"{url}: unreachable ({reason})") from None
+        connection.request("POST", parts.path + (f"?{parts.query}" if parts.query else ""),
+                           body=json.dumps(body).encode("utf-8"), headers={"Content-Type": "application/json"})
+        response = connection.getresponse()
+        payload = response.read(MAX_ANSWER + 1)
+        status, reason = response.status, response.reason
+    except (OSError, http.client.HTTPException) as exc:
+        if fired.is_set() or isinstance(exc, TimeoutError):
+            raise TargetError(f"{url}: no answer within {timeout:g}s") from None
+        raise TargetError(f"{url}: unreachable ({exc})") from None
+    finally:
+        watchdog.cancel()
+        connection.close()
+    if status >= 400:
+        raise TargetError(f"{url}: HTTP {status} {reason}")
+    if len(payload) > MAX_ANSWER:
+        raise TargetError(f"{url}: answer longer than {MAX_ANSWER // 2**20} MB")
     try:
-        return json.loads(payload)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+        return loads_strict(payload, f"{url}: answer", TargetError)
+    except TargetError as exc:
+        if "invalid JSON" not in str(exc):
+            raise
         raise TargetError(f"{url}: answered garbage (not JSON): {payload[:80]!r}") from None
+
+
+def _abort(connection: http.client.HTTPConnection, fired: threading.Event) -> None:
+    """Wake a request blocked on its socket once its deadline has passed."""
+    fired.set()
+    sock = connection.sock
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
 
 def parse_go_code_results(body: Any) -> list[SearchHit]:
@@ -52,7 +89,8 @@ def parse_go_code_results(body: Any) -> list[SearchHit]:
         for result in root.iter("result"):
             file = (result.findtext("file") or "").strip()
             if file:
-                hits.append(SearchHit(file, (result.findtext("symbol") or "").strip()))
+                symbol = (result.findtext("symbol") or "").strip()
+                hits.append(SearchHit(inside_path(file, "search: result file"), symbol))
     return hits
 
 

@@ -8,10 +8,12 @@ fails only that case.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from ..errors import TargetError
 from ..contract import CAPABILITIES, Check, Command, FileRef, GateResult, Pack, Repo, SearchHit
+from ..corpus import inside_path_problem
+from ..errors import TargetError
 
 Transport = Callable[[str, dict[str, Any]], dict[str, Any]]
 VERDICTS = ("PASS", "WARN", "FAIL")
@@ -31,6 +33,13 @@ def _field(body: dict[str, Any], key: str, kind: type | tuple[type, ...], capabi
     return value
 
 
+def inside_path(path: str, where: str) -> str:
+    """A returned repo-relative path, or a TargetError when it leads outside the repository."""
+    if inside_path_problem(path):
+        raise TargetError(f"{where}: invalid answer: path {path!r} is outside the repository")
+    return path
+
+
 def _file_refs(items: Any, key: str, default_repo: str) -> list[FileRef]:
     if items is None:
         return []
@@ -39,10 +48,11 @@ def _file_refs(items: Any, key: str, default_repo: str) -> list[FileRef]:
     refs = []
     for index, item in enumerate(items):
         if isinstance(item, str):
-            refs.append(FileRef(default_repo, item))
+            refs.append(FileRef(default_repo, inside_path(item.replace("\\", "/"), f"context_pack: {key}[{index}]")))
         elif isinstance(item, dict) and isinstance(item.get("path"), str):
             repo = item.get("repo") if isinstance(item.get("repo"), str) else default_repo
-            refs.append(FileRef(repo, item["path"].replace("\\", "/"), str(item.get("reason", ""))))
+            path = inside_path(item["path"].replace("\\", "/"), f"context_pack: {key}[{index}].path")
+            refs.append(FileRef(repo, path, str(item.get("reason", ""))))
         else:
             raise TargetError(f"context_pack: {key}[{index}] should be {{repo, path}}")
     return refs
@@ -84,7 +94,10 @@ def parse_gate(body: dict[str, Any]) -> GateResult:
     if verdict not in VERDICTS:
         raise TargetError(f"gate: verdict should be one of {', '.join(VERDICTS)}, got {verdict!r}")
     checks = []
-    for index, item in enumerate(body.get("checks") or []):
+    listed = body.get("checks") or []
+    if not isinstance(listed, list):
+        raise TargetError("gate: response field 'checks' should be a list")
+    for index, item in enumerate(listed):
         if not isinstance(item, dict) or not isinstance(item.get("name"), str):
             raise TargetError(f"gate: checks[{index}] needs a 'name' string")
         status = item.get("status")
@@ -103,7 +116,8 @@ def parse_hits(body: dict[str, Any]) -> list[SearchHit]:
         if not isinstance(item, dict) or not isinstance(item.get("file"), str):
             raise TargetError(f"search: hits[{index}] needs a 'file' string")
         line, score = item.get("line"), item.get("score")
-        parsed.append(SearchHit(item["file"], str(item.get("symbol") or ""),
+        file = inside_path(item["file"], f"search: hits[{index}].file")
+        parsed.append(SearchHit(file, str(item.get("symbol") or ""),
                                 line if isinstance(line, int) else None,
                                 float(score) if isinstance(score, (int, float)) else None))
     return parsed
