@@ -151,14 +151,19 @@ def parse_repo(values: tuple[str, ...]) -> dict[str, Path]:
 @click.option("--target", "target_spec", default="builtin", show_default=True, help="Engine to serve.")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="0 picks a free port.")
-def serve_command(corpus_path: Path | None, repo_args: tuple[str, ...], target_spec: str, host: str, port: int) -> None:
-    """Serve an engine over the JSON protocol (POST /v1/<capability>) until interrupted."""
+@click.option("--allow-exec", is_flag=True, help="Let gate requests run the served repositories' validation commands.")
+def serve_command(corpus_path: Path | None, repo_args: tuple[str, ...], target_spec: str, host: str, port: int,
+                  allow_exec: bool) -> None:
+    """Serve an engine over the JSON protocol (POST /v1/<capability>) until interrupted.
+
+    Requests name repositories only by the names given here (--repo, --corpus fixtures); a path in a
+    request is ignored. Only application/json bodies from a loopback Host are answered."""
     from .corpus import load_corpus
     from .targets import Dispatcher, make_server
     from .targets import resolve_target
     repos = dict(load_corpus(corpus_path).fixtures) if corpus_path else {}
     repos.update(parse_repo(repo_args))
-    server = make_server(Dispatcher(resolve_target(target_spec), repos), host, port)
+    server = make_server(Dispatcher(resolve_target(target_spec), repos, allow_exec=allow_exec), host, port)
     click.echo(f"serving {target_spec} on http://{host}:{server.server_port} (Ctrl-C stops)", err=True)
     try:
         server.serve_forever()

@@ -1,56 +1,70 @@
 """Serve any target (the reference engine by default) over the JSON protocol on HTTP.
 
 ``POST /v1/<capability>`` takes the request bodies of the protocol; ``POST
-/api/tools/semantic_search`` answers go-code's search bridge. Repos may be given
-by name only: names resolve through ``--repo NAME=PATH`` and the corpus fixtures.
-Every failure is answered as ``{"error": "..."}`` so a client fails only that case.
+/api/tools/semantic_search`` answers go-code's search bridge. The server answers only for the
+repositories it was started with: a request names a repo by name (``--repo NAME=PATH`` and the
+corpus fixtures); a ``path`` in a request is ignored, never opened. Commands (the gate's
+``runValidation``) run only when started with ``allow_exec``. Queries and texts are capped at
+``MAX_QUERY`` characters. Every failure is answered as ``{"error": "..."}`` so a client fails only
+that case; the transport's own guards are in ``workbench.targets.guarded_http``.
 """
 from __future__ import annotations
 
-import json
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
-from ..errors import TargetError, WorkbenchError
 from ..contract import CAPABILITIES, Repo, capabilities
+from ..errors import TargetError, WorkbenchError
+from .guarded_http import BoundedHTTPServer, make_guarded_server
 from .http import GO_CODE_SEARCH
 from .protocol import encode_answer
 
-MAX_BODY = 4 * 1024 * 1024
+MAX_QUERY = 10_000
+MAX_LIMIT = 200
 
 
 class Dispatcher:
     """Turn protocol request bodies into calls on a target."""
 
-    def __init__(self, target: Any, repos: dict[str, Path]) -> None:
+    def __init__(self, target: Any, repos: dict[str, Path], allow_exec: bool = False) -> None:
         self.target = target
         self.repos = repos
+        self.allow_exec = allow_exec
 
     def repo(self, body: Any) -> Repo:
+        """A served repository by name; a ``path`` the request carries is ignored (never opened)."""
         if isinstance(body, str):
             body = {"name": body}
         if not isinstance(body, dict) or not isinstance(body.get("name"), str):
-            raise TargetError("request needs a repo {name, path}")
-        path = body.get("path") or self.repos.get(body["name"])
-        if not path or not Path(path).is_dir():
-            raise TargetError(f"unknown repo {body['name']!r}: pass its path or start the server with --repo")
+            raise TargetError("request needs a repo {name}")
+        path = self.repos.get(body["name"])
+        if path is None or not Path(path).is_dir():
+            served = ", ".join(sorted(self.repos)) or "none"
+            raise TargetError(f"unknown repo {body['name']!r:.80}: this server serves only {served} (--repo NAME=PATH)")
         return Repo(body["name"], Path(path))
 
     def call(self, capability: str, body: dict[str, Any]) -> Any:
         if capability not in capabilities(self.target):
             raise TargetError(f"this engine does not implement {capability!r}")
         if capability == "context_pack":
-            repos = [self.repo(r) for r in body.get("repos") or []]
-            return self.target.context_pack(str(body.get("query", "")), repos, int(body.get("limit", 8)))
+            repos = body.get("repos") or []
+            if not isinstance(repos, list):
+                raise TargetError("'repos' should be a list of {name}")
+            return self.target.context_pack(_text(body, "query"), [self.repo(r) for r in repos],
+                                            _count(body, "limit", 8))
         if capability == "risk_concepts":
-            return self.target.risk_concepts(str(body.get("mode", "")), str(body.get("text", "")))
+            return self.target.risk_concepts(_text(body, "mode"), _text(body, "text"))
         if capability == "infer_harness":
             return self.target.infer_harness(self.repo(body.get("repo")))
         if capability == "gate":
-            return self.target.gate(self.repo(body.get("repo")), dict(body.get("options") or {}))
-        return self.target.search(str(body.get("query", "")), self.repo(body.get("repo")), int(body.get("top_k", 20)))
+            options = body.get("options") or {}
+            if not isinstance(options, dict):
+                raise TargetError("'options' should be an object")
+            if options.get("runValidation") and not self.allow_exec:
+                raise TargetError("runValidation runs commands: start the server with --allow-exec")
+            return self.target.gate(self.repo(body.get("repo")), dict(options))
+        return self.target.search(_text(body, "query"), self.repo(body.get("repo")), _count(body, "top_k", 20))
 
     def answer(self, path: str, body: Any) -> tuple[int, dict[str, Any]]:
         """HTTP status and JSON body for one request."""
@@ -72,28 +86,22 @@ class Dispatcher:
             return 200, {"error": f"{type(exc).__name__}: {exc}"}
 
 
-def make_server(dispatcher: Dispatcher, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
+def _text(body: dict[str, Any], key: str) -> str:
+    value = body.get(key, "")
+    if not isinstance(value, str):
+        raise TargetError(f"{key!r} should be a string")
+    if len(value) > MAX_QUERY:
+        raise TargetError(f"{key!r} longer than {MAX_QUERY} characters")
+    return value
+
+
+def _count(body: dict[str, Any], key: str, default: int) -> int:
+    value = body.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= MAX_LIMIT:
+        raise TargetError(f"{key!r} should be an integer from 1 to {MAX_LIMIT}")
+    return value
+
+
+def make_server(dispatcher: Dispatcher, host: str = "127.0.0.1", port: int = 0) -> BoundedHTTPServer:
     """An HTTP server (not yet serving) answering the protocol through ``dispatcher``."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            if length > MAX_BODY:
-                status, payload = 413, {"error": "request too large"}
-            else:
-                try:
-                    body = json.loads(self.rfile.read(length) or b"null")
-                except (json.JSONDecodeError, UnicodeDecodeError):
-                    body = None
-                status, payload = dispatcher.answer(self.path, body)
-            data = json.dumps(payload).encode("utf-8")
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    return ThreadingHTTPServer((host, port), Handler)
+    return make_guarded_server(dispatcher.answer, host, port)

@@ -1,0 +1,164 @@
+"""Issue 13, part 3: `serve` serves what it was started with, and nothing else (127.0.0.1 only)."""
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from workbench.contract import GateResult, Pack, Repo
+from workbench.targets import guarded_http
+from workbench.targets.guarded_http import GuardedHandler, loopback_host
+from workbench.targets.serve import MAX_QUERY, Dispatcher, make_server
+
+
+class Recorder:
+    """A target that records what it was asked and answers trivially."""
+
+    name, version = "recorder", "0"
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, Any]] = []
+
+    def context_pack(self, query: str, repos: list[Repo], limit: int) -> Pack:
+        self.calls.append(("context_pack", [str(r.path) for r in repos]))
+        return Pack([], [], "")
+
+    def risk_concepts(self, mode: str, text: str) -> set[str]:
+        time.sleep(0.005)
+        return {"sql"} if "sql" in text else set()
+
+    def gate(self, repo: Repo, options: dict[str, Any]) -> GateResult:
+        self.calls.append(("gate", options))
+        return GateResult("PASS", [])
+
+
+@pytest.fixture
+def served(tmp_path: Path):
+    (tmp_path / "api").mkdir()
+    target = Recorder()
+    server = make_server(Dispatcher(target, {"api": tmp_path / "api"}))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server.server_port, target, tmp_path / "api"
+    server.shutdown()
+    server.server_close()
+
+
+def post(port: int, path: str, body: Any, headers: dict[str, str] | None = None,
+         raw: bytes | None = None) -> tuple[int, dict[str, Any]]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    data = raw if raw is not None else json.dumps(body).encode()
+    conn.request("POST", path, body=data, headers={"Content-Type": "application/json", **(headers or {})})
+    response = conn.getresponse()
+    status, payload = response.status, json.loads(response.read() or b"{}")
+    conn.close()
+    return status, payload
+
+
+def test_requests_name_repos_only_by_served_names(served) -> None:
+    port, target, api = served
+    status, body = post(port, "/v1/context_pack", {"query": "q", "repos": [{"name": "etc", "path": "/etc"}]})
+    assert "unknown repo 'etc'" in body["error"] and "serves only api" in body["error"]
+    post(port, "/v1/context_pack", {"query": "q", "repos": [{"name": "api", "path": "/etc"}]})
+    assert target.calls == [("context_pack", [str(api)])]   # the request's path is never used
+
+
+def test_commands_run_only_with_allow_exec(served, tmp_path: Path) -> None:
+    port, target, _ = served
+    _, body = post(port, "/v1/gate", {"repo": {"name": "api"}, "options": {"runValidation": True}})
+    assert "--allow-exec" in body["error"] and target.calls == []
+    allowed = Dispatcher(target, {"api": tmp_path / "api"}, allow_exec=True)
+    assert allowed.answer("/v1/gate", {"repo": {"name": "api"}, "options": {"runValidation": True}})[0] == 200
+    assert target.calls == [("gate", {"runValidation": True})]
+    assert "unknown repo" in allowed.answer("/v1/gate", {"repo": {"name": "x", "path": str(tmp_path)},
+                                                         "options": {"runValidation": True}})[1]["error"]
+
+
+@pytest.mark.parametrize("headers, status", [
+    ({"Content-Type": "text/plain"}, 415),
+    ({"Content-Type": "application/x-www-form-urlencoded"}, 415),
+    ({"Host": "evil.example"}, 403),
+    ({"Host": "127.0.0.1.nip.io:8765"}, 403),
+    ({"Content-Type": "application/json; charset=utf-8", "Host": "localhost:1"}, 200),
+])
+def test_content_type_and_host(served, headers: dict[str, str], status: int) -> None:
+    port, _, _ = served
+    assert post(port, "/v1/risk_concepts", {"mode": "query", "text": "sql"}, headers)[0] == status
+
+
+def test_loopback_host_names() -> None:
+    for ok in ("localhost", "LOCALHOST:80", "127.0.0.1:9", "127.1.2.3", "[::1]:8765", "::1", "a.localhost"):
+        assert loopback_host(ok, "127.0.0.1"), ok
+    for bad in ("", None, "example.com", "10.0.0.1", "localhost.evil.com", "[::2]"):
+        assert not loopback_host(bad, "127.0.0.1"), bad
+
+
+def _raw(port: int, head: bytes, body: bytes = b"", wait: float = 10) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=wait) as sock:
+        sock.sendall(head + body)
+        chunks = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+HEAD = b"POST /v1/risk_concepts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+
+
+@pytest.mark.parametrize("length, status", [(b"-5", b"400"), (b"abc", b"400"), (None, b"411"),
+                                            (b"99999999999", b"413")])
+def test_content_length_checked(served, length: bytes | None, status: bytes) -> None:
+    port, _, _ = served
+    head = HEAD + (b"Content-Length: " + length + b"\r\n" if length is not None else b"") + b"\r\n"
+    assert _raw(port, head, b'{"text": "x"}').split(b" ")[1] == status
+
+
+def test_a_short_body_frees_its_worker(served, monkeypatch: pytest.MonkeyPatch) -> None:
+    port, _, _ = served
+    monkeypatch.setattr(guarded_http, "READ_DEADLINE", 1.0)
+    started = time.monotonic()
+    answer = _raw(port, HEAD + b"Content-Length: 100\r\n\r\n", b'{"text": "x"}')
+    assert answer.split(b" ")[1] == b"400" and b"shorter than its Content-Length" in answer
+    assert time.monotonic() - started < 5
+    assert post(port, "/v1/risk_concepts", {"mode": "query", "text": "sql"})[1] == {"concepts": ["sql"]}
+
+
+def test_an_idle_client_is_dropped(served, monkeypatch: pytest.MonkeyPatch) -> None:
+    port, _, _ = served
+    monkeypatch.setattr(GuardedHandler, "timeout", 0.5)
+    started = time.monotonic()
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(b"POST /v1/risk_concepts HTTP/1.1\r\n")   # and then nothing
+        assert sock.recv(65536) == b""                         # the server closed it
+    assert time.monotonic() - started < 5
+
+
+def test_body_and_query_caps(served) -> None:
+    port, _, _ = served
+    over = str(guarded_http.MAX_BODY + 1).encode()
+    assert _raw(port, HEAD + b"Content-Length: " + over + b"\r\n\r\n").split(b" ")[1] == b"413"  # body never read
+    started = time.monotonic()
+    _, body = post(port, "/v1/context_pack", {"query": "q " * 1_500_000, "repos": ["api"]})
+    assert f"longer than {MAX_QUERY} characters" in body["error"]
+    assert time.monotonic() - started < 5
+
+
+def test_200_concurrent_requests_are_all_answered(served) -> None:
+    port, _, _ = served
+
+    def one(i: int) -> int:
+        status, body = post(port, "/v1/risk_concepts", {"mode": "query", "text": f"sql {i}"})
+        return status if body == {"concepts": ["sql"]} else -status
+
+    barrier_start = time.monotonic()
+    with ThreadPoolExecutor(max_workers=200) as pool:
+        statuses = list(pool.map(one, range(200)))
+    assert statuses == [200] * 200
+    assert time.monotonic() - barrier_start < 60
