@@ -13,12 +13,13 @@ from typing import Any
 import pytest
 from hypothesis import given
 
-from workbench.analysis.compare import compare
+from workbench.analysis.comparison import compare
 from workbench.contract import Repo
 from workbench.corpus import load_corpus, validate_corpus
 from workbench.errors import WorkbenchError
 from workbench.run.merge import merge_runs
-from workbench.run.runner import RunOptions, run
+from workbench.run.options import RunOptions
+from workbench.run.runner import run
 from workbench.store.baselines import list_baselines, load_baseline
 from workbench.store.headers import read_header
 from workbench.store.runs import load_run
