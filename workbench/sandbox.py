@@ -22,7 +22,8 @@ form                                     runs
 pytest args are a few flags (``-q -x -v -ra``) and relative paths without ``..``. Python forms run
 on the workbench's own interpreter, so a fixture's tests find the pytest in its environment.
 Commands run with a minimal environment (``PATH``, ``HOME``, locale, temp dir) plus ``CI=1``, in a
-new process group that is killed whole on timeout.
+new process group that is killed whole on timeout, under bubblewrap when it is available (see
+``workbench.containment``: only the copy is writable, no network, own PID namespace).
 """
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from .containment import contain, drop_escaping_links
 from .errors import SuiteError, WorkbenchError
 
 TAIL_CHARS = 2000
@@ -137,7 +139,7 @@ def run_allowlisted(command: str, cwd: Path, timeout: float) -> Execution:
     if program is None:
         return Execution(normalise(command), tuple(argv), None, 0.0, reason=f"{argv[0]} not found on PATH")
     started = time.perf_counter()
-    with subprocess.Popen([program, *argv[1:]], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+    with subprocess.Popen(contain([program, *argv[1:]], cwd), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True) as proc:
         try:
             out, err = proc.communicate(timeout=timeout)
@@ -152,8 +154,12 @@ def run_allowlisted(command: str, cwd: Path, timeout: float) -> Execution:
 
 
 def copy_tree(src: Path, dest: Path) -> Path:
-    """Copy a fixture tree (symlinks as links, without ``.git`` or ``node_modules``) to ``dest``."""
+    """Copy a fixture tree (without ``.git`` or ``node_modules``) to ``dest``.
+
+    Links are copied as links, never followed, then every link that leads outside the copy (or
+    dangles, or loops) is removed, so nothing run in the copy can write through one into the fixture."""
     shutil.copytree(src, dest, symlinks=True, ignore=shutil.ignore_patterns(".git", "node_modules"))
+    drop_escaping_links(dest)
     return dest
 
 
@@ -234,5 +240,6 @@ def baseline_copy(base: Path, dest: Path) -> str:
     """
     built, commit = _BASELINES.get(base)
     shutil.copytree(built, dest, symlinks=True)
+    drop_escaping_links(dest)
     git(["update-index", "-q", "--refresh"], dest)  # the copies' stat data differ from the index
     return commit

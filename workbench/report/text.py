@@ -79,4 +79,6 @@ def render_scoreboard(summary: dict[str, Any], k: int = 5,
     lines.append(f"Overall: {verdict}")
     if summary.get("run_dir"):
         lines.append(f"Run: {summary['run_dir']}")
+    if summary.get("sandbox"):
+        lines.append(f"sandbox: {summary['sandbox']}")
     return "\n".join(lines)

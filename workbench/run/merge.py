@@ -60,5 +60,6 @@ def merge_runs(paths: list[Path | str], out_dir: Path | str = DEFAULT_RUNS_DIR) 
     manifest["options"] = dict(manifest.get("options", {}), shard=None)
     run_id = free_run_id(out_dir, f"{started.strftime('%Y%m%dT%H%M%SZ')}-merged")
     rows = cases.astype(object).where(cases.notna(), None).to_dict("records")
-    summary = {"run_dir": None, "passed": overall_passed(suites), "suites": suites}
+    summary = {"run_dir": None, "passed": overall_passed(suites), "suites": suites,
+               "sandbox": runs[0].summary.get("sandbox")}
     return load_run(write_run(out_dir, run_id, manifest, summary, rows, scores))

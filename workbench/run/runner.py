@@ -26,6 +26,7 @@ from tqdm import tqdm
 from ..analysis.regressions import baseline_section
 from ..columns import CASE, METRIC, SUITE, TARGET, VALUE
 from ..contract import capabilities
+from ..containment import sandbox_kind
 from ..corpus import Corpus, load_corpus
 from ..errors import RunStopped, SuiteError, WorkbenchError
 from ..paths import DEFAULT_CORPUS, DEFAULT_RUNS_DIR
@@ -161,7 +162,8 @@ def _run_plan(plan: Plan, corpus: Corpus, session: _Session
             score_frames.append(scores)
     scores = pd.concat(score_frames, ignore_index=True) if score_frames else pd.DataFrame(
         columns=[SUITE, TARGET, CASE, METRIC, VALUE])
-    return {"run_dir": None, "passed": overall_passed(summaries), "suites": summaries}, case_rows, scores
+    return {"run_dir": None, "passed": overall_passed(summaries), "suites": summaries,
+            "sandbox": sandbox_kind()}, case_rows, scores
 
 
 def _capable(suite: Suite, target: Any) -> bool:

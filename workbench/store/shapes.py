@@ -77,7 +77,8 @@ def check_suite_entry(entry: Any, path: Path, where: str) -> None:
 def check_summary(data: Any, path: Path) -> dict[str, Any]:
     """A run's summary: ``{"passed", "suites": {suite: {target: {...}}}}``."""
     expect(data, "object", path, "top level")
-    _fields(data, {"passed": "boolean|null", "run_dir": "string|null", "baseline": "object|null"}, path, "")
+    _fields(data, {"passed": "boolean|null", "run_dir": "string|null", "baseline": "object|null",
+                   "sandbox": "string|null"}, path, "")
     for suite, per_target in expect(data.get("suites", {}), "object", path, "suites").items():
         for target, entry in expect(per_target, "object", path, f"suites.{suite}").items():
             check_suite_entry(entry, path, f"suites.{suite}.{target}")

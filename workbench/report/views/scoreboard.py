@@ -26,7 +26,8 @@ def run_header(run: Run) -> Html:
     targets = " · ".join(html.escape(label(t)) for t in targets_of(run))
     facts = [f"created {manifest.get('created', '?')}",
              f"corpus {corpus.get('path', '?')} (sha256 {str(corpus.get('sha256', ''))[:12]}, k={k_of(run)})",
-             f"commit {manifest.get('git_commit') or 'unknown'}"]
+             f"commit {manifest.get('git_commit') or 'unknown'}",
+             f"sandbox: {summary.get('sandbox') or 'unknown'}"]
     return Html(f'<h3>Run {html.escape(run.run_id)}: <span style="color:{colour}">{verdict}</span></h3>'
                 f"<p>{html.escape(', '.join(facts))}</p>"
                 f"<p>Targets: {targets}. Controls calibrate the report and never gate the verdict.</p>")
