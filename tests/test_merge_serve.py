@@ -32,7 +32,7 @@ def test_merged_shards_equal_the_whole_run(tiny_corpus, tmp_path, monkeypatch) -
     key = ["case", "metric"]
     pd.testing.assert_frame_equal(merged.scores.sort_values(key).reset_index(drop=True),
                                   whole.scores.sort_values(key).reset_index(drop=True))
-    with pytest.raises(StoreError, match="appears in more than one run"):
+    with pytest.raises(StoreError, match="given twice"):
         merge_runs([shards[0], shards[0]], tmp_path / "again")
 
 

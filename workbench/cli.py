@@ -15,7 +15,6 @@ import click
 
 from .errors import RunStopped, WorkbenchError
 
-
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
 CORPUS_OPTION = click.option("--corpus", "corpus_path", type=click.Path(path_type=Path),
@@ -63,6 +62,9 @@ def cli() -> None:
 @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Cases run concurrently per target.")
 @click.option("--shard", default=None, help="Run only shard I of N (I/N, zero-based); merge shards with `workbench merge`.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for the random control and any sampling.")
+@click.option("--deadline", type=click.FloatRange(min=0), default=None,
+              help="Seconds the whole run may take: no case starts after it; cases not reached are errors "
+                   "(exit 1) and the journal is kept for --resume.")
 @click.option("--resume", "resume", metavar="RUN", default=None,
               help="Finish an interrupted run (a run id under --out, or its .<run-id>.journal path): reuse its "
                    "saved cases, run the rest, write it under its own run id. The corpus, suites, targets, "
@@ -71,14 +73,14 @@ def cli() -> None:
 @click.pass_context
 def run_command(ctx: click.Context, corpus_path: Path, suites: tuple[str, ...], targets: tuple[str, ...],
                 out_dir: Path, baseline: str | None, as_json: bool, strict: bool, timeout: float,
-                jobs: int, shard: str | None, seed: int, resume: str | None) -> None:
+                jobs: int, shard: str | None, seed: int, deadline: float | None, resume: str | None) -> None:
     """Run suites against targets; exit 1 when a threshold floor is not met.
 
     Every finished case is saved as it ends, so a run that is interrupted (Ctrl-C, a crash,
     --strict) can be finished with --resume, which runs only the cases not saved yet.
     """
-    from .run import run_eval
     from .report import render_scoreboard
+    from .run import run_eval
     deciding = {"suites": split_values(suites) or None, "targets": split_values(targets) or None,
                 "strict": strict, "timeout": timeout, "seed": seed, "shard": parse_shard(shard)}
     if resume is not None:  # only what the user typed, to be checked against the journal
@@ -86,7 +88,7 @@ def run_command(ctx: click.Context, corpus_path: Path, suites: tuple[str, ...], 
     try:
         result = run_eval(None if resume and not _given(ctx, "corpus_path") else corpus_path,
                           out_dir=out_dir, baseline=baseline, progress=not as_json, jobs=jobs,
-                          resume=resume, **deciding)
+                          deadline=deadline, resume=resume, **deciding)
     except RunStopped as stopped:
         click.echo(stopped.hint(), err=True)
         raise stopped.cause from None
@@ -96,6 +98,10 @@ def run_command(ctx: click.Context, corpus_path: Path, suites: tuple[str, ...], 
         from .analysis import regression_keys
         click.echo(render_scoreboard(result.summary, k=result.manifest["corpus"]["k"],
                                      regressions=regression_keys(result.summary.get("baseline") or {})))
+    cut = result.summary.get("deadline")
+    if cut:
+        click.echo(f"--deadline {cut['seconds']:g}s passed: {cut['not_run']} case(s) not run; "
+                   f"run them with --resume {result.run_id}", err=True)
     ctx.exit(EXIT_OK if result.summary["passed"] else EXIT_FAILED)
 
 
@@ -127,8 +133,8 @@ def validate_command(ctx: click.Context, corpus_path: Path) -> None:
 @click.pass_context
 def merge_command(ctx: click.Context, runs: tuple[Path, ...], out_dir: Path, as_json: bool) -> None:
     """Merge shard runs (same corpus) into one run; exit 1 when the merged run fails its floors."""
-    from .run import merge_runs
     from .report import render_scoreboard
+    from .run import merge_runs
     merged = merge_runs(list(runs), out_dir)
     click.echo(json.dumps(merged.summary, indent=2) if as_json
                else render_scoreboard(merged.summary, k=merged.manifest["corpus"]["k"]))
@@ -159,8 +165,7 @@ def serve_command(corpus_path: Path | None, repo_args: tuple[str, ...], target_s
     Requests name repositories only by the names given here (--repo, --corpus fixtures); a path in a
     request is ignored. Only application/json bodies from a loopback Host are answered."""
     from .corpus import load_corpus
-    from .targets import Dispatcher, make_server
-    from .targets import resolve_target
+    from .targets import Dispatcher, make_server, resolve_target
     repos = dict(load_corpus(corpus_path).fixtures) if corpus_path else {}
     repos.update(parse_repo(repo_args))
     server = make_server(Dispatcher(resolve_target(target_spec), repos, allow_exec=allow_exec), host, port)
@@ -212,9 +217,9 @@ def baseline_group() -> None:
 def baseline_record_command(run_spec: str, name: str, corpus_path: Path, write_thresholds: bool, slack: float,
                             force: bool, runs_dir: Path) -> None:
     """Record RUN (or RUN#TARGET) as baseline NAME."""
-    from .store import record_baseline
     from .analysis import resolve_run
     from .errors import StoreError
+    from .store import record_baseline
     run = resolve_run(run_spec, runs_dir)
     if run is None:
         raise StoreError(f"{run_spec}: not a run directory or a run id in {runs_dir}")
@@ -239,8 +244,7 @@ def baseline_list_command(corpus_path: Path) -> None:
 @CORPUS_OPTION
 def baseline_show_command(name: str, corpus_path: Path) -> None:
     """Show a baseline's provenance, metrics and floors."""
-    from .store import load_baseline
-    from .store import baseline_table
+    from .store import baseline_table, load_baseline
     base = load_baseline(name, corpus_path.parent / "baselines")
     click.echo(f"Baseline {base.name} ({base.path}, {len(base.cases)} cases)\n\n{baseline_table(base.data)}")
 
@@ -332,6 +336,7 @@ def report_command(run_dir: str | None, corpus_path: Path, baseline: str | None,
     A notebook that fails still gets its partial page; the command then exits 3 naming the notebook and cell.
     """
     import webbrowser
+
     from .report import render_report
     result = render_report(run_dir, baseline=baseline, out_dir=out_dir, jobs=jobs, timeout=timeout,
                            corpus=corpus_path, runs_dir=runs_dir)
@@ -348,6 +353,7 @@ def lab_command(ctx: click.Context, lab_args: tuple[str, ...]) -> None:
 
     Other arguments go to JupyterLab (``workbench lab --no-browser --port 8890``)."""
     import subprocess
+
     from .report import notebooks_dir
     ctx.exit(subprocess.call([sys.executable, "-m", "jupyterlab", f"--notebook-dir={notebooks_dir()}", *lab_args]))
 

@@ -9,18 +9,20 @@ import pandas as pd
 
 from ..columns import CASE, SUITE, TARGET
 from ..errors import StoreError
-from .summary import overall_passed, suite_summary
 from ..paths import DEFAULT_RUNS_DIR
 from ..store.runs import Run, free_run_id, load_run, write_run
 from ..suites import get_suite
+from .shards import check_shards
+from .summary import overall_passed, suite_summary
 
 
 def _check_compatible(runs: list[Run]) -> None:
-    digests = {run.manifest.get("corpus", {}).get("sha256") for run in runs}
+    digests = {str(run.manifest.get("corpus", {}).get("sha256")) for run in runs}
     if len(digests) > 1:
         raise StoreError("cannot merge runs over different corpora: "
-                         + ", ".join(f"{r.path} ({r.manifest['corpus']['sha256'][:12]})" for r in runs))
+                         + ", ".join(f"{r.path} ({str(r.manifest['corpus'].get('sha256'))[:12]})" for r in runs))
     cases = pd.concat([r.cases[[SUITE, TARGET, CASE]] for r in runs], ignore_index=True)
+    check_shards(runs, cases.astype(str).itertuples(index=False, name=None))
     duplicated = cases[cases.duplicated()]
     if len(duplicated):
         first = duplicated.iloc[0]

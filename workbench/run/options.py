@@ -24,6 +24,8 @@ class RunOptions:
     resume: Path | None = None
     # A baseline (name or file) to compare with; its section is part of the summary as written.
     baseline: str | None = None
+    # Seconds the whole run may take: no case starts after it (see ``workbench.run.deadline``).
+    deadline: float | None = None
 
 
 # Options that decide a run's results: a resumed run takes them from its journal.

@@ -20,7 +20,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import CorpusError, StoreError, SuiteError
 from ..store.files import dumps, write_json_atomic
-from ..store.headers import is_complete_run
+from ..store.headers import is_complete_run, read_json
 from ..suites import Outcome
 from .options import RESUME_KEYS, RunOptions
 
@@ -195,10 +195,21 @@ def find_journal(spec: str | Path, out_dir: Path | str) -> Path:
 
 
 def refuse_complete(run_dir: Path, journal: Path | None = None) -> None:
-    """A StoreError when ``run_dir`` is a complete run: there is nothing left to resume."""
-    if is_complete_run(run_dir):
+    """A StoreError when ``run_dir`` is a complete run: there is nothing left to resume.
+
+    A run the ``--deadline`` cut short is written and complete, but its journal lets a resume run
+    the cases it left out (into a new run directory beside it)."""
+    if is_complete_run(run_dir) and not _cut_by_deadline(run_dir):
         leftover = f"; its journal {journal} is left over and can be deleted" if journal else ""
         raise StoreError(f"{run_dir}: run {run_dir.name} is already complete, nothing to resume{leftover}")
+
+
+def _cut_by_deadline(run_dir: Path) -> bool:
+    try:
+        summary = read_json(run_dir / "summary.json")
+    except StoreError:
+        return False
+    return isinstance(summary, dict) and isinstance(summary.get("deadline"), dict)
 
 
 def resume_settings(manifest: dict[str, Any]) -> dict[str, Any]:

@@ -11,11 +11,13 @@ only the cases its journal lacks, under its original run id.
 """
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -25,17 +27,19 @@ from tqdm import tqdm
 
 from ..analysis.regressions import baseline_section
 from ..columns import CASE, METRIC, SUITE, TARGET, VALUE
-from ..contract import capabilities
 from ..containment import sandbox_kind
+from ..contract import capabilities
 from ..corpus import Corpus, load_corpus
 from ..errors import RunStopped, SuiteError, WorkbenchError
 from ..paths import DEFAULT_CORPUS, DEFAULT_RUNS_DIR
 from ..store.runs import Run, in_memory_run, load_run, write_run
 from ..suites import Outcome, RunContext, Suite, get_suite, suite_names, suite_section
 from ..targets import close_target, resolve_target
+from .deadline import RunDeadline, note_deadline
 from .manifest import build_manifest
 from .options import RunOptions
 from .resume import Journal, Key, as_outcome, case_hash, resume_header, resume_options, reusable
+from .shards import ids_record, select_shard
 from .summary import overall_passed, skipped, summarise
 
 # tqdm's monitor thread outlives every bar; with a second thread alive the reference engine
@@ -55,13 +59,6 @@ def _run_one(suite: Suite, target: Any, case: dict[str, Any], ctx: RunContext) -
         return Outcome(case, None, message, time.perf_counter() - started)
 
 
-def _select_cases(cases: list[dict[str, Any]], shard: tuple[int, int] | None) -> list[dict[str, Any]]:
-    if shard is None:
-        return cases
-    index, count = shard
-    return [case for position, case in enumerate(cases) if position % count == index]
-
-
 def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None = None) -> Run:
     """Run the suites and targets in ``options`` over ``corpus`` and write the run directory once.
 
@@ -71,20 +68,25 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
     run directory is written; when anything interrupts the run it is kept, and ``RunStopped``
     (carrying the cause) says how to resume.
     """
+    deadline = RunDeadline(options.deadline)
     suites = _suites(corpus, options)
     header = resume_header(corpus, options) if options.resume else None
     targets = _resolve_targets(options)
     try:
-        manifest = header or build_manifest(corpus, targets, options, datetime.now(timezone.utc))
-        plan = [(s, name, t, _select_cases(cases, options.shard))
-                for s in suites for name, t, cases in s.plan(corpus, targets)]
+        whole = [(s, name, t, cases) for s in suites for name, t, cases in s.plan(corpus, targets)]
+        manifest = header or dict(build_manifest(corpus, targets, options, datetime.now(timezone.utc)),
+                                  case_ids=ids_record((s.name, name, str(c.get("name")))
+                                                      for s, name, t, cases in whole if _capable(s, t) for c in cases))
+        plan = [(s, name, t, select_shard(s.name, cases, options.shard)) for s, name, t, cases in whole]
         journal = Journal.reopen(options.resume, manifest["run_id"]) if options.resume else \
             Journal.create(options.out_dir, manifest)
         try:
             session = _Session(RunContext(corpus=corpus, timeout=options.timeout, seed=options.seed),
-                               options, journal, reusable(journal.path) if options.resume else {}, on_case)
+                               options, journal, reusable(journal.path) if options.resume else {}, on_case,
+                               deadline=deadline)
             manifest = _note_resume(manifest, plan, session)
             summary, case_rows, scores = _run_plan(plan, corpus, session)
+            summary = note_deadline(summary, deadline)
         except BaseException as exc:
             journal.close()
             saved = journal.saved()
@@ -97,9 +99,27 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
     if options.baseline:
         summary["baseline"] = baseline_section(
             in_memory_run(final, manifest, summary, case_rows, scores), options.baseline)
-    path = write_run(journal.path.parent, journal.run_id, manifest, summary, case_rows, scores)
-    journal.remove()
+    path = _write_over_cut_run(final, manifest, summary, case_rows, scores) if options.resume and final.exists() \
+        else write_run(journal.path.parent, journal.run_id, manifest, summary, case_rows, scores)
+    if not deadline.not_run:  # cases the deadline left out: the journal lets --resume run them
+        journal.remove()
     return load_run(path)
+
+
+def _write_over_cut_run(final: Path, manifest: dict[str, Any], summary: dict[str, Any],
+                        case_rows: list[dict[str, Any]], scores: pd.DataFrame) -> Path:
+    """Write a resumed run over the run directory its ``--deadline`` cut short (the resume's
+    journal held every case it ran), restoring the old directory if the write fails."""
+    aside = final.with_name(f".{final.name}.superseded")
+    shutil.rmtree(aside, ignore_errors=True)
+    os.rename(final, aside)
+    try:
+        path = write_run(final.parent, final.name, manifest, summary, case_rows, scores)
+    except BaseException:
+        os.rename(aside, final)
+        raise
+    shutil.rmtree(aside, ignore_errors=True)
+    return path
 
 
 def _suites(corpus: Corpus, options: RunOptions) -> list[Suite]:
@@ -131,6 +151,7 @@ class _Session:
     prior: dict[Key, dict[str, Any]]  # journal records a resume may reuse
     on_case: Callable[[], None] | None = None
     bar: Any = None  # the tqdm bar, once open
+    deadline: RunDeadline = field(default_factory=lambda: RunDeadline(None))
 
 
 Plan = list[tuple[Suite, str, Any, list[dict[str, Any]]]]
@@ -213,6 +234,9 @@ def _run_fresh(session: _Session, suite: Suite, name: str, target: Any,
     options = session.options
 
     def one(case: dict[str, Any]) -> Outcome:
+        if session.deadline.passed():  # recorded as an error, not journaled: a resume runs it
+            session.bar.update(1)
+            return session.deadline.not_reached(case)
         outcome = _run_one(suite, target, case, session.ctx)
         if not (options.strict and outcome.error):
             outcome = session.journal.append(suite.name, name, outcome)

@@ -54,6 +54,14 @@ def check_manifest(data: Any, path: Path) -> dict[str, Any]:
     expect(data, "object", path, "top level")
     _fields(data, {"run_id": "string", "created": "string|null", "options": "object", "targets": "list",
                    "merged_from": "list", "seed": "integer|null"}, path, "")
+    _fields(data.get("options", {}), {"shard": "list|null", "suites": "list|null"}, path, "options")
+    shard = data.get("options", {}).get("shard")
+    if shard is not None and (len(shard) != 2 or not all(_is(v, "integer") for v in shard)
+                              or not 0 <= shard[0] < shard[1]):
+        _fail(path, "options.shard", "[index, count] with 0 <= index < count", shard)
+    if "case_ids" in data:
+        expect(data["case_ids"], "object", path, "case_ids")
+        _fields(data["case_ids"], {"count": "integer", "sha256": "string"}, path, "case_ids")
     expect(data.get("corpus"), "object", path, "corpus")
     _fields(data["corpus"], {"path": "string", "sha256": "string|null", "k": "integer"}, path, "corpus")
     for index, target in enumerate(data.get("targets", [])):

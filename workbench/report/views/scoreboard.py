@@ -11,8 +11,8 @@ import pandas as pd
 from pandas.io.formats.style import Styler
 
 from ...columns import CASE, ERROR, PASSED, SUITE, TARGET
-from ..text import verdict_text
 from ...store.runs import Run
+from ..text import verdict_text
 from .common import FAIL_CSS, MUTED_CSS, PASS_CSS, Html, Note, is_control, joined, k_of, label, table, targets_of
 from .reasons import explain
 
