@@ -10,12 +10,11 @@ from pathlib import Path
 import pytest
 
 from tests.test_harness_suite import PYTEST, HarnessDouble, _case, _corpus
-from workbench import containment
-from workbench.containment import drop_escaping_links, sandbox_kind
+from workbench import sandbox as containment
 from workbench.report.text import render_scoreboard
 from workbench.run.options import RunOptions
 from workbench.run.runner import run
-from workbench.sandbox import copy_tree, run_allowlisted, safe_env, tree_digest
+from workbench.sandbox import copy_tree, drop_escaping_links, run_allowlisted, safe_env, sandbox_kind, tree_digest
 from workbench.suites.base import RunContext
 from workbench.suites.harness import HarnessSuite
 

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -27,11 +27,11 @@ from tqdm import tqdm
 
 from ..analysis.regressions import baseline_section
 from ..columns import CASE, METRIC, SUITE, TARGET, VALUE
-from ..containment import sandbox_kind
 from ..contract import capabilities
 from ..corpus import Corpus, load_corpus
 from ..errors import RunStopped, SuiteError, WorkbenchError
 from ..paths import DEFAULT_CORPUS, DEFAULT_RUNS_DIR
+from ..sandbox import sandbox_kind
 from ..store.runs import Run, in_memory_run, load_run, write_run
 from ..suites import Outcome, RunContext, Suite, get_suite, suite_names, suite_section
 from ..targets import close_target, resolve_target
@@ -74,7 +74,7 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
     targets = _resolve_targets(options)
     try:
         whole = [(s, name, t, cases) for s in suites for name, t, cases in s.plan(corpus, targets)]
-        manifest = header or dict(build_manifest(corpus, targets, options, datetime.now(timezone.utc)),
+        manifest = header or dict(build_manifest(corpus, targets, options, datetime.now(UTC)),
                                   case_ids=ids_record((s.name, name, str(c.get("name")))
                                                       for s, name, t, cases in whole if _capable(s, t) for c in cases))
         plan = [(s, name, t, select_shard(s.name, cases, options.shard)) for s, name, t, cases in whole]
@@ -213,7 +213,7 @@ def _note_resume(manifest: dict[str, Any], plan: Plan, session: _Session) -> dic
     if session.options.progress:
         tqdm.write(f"resuming {session.journal.run_id}: {reused} case(s) reused from {session.journal.path}, "
                    f"{todo} to run", file=sys.stderr)
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    now = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     return dict(manifest, resumed={"at": now, "reused_cases": reused})
 
 
