@@ -127,9 +127,9 @@ def loads_strict(text: str | bytes, source: str, error: type[WorkbenchError] = W
     except (RecursionError, ValueError) as exc:
         raise error(f"{source}: invalid JSON ({exc})") from None
     if _SURROGATE_ESCAPE.search(text):
-        where = lone_surrogate(value)
-        if where is not None:
-            raise error(f"{source}: {where}: lone surrogate in a string (not valid Unicode)")
+        found = lone_surrogate(value)
+        if found is not None:
+            raise error(f"{source}: {found}: lone surrogate in a string (not valid Unicode)")
     return value
 
 

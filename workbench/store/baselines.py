@@ -195,7 +195,7 @@ def list_baselines(directory: Path | str = DEFAULT_DIR) -> pd.DataFrame:
     A file that does not read as a baseline does not hide the others: its row has the path and
     the reason in ``error`` (and nothing else)."""
     columns = ["name", "recorded", "target", "version", "cases", "corpus_sha256", "path", "error"]
-    rows = []
+    rows: list[list[Any]] = []
     for path in sorted(Path(directory).glob("*.json")):
         try:
             d = read_baseline(path)[1]

@@ -13,7 +13,7 @@ from typing import Any
 from ..errors import StoreError
 
 BASELINE_FORMAT = 1
-_KINDS = {"object": dict, "list": list, "string": str, "integer": int, "boolean": bool, "number": (int, float)}
+_KINDS: dict[str, type | tuple[type, ...]] = {"object": dict, "list": list, "string": str, "integer": int, "boolean": bool, "number": (int, float)}
 
 
 def _fail(path: Path, where: str, expected: str, value: Any) -> None:

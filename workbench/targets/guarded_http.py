@@ -112,7 +112,7 @@ class GuardedHandler(BaseHTTPRequestHandler):
             pass
 
     def _refusal(self) -> tuple[int, str] | None:
-        if not loopback_host(self.headers.get("Host"), self.server.server_address[0]):
+        if not loopback_host(self.headers.get("Host"), str(self.server.server_address[0])):
             return 403, "Host must be a loopback name (localhost, 127.0.0.1, [::1])"
         kind = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
         if kind != "application/json":
