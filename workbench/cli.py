@@ -153,7 +153,7 @@ def parse_repo(values: tuple[str, ...]) -> dict[str, Path]:
 
 @cli.command("serve")
 @click.option("--corpus", "corpus_path", type=click.Path(path_type=Path), default=None, help="Also resolve repo names to this corpus's fixtures.")
-@click.option("--repo", "repo_args", multiple=True, help="NAME=PATH a request may name by NAME alone (repeatable).")
+@click.option("--repo", "repo_args", multiple=True, help="NAME=PATH: a repository served, named by NAME (repeatable).")
 @click.option("--target", "target_spec", default="builtin", show_default=True, help="Engine to serve.")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="0 picks a free port.")

@@ -21,6 +21,9 @@ from typing import IO, TYPE_CHECKING, Any
 from ..errors import CorpusError, StoreError, SuiteError
 from ..store.files import dumps, write_json_atomic
 from ..store.headers import is_complete_run, read_json
+from ..store.shapes import check_manifest
+from ..strictjson import loads_strict
+from ..strictjson import read_json as strict_read_json
 from ..suites import Outcome
 from .options import RESUME_KEYS, RunOptions
 
@@ -140,14 +143,12 @@ def as_outcome(record: dict[str, Any], case: dict[str, Any]) -> Outcome:
 
 def read_journal_header(path: Path) -> dict[str, Any]:
     """A journal's header (``{"format", "manifest"}``); a StoreError names a missing or bad file."""
-    try:
-        header = json.loads((path / HEADER).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise StoreError(f"{path / HEADER}: missing (not a run journal)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise StoreError(f"{path / HEADER}: unreadable ({exc})") from None
+    if not (path / HEADER).is_file():
+        raise StoreError(f"{path / HEADER}: missing (not a run journal)")
+    header = strict_read_json(path / HEADER, "run journal header", StoreError)
     if not isinstance(header, dict) or header.get("format") != FORMAT or not isinstance(header.get("manifest"), dict):
         raise StoreError(f"{path / HEADER}: not a format-{FORMAT} run journal header")
+    check_manifest(header["manifest"], path / HEADER)
     return header
 
 
@@ -161,10 +162,7 @@ def read_outcomes(path: Path) -> list[dict[str, Any]]:
         raise StoreError(f"{file}: unreadable ({exc})") from None
     records = []
     for number, line in enumerate(text.split("\n")[:-1], 1):  # [-1]: after the last newline, torn or empty
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise StoreError(f"{file}:{number}: invalid journal line ({exc.msg})") from None
+        record = loads_strict(line, f"{file}:{number}", StoreError)
         if not isinstance(record, dict) or not {"suite", "target", "case", "hash"} <= set(record):
             raise StoreError(f"{file}:{number}: not an outcome record")
         records.append(record)
