@@ -2,6 +2,7 @@
 escaping links. Runs with and without bwrap: the bwrap-only checks skip where it cannot run."""
 from __future__ import annotations
 
+import json
 import shutil
 import socket
 import tempfile
@@ -9,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+import workbench as wb
+from tests.report_runs import build_run
 from tests.test_harness_suite import PYTEST, HarnessDouble, _case, _corpus
 from workbench import sandbox as containment
 from workbench.report.text import render_scoreboard
@@ -152,3 +155,12 @@ def test_with_bwrap_the_summary_says_bwrap(tmp_path: Path) -> None:
     result = run(corpus, RunOptions(suites=["harness"], targets=["builtin"], out_dir=tmp_path / "runs", progress=False))
     assert result.summary["sandbox"] == "bwrap"
     assert result.cases.loc[0, "passed"]
+
+
+@pytest.mark.parametrize("kind", ["bwrap", "none"])
+def test_the_report_header_says_what_contained_the_commands(tmp_path: Path, kind: str) -> None:
+    run_dir = build_run(tmp_path / "runs", suites=("retrieval",))
+    summary = json.loads((run_dir / "summary.json").read_text())
+    (run_dir / "summary.json").write_text(json.dumps(dict(summary, sandbox=kind)))
+    header = wb.views.run_header(wb.views.open_run(run_dir))._repr_html_()
+    assert f"sandbox: {kind}" in header

@@ -18,6 +18,7 @@ from workbench.targets.command import CommandTransport
 from workbench.targets.http import HttpTarget
 from workbench.targets.pipes import STDERR_KEEP
 from workbench.targets.protocol import ProtocolTarget, parse_hits
+from workbench.targets.serve import Dispatcher, make_server
 
 from .conftest import write_corpus
 
@@ -178,3 +179,25 @@ def test_http_answer_paths_are_checked() -> None:
         target.context_pack("q", REPO, 8)
     assert ProtocolTarget("x", lambda c, r: {"primary": ["src/a.ts"]}).context_pack("q", REPO, 8).primary == [
         FileRef("api", "src/a.ts")]
+
+
+def test_http_requests_carry_an_id_and_a_wrong_echo_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Risky:
+        name, version = "risky", "0"
+
+        def risk_concepts(self, mode: str, text: str) -> set[str]:
+            return {"sql"}
+
+    server = make_server(Dispatcher(Risky(), {}))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        target = HttpTarget(f"http://127.0.0.1:{server.server_port}", timeout=5)
+        assert target.risk_concepts("query", "x") == {"sql"}     # serve echoes the id; it matches
+        assert Dispatcher(Risky(), {}).answer("/v1/risk_concepts", {"mode": "query", "text": "x", "id": 7})[1] == {
+            "concepts": ["sql"], "id": 7}
+    finally:
+        server.shutdown()
+        server.server_close()
+    monkeypatch.setattr("workbench.targets.http.post_json", lambda url, body, timeout: {"concepts": [], "id": 999})
+    with pytest.raises(TargetError, match="echoes id 999, not 1"):
+        HttpTarget("http://127.0.0.1:9").risk_concepts("query", "x")

@@ -6,6 +6,7 @@ whose answer is MCP-style content with an XML list of ranked ``<result>`` elemen
 from __future__ import annotations
 
 import http.client
+import itertools
 import json
 import socket
 import threading
@@ -100,10 +101,16 @@ class HttpTarget(ProtocolTarget):
     def __init__(self, base_url: str, timeout: float = 60.0) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
+        self._ids = itertools.count(1)
         super().__init__(self.base_url, self._post, version="http")
 
     def _post(self, capability: str, request: dict[str, Any]) -> Any:
-        return post_json(f"{self.base_url}/v1/{capability}", request, self.timeout)
+        """POST one request with an ``id``; an answer that echoes a different id is refused."""
+        ident = next(self._ids)
+        body = post_json(f"{self.base_url}/v1/{capability}", {**request, "id": ident}, self.timeout)
+        if isinstance(body, dict) and "id" in body and body["id"] != ident:
+            raise TargetError(f"{capability}: invalid answer: it echoes id {body['id']!r:.40}, not {ident}")
+        return body
 
     def search(self, query: str, repo: Repo, top_k: int) -> list[SearchHit]:
         body = {"repo": repo.name, "query": query, "top_k": top_k}

@@ -67,7 +67,14 @@ class Dispatcher:
         return self.target.search(_text(body, "query"), self.repo(body.get("repo")), _count(body, "top_k", 20))
 
     def answer(self, path: str, body: Any) -> tuple[int, dict[str, Any]]:
-        """HTTP status and JSON body for one request."""
+        """HTTP status and JSON body for one request; a request's ``id`` is echoed in its answer."""
+        status, payload = self._answer(path, body)
+        ident = body.get("id") if isinstance(body, dict) else None
+        if isinstance(ident, (int, str)) and not isinstance(ident, bool):
+            payload = {**payload, "id": ident}
+        return status, payload
+
+    def _answer(self, path: str, body: Any) -> tuple[int, dict[str, Any]]:
         if not isinstance(body, dict):
             return 400, {"error": "request body must be a JSON object"}
         try:
