@@ -250,3 +250,12 @@ def test_cli_commands_refuse_a_wrong_typed_run(run_dir: Path, tmp_path: Path, co
     err = capsys.readouterr().err
     assert "summary.json: suites: expected object" in err and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_an_oversized_file_is_refused_before_it_is_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from workbench import strictjson
+    monkeypatch.setattr(strictjson, "MAX_FILE_BYTES", 100)
+    path = _corpus(tmp_path)
+    path.write_text(json.dumps({"description": "x" * 200}))
+    with pytest.raises(CorpusError, match="corpus file larger than"):
+        load_corpus(path)

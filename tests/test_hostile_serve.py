@@ -162,3 +162,9 @@ def test_200_concurrent_requests_are_all_answered(served) -> None:
         statuses = list(pool.map(one, range(200)))
     assert statuses == [200] * 200
     assert time.monotonic() - barrier_start < 60
+
+
+def test_too_many_repos_are_refused(served) -> None:
+    port, target, _ = served
+    _, body = post(port, "/v1/context_pack", {"query": "q", "repos": ["api"] * 1000})
+    assert "at most 32" in body["error"] and target.calls == []

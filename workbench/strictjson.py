@@ -21,6 +21,7 @@ from typing import Any
 from .errors import WorkbenchError
 
 MAX_DEPTH = 64
+MAX_FILE_BYTES = 1 << 30
 MAX_INT = 2**63 - 1
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
@@ -134,8 +135,10 @@ def loads_strict(text: str | bytes, source: str, error: type[WorkbenchError] = W
 
 
 def read_bytes(path: Path, what: str, error: type[WorkbenchError]) -> bytes:
-    """A file's bytes, or ``error`` naming the file (missing, a directory, unreadable)."""
+    """A file's bytes, or ``error`` naming the file (missing, a directory, unreadable, over 1 GB)."""
     try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise error(f"{path}: {what} larger than {MAX_FILE_BYTES >> 20} MB")
         return path.read_bytes()
     except FileNotFoundError:
         raise error(f"{path}: {what} not found") from None

@@ -22,6 +22,7 @@ from .protocol import encode_answer
 
 MAX_QUERY = 10_000
 MAX_LIMIT = 200
+MAX_REPOS = 32
 
 
 class Dispatcher:
@@ -49,8 +50,8 @@ class Dispatcher:
             raise TargetError(f"this engine does not implement {capability!r}")
         if capability == "context_pack":
             repos = body.get("repos") or []
-            if not isinstance(repos, list):
-                raise TargetError("'repos' should be a list of {name}")
+            if not isinstance(repos, list) or len(repos) > MAX_REPOS:
+                raise TargetError(f"'repos' should be a list of at most {MAX_REPOS} {{name}}")
             return self.target.context_pack(_text(body, "query"), [self.repo(r) for r in repos],
                                             _count(body, "limit", 8))
         if capability == "risk_concepts":
