@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 # deterministic, no deadline (the machine is shared), enough examples for the floor
-LOADER_SETTINGS = settings(max_examples=200, deadline=None, derandomize=True,
+LOADER_SETTINGS = settings(max_examples=200, deadline=None, derandomize=True, database=None,
                            suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 NASTY_STRINGS = ["/etc/passwd", "../../x", "\ud800", "refund \udfff", "", "three", "1e30", "a" * 300, "\x00",

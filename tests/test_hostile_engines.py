@@ -43,7 +43,7 @@ def test_an_engine_that_closes_stdout_but_keeps_running_does_not_hang(engine) ->
     started = time.monotonic()
     with pytest.raises(TargetError, match="closed its output|exited"):
         target.context_pack("close-stdout", REPO, 8)
-    assert time.monotonic() - started < 3.5
+    assert time.monotonic() - started < 5   # within the 3 s timeout, plus a loaded machine
     assert _paths(target, "ok") == ["src/a.ts"]     # restarted for the next request
 
 
@@ -90,7 +90,7 @@ def test_the_timeout_covers_writing_the_request(tmp_path: Path) -> None:
         started = time.monotonic()
         with pytest.raises(TargetError, match="no answer within 1.5s"):
             target.context_pack("q" * (4 << 20), REPO, 8)  # bigger than any pipe buffer, never read
-        assert time.monotonic() - started < 3
+        assert time.monotonic() - started < 4.5   # the 1.5 s timeout, plus a loaded machine
     finally:
         target.close()
 
