@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ from workbench.corpus import load_corpus
 from workbench.errors import StoreError
 from workbench.run.merge import merge_runs
 from workbench.run.options import RunOptions
+from workbench.run.resume import OUTCOMES
 from workbench.run.runner import run
 from workbench.run.shards import select_shard, shard_of
 
@@ -109,3 +111,22 @@ def test_deadline_records_cases_not_reached_and_keeps_the_journal(tmp_path: Path
     rows = [json.loads(line) for line in (Path(resumed["run_dir"]) / "cases.jsonl").read_text().splitlines()]
     assert {r["case"]: r["passed"] for r in rows} == {"a": False, "b": True, "c": True}
     assert "deadline" not in resumed and not (out / f".{run_dir.name}.journal").exists()
+
+
+@pytest.mark.parametrize("line, message", [
+    ('{"suite": "retrieval", "target": "random", "case": "\\ud800", "hash": "x"}',
+     r"outcomes\.jsonl:1: case: lone surrogate"),
+    ("[" * 3000 + "]" * 3000, r"outcomes\.jsonl:1: nested deeper"),
+    ('{"suite": "retrieval", "seconds": 1e999}', r"outcomes\.jsonl:1: number 1e999 overflows"),
+])
+def test_a_hostile_journal_line_is_named_on_resume(tmp_path: Path, line: str, message: str,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    path = _corpus(tmp_path, ["a", "b"])
+    out = tmp_path / "runs"
+    assert main(["run", "--corpus", str(path), "--target", "random", "--deadline", "0", "--out", str(out),
+                 "--json"]) == 1
+    run_id = Path(json.loads(capsys.readouterr().out)["run_dir"]).name
+    (out / f".{run_id}.journal" / OUTCOMES).write_text(line + "\n")
+    assert main(["run", "--resume", run_id, "--out", str(out)]) == 3
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and re.search(message, err), err
