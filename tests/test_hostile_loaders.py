@@ -259,3 +259,12 @@ def test_an_oversized_file_is_refused_before_it_is_read(tmp_path: Path, monkeypa
     path.write_text(json.dumps({"description": "x" * 200}))
     with pytest.raises(CorpusError, match="corpus file larger than"):
         load_corpus(path)
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/null"])
+def test_a_device_named_as_a_golden_is_refused(tmp_path: Path, device: str) -> None:
+    if not Path(device).exists():
+        pytest.skip(f"no {device} here")
+    path = _corpus(tmp_path, ranking=[{"name": "r", "repoFixture": "api", "golden": device}])
+    with pytest.raises(CorpusError, match=f"{device}: golden file is not a regular file"):
+        RankingSuite().check(load_corpus(path))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -134,9 +135,13 @@ def loads_strict(text: str | bytes, source: str, error: type[WorkbenchError] = W
 
 
 def read_bytes(path: Path, what: str, error: type[WorkbenchError]) -> bytes:
-    """A file's bytes, or ``error`` naming the file (missing, a directory, unreadable, over 1 GB)."""
+    """A regular file's bytes, or ``error`` naming the file (missing, a directory or device or FIFO,
+    unreadable, over 1 GB): ``/dev/zero`` named as a golden file must not be read forever."""
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise error(f"{path}: {what} is not a regular file")
+        if info.st_size > MAX_FILE_BYTES:
             raise error(f"{path}: {what} larger than {MAX_FILE_BYTES >> 20} MB")
         return path.read_bytes()
     except FileNotFoundError:
