@@ -5,6 +5,7 @@ import json
 import re
 import shutil
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -98,11 +99,11 @@ def test_deadline_records_cases_not_reached_and_keeps_the_journal(tmp_path: Path
     assert code == 1
     captured = capsys.readouterr()
     summary = json.loads(captured.out)
-    assert summary["passed"] is False and summary["deadline"] == {"seconds": 0.5, "not_run": 2}
+    assert summary["passed"] is False and summary["deadline"] == {"seconds": 0.5, "not_run": 3}
     run_dir = Path(summary["run_dir"])
     rows = [json.loads(line) for line in (run_dir / "cases.jsonl").read_text().splitlines()]
     errors = {r["case"]: r["error"] for r in rows}
-    assert "no answer within 1s" in errors["a"]
+    assert errors["a"].startswith("stopped: the run's --deadline of 0.5s passed during this case")
     assert errors["b"] == errors["c"] == "not run: the run's --deadline of 0.5s passed"
     assert (out / f".{run_dir.name}.journal").is_dir()          # kept for --resume
     assert f"--resume {run_dir.name}" in captured.err
@@ -130,3 +131,19 @@ def test_a_hostile_journal_line_is_named_on_resume(tmp_path: Path, line: str, me
     assert main(["run", "--resume", run_id, "--out", str(out)]) == 3
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and re.search(message, err), err
+
+
+def test_deadline_ends_a_cmd_request_in_flight(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("ANSWERS", json.dumps({}))
+    path = _corpus(tmp_path, ["a", "b"])
+    data = json.loads(path.read_text())
+    data["retrieval"][0]["query"] = "hang here"
+    path.write_text(json.dumps(data))
+    started = time.monotonic()
+    result = run(load_corpus(path), RunOptions(targets=[f"cmd:{sys.executable} {ENGINE}"], timeout=60, deadline=1.0,
+                                               out_dir=tmp_path / "runs", progress=False))
+    assert time.monotonic() - started < 15     # not the 60 s request timeout
+    errors = result.cases.set_index("case")["error"]
+    assert errors["a"].startswith("stopped: the run's --deadline of 1s passed during this case")
+    assert errors["b"] == "not run: the run's --deadline of 1s passed"
+    assert result.summary["deadline"] == {"seconds": 1.0, "not_run": 2}

@@ -2,13 +2,16 @@
 
 Once ``S`` seconds have passed since the run started no case starts: each case not reached is
 recorded as an error saying so (it fails its suite, so the run exits 1), it is not journaled, and
-the journal is kept, so ``--resume`` runs exactly those cases later. A case already in flight
-finishes within its own ``--timeout``. The summary notes ``{"deadline": {"seconds", "not_run"}}``.
+the journal is kept, so ``--resume`` runs exactly those cases later. At the deadline the runner
+also closes its ``cmd:`` engines, so a request in flight ends then (recorded the same way); an
+in-process or ``http://`` request in flight ends within its own ``--timeout``. The summary notes
+``{"deadline": {"seconds", "not_run"}}``.
 """
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from ..suites import Outcome
@@ -25,6 +28,22 @@ class RunDeadline:
 
     def passed(self) -> bool:
         return self.stop_at is not None and time.monotonic() >= self.stop_at
+
+    def watch(self, on_expiry: Callable[[], None]) -> threading.Timer | None:
+        """A started timer calling ``on_expiry`` at the deadline (None without one); cancel it after."""
+        if self.stop_at is None:
+            return None
+        timer = threading.Timer(max(0.0, self.stop_at - time.monotonic()), on_expiry)
+        timer.daemon = True
+        timer.start()
+        return timer
+
+    def cut_short(self, outcome: Outcome) -> Outcome:
+        """A case that failed once the deadline passed: recorded as stopped by it (a resume reruns it)."""
+        with self._lock:
+            self.not_run += 1
+        return Outcome(outcome.case, None, f"stopped: the run's --deadline of {self.seconds:g}s passed during "
+                       f"this case ({outcome.error})", outcome.seconds)
 
     def not_reached(self, case: dict[str, Any]) -> Outcome:
         """The outcome of a case the deadline left out."""

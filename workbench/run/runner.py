@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from ..sandbox import sandbox_kind
 from ..store.runs import Run, in_memory_run, load_run, write_run
 from ..suites import Outcome, RunContext, Suite, get_suite, suite_names, suite_section
 from ..targets import close_target, resolve_target
+from ..targets.protocol import ProtocolTarget
 from .deadline import RunDeadline, note_deadline
 from .manifest import build_manifest
 from .options import RunOptions
@@ -72,9 +73,10 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
     suites = _suites(corpus, options)
     header = resume_header(corpus, options) if options.resume else None
     targets = _resolve_targets(options)
+    watchdog = deadline.watch(lambda: _close_engines(targets))
     try:
         whole = [(s, name, t, cases) for s in suites for name, t, cases in s.plan(corpus, targets)]
-        manifest = header or dict(build_manifest(corpus, targets, options, datetime.now(UTC)),
+        manifest = header or dict(build_manifest(corpus, targets, options, datetime.now(timezone.utc)),
                                   case_ids=ids_record((s.name, name, str(c.get("name")))
                                                       for s, name, t, cases in whole if _capable(s, t) for c in cases))
         plan = [(s, name, t, select_shard(s.name, cases, options.shard)) for s, name, t, cases in whole]
@@ -93,6 +95,8 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
             raise RunStopped(str(saved.path), saved.run_id, str(saved.path.parent), saved.cases, exc) from exc
         journal.close()
     finally:
+        if watchdog is not None:
+            watchdog.cancel()
         for target in targets:
             close_target(target)
     final = journal.path.parent / journal.run_id
@@ -104,6 +108,14 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
     if not deadline.not_run:  # cases the deadline left out: the journal lets --resume run them
         journal.remove()
     return load_run(path)
+
+
+def _close_engines(targets: list[Any]) -> None:
+    """At the run's deadline: end the protocol engines' processes (``cmd:``; closing an ``http://``
+    target holds nothing), so a request in flight returns now. In-process targets are left alone."""
+    for target in targets:
+        if isinstance(target, ProtocolTarget):
+            target.close()
 
 
 def _write_over_cut_run(final: Path, manifest: dict[str, Any], summary: dict[str, Any],
@@ -213,7 +225,7 @@ def _note_resume(manifest: dict[str, Any], plan: Plan, session: _Session) -> dic
     if session.options.progress:
         tqdm.write(f"resuming {session.journal.run_id}: {reused} case(s) reused from {session.journal.path}, "
                    f"{todo} to run", file=sys.stderr)
-    now = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
     return dict(manifest, resumed={"at": now, "reused_cases": reused})
 
 
@@ -238,6 +250,9 @@ def _run_fresh(session: _Session, suite: Suite, name: str, target: Any,
             session.bar.update(1)
             return session.deadline.not_reached(case)
         outcome = _run_one(suite, target, case, session.ctx)
+        if outcome.error and session.deadline.passed():  # the deadline closed its engine mid-request
+            session.bar.update(1)
+            return session.deadline.cut_short(outcome)
         if not (options.strict and outcome.error):
             outcome = session.journal.append(suite.name, name, outcome)
         session.bar.update(1)
