@@ -55,8 +55,7 @@ def build_manifest(corpus: "Corpus", targets: list[Any], options: "RunOptions",
         "run_id": run_id(started, names),
         "created": started.isoformat(timespec="seconds").replace("+00:00", "Z"),
         "corpus": {"path": str(corpus.path), "sha256": corpus.sha256, "k": corpus.k},
-        "targets": [{"name": t.name, "spec": spec, "version": str(getattr(t, "version", "unknown"))}
-                    for t, spec in zip(targets, options.targets)],
+        "targets": [_target_entry(t, spec) for t, spec in zip(targets, options.targets, strict=True)],
         "workbench_version": package_version("workbench"),
         "git_commit": git_commit(Path.cwd()),
         "python": platform.python_version(),
@@ -67,3 +66,15 @@ def build_manifest(corpus: "Corpus", targets: list[Any], options: "RunOptions",
                     "strict": options.strict, "shard": list(options.shard) if options.shard else None},
         **({"revisions": revisions} if revisions else {}),
     }
+
+
+def _target_entry(target: Any, spec: str) -> dict[str, Any]:
+    """Name, spec and version of a target, plus what its capabilities handshake said, if it answered."""
+    entry: dict[str, Any] = {"name": target.name, "spec": spec, "version": str(getattr(target, "version", "unknown"))}
+    shaken = getattr(target, "handshake", None)
+    listed = getattr(shaken, "capabilities", None)
+    if listed is not None:
+        entry["capabilities"] = sorted(listed)
+        if getattr(shaken, "name", None):
+            entry["engine"] = shaken.name
+    return entry

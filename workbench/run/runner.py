@@ -35,6 +35,7 @@ from ..sandbox import sandbox_kind
 from ..store.runs import Run, in_memory_run, load_run, write_run
 from ..suites import Outcome, RunContext, Suite, get_suite, suite_names, suite_section
 from ..targets import close_target, resolve_target
+from ..targets.handshake import skip_reason
 from ..targets.protocol import ProtocolTarget
 from .deadline import RunDeadline, note_deadline
 from .manifest import build_manifest
@@ -183,13 +184,16 @@ def _run_plan(plan: Plan, corpus: Corpus, session: _Session
             floors = corpus.thresholds.get(suite.name, {})
             per_suite = summaries.setdefault(suite.name, {})
             if not _capable(suite, target):
-                per_suite[name] = skipped(f"target lacks capability {suite.capability!r}", floors)
+                per_suite[name] = skipped(skip_reason(target, str(suite.capability)), floors)
                 continue
             if not cases:
                 per_suite[name] = skipped("no cases in this corpus (or shard)", floors)
                 continue
             session.bar.set_postfix_str(f"{suite.name} / {name}")
             outcomes = _run_cases(session, suite, name, target, cases)
+            if not _capable(suite, target):  # a case answer said "unsupported capability"
+                per_suite[name] = skipped(skip_reason(target, str(suite.capability)), floors)
+                continue
             per_suite[name], rows, scores = summarise(suite, name, outcomes, session.ctx, floors)
             case_rows += rows
             score_frames.append(scores)

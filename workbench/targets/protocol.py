@@ -14,6 +14,7 @@ from typing import Any
 from ..contract import CAPABILITIES, Check, Command, FileRef, GateResult, Pack, Repo, SearchHit
 from ..corpus import inside_path_problem
 from ..errors import TargetError
+from .handshake import Handshake, UnsupportedCapability, ask, is_unsupported
 
 Transport = Callable[[str, dict[str, Any]], dict[str, Any]]
 VERDICTS = ("PASS", "WARN", "FAIL")
@@ -133,17 +134,44 @@ def checked(capability: str, body: Any) -> dict[str, Any]:
 
 
 class ProtocolTarget:
-    """A target whose capabilities are answered over a JSON transport."""
+    """A target whose capabilities are answered over a JSON transport.
+
+    Its capabilities and version come from the ``capabilities`` handshake (asked once, on first
+    use; see ``workbench.targets.handshake``), less any capability a case answer said it lacks.
+    """
 
     def __init__(self, name: str, send: Transport, version: str = "unknown",
-                 capabilities: tuple[str, ...] = CAPABILITIES) -> None:
+                 capabilities: tuple[str, ...] | None = None) -> None:
         self.name = name
-        self.version = version
-        self.capabilities = set(capabilities)
+        self._fallback_version = version
+        self._declared = frozenset(capabilities) if capabilities is not None else None
+        self._handshake: Handshake | None = None
+        self.unsupported: dict[str, str] = {}  # capability -> the engine's words, from case answers
         self._send = send
 
+    @property
+    def handshake(self) -> Handshake:
+        if self._handshake is None:
+            self._handshake = Handshake(self._declared) if self._declared is not None else ask(self._send)
+        return self._handshake
+
+    @property
+    def capabilities(self) -> set[str]:
+        listed = self.handshake.capabilities
+        return set(CAPABILITIES if listed is None else listed) - set(self.unsupported)
+
+    @property
+    def version(self) -> str:
+        return self.handshake.version or self._fallback_version
+
     def _call(self, capability: str, request: dict[str, Any]) -> dict[str, Any]:
-        return checked(capability, self._send(capability, {"capability": capability, **request}))
+        if capability in self.unsupported:
+            raise UnsupportedCapability(f"{capability}: {self.unsupported[capability]}")
+        body = self._send(capability, {"capability": capability, **request})
+        if isinstance(body, dict) and is_unsupported(body.get("error")):
+            self.unsupported[capability] = str(body["error"])
+            raise UnsupportedCapability(f"{capability}: engine error: {body['error']}")
+        return checked(capability, body)
 
     def context_pack(self, query: str, repos: list[Repo], limit: int) -> Pack:
         body = self._call("context_pack", {"query": query, "repos": [repo_body(r) for r in repos],

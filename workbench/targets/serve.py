@@ -17,6 +17,7 @@ from xml.sax.saxutils import escape
 from ..contract import CAPABILITIES, Repo, capabilities
 from ..errors import TargetError, WorkbenchError
 from .guarded_http import BoundedHTTPServer, make_guarded_server
+from .handshake import HANDSHAKE, handshake_answer
 from .http import GO_CODE_SEARCH
 from .protocol import encode_answer
 
@@ -85,6 +86,8 @@ class Dispatcher:
                               for h in hits)
                 return 200, {"content": [{"type": "text", "text": f"<results>{xml}</results>"}], "is_error": False}
             capability = path.removeprefix("/v1/")
+            if capability == HANDSHAKE:
+                return 200, handshake_answer(self.target)
             if not path.startswith("/v1/") or capability not in CAPABILITIES:
                 return 404, {"error": f"no such endpoint {path}"}
             return 200, encode_answer(capability, self.call(capability, body))
