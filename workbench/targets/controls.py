@@ -3,8 +3,9 @@
 ``random`` draws a seeded pack of the size the reference engine typically returns,
 so its token savings equal a perfect pack's while its accuracy is chance. ``bm25``
 is plain Okapi BM25 over each file's path and text with code-aware tokens
-(camelCase/snake_case split, path segments, plural folding): the lexical-search
-baseline an engine has to beat. Both see exactly the files the engine sees.
+(camelCase/snake_case split, path segments, plural folding), and for ``search`` over
+each symbol's definition and its file: the lexical-search baseline an engine has to beat.
+Both see exactly the files the engine sees.
 """
 from __future__ import annotations
 
@@ -12,12 +13,13 @@ import hashlib
 import random
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ..errors import TargetError
 from ..reference import ranking
-from ..reference.index import snapshot, stat_paths
+from ..reference.index import load_index, snapshot, stat_paths
 from ..reference.text import tokens
 from ..reference.walk import list_files, read_text
 from ..contract import FileRef, Pack, Repo, SearchHit
@@ -61,6 +63,7 @@ class Bm25Target:
 
     def __init__(self) -> None:
         self._models: dict[str, tuple[tuple, list[str], ranking.Ranker]] = {}
+        self._symbol_models: dict[str, Any] = {}
 
     def _model(self, repo: Repo) -> tuple[list[str], ranking.Ranker]:
         files = _files(repo)
@@ -91,5 +94,11 @@ class Bm25Target:
         return Pack(primary=[FileRef(name, path, f"bm25 {score:.2f}") for score, name, path in hits[:limit]])
 
     def search(self, query: str, repo: Repo, top_k: int = 20) -> list[SearchHit]:
-        """The ``top_k`` best files for ``query`` (files only: BM25 knows no symbols)."""
-        return [SearchHit(file=path, score=score) for path, score in self._ranked(query, repo)[:top_k]]
+        """The ``top_k`` best symbol definitions for ``query`` (plain BM25, see ``bm25_symbols``)."""
+        from . import bm25_symbols
+        _files(repo)
+        root = Path(repo.path).resolve()
+        model = self._symbol_models.get(str(root))
+        if model is None or model.tree != load_index(root).tree:
+            model = self._symbol_models[str(root)] = bm25_symbols.fit(root)
+        return bm25_symbols.search(model, query, top_k)

@@ -1,0 +1,76 @@
+"""The ``bm25`` control's symbol search: plain Okapi BM25 over symbol definitions.
+
+The ranking suite asks for ``(file, symbol)`` hits, so the lexical control has to name symbols
+to be a control at all (file-only hits can never match a symbol label). Symbols come from the
+reference engine's extraction (its outlines: functions, classes, methods, constants with their
+lines); nothing of its ranking is used (no field weights, pins, priors or diversity). Each symbol
+is one document: its qualified name, its definition's text (from the line above it that starts
+its comments to the next symbol) and its file's path, in code-aware tokens. A file that defines
+no symbol is one document of its path and text, answered with symbol ``""``.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..reference import ranking
+from ..reference.index import RepoIndex, load_index
+from ..reference.symtable import spans
+from ..reference.text import tokens
+from .base import SearchHit
+
+K1_B = {"text": 0.75}
+
+
+@dataclass(frozen=True)
+class SymbolModel:
+    """One repository's symbol documents and their fitted BM25 model."""
+
+    tree: str
+    files: list[str]
+    symbols: list[str]
+    ranker: ranking.Ranker
+
+
+def _documents(index: RepoIndex) -> tuple[list[str], list[str], list[dict[str, int]]]:
+    """(file, symbol, term counts) of every symbol definition, and of each file with none."""
+    files, symbols, rows = [], [], []
+    for doc, rel in enumerate(index.files):
+        defined = list(dict.fromkeys(index.facts[doc].outline.symbols))
+        path_terms = tokens(rel.replace("/", " "))
+        try:
+            data = (index.root / rel).read_bytes()
+        except OSError:
+            data = b""
+        if not defined:
+            files.append(rel)
+            symbols.append("")
+            rows.append(dict(Counter(path_terms + tokens(data.decode("utf-8", "replace")))))
+            continue
+        for (name, _, _), (start, end) in zip(defined, spans(data, [line for _, _, line in defined]), strict=True):
+            body = data[start:end].decode("utf-8", "replace")
+            files.append(rel)
+            symbols.append(name)
+            rows.append(dict(Counter(tokens(name) + path_terms + tokens(body))))
+    return files, symbols, rows
+
+
+def fit(root: Path) -> SymbolModel:
+    """The symbol BM25 model of the repository at ``root`` (its index comes from the cache)."""
+    index = load_index(root)
+    files, symbols, rows = _documents(index)
+    model = ranking.fit({"text": rows}, weights={"text": 1.0}, b=K1_B, sublinear=frozenset(), name_field=None)
+    return SymbolModel(index.tree, files, symbols, model)
+
+
+def search(model: SymbolModel, query: str, top_k: int) -> list[SearchHit]:
+    """The ``top_k`` best-scoring symbol documents; ties keep file order."""
+    ids = [model.ranker.vocab[t] for t in dict.fromkeys(tokens(query)) if t in model.ranker.vocab]
+    if not ids:
+        return []
+    scores, _, _ = model.ranker.score(ids, np.ones(len(ids), dtype=np.float32))
+    order = np.lexsort((np.arange(len(scores)), -scores))[:top_k]
+    return [SearchHit(model.files[i], model.symbols[i], score=float(scores[i])) for i in order if scores[i] > 0]
