@@ -46,6 +46,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/harness_gate.py
 	$(BIN)/python bench/report.py
 	$(BIN)/python bench/mining.py
+	$(BIN)/python bench/commands.py
 
 clean:
 	rm -rf reports .pytest_cache

@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from .errors import CorpusError
 from .strictjson import loads_strict, read_bytes
+
+if TYPE_CHECKING:
+    import jsonschema
 
 DEFAULT_CORPUS = Path("corpus/corpus.json")
 DEFAULT_K = 5
@@ -87,6 +89,27 @@ class Corpus:
         return name in self.executable
 
 
+# Importing jsonschema imports its format checkers, and the ``iri`` one compiles some forty lark
+# grammars (rfc3987_syntax): 1-3 s, most of what ``workbench validate`` used to take. The corpus
+# schema uses no ``format``, so that module is kept out while jsonschema loads.
+_FORMAT_ONLY = ("rfc3987_syntax",)
+
+
+def _jsonschema() -> Any:
+    """The jsonschema module, imported without the format-checker dependencies the schema never uses."""
+    if "jsonschema" in sys.modules:
+        return sys.modules["jsonschema"]
+    blocked = [name for name in _FORMAT_ONLY if name not in sys.modules]
+    for name in blocked:
+        sys.modules[name] = None  # type: ignore[assignment]  # makes ``import name`` raise ImportError
+    try:
+        import jsonschema
+    finally:
+        for name in blocked:
+            del sys.modules[name]
+    return jsonschema
+
+
 @lru_cache(maxsize=1)
 def corpus_schema() -> dict[str, Any]:
     """The corpus JSON Schema shipped in ``workbench/schemas``."""
@@ -121,7 +144,7 @@ def _describe(schema: dict[str, Any]) -> str:
     return names.get(kind, str(kind))
 
 
-def _message(error: jsonschema.ValidationError) -> str:
+def _message(error: "jsonschema.ValidationError") -> str:
     got = json.dumps(error.instance, ensure_ascii=False)
     got = got if len(got) <= 60 else got[:57] + "..."
     if error.validator == "type":
@@ -162,7 +185,7 @@ def schema_problems(data: Any) -> list[Problem]:
 
     A field of the wrong type reports only that (not the consequential errors at the same spot).
     """
-    validator = jsonschema.Draft202012Validator(corpus_schema())
+    validator = _jsonschema().Draft202012Validator(corpus_schema())
     errors = list(validator.iter_errors(data))
     mistyped = {tuple(e.absolute_path) for e in errors if e.validator == "type"}
     found = []
@@ -337,25 +360,25 @@ def validate_corpus(path: Path | str = DEFAULT_CORPUS) -> list[Problem]:
     An unreadable or non-JSON file raises ``CorpusError`` (there is nothing else to report).
     """
     path = Path(path)
-    _, data, fixtures, _, problems = _check(path)
+    raw, data, fixtures, executable, problems = _check(path)
     if isinstance(data, dict):
         from .mining.fixtures import revision_problems
         problems += _expected_file_problems(data, fixtures)
         problems += [Problem(where, message, case) for where, message, case in revision_problems(data, fixtures)]
     if not problems:
-        problems += _data_file_problems(path)
+        problems += _data_file_problems(Corpus(path=path.resolve(), data=data, sha256=hashlib.sha256(raw).hexdigest(),
+                                               fixtures=fixtures, executable=frozenset(executable)))
     return problems
 
 
-def _data_file_problems(path: Path) -> list[Problem]:
+def _data_file_problems(corpus: Corpus) -> list[Problem]:
     """Problems each suite finds in the data files its section points to (goldens, gold records)."""
-    from .suites import get_suite, suite_names, suite_section
-    corpus = load_corpus(path)
+    from .suites import check_data, suite_names, suite_section
     problems = []
     for name in suite_names():
         if corpus.data.get(suite_section(name)):
             try:
-                get_suite(name).check(corpus)
+                check_data(name, corpus)
             except CorpusError as exc:
                 problems.append(Problem(suite_section(name), str(exc)))
     return problems

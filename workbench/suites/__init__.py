@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from importlib import import_module
+from typing import Any
 
 from ..errors import SuiteError
 from .base import Outcome, RunContext, Scored, Suite
@@ -35,6 +36,27 @@ def unregister_suite(name: str) -> None:
     _REGISTRY.pop(name, None)
 
 
+# name -> "module:function" checking the data files a suite reads without importing the suite (and
+# so pandas): what ``workbench validate`` runs. None: the corpus schema and fixture checks cover it.
+_CHECKERS: dict[str, str | None] = {
+    "retrieval": None, "risk": None, "tokens": None,
+    "harness": "workbench.suites.harness:check", "gate": "workbench.suites.gate:check",
+    "ranking": "workbench.suites.goldens:check_ranking", "findings": "workbench.suites.findings_gold:check",
+}
+
+
+def check_data(name: str, corpus: Any) -> None:
+    """Raise CorpusError for a problem in the data files suite ``name`` reads (beyond the schema)."""
+    spec = _CHECKERS.get(name, "")
+    if spec is None:
+        return
+    if not spec:
+        get_suite(name).check(corpus)
+        return
+    module_name, _, function = spec.partition(":")
+    getattr(import_module(module_name), function)(corpus)
+
+
 def suite_names() -> list[str]:
     """Every registered suite name."""
     return list(_REGISTRY)
@@ -54,5 +76,5 @@ def get_suite(name: str) -> Suite:
     return getattr(import_module(module_name), class_name)()
 
 
-__all__ = ["Outcome", "RunContext", "Scored", "Suite", "get_suite", "register_suite", "suite_names", "suite_section",
-           "unregister_suite"]
+__all__ = ["Outcome", "RunContext", "Scored", "Suite", "check_data", "get_suite", "register_suite", "suite_names",
+           "suite_section", "unregister_suite"]

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-import pandas as pd
-
 from ..columns import METRIC, VALUE
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pandas is imported where scores are computed, so validating a corpus never loads it
+    import pandas as pd
+
     from ..corpus import Corpus
 
 
@@ -56,6 +56,7 @@ class Scored:
 
 def mean_metrics(scores: pd.DataFrame, names: tuple[str, ...] | list[str]) -> dict[str, float | None]:
     """Mean of each named metric over cases; None where no case defines it (NaN values skipped)."""
+    import pandas as pd
     means = scores.groupby(METRIC)[VALUE].mean()
     return {name: (None if pd.isna(means.get(name)) else float(means[name])) for name in names}
 

@@ -22,8 +22,6 @@ import tempfile
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
 from ..columns import CASE, METRIC, PASSED, VALUE
 from ..errors import CorpusError, SuiteError, TargetError
 from ..sandbox import baseline_copy, git
@@ -32,6 +30,8 @@ from ..targets.protocol import STATUSES, VERDICTS
 from .base import Outcome, RunContext, Scored, Suite, mean_metrics
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from ..corpus import Corpus
 
 CHANGE_SET = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -213,6 +213,7 @@ class GateSuite(Suite):
         return {"baselineCommit": commit, "verdict": verdict, "checks": checks}
 
     def score(self, outcomes: list[Outcome], ctx: RunContext) -> Scored:
+        import pandas as pd  # here, not at the top: ``workbench validate`` runs check() without pandas
         rows = [self._case_row(outcome) for outcome in outcomes]
         frame = pd.DataFrame({CASE: [r["case"] for r in rows], "expected": [r["expectedVerdict"] for r in rows],
                               "passed": [float(r[PASSED]) for r in rows],
@@ -243,3 +244,8 @@ class GateSuite(Suite):
 
     def aggregate(self, scores: pd.DataFrame, case_rows: pd.DataFrame) -> dict[str, float | None]:
         return mean_metrics(scores, METRICS)
+
+
+def check(corpus: Corpus) -> None:
+    """The suite's data checks (for ``workbench validate``)."""
+    GateSuite().check(corpus)

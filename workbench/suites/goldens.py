@@ -81,3 +81,39 @@ def _text(value: Any, where: str) -> str:
 def read_json(path: Path, what: str) -> Any:
     """A JSON document, strictly (see ``workbench.strictjson``), or a CorpusError naming the file."""
     return strict_read_json(path, what, CorpusError)
+
+
+def ranking_sets(corpus: Any) -> list[dict[str, Any]]:
+    """The ranking sets, each checked: a string repoFixture and golden, an optional string name."""
+    section = corpus.data.get("ranking") or []
+    sets = [section] if isinstance(section, dict) else section if isinstance(section, list) else []
+    for index, spec in enumerate(sets):
+        where = f"{corpus.path}: ranking[{index}]"
+        if not isinstance(spec, dict):
+            raise CorpusError(f"{where}: expected an object {{name, repoFixture, golden}}")
+        for key in ("repoFixture", "golden"):
+            if not isinstance(spec.get(key), str) or not spec[key]:
+                raise CorpusError(f"{where}.{key}: expected a non-empty string, got {spec.get(key)!r:.60}")
+        if not isinstance(spec.get("name", ""), str):
+            raise CorpusError(f"{where}.name: expected a string")
+    return sets
+
+
+def ranking_cases(corpus: Any) -> list[dict[str, Any]]:
+    """One case per golden query of every set: ``{name: "<set>/<id>", query, repoFixture, expected, ...}``."""
+    cases = []
+    for index, spec in enumerate(ranking_sets(corpus)):
+        set_name = str(spec.get("name") or spec.get("repoFixture") or f"set{index}")
+        golden = data_path(corpus.path, str(spec.get("golden", "")))
+        for query in load_golden(golden):
+            cases.append({"name": f"{set_name}/{query.id}", "query": query.query,
+                          "repoFixture": spec.get("repoFixture"), "set": set_name,
+                          "expected": [list(item) for item in query.expected],
+                          "language": query.language, "category": query.category})
+    return cases
+
+
+def check_ranking(corpus: Any) -> None:
+    """Every golden file parses and every set's fixture exists, as CorpusErrors."""
+    for case in ranking_cases(corpus):
+        corpus.fixture_dir(case["repoFixture"])

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from ..columns import CASE, METRIC, PASSED, VALUE
 from ..errors import CorpusError, SuiteError, TargetError
@@ -25,6 +24,8 @@ from ..contract import Repo
 from .base import Outcome, RunContext, Scored, Suite, mean_metrics
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from ..corpus import Corpus
 
 GROUPS = ("setup", "validate", "runtime")
@@ -117,6 +118,7 @@ class HarnessSuite(Suite):
         return {"inferred": inferred, "commands": commands}
 
     def score(self, outcomes: list[Outcome], ctx: RunContext) -> Scored:
+        import pandas as pd  # here, not at the top: ``workbench validate`` runs check() without pandas
         rows = [self._case_row(outcome) for outcome in outcomes]
         flat = pd.DataFrame([{CASE: row["case"], PASSED: cmd[PASSED]} for row in rows for cmd in row["commands"]],
                             columns=[CASE, PASSED])
@@ -142,3 +144,8 @@ class HarnessSuite(Suite):
 
     def aggregate(self, scores: pd.DataFrame, case_rows: pd.DataFrame) -> dict[str, float | None]:
         return mean_metrics(scores, METRICS)
+
+
+def check(corpus: Corpus) -> None:
+    """The suite's data checks (for ``workbench validate``)."""
+    HarnessSuite().check(corpus)

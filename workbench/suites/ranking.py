@@ -22,29 +22,12 @@ import pandas as pd
 
 from ..columns import CASE, METRIC, PASSED, VALUE
 from ..contract import Repo
-from ..errors import CorpusError
 from .base import Outcome, RunContext, Scored, Suite, mean_metrics
-from .goldens import data_path, load_golden
+from .goldens import check_ranking, ranking_cases
 
 TOP_K = 20
 METRICS = ("ndcg@10", "recall@10", "recall@20", "mrr")
 DISCOUNT = 1.0 / np.log2(np.arange(2, TOP_K + 2))
-
-
-def _sets(corpus: Any) -> list[dict[str, Any]]:
-    """The ranking sets, each checked: a string repoFixture and golden, an optional string name."""
-    section = corpus.data.get("ranking") or []
-    sets = [section] if isinstance(section, dict) else section if isinstance(section, list) else []
-    for index, spec in enumerate(sets):
-        where = f"{corpus.path}: ranking[{index}]"
-        if not isinstance(spec, dict):
-            raise CorpusError(f"{where}: expected an object {{name, repoFixture, golden}}")
-        for key in ("repoFixture", "golden"):
-            if not isinstance(spec.get(key), str) or not spec[key]:
-                raise CorpusError(f"{where}.{key}: expected a non-empty string, got {spec.get(key)!r:.60}")
-        if not isinstance(spec.get("name", ""), str):
-            raise CorpusError(f"{where}.name: expected a string")
-    return sets
 
 
 def _norm(path: str) -> str:
@@ -83,20 +66,10 @@ class RankingSuite(Suite):
     description = "nDCG@10, Recall@10/20 and MRR of symbol search over golden queries (go-code rules)"
 
     def cases(self, corpus: Any) -> list[dict[str, Any]]:
-        cases = []
-        for index, spec in enumerate(_sets(corpus)):
-            set_name = str(spec.get("name") or spec.get("repoFixture") or f"set{index}")
-            golden = data_path(corpus.path, str(spec.get("golden", "")))
-            for query in load_golden(golden):
-                cases.append({"name": f"{set_name}/{query.id}", "query": query.query,
-                              "repoFixture": spec.get("repoFixture"), "set": set_name,
-                              "expected": [list(item) for item in query.expected],
-                              "language": query.language, "category": query.category})
-        return cases
+        return ranking_cases(corpus)
 
     def check(self, corpus: Any) -> None:
-        for case in self.cases(corpus):
-            corpus.fixture_dir(case["repoFixture"])
+        check_ranking(corpus)
 
     def run_case(self, target: Any, case: dict[str, Any], ctx: RunContext) -> dict[str, Any]:
         repo = Repo(case["repoFixture"], ctx.corpus.fixture_dir(case["repoFixture"]))
