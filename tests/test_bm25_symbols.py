@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from workbench.corpus import load_corpus
-from workbench.runner import RunOptions, run
-from workbench.targets.base import Repo
+from workbench.run.runner import RunOptions, run
+from workbench.contract import Repo
 from workbench.targets.controls import Bm25Target
 
 from .conftest import REPO_ROOT, write_tree

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import numpy as np
 
+from ..contract import SearchHit
 from ..reference import ranking
 from ..reference.index import RepoIndex, load_index
 from ..reference.symtable import spans
 from ..reference.text import tokens
-from .base import SearchHit
 
 K1_B = {"text": 0.75}
 
