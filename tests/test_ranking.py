@@ -49,7 +49,7 @@ def test_golden_parsing_errors_name_line_and_field(tmp_path: Path) -> None:
     with pytest.raises(CorpusError, match=r"g.jsonl:2.query: expected a non-empty string"):
         load_golden(golden)
     golden.write_text('{"query": "find", "expected_top_3": ["a.go", {"file": "b.go", "symbol": "B"}]}\n')
-    assert load_golden(golden)[0].expected == (("a.go", ""), ("b.go", "B"))
+    assert load_golden(golden)[0].expected == (("", "a.go", True), ("b.go", "B", False))  # go-code: a bare label is a symbol
 
 
 class _Search:

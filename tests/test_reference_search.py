@@ -217,7 +217,7 @@ def test_golden_labels_name_real_symbols(spec: dict) -> None:
     assert all(q.language for q in queries)
     assert all(len(q.expected) >= 2 for q in queries if q.category == "multi")
     for q in queries:
-        for file, symbol in q.expected:
+        for file, symbol, _ in q.expected:
             path = fixture / file
             assert path.is_file(), f"{spec['name']}/{q.id}: {file} is not in the fixture"
             if symbol:

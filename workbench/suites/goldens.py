@@ -2,6 +2,7 @@
 findings gold records / recorded runs (JSON). Bad lines are CorpusErrors naming file, line and field."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -10,14 +11,19 @@ from ..errors import CorpusError
 from ..strictjson import jsonl_lines, read_bytes
 from ..strictjson import read_json as strict_read_json
 
+# An expected item: (file, symbol, suffix). An empty file matches any file, an empty symbol any
+# symbol; with ``suffix`` the hit's file may also end with ``/`` + file (go-code's ``file:symbol``).
+Item = tuple[str, str, bool]
+_LONE_COLON = re.compile(r"(?<!:):(?!:)")  # ``file:symbol``, not ``Foo::bar``
+
 
 @dataclass(frozen=True)
 class GoldenQuery:
-    """One labelled search query: expected (file, symbol) items, symbol optional."""
+    """One labelled search query: expected (file, symbol, suffix) items, symbol optional."""
 
     id: str
     query: str
-    expected: tuple[tuple[str, str], ...]
+    expected: tuple[Item, ...]
     language: str = ""
     category: str = ""
 
@@ -33,25 +39,44 @@ def data_path(corpus_path: Path, rel: str) -> Path:
     return corpus_path.parent / given
 
 
-def _expected_items(value: Any, where: str) -> tuple[tuple[str, str], ...]:
+def go_code_label(label: str, where: str) -> Item:
+    """A go-code ``expected_top_3`` string: ``file:symbol`` (the file may be a ``/``-anchored suffix
+    of the hit's) or a bare ``symbol`` (any file)."""
+    file, colon, symbol = _split_label(label)
+    if not symbol or (colon and not file):
+        raise CorpusError(f"{where}: expected 'file:symbol' or 'symbol', got {label!r}")
+    return file, symbol, True
+
+
+def _split_label(label: str) -> tuple[str, str, str]:
+    parts = _LONE_COLON.split(label.strip(), maxsplit=1)
+    return (parts[0].strip(), ":", parts[1].strip()) if len(parts) == 2 else ("", "", parts[0].strip())
+
+
+def _expected_items(value: Any, where: str, go_code: bool) -> tuple[Item, ...]:
     if not isinstance(value, list) or not value:
         raise CorpusError(f"{where}: expected a non-empty list of {{file, symbol}} items")
-    items = []
+    items: list[Item] = []
     for index, item in enumerate(value):
-        if isinstance(item, str):
-            items.append((item, ""))
+        if isinstance(item, str) and go_code:
+            items.append(go_code_label(item, f"{where}[{index}]"))
+        elif isinstance(item, str) and item:
+            items.append((item, "", False))
         elif isinstance(item, dict) and isinstance(item.get("file"), str) and item["file"]:
             symbol = item.get("symbol") or ""
             if not isinstance(symbol, str):
                 raise CorpusError(f"{where}[{index}].symbol: expected a string")
-            items.append((item["file"], symbol))
+            items.append((item["file"], symbol, False))
         else:
             raise CorpusError(f"{where}[{index}]: expected a file path or {{file, symbol}}")
     return tuple(items)
 
 
 def load_golden(path: Path) -> list[GoldenQuery]:
-    """Parse a golden JSONL file: ``{id?, query, expected | expected_top_3, language?, category?}`` per line."""
+    """Parse a golden JSONL file: ``{id?, query, expected | expected_top_3, language?, category?}`` per line.
+
+    ``expected_top_3`` is go-code's field: its string labels follow go-code (see ``go_code_label``);
+    ``expected`` strings are file paths. Blank lines and ``#`` comment lines are skipped."""
     raw = read_bytes(path, "golden file", CorpusError)
     queries, seen = [], set()
     for number, record in jsonl_lines(raw, str(path), CorpusError, skip_comments=True):
@@ -59,7 +84,7 @@ def load_golden(path: Path) -> list[GoldenQuery]:
         if not isinstance(record, dict) or not isinstance(record.get("query"), str) or not record["query"].strip():
             raise CorpusError(f"{where}.query: expected a non-empty string")
         key = "expected" if "expected" in record else "expected_top_3"
-        expected = _expected_items(record.get(key), f"{where}.{key}")
+        expected = _expected_items(record.get(key), f"{where}.{key}", go_code=key == "expected_top_3")
         ident = _text(record.get("id"), f"{where}.id") or f"{path.stem}:{number}"
         if ident in seen:
             raise CorpusError(f"{where}.id: duplicate id {ident!r}")

@@ -2,8 +2,10 @@
 
 Corpus section ``ranking``: a list of sets ``{name, repoFixture, golden}`` (one object is accepted
 too), where ``golden`` is a JSONL file (see ``workbench.goldens``). Each query asks the target's
-``search(query, repo, top_k=20)`` for ranked (file, symbol) hits. A hit is relevant when its file
-equals an expected item's file and, if that item names a symbol, its symbol too. Per query:
+``search(query, repo, top_k=20)`` for ranked (file, symbol) hits. A hit is relevant when it matches an
+expected item: its file equals the item's file and, if the item names a symbol, its symbol too; a
+go-code label (``expected_top_3`` strings) matches by symbol alone (``symbol``) or by symbol plus the
+file equal or a ``/``-anchored suffix of the hit's (``file:symbol``). Per query:
 
 - ``ndcg@10``: binary gain, log2(rank + 1) discount, ideal DCG from the number of expected items
   (at most 10), clamped to 1 (two hits may match one item);
@@ -34,13 +36,25 @@ def _norm(path: str) -> str:
     return path.replace("\\", "/").removeprefix("./")
 
 
-def match_matrix(hits: list[tuple[str, str]], expected: list[list[str]]) -> tuple[np.ndarray, np.ndarray]:
+def item_matches(file: str, symbol: str, item: list[Any] | tuple[Any, ...]) -> bool:
+    """Whether a hit matches an expected ``(file, symbol[, suffix])`` item (go-code's rules: an empty
+    symbol or file matches any; with ``suffix`` the hit's file may end with ``/`` + the item's file)."""
+    want_file, want_symbol = item[0], item[1]
+    if want_symbol and symbol != want_symbol:
+        return False
+    if not want_file:
+        return bool(want_symbol)
+    got, want = _norm(file), _norm(want_file)
+    return got == want or (len(item) > 2 and bool(item[2]) and got.endswith("/" + want))
+
+
+def match_matrix(hits: list[tuple[str, str]], expected: list[list[Any]]) -> tuple[np.ndarray, np.ndarray]:
     """Relevance of each of the top hits, and the first rank (1-based, 0 = never) each item is matched."""
     relevant = np.zeros(TOP_K, dtype=bool)
     first = np.zeros(len(expected), dtype=np.int64)
     for rank, (file, symbol) in enumerate(hits[:TOP_K], 1):
-        for item, (want_file, want_symbol) in enumerate(expected):
-            if _norm(file) == _norm(want_file) and (not want_symbol or symbol == want_symbol):
+        for item, want in enumerate(expected):
+            if item_matches(file, symbol, want):
                 relevant[rank - 1] = True
                 if first[item] == 0:
                     first[item] = rank
