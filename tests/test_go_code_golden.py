@@ -79,8 +79,9 @@ def test_go_code_golden_scores_the_hand_worked_values(tmp_path: Path) -> None:
     corpus = write_corpus(tmp_path, {"fixtureRoots": {"py": "fixtures/py"},
                                      "ranking": [{"name": "py", "repoFixture": "py", "golden": "golden.jsonl"}]})
     (corpus.parent / "golden.jsonl").write_text(GOLDEN)
-    result = run(load_corpus(corpus), RunOptions(suites=["ranking"], targets=["python:tests.test_go_code_golden:go_code_like"],
-                                                 out_dir=tmp_path / "runs", progress=False))
+    options = RunOptions(suites=["ranking"], targets=["python:tests.test_go_code_golden:go_code_like"],
+                         out_dir=tmp_path / "runs", progress=False)
+    result = run(load_corpus(corpus), options)
     scores = result.scores.pivot_table(index="case", columns="metric", values="value")
     ideal_two = 1 + 1 / log2(3)
     expected = {  # case -> (ndcg@10, recall@10, mrr)
