@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from workbench.cli import main
 from workbench.corpus import load_corpus, validate_corpus
 from workbench.errors import CorpusError
 from workbench.run.runner import RunOptions, run
@@ -83,3 +84,60 @@ def test_an_engine_baseline_leaves_out_recorded_agents(tmp_path: Path, monkeypat
     assert {"careful-reviewer", "quick-reviewer"} <= set(result.cases["target"])
     base = load_baseline(record_baseline(result, "engine", path))
     assert set(base.cases["suite"]) == {"retrieval"}
+
+
+README_TABLE = """# JWT middleware fixture
+
+Seeded findings (illustrative; gold.json is canonical):
+
+| # | File | Line | Rule key | Severity |
+|---|------|-----:|----------|----------|
+| 1 | `src/auth/jwt.middleware.ts` | 18 | `security.jwt-alg-unverified` | BLOCKER |
+| 2 | `src/auth/jwt.middleware.ts` | 31 | `security.secret-in-log` | {severity} |
+| 3 | `src/auth/jwt.middleware.ts` | 0 | `conformance.missing-test` | MINOR |
+"""
+
+
+def _with_readme(tmp_path: Path, severity: str) -> Path:
+    path = _corpus(tmp_path)
+    fixture = tmp_path / "fixtures" / "jwt"
+    fixture.mkdir(parents=True)
+    (fixture / "README.md").write_text(README_TABLE.format(severity=severity))
+    gold = tmp_path / "corpus" / "findings" / "gold" / "jwt-auth-middleware.json"
+    gold.write_text(json.dumps(dict(json.loads(gold.read_text()), source="fixtures/jwt")))
+    return path
+
+
+def test_readme_findings_table_that_agrees_passes(tmp_path: Path) -> None:
+    assert validate_corpus(_with_readme(tmp_path, "MAJOR")) == []
+
+
+def test_readme_findings_table_that_disagrees_names_row_and_field(tmp_path: Path, capsys) -> None:
+    path = _with_readme(tmp_path, "BLOCKER")
+    problems = [str(p) for p in validate_corpus(path)]
+    assert len(problems) == 1
+    assert "README.md:8: findings table row 2 (src/auth/jwt.middleware.ts, security.secret-in-log)" in problems[0]
+    assert "severity is 'BLOCKER' in the table but 'MAJOR' in jwt-auth-middleware.json findings[1]" in problems[0]
+    assert main(["validate", "--corpus", str(path)]) == 3
+    assert "findings table row 2" in capsys.readouterr().err
+
+
+def test_readme_rows_and_findings_that_do_not_pair(tmp_path: Path) -> None:
+    path = _with_readme(tmp_path, "MAJOR")
+    readme = tmp_path / "fixtures" / "jwt" / "README.md"
+    table = README_TABLE.format(severity="MAJOR")
+    readme.write_text(table + "| 4 | `src/auth/jwt.middleware.ts` | 40 | `security.sql-injection` | MAJOR |\n")
+    assert str(validate_corpus(path)[0]).endswith(
+        "README.md:10: findings table row 4 (src/auth/jwt.middleware.ts, security.sql-injection) has no finding "
+        "in jwt-auth-middleware.json")
+    readme.write_text(table.replace("| 31 |", "| 33 |"))
+    assert "row 2 (src/auth/jwt.middleware.ts, security.secret-in-log): line is '33' in the table but 31" in str(
+        validate_corpus(path)[0])
+    readme.write_text(table.replace("`security.secret-in-log`", "`security.sensitive-data-exposure`"))
+    assert "row 2 (src/auth/jwt.middleware.ts, security.sensitive-data-exposure): rule_key is" in str(
+        validate_corpus(path)[0])  # paired by position once (file, rule_key) finds nothing
+    readme.write_text("\n".join(line for line in table.splitlines() if "missing-test" not in line))
+    assert "the findings table has no row for jwt-auth-middleware.json findings[2] (src/auth/jwt.middleware.ts, " \
+           "conformance.missing-test)" in str(validate_corpus(path)[0])
+    readme.write_text("# prose only\n\n| a | b |\n|---|---|\n| 1 | 2 |\n")  # no findings table: nothing to compare
+    assert validate_corpus(path) == []

@@ -3,13 +3,15 @@
 Gold records are ``voyage-eval-gold/1`` files (``expected_verdict`` and ``findings`` of
 ``{file, line, rule_key, severity, owner_reviewer?, dual_flaggable?}``); a recorded run is
 ``{"agent", "gold": <gold file stem>, "verdict"?, "findings": [...]}``. Every problem is a
-``CorpusError`` naming the file and the field.
+``CorpusError`` naming the file and the field; a findings table in a record's source README must
+agree with the record (``findings_readme``).
 """
 from __future__ import annotations
 
 from typing import Any
 
 from ..errors import CorpusError
+from .findings_readme import check_readme, source_readme
 from .goldens import data_path, read_json
 
 SEVERITIES = ("BLOCKER", "MAJOR", "MINOR", "SUGGESTION")
@@ -73,6 +75,9 @@ def load_findings(corpus: Any) -> tuple[dict[str, dict[str, Any]], list[dict[str
         if not isinstance(record, dict) or record.get("expected_verdict") not in VERDICTS:
             raise CorpusError(f"{where}.expected_verdict: expected one of {', '.join(VERDICTS)}")
         _check_findings(record.get("findings"), where, catalogue)
+        readme = source_readme(record, path, [corpus.path.parent, corpus.path.parent.parent])
+        if readme is not None:
+            check_readme(record, path, readme)
         gold[path.stem] = record
     runs = []
     for path in sorted(data_path(corpus.path, str(spec.get("runs", ""))).rglob("*.json")):
