@@ -75,6 +75,8 @@ def render_scoreboard(summary: dict[str, Any], k: int = 5,
         for target, result in per_target.items():
             lines.append(suite_line(suite, target, result, k))
             lines += [f"  - failed: {f}" for f in result.get("failures") or []]
+            if not result.get("skipped"):
+                lines += [f"  - skipped {case}: {why}" for case, why in (result.get("skipped_cases") or {}).items()]
     verdict = "PASS (exit 0)" if summary["passed"] else "FAIL (exit 1)"
     lines.append(f"Overall: {verdict}")
     if summary.get("run_dir"):

@@ -76,7 +76,10 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
     targets = _resolve_targets(options)
     watchdog = deadline.watch(lambda: _close_engines(targets))
     try:
-        whole = [(s, name, t, cases) for s in suites for name, t, cases in s.plan(corpus, targets)]
+        # Cases this machine cannot run (a missing toolchain) are left out of the plan before the
+        # case ids are recorded, so shards of one plan still add up to it.
+        whole, unavailable = _without_unavailable(
+            [(s, name, t, cases) for s in suites for name, t, cases in s.plan(corpus, targets)], corpus)
         manifest = header or dict(build_manifest(corpus, targets, options, datetime.now(timezone.utc)),
                                   case_ids=ids_record((s.name, name, str(c.get("name")))
                                                       for s, name, t, cases in whole if _capable(s, t) for c in cases))
@@ -88,7 +91,7 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
                                options, journal, reusable(journal.path) if options.resume else {}, on_case,
                                deadline=deadline)
             manifest = _note_resume(manifest, plan, session)
-            summary, case_rows, scores = _run_plan(plan, corpus, session)
+            summary, case_rows, scores = _run_plan(plan, corpus, session, unavailable)
             summary = note_deadline(summary, deadline)
         except BaseException as exc:
             journal.close()
@@ -135,6 +138,19 @@ def _write_over_cut_run(final: Path, manifest: dict[str, Any], summary: dict[str
     return path
 
 
+def _without_unavailable(plan: Plan, corpus: Corpus) -> tuple[Plan, dict[str, dict[str, str]]]:
+    """The plan without the cases this machine cannot run, and those, per suite, with the reason
+    (a missing toolchain)."""
+    kept: Plan = []
+    unavailable: dict[str, dict[str, str]] = {}
+    for suite, name, target, cases in plan:
+        reasons = {str(c.get("name")): why for c in cases if (why := suite.unavailable(c, corpus))}
+        if reasons:
+            unavailable[suite.name] = reasons
+        kept.append((suite, name, target, [c for c in cases if str(c.get("name")) not in reasons]))
+    return kept, unavailable
+
+
 def _suites(corpus: Corpus, options: RunOptions) -> list[Suite]:
     """The suites asked for, else every suite the corpus has cases for."""
     names = options.suites or [n for n in suite_names() if corpus.data.get(suite_section(n))]
@@ -170,10 +186,11 @@ class _Session:
 Plan = list[tuple[Suite, str, Any, list[dict[str, Any]]]]
 
 
-def _run_plan(plan: Plan, corpus: Corpus, session: _Session
+def _run_plan(plan: Plan, corpus: Corpus, session: _Session, unavailable: dict[str, dict[str, str]]
               ) -> tuple[dict[str, Any], list[dict[str, Any]], pd.DataFrame]:
     """Run (or reuse) every planned case and score each (suite, target): the summary, the case
-    rows and the long score frame of the run."""
+    rows and the long score frame of the run. Cases this machine cannot run are listed in their
+    suite's ``skipped_cases``; a suite with no other case is skipped with their reasons."""
     summaries: dict[str, dict[str, Any]] = {}
     case_rows: list[dict[str, Any]] = []
     score_frames: list[pd.DataFrame] = []
@@ -186,8 +203,11 @@ def _run_plan(plan: Plan, corpus: Corpus, session: _Session
             if not _capable(suite, target):
                 per_suite[name] = skipped(skip_reason(target, str(suite.capability)), floors)
                 continue
+            gone = unavailable.get(suite.name, {})
             if not cases:
-                per_suite[name] = skipped("no cases in this corpus (or shard)", floors)
+                why = f"every case needs what this machine lacks: {'; '.join(sorted(set(gone.values())))}" \
+                    if gone else "no cases in this corpus (or shard)"
+                per_suite[name] = dict(skipped(why, floors), **({"skipped_cases": gone} if gone else {}))
                 continue
             session.bar.set_postfix_str(f"{suite.name} / {name}")
             outcomes = _run_cases(session, suite, name, target, cases)
@@ -195,6 +215,8 @@ def _run_plan(plan: Plan, corpus: Corpus, session: _Session
                 per_suite[name] = skipped(skip_reason(target, str(suite.capability)), floors)
                 continue
             per_suite[name], rows, scores = summarise(suite, name, outcomes, session.ctx, floors)
+            if gone:
+                per_suite[name]["skipped_cases"] = gone
             case_rows += rows
             score_frames.append(scores)
     scores = pd.concat(score_frames, ignore_index=True) if score_frames else pd.DataFrame(

@@ -83,6 +83,10 @@ class Suite(ABC):
         cases = self.cases(corpus)
         return [(target.name, target, cases) for target in targets]
 
+    def unavailable(self, case: dict[str, Any], corpus: "Corpus") -> str | None:
+        """Why ``case`` cannot run on this machine (a missing toolchain), or None: it is skipped."""
+        return None
+
     def check(self, corpus: "Corpus") -> None:
         """Raise CorpusError for problems in the data this suite reads beyond the corpus schema."""
         self.plan(corpus, [])

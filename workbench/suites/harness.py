@@ -5,7 +5,9 @@ command must appear (whitespace-normalised) in its expected group, and is then e
 copy, in corpus order, through ``workbench.sandbox`` (no shell, allowlisted forms only, lifecycle
 scripts off on install, ``CI=1``, ``ctx.timeout`` per command). Runtime-group commands start
 long-running processes, so they are checked for inference only. Fixtures that are not executable
-(see ``Corpus.is_executable``) fail the case before anything is inferred or run.
+(see ``Corpus.is_executable``) fail the case before anything is inferred or run. A case whose
+commands need a toolchain this machine lacks (``npm``, ``go``, pytest, ...) is skipped with that
+reason (``unavailable``), never failed.
 
 Metrics per case: ``commandPassRate`` (fraction of expected commands inferred in their group and
 exiting 0) and ``casePassRate`` (1 when all of them do); an errored case scores 0 on both.
@@ -22,6 +24,7 @@ from ..errors import CorpusError, SuiteError, TargetError
 from ..sandbox import allowed_argv, normalise, run_allowlisted, temp_copy
 from ..contract import Repo
 from .base import Outcome, RunContext, Scored, Suite, mean_metrics
+from .toolchains import missing_tool
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -98,6 +101,16 @@ class HarnessSuite(Suite):
                     allowed_argv(item["command"])
                 except SuiteError as exc:
                     raise CorpusError(f"harness case {case.get('name')!r}: commands[{index}]: {exc}") from None
+
+    def unavailable(self, case: dict[str, Any], corpus: "Corpus") -> str | None:
+        """The first missing toolchain among the commands the case runs (runtime ones never run)."""
+        commands = case.get("commands") if isinstance(case.get("commands"), list) else []
+        for item in commands:
+            if isinstance(item, dict) and item.get("group") not in INFERENCE_ONLY:
+                reason = missing_tool(str(item.get("command", "")))
+                if reason:
+                    return reason
+        return None
 
     @staticmethod
     def _prepare(case: dict[str, Any], corpus: "Corpus") -> tuple[str, Path, list[dict[str, str]]]:
