@@ -33,8 +33,9 @@ mine: $(STAMP)
 	$(BIN)/workbench run --corpus $(MINED) $(TARGETS) --suite retrieval || test $$? -eq 1
 	$(BIN)/workbench report
 
+# Extra JupyterLab flags: make lab ARGS="--no-browser --port 8890" (as root, --allow-root is added).
 lab: $(STAMP)
-	$(BIN)/workbench lab
+	$(BIN)/workbench lab $(ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'

@@ -351,11 +351,11 @@ def report_command(run_dir: str | None, corpus_path: Path, baseline: str | None,
 def lab_command(ctx: click.Context, lab_args: tuple[str, ...]) -> None:
     """Open JupyterLab on the report notebooks (notebooks/), in this environment.
 
-    Other arguments go to JupyterLab (``workbench lab --no-browser --port 8890``)."""
-    import subprocess
-
+    Other arguments go to JupyterLab (``workbench lab --no-browser --port 8890``); as root,
+    ``--allow-root`` is added. Stopping this command (Ctrl-C, SIGTERM) shuts the server down."""
+    from .lab import lab_argv, serve
     from .report import notebooks_dir
-    ctx.exit(subprocess.call([sys.executable, "-m", "jupyterlab", f"--notebook-dir={notebooks_dir()}", *lab_args]))
+    ctx.exit(serve(lab_argv(lab_args, notebooks_dir())))
 
 
 def _register_mining() -> None:
