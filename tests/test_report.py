@@ -91,13 +91,17 @@ def test_only_declared_parameters_are_passed(tmp_path: Path) -> None:
 
 
 def test_lab_opens_jupyterlab_on_the_notebooks(monkeypatch: pytest.MonkeyPatch) -> None:
-    import subprocess
+    import workbench.lab
     from workbench.cli import main
     seen: list[list[str]] = []
-    monkeypatch.setattr(subprocess, "call", lambda command: seen.append(command) or 7)
+    monkeypatch.setattr(workbench.lab, "serve", lambda command: seen.append(command) or 7)
+    monkeypatch.setattr(workbench.lab.os, "geteuid", lambda: 1000)
     assert main(["lab", "--no-browser"]) == 7
     from workbench.report.render import notebooks_dir
     assert seen[0][1:] == ["-m", "jupyterlab", f"--notebook-dir={notebooks_dir()}", "--no-browser"]
+    monkeypatch.setattr(workbench.lab.os, "geteuid", lambda: 0)
+    assert main(["lab", "--no-browser"]) == 7
+    assert seen[1][1:] == ["-m", "jupyterlab", f"--notebook-dir={notebooks_dir()}", "--allow-root", "--no-browser"]
 
 
 def test_kernel_warmup_runs_before_the_first_notebook_and_leaves_counts_alone(tmp_path: Path) -> None:
