@@ -2,7 +2,9 @@
 
 Both sides are paired by (suite, case); every metric present in both is
 compared with ``workbench.stats`` (delta = B - A), per-case pass/fail gets
-McNemar's test, and an A/B gate rule gives the verdict. ``Comparison`` holds
+McNemar's test, and an A/B gate rule gives the verdict (``UNCHANGED`` when every
+paired difference is zero). Improved / regressed and win / loss follow each metric's
+direction (``registry.higher_is_better``: fewer pack tokens, less latency is better). ``Comparison`` holds
 the frames for notebooks, ``to_dict`` is the ``--json`` object and
 ``to_markdown`` the terminal table. ``diff_cases`` is the per-case half alone
 (no statistics, no scipy), for pages that only list what changed.
@@ -18,7 +20,9 @@ import numpy as np
 import pandas as pd
 
 from . import stats
+from .gates import UNCHANGED as NOTHING_CHANGED
 from .gates import GateDecision, GateRule, default_rule
+from .registry import higher_is_better
 from ..columns import CASE, METRIC, PASSED, SUITE, TARGET, VALUE
 from ..errors import CompareError
 from ..paths import DEFAULT_BASELINES_DIR, DEFAULT_RUNS_DIR, locate_side, run_path
@@ -29,8 +33,8 @@ NO_GATE = "NO_GATE"
 KEY = [SUITE, CASE, METRIC]
 COMPARISON_COLUMNS = [SUITE, METRIC, "n", "mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_t",
                       "p_wilcoxon", "p_randomization", "p_mcnemar", "p_holm", "effect_size", "wins",
-                      "ties", "losses", "mde", "mde_sd", "reason"]
-CASE_COLUMNS = [SUITE, CASE, METRIC, "value_a", "value_b", "delta", "status"]
+                      "ties", "losses", "mde", "mde_sd", "reason", "higher_is_better"]
+CASE_COLUMNS = [SUITE, CASE, METRIC, "value_a", "value_b", "delta", "status", "higher_is_better"]
 _TIE = 1e-12
 
 
@@ -54,8 +58,15 @@ class Comparison(CaseDiff):
 
     @property
     def verdict(self) -> str:
-        """PASS, FAIL, INSUFFICIENT_DATA, or NO_GATE when no rule applies to these metrics."""
+        """PASS, FAIL, INSUFFICIENT_DATA, UNCHANGED, or NO_GATE when no rule applies to these metrics."""
         return self.decision.verdict if self.decision else NO_GATE
+
+    @property
+    def reason(self) -> str:
+        """The verdict in one sentence."""
+        if self.decision is None:
+            return "No gate rule applies to these metrics (pass --gate RULE)."
+        return self.decision.summary
 
     @property
     def failed(self) -> bool:
@@ -67,7 +78,8 @@ class Comparison(CaseDiff):
         from ..store.files import dumps
         return json.loads(dumps({
             "a": self.a, "b": self.b, "gate": str(self.gate) if self.gate else None,
-            "verdict": self.verdict, "reasons": list(self.decision.reasons) if self.decision else [],
+            "verdict": self.verdict, "reason": self.reason,
+            "reasons": list(self.decision.reasons) if self.decision else [],
             "comparisons": self.comparisons.to_dict("records"), "cases": self.cases.to_dict("records"),
         }))
 
@@ -97,8 +109,20 @@ def compare(a: RunLike, b: RunLike, gate: GateRule | str | None = None, seed: in
         rule = default_rule(table)
     p = np.where(table[METRIC] == PASSED, table["p_mcnemar"], table[rule.p_column if rule else "p_t"])
     table["p_holm"] = stats.holm(p.astype(float))
-    decision = rule.evaluate(table) if rule else None
+    decision = unchanged_decision(diff.cases, rule) or (rule.evaluate(table) if rule else None)
     return Comparison(diff.a, diff.b, diff.cases, table[COMPARISON_COLUMNS], rule, decision)
+
+
+def unchanged_decision(cases: pd.DataFrame, rule: GateRule | None) -> GateDecision | None:
+    """``UNCHANGED`` when the sides share paired values and every paired difference is zero, else None."""
+    paired = cases.dropna(subset=["value_a", "value_b"])
+    if paired.empty or (paired["delta"].abs() > _TIE).any():
+        return None
+    alone = int(cases["status"].isin([NEW, MISSING]).sum())
+    extra = f" ({alone} value(s) on one side only are not compared)" if alone else ""
+    summary = (f"Every paired difference is zero: both sides score the same on all {len(paired)} shared "
+               f"case-metric values{extra}, so nothing changed.")
+    return GateDecision(NOTHING_CHANGED, (summary,), str(rule) if rule else "none", summary)
 
 
 def diff_cases(a: RunLike, b: RunLike) -> CaseDiff:
@@ -146,13 +170,23 @@ def align(long_a: pd.DataFrame, long_b: pd.DataFrame) -> pd.DataFrame:
     va, vb = merged[f"{VALUE}_a"].to_numpy(float), merged[f"{VALUE}_b"].to_numpy(float)
     fa, fb = ~np.isnan(va), ~np.isnan(vb)
     delta = vb - va
+    upward = directions(merged[METRIC])
+    gain = np.where(upward, delta, -delta)
     where = merged["_merge"].to_numpy()
     status = np.select(
-        [where == "left_only", where == "right_only", fa & fb & (delta > _TIE),
-         fa & fb & (delta < -_TIE), fa & ~fb, ~fa & fb],
+        [where == "left_only", where == "right_only", fa & fb & (gain > _TIE),
+         fa & fb & (gain < -_TIE), fa & ~fb, ~fa & fb],
         [MISSING, NEW, IMPROVED, REGRESSED, MISSING, NEW], default=UNCHANGED)
     return pd.DataFrame({SUITE: merged[SUITE], CASE: merged[CASE], METRIC: merged[METRIC],
-                         "value_a": va, "value_b": vb, "delta": delta, "status": status})
+                         "value_a": va, "value_b": vb, "delta": delta, "status": status,
+                         "higher_is_better": upward})
+
+
+def directions(metrics: pd.Series) -> np.ndarray:
+    """``higher_is_better`` of each metric name, looked up once per distinct name."""
+    names = pd.Series(metrics, dtype=object)
+    lookup = {name: higher_is_better(str(name)) for name in names.dropna().unique()}
+    return names.map(lookup).fillna(True).to_numpy(bool)
 
 
 def metric_table(cases: pd.DataFrame, seed: int = 0, alpha: float = 0.05) -> pd.DataFrame:
@@ -176,6 +210,9 @@ def _metric_row(suite: str, metric: str, group: pd.DataFrame | None, seed: int, 
     row = {SUITE: suite, METRIC: metric, **result.to_dict()}
     row["reason"] = "; ".join(row.pop("reasons")) or None
     row["p_mcnemar"] = stats.mcnemar(a > 0.5, b > 0.5).p if metric == PASSED else float("nan")
+    row["higher_is_better"] = higher_is_better(metric)
+    if not row["higher_is_better"]:  # a win is a smaller value
+        row["wins"], row["losses"] = row["losses"], row["wins"]
     return row
 
 
@@ -204,7 +241,7 @@ def _narrow(side: RunLike, target: str, spec: str) -> RunLike:
     return side.select(target)
 
 
-_HEADER = ["suite", "metric", "n", "A", "B", "delta", "95% CI", "p t", "p wilcoxon", "p rand", "p holm",
+_HEADER = ["suite", "metric", "better", "n", "A", "B", "delta", "95% CI", "p t", "p wilcoxon", "p rand", "p holm",
            "d_z", "W/T/L", "MDE"]
 
 
@@ -218,7 +255,7 @@ def _p(x: float) -> str:
 
 def _metric_cells(row: Any) -> list[str]:
     mde = _num(row.mde) if not pd.isna(row.mde) else (f"{row.mde_sd:.2f} SD" if not pd.isna(row.mde_sd) else "-")
-    return [row.suite, row.metric, str(row.n), _num(row.mean_a), _num(row.mean_b), _num(row.delta, 4),
+    return [row.suite, row.metric, "higher" if row.higher_is_better else "lower", str(row.n), _num(row.mean_a), _num(row.mean_b), _num(row.delta, 4),
             f"[{_num(row.ci_low, 4)}, {_num(row.ci_high, 4)}]", _p(row.p_t), _p(row.p_wilcoxon),
             _p(row.p_randomization), _p(row.p_holm), _num(row.effect_size, 2),
             f"{row.wins}/{row.ties}/{row.losses}", mde]
@@ -227,9 +264,9 @@ def _metric_cells(row: Any) -> list[str]:
 def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(len(cell) for cell in column) for column in zip(header, *rows)]
     def line(cells: list[str]) -> str:
-        return "| " + " | ".join(c.ljust(w) if i < 2 else c.rjust(w)
+        return "| " + " | ".join(c.ljust(w) if i < 3 else c.rjust(w)
                                  for i, (c, w) in enumerate(zip(cells, widths))) + " |"
-    rule = "|" + "|".join("-" * (w + 2) if i < 2 else "-" * (w + 1) + ":" for i, w in enumerate(widths)) + "|"
+    rule = "|" + "|".join("-" * (w + 2) if i < 3 else "-" * (w + 1) + ":" for i, w in enumerate(widths)) + "|"
     return [line(header), rule] + [line(r) for r in rows]
 
 
@@ -257,7 +294,9 @@ def _case_lines(cases: pd.DataFrame, limit: int = 10) -> list[str]:
     counts = cases["status"].value_counts()
     summary = ", ".join(f"{int(counts.get(s, 0))} {s}" for s in (IMPROVED, REGRESSED, UNCHANGED, NEW, MISSING))
     lines = ["", f"Per-case values: {summary}."]
-    worst = cases[cases["status"] == REGRESSED].nsmallest(limit, "delta")
+    regressed = cases[cases["status"] == REGRESSED]
+    worst = regressed.assign(_loss=np.where(regressed["higher_is_better"], -regressed["delta"], regressed["delta"]))
+    worst = worst.nlargest(limit, "_loss")
     lines += [f"  regressed: {r.suite}[{r.case}] {r.metric} {_num(r.value_a)} -> {_num(r.value_b)}"
               for r in worst.itertuples(index=False)]
     return lines
@@ -266,5 +305,5 @@ def _case_lines(cases: pd.DataFrame, limit: int = 10) -> list[str]:
 def _verdict_lines(comparison: Comparison) -> list[str]:
     if comparison.decision is None:
         return ["", "Gate: none applies to these metrics (pass --gate RULE); verdict NO_GATE."]
-    reasons = [f"  - {reason}" for reason in comparison.decision.reasons]
-    return ["", f"Gate [{comparison.decision.rule}]: {comparison.verdict}"] + reasons
+    reasons = [f"  - {reason}" for reason in comparison.decision.reasons if reason != comparison.reason]
+    return ["", f"Gate [{comparison.decision.rule}]: {comparison.verdict}: {comparison.reason}"] + reasons

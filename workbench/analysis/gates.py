@@ -2,8 +2,11 @@
 
 The default is go-code's SPLADE gate: PASS iff nDCG@10 improves with p < 0.05
 (paired t-test) AND Recall@20 is non-inferior (delta >= -0.02 OR p >= 0.05);
-FAIL otherwise; INSUFFICIENT_DATA below 2 pairs. A rule is evaluated on the
-per-metric comparison frame built by ``workbench.compare``.
+FAIL otherwise; INSUFFICIENT_DATA below 2 pairs; UNCHANGED (set by ``compare``) when
+every paired difference is zero. "Improves" follows each metric's direction (the
+registry's ``higher_is_better``: a smaller pack or latency is an improvement). A rule
+is evaluated on the per-metric comparison frame built by ``workbench.compare``; every
+decision carries a one-sentence ``summary`` besides one reason per checked metric.
 """
 from __future__ import annotations
 
@@ -14,8 +17,9 @@ import pandas as pd
 
 from ..columns import METRIC, SUITE
 from ..errors import CompareError
+from .registry import higher_is_better
 
-PASS, FAIL, INSUFFICIENT_DATA = "PASS", "FAIL", "INSUFFICIENT_DATA"
+PASS, FAIL, INSUFFICIENT_DATA, UNCHANGED = "PASS", "FAIL", "INSUFFICIENT_DATA", "UNCHANGED"
 TESTS = {"t": "p_t", "wilcoxon": "p_wilcoxon", "randomization": "p_randomization"}
 
 
@@ -81,14 +85,31 @@ class GateRule:
             checks.append((self.noninferior, noninferior))
         short = [f"{name}: {int(row['n'])} pair(s), need 2" for name, row in checks if row["n"] < 2]
         if short:
-            return GateDecision(INSUFFICIENT_DATA, tuple(short), str(self))
+            return GateDecision(INSUFFICIENT_DATA, tuple(short), str(self),
+                                f"Too few paired cases to judge ({'; '.join(short)}).")
         reasons = [self._primary_reason(primary)]
-        failed = not (primary["delta"] > 0 and primary[self.p_column] < self.alpha)
+        improved = gain(primary) > 0 and primary[self.p_column] < self.alpha
+        regressed = False
         if noninferior is not None:
-            regressed = noninferior["delta"] < -self.margin and noninferior[self.p_column] < self.alpha
-            failed = failed or regressed
+            regressed = gain(noninferior) < -self.margin and noninferior[self.p_column] < self.alpha
             reasons.append(self._noninferior_reason(noninferior, regressed))
-        return GateDecision(FAIL if failed else PASS, tuple(reasons), str(self))
+        verdict = PASS if improved and not regressed else FAIL
+        return GateDecision(verdict, tuple(reasons), str(self), self._summary(primary, noninferior, improved,
+                                                                              regressed))
+
+    def _summary(self, primary: pd.Series, noninferior: pd.Series | None, improved: bool, regressed: bool) -> str:
+        """The decision in one sentence."""
+        p = primary[self.p_column]
+        head = (f"{self.primary} improved significantly (p={p:.3g})" if improved else
+                f"{self.primary} did not improve significantly (delta {primary['delta']:+.4f}, p={p:.3g})")
+        if noninferior is None:
+            return f"{head}."
+        if regressed:
+            tail = (f"{self.noninferior} regressed beyond {self.margin:g} "
+                    f"(delta {noninferior['delta']:+.4f}, p={noninferior[self.p_column]:.3g})")
+        else:
+            tail = f"{self.noninferior} did not regress beyond {self.margin:g}"
+        return f"{head}, {'but' if improved and regressed else 'and'} {tail}."
 
     def _row(self, comparisons: pd.DataFrame, metric: str) -> pd.Series:
         rows = comparisons[comparisons[METRIC].str.lower() == metric.lower()]
@@ -105,7 +126,7 @@ class GateRule:
 
     def _primary_reason(self, row: pd.Series) -> str:
         p = row[self.p_column]
-        ok = row["delta"] > 0 and p < self.alpha
+        ok = gain(row) > 0 and p < self.alpha
         verdict = "improves significantly" if ok else "no significant improvement"
         return f"{self.primary}: delta {row['delta']:+.4f}, p={p:.3g} ({self.test}): {verdict}"
 
@@ -116,16 +137,23 @@ class GateRule:
         return f"{self.noninferior}: delta {row['delta']:+.4f}, p={p:.3g} ({self.test}): {verdict}"
 
 
+def gain(row: pd.Series) -> float:
+    """A comparison row's delta signed so that positive is better (lower-is-better metrics flip)."""
+    delta = float(row["delta"])
+    return delta if higher_is_better(str(row[METRIC])) else -delta
+
+
 @dataclass(frozen=True)
 class GateDecision:
-    """A gate verdict with one reason per checked metric."""
+    """A gate verdict, one reason per checked metric, and the verdict in one sentence."""
 
     verdict: str
     reasons: tuple[str, ...]
     rule: str
+    summary: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"verdict": self.verdict, "reasons": list(self.reasons), "rule": self.rule}
+        return {"verdict": self.verdict, "reasons": list(self.reasons), "rule": self.rule, "summary": self.summary}
 
 
 PRESETS: dict[str, GateRule] = {

@@ -17,7 +17,8 @@ def baseline_section(run: Run, name_or_path: Path | str, baselines_dir: Path | s
                      gate: str | None = "none", seed: int = 0) -> dict[str, Any]:
     """The ``baseline`` entry of a run summary: each target of ``run`` compared with the baseline.
 
-    Lists per target the metrics whose paired mean dropped (``regressions``, with p-values)
+    Lists per target the metrics whose paired mean got worse in its direction (``regressions``, with
+    p-values: a smaller mean is worse unless lower is better)
     and the cases that got worse. No A/B gate unless ``gate`` names one: a run that merely
     matches its baseline is not a failed improvement.
     """
@@ -28,14 +29,21 @@ def baseline_section(run: Run, name_or_path: Path | str, baselines_dir: Path | s
                            "target": base.targets()[0], "targets": {}}
     for target in run.targets():
         result = compare(base, run.select(target), gate=gate, seed=seed).to_dict()
-        rows = [r for r in result["comparisons"] if r["delta"] is not None and r["delta"] < -_TIE]
+        rows = regressed_metrics(result["comparisons"])
         out["targets"][target] = {
-            "verdict": result["verdict"], "reasons": result["reasons"], "comparisons": result["comparisons"],
+            "verdict": result["verdict"], "reason": result["reason"], "reasons": result["reasons"],
+            "comparisons": result["comparisons"],
             "regressions": [{k: r[k] for k in (SUITE, METRIC, "mean_a", "mean_b", "delta", "p_t", "p_holm")}
                             for r in rows],
             "regressed_cases": [c for c in result["cases"] if c["status"] == REGRESSED],
         }
     return out
+
+
+def regressed_metrics(comparisons: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The comparison rows whose mean got worse in the metric's direction (a larger pack is worse)."""
+    return [r for r in comparisons if r["delta"] is not None
+            and (r["delta"] if r.get("higher_is_better", True) else -r["delta"]) < -_TIE]
 
 
 def regression_keys(section: dict[str, Any]) -> set[tuple[str, str, str]]:

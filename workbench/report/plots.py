@@ -14,6 +14,7 @@ from matplotlib.axes import Axes
 from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 
+from ..analysis.registry import higher_is_better
 from ..columns import CASE, METRIC, PASSED, SUITE, TARGET, VALUE
 from ..store.runs import Run
 from ._layout import PAD, PlainLogFormatter, ReportFigure, figure, title
@@ -246,9 +247,11 @@ def forest(comparison: Any) -> ReportFigure | Note:
 
 
 def _forest_panel(ax: Axes, rows: pd.DataFrame) -> None:
-    # Colour says "significant", not "better": for token counts a drop is the improvement.
+    # Significant and better in the metric's direction: blue; significant and worse: orange (for
+    # token counts and latency a drop is the improvement).
     y, significant = np.arange(len(rows)), (rows["p_holm"] < 0.05).to_numpy()
-    colours = np.where(significant, UP, MUTED).tolist()
+    better = _better(rows["delta"], rows[METRIC]) > 0
+    colours = np.where(significant, np.where(better, UP, DOWN), MUTED).tolist()
     ax.hlines(y, rows["ci_low"], rows["ci_high"], colors=colours, linewidth=2)
     ax.scatter(rows["delta"], y, s=40, c=np.where(significant, colours, "white").tolist(), edgecolors=colours, zorder=3)
     ax.axvline(0, color="black", linewidth=0.8)
@@ -257,7 +260,8 @@ def _forest_panel(ax: Axes, rows: pd.DataFrame) -> None:
 
 
 def case_deltas(comparison: Any, limit: int = 4) -> ReportFigure | Note:
-    """Per-case differences (B - A) sorted, for up to ``limit`` metrics; blue up, orange down."""
+    """Per-case differences (B - A) sorted, for up to ``limit`` metrics; blue better, orange worse
+    (in each metric's direction: a smaller pack is better)."""
     if isinstance(comparison, Note):
         return comparison
     cases = comparison.cases.dropna(subset=["delta"])
@@ -269,13 +273,22 @@ def case_deltas(comparison: Any, limit: int = 4) -> ReportFigure | Note:
     fig, axes = figure("Per-case differences B - A, sorted", len(keys), 1, height=2.4)
     for ax, (suite, metric) in zip(axes.flat, keys):
         deltas = np.sort(cases.loc[(cases[SUITE] == suite) & (cases[METRIC] == metric), "delta"].to_numpy(float))
-        bars(ax, np.arange(len(deltas)), deltas, 0.9, facecolor=np.where(deltas >= 0, UP, DOWN))
+        better = _better(pd.Series(deltas), pd.Series([metric] * len(deltas))) >= 0
+        bars(ax, np.arange(len(deltas)), deltas, 0.9, facecolor=np.where(better, UP, DOWN))
         ax.axhline(0, color="black", linewidth=0.8)
-        title(ax, f"{suite} · {metric}", fontsize=10)
-        ax.set_ylabel("delta")
+        direction = "higher" if higher_is_better(metric) else "lower"
+        title(ax, f"{suite} · {metric} ({direction} is better)", fontsize=10)
+        ax.set_ylabel("B - A")
         ax.set_xticks([])
     axes.flat[-1].set_xlabel("cases, sorted by difference")
     return fig
+
+
+def _better(delta: pd.Series, metric: pd.Series) -> np.ndarray:
+    """Each delta signed so that positive is better in its metric's direction."""
+    upward = np.array([higher_is_better(str(m)) for m in metric], dtype=bool)
+    values = delta.to_numpy(float)
+    return np.where(upward, values, -values)
 
 
 def _delta_keys(cases: pd.DataFrame, gate: Any, limit: int) -> list[tuple[str, str]]:

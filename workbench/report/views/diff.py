@@ -100,9 +100,11 @@ def describe(comparison: Any) -> Html | Note:
     if isinstance(comparison, Note):
         return comparison
     paired = comparison.cases.dropna(subset=["value_a", "value_b"])[[SUITE, CASE]].drop_duplicates()
+    same = getattr(comparison, "verdict", None) == "UNCHANGED"
+    nothing = f"<p><b>Nothing changed</b>: {html.escape(comparison.reason)}</p>" if same else ""
     return Html(f"<p><b>A</b> (reference): {html.escape(comparison.a)}<br><b>B</b> (candidate): "
                 f"{html.escape(comparison.b)}<br>delta = B - A, paired by case over {len(paired)} "
-                f"case(s) in {paired[SUITE].nunique()} suite(s).</p>")
+                f"case(s) in {paired[SUITE].nunique()} suite(s).</p>{nothing}")
 
 
 def case_status(comparison: Any) -> pd.DataFrame:
@@ -190,16 +192,17 @@ def p_values(comparison: Any, alpha: float = 0.05) -> Styler | Note:
 
 
 def gate_verdict(comparison: Any) -> Html | Note:
-    """The A/B gate rule, its verdict and one reason per checked metric."""
+    """The A/B gate rule, its verdict in one sentence, and one reason per checked metric."""
     if isinstance(comparison, Note):
         return comparison
     if comparison.decision is None:
         return Note("No gate rule applies to these metrics (verdict NO_GATE); pass gate='primary=...'.")
     decision = comparison.decision
     colour = {"PASS": "#137333", "FAIL": "#c5221f"}.get(decision.verdict, "#555")
-    reasons = "".join(f"<li>{html.escape(r)}</li>" for r in decision.reasons)
+    reasons = "".join(f"<li>{html.escape(r)}</li>" for r in decision.reasons if r != decision.summary)
+    listed = f"<ul>{reasons}</ul>" if reasons else ""
     return Html(f'<p>Gate <code>{html.escape(str(decision.rule))}</code>: '
-                f'<b style="color:{colour}">{decision.verdict}</b></p><ul>{reasons}</ul>')
+                f'<b style="color:{colour}">{decision.verdict}</b>. {html.escape(decision.summary)}</p>{listed}')
 
 
 def detectable_effect(comparison: Any) -> Styler | Note:
