@@ -104,7 +104,7 @@ def test_load_baseline_round_trips_and_compares_as_a_run(corpus: Path) -> None:
     run = _run(corpus)
     record_baseline(run, "builtin", corpus)
     base = load_baseline("builtin", corpus.parent / "baselines")
-    assert isinstance(base, Baseline) and base.targets() == ["builtin"] and base.run_id == "baseline:builtin"
+    assert isinstance(base, Baseline) and base.targets == ["builtin"] and base.run_id == "baseline:builtin"
     key = ["suite", "case", "metric"]
     pd.testing.assert_frame_equal(base.scores.sort_values(key).reset_index(drop=True),
                                   run.scores.sort_values(key).reset_index(drop=True), check_dtype=False)

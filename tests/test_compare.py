@@ -131,7 +131,7 @@ def test_resolve_side_run_dir_run_id_target_and_baseline(tmp_path: Path) -> None
     path = write_run(tmp_path / "runs", "R1", dict(a.manifest), {"suites": {}}, rows, a.scores)
     assert resolve_side(str(path)).run_id == "R1"
     assert resolve_side("R1", runs_dir=tmp_path / "runs").run_id == "R1"
-    assert resolve_side("R1#builtin", runs_dir=tmp_path / "runs").targets() == ["builtin"]
+    assert resolve_side("R1#builtin", runs_dir=tmp_path / "runs").targets == ["builtin"]
     with pytest.raises(CompareError, match="no target 'nope'"):
         resolve_side("R1#nope", runs_dir=tmp_path / "runs")
     with pytest.raises(CompareError, match="not a run directory"):

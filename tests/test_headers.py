@@ -31,7 +31,7 @@ def copy_run(run_dir: Path, tmp_path: Path) -> Path:
 def test_header_has_the_manifest_and_summary(run_dir: Path) -> None:
     header = read_header(run_dir)
     assert header.run_id == run_dir.name
-    assert header.targets() == ["builtin", "bm25", "random"]
+    assert header.targets == ["builtin", "bm25", "random"]
     assert set(header.summary["suites"]) == {"retrieval"}
 
 

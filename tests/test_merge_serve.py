@@ -25,7 +25,7 @@ def test_merged_shards_equal_the_whole_run(tiny_corpus, tmp_path, monkeypatch) -
     whole = run(corpus, RunOptions(**options))
     shards = [run(corpus, RunOptions(shard=(i, 2), **options)).path for i in range(2)]
     merged = merge_runs(shards, tmp_path / "merged")
-    target = whole.targets()[0]
+    target = whole.targets[0]
     assert merged.summary["suites"]["retrieval"][target]["metrics"] == \
         pytest.approx(whole.summary["suites"]["retrieval"][target]["metrics"])
     assert merged.summary["passed"] == whole.summary["passed"]

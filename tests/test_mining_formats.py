@@ -126,7 +126,7 @@ def test_trec_import_scores_like_trec_eval(tmp_path: Path) -> None:
     assert main(["import", "trec", str(tmp_path / "q.qrels"), str(tmp_path / "r.run"), "--out", str(corpus),
                  "--runs-dir", str(tmp_path / "runs")]) == 0
     run = load_run(next((tmp_path / "runs").iterdir()))
-    assert run.targets() == ["sys"]
+    assert run.targets == ["sys"]
     returned = run.cases.set_index("case")["returned"]
     assert returned["q1"] == ["x.py", "b.py", "a.py"]  # equal scores: docid descending, as trec_eval
     binary = {"q1": {"a.py": 1, "b.py": 1}, "q2": {"c.py": 1}}
@@ -150,6 +150,6 @@ def test_go_code_report_becomes_a_ranking_run(tmp_path: Path) -> None:
     corpus = tmp_path / "gc" / "corpus.json"
     assert main(["import", "go-code", str(report), "--out", str(corpus), "--runs-dir", str(tmp_path / "runs")]) == 0
     run = load_run(next((tmp_path / "runs").iterdir()))
-    assert run.targets() == ["splade"]
+    assert run.targets == ["splade"]
     metrics = run.summary["suites"]["ranking"]["splade"]["metrics"]
     assert metrics["mrr"] == pytest.approx(0.25) and metrics["recall@20"] == pytest.approx(0.5)

@@ -39,7 +39,7 @@ def test_retrieval_scores_follow_the_seed_rules(tiny_corpus, tmp_path, monkeypat
     assert scores.loc["users", "precisionAtK"] == 1.0
     assert scores.loc["pair", "precisionAtK"] == pytest.approx(0.5)     # duplicate counted once
     assert scores.loc["fallback"].isna().all()                           # excluded from means
-    metrics = result.summary["suites"]["retrieval"][result.targets()[0]]["metrics"]
+    metrics = result.summary["suites"]["retrieval"][result.targets[0]]["metrics"]
     assert metrics["precisionAtK"] == pytest.approx((0.5 + 1 + 0.5) / 3)
     assert metrics["mrr"] == pytest.approx((0.5 + 1 + 1) / 3)
     passed = result.cases.set_index("case")["passed"].to_dict()

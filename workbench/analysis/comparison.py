@@ -143,7 +143,7 @@ def _requested_rule(gate: GateRule | str | None) -> tuple[GateRule | None, bool]
 
 def side_label(run: RunLike) -> str:
     """``<run-id>#<target>`` for a single-target side, else the run id."""
-    targets = list(run.targets())
+    targets = list(run.targets)
     return f"{run.run_id}#{targets[0]}" if len(targets) == 1 else str(run.run_id)
 
 
@@ -236,8 +236,8 @@ def resolve_side(spec: str, runs_dir: Path | str = DEFAULT_RUNS_DIR,
 def _narrow(side: RunLike, target: str, spec: str) -> RunLike:
     if not target:
         return side
-    if target not in side.targets():
-        raise CompareError(f"{spec}: no target {target!r} (has {', '.join(side.targets())})")
+    if target not in side.targets:
+        raise CompareError(f"{spec}: no target {target!r} (has {', '.join(side.targets)})")
     return side.select(target)
 
 

@@ -26,8 +26,8 @@ def baseline_section(run: Run, name_or_path: Path | str, baselines_dir: Path | s
     directory = baselines_dir or corpus_baselines(corpus)
     base = load_baseline(name_or_path, directory)
     out: dict[str, Any] = {"name": base.name, "path": str(base.path), "recorded": base.data.get("recorded"),
-                           "target": base.targets()[0], "targets": {}}
-    for target in run.targets():
+                           "target": base.targets[0], "targets": {}}
+    for target in run.targets:
         result = compare(base, run.select(target), gate=gate, seed=seed).to_dict()
         rows = regressed_metrics(result["comparisons"])
         out["targets"][target] = {

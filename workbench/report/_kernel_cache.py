@@ -27,7 +27,7 @@ def stamp(path: Path | str) -> tuple[str, tuple[int, ...]]:
 
 def identity(side: Any) -> Hashable:
     """The cache identity of a run or baseline object: its files, and the target it is narrowed to."""
-    targets = tuple(side.targets()) if hasattr(side, "targets") else ()
+    targets = tuple(side.targets) if hasattr(side, "targets") else ()
     return stamp(getattr(side, "path", "")), targets
 
 

@@ -63,12 +63,13 @@ class Baseline:
                              "thresholds": self.data.get("thresholds", {}).get(suite, {}), "skipped": None}}
             for suite, metrics in self.data["metrics"].items()}}
 
+    @property
     def targets(self) -> list[str]:
         return [self.data["target"]["name"]]
 
     def select(self, target: str) -> "Baseline":
-        if target not in self.targets():
-            raise StoreError(f"{self.path}: baseline is for target {self.targets()[0]!r}, not {target!r}")
+        if target not in self.targets:
+            raise StoreError(f"{self.path}: baseline is for target {self.targets[0]!r}, not {target!r}")
         return self
 
 
@@ -92,7 +93,7 @@ def record_baseline(run: Any, name: str, corpus_path: Path | str = "corpus/corpu
     text = _read_corpus(run, corpus_path)
     thresholds = json.loads(text).get("thresholds", {})
     if write_thresholds:
-        thresholds = compute_floors(run.summary, run.scores, run.targets()[0], thresholds, slack)
+        thresholds = compute_floors(run.summary, run.scores, run.targets[0], thresholds, slack)
         text = replace_thresholds(text, thresholds, corpus_path)
     doc = baseline_document(run, name, corpus_path, text, thresholds)
     write_text_atomic(path, dumps_baseline(doc))
@@ -105,7 +106,7 @@ def record_baseline(run: Any, name: str, corpus_path: Path | str = "corpus/corpu
 
 
 def _one_target(run: Any, target: str | None) -> Any:
-    targets = run.targets()
+    targets = run.targets
     if target is None and len(targets) != 1:
         raise StoreError(f"{run.run_id}: has targets {', '.join(targets)}; record one with --target or RUN#TARGET")
     # select even a single-target run: suites that score recorded data (findings) add their own
@@ -130,7 +131,7 @@ def _read_corpus(run: Any, corpus_path: Path) -> str:
 def baseline_document(run: Any, name: str, corpus_path: Path, corpus_text: str,
                       thresholds: dict[str, Any]) -> dict[str, Any]:
     """The baseline object: provenance, aggregate metrics, floors in force, every case's scores."""
-    target = run.targets()[0]
+    target = run.targets[0]
     suites = {s: per[target] for s, per in run.summary.get("suites", {}).items()
               if target in per and not per[target].get("skipped")}
     entry = next((t for t in run.manifest.get("targets", []) if t.get("name") == target), {"name": target})

@@ -62,6 +62,7 @@ class RunHeader:
     def run_id(self) -> str:
         return str(self.manifest.get("run_id", self.path.name))
 
+    @property
     def targets(self) -> list[str]:
         """Target names in the order they were run."""
         return [t["name"] for t in self.manifest.get("targets", [])]
@@ -109,7 +110,7 @@ def check_side(spec: str, runs_dir: Path | str = DEFAULT_RUNS_DIR,
     """``locate_side``, then check the run or baseline reads and has the named target."""
     side = locate_side(spec, runs_dir, baselines_dir)
     if side.is_run:
-        targets = read_header(side.path).targets()
+        targets = read_header(side.path).targets
     else:
         targets = [read_baseline(side.path)[1]["target"]["name"]]
     if side.target and targets and side.target not in targets:

@@ -34,6 +34,7 @@ class RunLike(Protocol):
     @property
     def run_id(self) -> str: ...
 
+    @property
     def targets(self) -> list[str]: ...
 
     def select(self, target: str) -> RunLike: ...
@@ -53,23 +54,46 @@ class Run:
     def run_id(self) -> str:
         return str(self.manifest.get("run_id", self.path.name))
 
+    @property
     def targets(self) -> list[str]:
         """Target names in the order they were run."""
         return [t["name"] for t in self.manifest.get("targets", [])] or sorted(self.scores[TARGET].unique())
 
+    @property
     def suites(self) -> list[str]:
         """Suite names present in the summary."""
         return list(self.summary.get("suites", {}))
 
-    def select(self, target: str) -> Run:
-        """The same run restricted to one target (for ``RUN#TARGET`` comparisons)."""
-        if target not in self.targets():
-            raise StoreError(f"{self.path}: no target {target!r} in this run (has {', '.join(self.targets())})")
-        suites = {s: {target: per[target]} for s, per in self.summary.get("suites", {}).items() if target in per}
-        manifest = dict(self.manifest, targets=[t for t in self.manifest.get("targets", []) if t["name"] == target])
-        return Run(self.path, manifest, dict(self.summary, suites=suites),
-                   self.cases[self.cases[TARGET] == target].reset_index(drop=True),
-                   self.scores[self.scores[TARGET] == target].reset_index(drop=True))
+    def select(self, target: str | None = None, suite: str | None = None) -> "Run":
+        """The same run restricted to one target (for ``RUN#TARGET`` comparisons), one suite, or both:
+        ``run.select(suite="retrieval", target="bm25")``. An unknown name is a StoreError listing the known."""
+        run = self
+        if target is not None:
+            if target not in run.targets:
+                raise StoreError(f"{run.path}: no target {target!r} in this run (has {', '.join(run.targets)})")
+            suites = {s: {target: per[target]} for s, per in run.summary.get("suites", {}).items() if target in per}
+            manifest = dict(run.manifest, targets=[t for t in run.manifest.get("targets", []) if t["name"] == target])
+            run = Run(run.path, manifest, dict(run.summary, suites=suites),
+                      run.cases[run.cases[TARGET] == target].reset_index(drop=True),
+                      run.scores[run.scores[TARGET] == target].reset_index(drop=True))
+        if suite is not None:
+            if suite not in run.suites:
+                raise StoreError(f"{run.path}: no suite {suite!r} in this run (has {', '.join(run.suites)})")
+            summary = dict(run.summary, suites={suite: run.summary["suites"][suite]})
+            run = Run(run.path, run.manifest, summary,
+                      run.cases[run.cases[SUITE] == suite].reset_index(drop=True),
+                      run.scores[run.scores[SUITE] == suite].reset_index(drop=True))
+        return run
+
+    def __repr__(self) -> str:
+        """``Run('20261201T101500Z-builtin+bm25': suites retrieval, risk; targets builtin, bm25; 214 cases,
+        820 scores; passed)``: what a notebook shows instead of five frames."""
+        def listed(names: list[str]) -> str:
+            return ", ".join(names[:6]) + (f", +{len(names) - 6} more" if len(names) > 6 else "") or "none"
+        passed = self.summary.get("passed")
+        verdict = "passed" if passed else "failed" if passed is False else "no verdict"
+        return (f"Run({self.run_id!r}: suites {listed(self.suites)}; targets {listed(self.targets)}; "
+                f"{len(self.cases)} cases, {len(self.scores)} scores; {verdict})")
 
 
 def scores_frame(rows: pd.DataFrame | list[dict[str, Any]]) -> pd.DataFrame:

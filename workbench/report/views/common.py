@@ -97,14 +97,14 @@ def label(target: str) -> str:
 def targets_of(run: Run) -> list[str]:
     """Every target with results, in run order; suites that plan their own targets (the findings
     suite's recorded agents) add theirs after the run's."""
-    named = list(run.targets())
+    named = list(run.targets)
     extra = [t for per in (run.summary.get("suites") or {}).values() for t in per if t not in named]
     return named + list(dict.fromkeys(extra))
 
 
 def primary_target(run: Run) -> str:
     """The target a per-case breakdown shows by default: the first that is not a control."""
-    targets = run.targets()
+    targets = run.targets
     return next((t for t in targets if not is_control(t)), targets[0] if targets else "")
 
 

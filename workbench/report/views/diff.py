@@ -76,13 +76,13 @@ def _has_side(base: Any) -> bool:
 
 def _unpaired(run: Run, base: Any, target: str, against: str | None) -> Note | None:
     """The Note shown instead of a comparison, or None when there is a side to compare with."""
-    if target not in run.targets():
-        return Note(f"No target {target!r} in this run (has {', '.join(run.targets())}).")
+    if target not in run.targets:
+        return Note(f"No target {target!r} in this run (has {', '.join(run.targets)}).")
     if _has_side(base):
         return None
     if not against or against == target:
         return base if isinstance(base, Note) else open_baseline(None)
-    if against not in run.targets():
+    if against not in run.targets:
         return Note(f"No baseline, and no {against!r} target in this run to compare {target} with.")
     return None
 
