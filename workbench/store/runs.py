@@ -64,7 +64,7 @@ class Run:
         """Suite names present in the summary."""
         return list(self.summary.get("suites", {}))
 
-    def select(self, target: str | None = None, suite: str | None = None) -> "Run":
+    def select(self, target: str | None = None, suite: str | None = None) -> Run:
         """The same run restricted to one target (for ``RUN#TARGET`` comparisons), one suite, or both:
         ``run.select(suite="retrieval", target="bm25")``. An unknown name is a StoreError listing the known."""
         run = self
