@@ -26,6 +26,7 @@ from ..store.files import write_text_atomic
 from ..store.headers import DEFAULT_RUNS_DIR, check_side, latest_run, read_header
 from ._html import to_html
 from ._kernels import Job, JobBoard
+from .pages import split_pages
 
 NOTEBOOKS = ("scoreboard", "retrieval", "classifiers", "ranking", "baseline_diff", "significance")
 # Execution order, longest first (bench/report.py): the first notebook on each kernel also pays for
@@ -134,6 +135,8 @@ def render_report(run_dir: Path | str | None = None, baseline: str | None = None
         converter.submit(to_html, None)  # load nbconvert and compile its template while the kernels start
         try:
             run, out = _prepare(run_dir, Path(out_dir), runs_dir)
+            # The default pages fit the run: a page none of whose suites ran is one line in the index.
+            sources, left_out = split_pages(sources, run.summary) if notebooks is None else (sources, {})
             baseline = _resolved_baseline(baseline, runs_dir, corpus)
             params = {"run_dir": str(run.path.resolve()), "baseline": baseline}
             rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
@@ -145,7 +148,7 @@ def render_report(run_dir: Path | str | None = None, baseline: str | None = None
         pages = [page.result() for future in futures for page in future.result()]
     order = {source.stem: i for i, source in enumerate(sources)}
     pages.sort(key=lambda page: order[page.name])
-    report = Report(run.run_id, write_index(run, pages, out), pages)
+    report = Report(run.run_id, write_index(run, pages, out, left_out), pages)
     write_runs_index(Path(out_dir))
     if report.failed:
         reasons = "; ".join(f"{page.notebook.name}: {page.error}" for page in report.failed)
@@ -187,8 +190,9 @@ def _check_baseline(baseline: str | None, board: JobBoard) -> None:
         raise
 
 
-def write_index(run: Any, pages: list[Page], out: Path) -> Path:
-    """``index.html``: the run's verdict per suite and target, and a link to every page."""
+def write_index(run: Any, pages: list[Page], out: Path, left_out: dict[str, str] | None = None) -> Path:
+    """``index.html``: the run's verdict per suite and target, a link to every page, and one line
+    for each page left out (its suites were not run)."""
     from .text import verdict_text
     suites = run.summary.get("suites") or {}
     targets = list(dict.fromkeys(t for per in suites.values() for t in per))
@@ -198,6 +202,8 @@ def write_index(run: Any, pages: list[Page], out: Path) -> Path:
     links = "".join(f'<li><a href="{html.escape(p.html.name)}">{html.escape(p.name)}</a>'
                     f'{" - <b>failed</b>: " + html.escape(p.error) if p.error else ""}'
                     f' (<a href="{html.escape(p.notebook.name)}">notebook</a>)</li>' for p in pages)
+    links += "".join(f'<li class="muted">{html.escape(name)}: {html.escape(why)}</li>'
+                     for name, why in (left_out or {}).items())
     verdict = "PASS" if run.summary.get("passed") else "FAIL"
     body = (f"<h1>Run {html.escape(run.run_id)}: {verdict}</h1><p>Corpus "
             f"{html.escape(str((run.manifest.get('corpus') or {}).get('path', '?')))}, created "

@@ -13,7 +13,7 @@ from typing import Any, Iterable
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from ...columns import CASE, METRIC, PASSED, SUITE, TARGET, VALUE
+from ...columns import CASE, ERROR, METRIC, PASSED, SUITE, TARGET, VALUE
 from ...paths import DEFAULT_RUNS_DIR, run_path
 from ...store.headers import latest_run
 from ...store.runs import Run, load_run
@@ -114,7 +114,9 @@ def k_of(run: Run) -> int:
 
 
 def suite_rows(run: Run, suite: str, target: str | None = None) -> pd.DataFrame | Note:
-    """The case rows of one suite (and target), or a Note saying why there are none."""
+    """The case rows of one suite (and target), or a Note saying why there are none. Columns no row
+    of this suite fills (other suites' fields, such as findings' ``expected_verdict`` beside the gate's
+    ``expectedVerdict``) are left out."""
     per_target = (run.summary.get("suites") or {}).get(suite)
     if not per_target:
         return Note(f"No {suite} results in this run (the suite was not run).")
@@ -125,7 +127,12 @@ def suite_rows(run: Run, suite: str, target: str | None = None) -> pd.DataFrame 
         why = f": skipped ({'; '.join(reasons)})" if reasons else ""
         scope = f" for {target}" if target else ""
         return Note(f"No {suite} cases in this run{scope}{why}.")
-    return rows.reset_index(drop=True)
+    others = cases[cases[SUITE] != suite]
+    foreign = [c for c in rows.columns if c not in _KEEP and rows[c].isna().all() and others[c].notna().any()]
+    return rows.drop(columns=foreign).reset_index(drop=True)
+
+
+_KEEP = frozenset({SUITE, TARGET, CASE, PASSED, ERROR, "seconds"})
 
 
 def wide_scores(run: Run, suite: str) -> pd.DataFrame:
@@ -170,6 +177,9 @@ def table(frame: pd.DataFrame, name: str, verdict_columns: Iterable[str] = (),
     """A Styler with a stable id (deterministic HTML), no index, and PASS/FAIL cells coloured."""
     styler = (frame.style.set_uuid(name).hide(axis="index")
               .format(precision=precision, na_rep="-", thousands=",")
-              .set_table_styles([{"selector": "td", "props": "text-align:left; vertical-align:top; white-space:pre-line"}]))
+              .set_table_styles([
+                  {"selector": "", "props": "max-width:1400px; table-layout:auto"},
+                  {"selector": "td", "props": "text-align:left; vertical-align:top; white-space:pre-line; "
+                                              "overflow-wrap:anywhere; max-width:40em"}]))
     subset = [c for c in verdict_columns if c in frame.columns]
     return styler.map(_verdict_css, subset=subset) if subset else styler

@@ -157,10 +157,22 @@ def changed_cases(comparison: Any, status: str = "regressed", suite: str | None 
     statuses = case_status(comparison)
     chosen = statuses[(statuses["status"] == status) & (statuses[SUITE] == suite if suite else True)]
     scope = f" {suite}" if suite else ""
+    absent = _absent_suites(statuses, status) if status in ("new", "missing") else {}
+    line = ""
+    if absent:  # a suite one side did not run at all is one line, not one row per case
+        side = "this run" if status == "missing" else "the baseline"
+        line = f"Not in {side}: " + ", ".join(f"{s} ({n} case(s))" for s, n in absent.items()) + "."
+        chosen = chosen[~chosen[SUITE].isin(list(absent))]
     if chosen.empty:
-        return Note(f"No {status}{scope} cases.")
-    return table(chosen.drop(columns="status"), f"cases-{status}{'-' + suite if suite else ''}").set_caption(
-        f"{len(chosen)} {status}{scope} case(s)")
+        return Note(line or f"No {status}{scope} cases.")
+    caption = f"{len(chosen)} {status}{scope} case(s)" + (f". {line}" if line else "")
+    return table(chosen.drop(columns="status"), f"cases-{status}{'-' + suite if suite else ''}").set_caption(caption)
+
+
+def _absent_suites(statuses: pd.DataFrame, status: str) -> dict[str, int]:
+    """Suites every case of which has ``status`` (new or missing): one side did not run the suite."""
+    per = statuses.groupby(SUITE, sort=False)["status"].agg(lambda s: (s == status).all() and len(s))
+    return {str(suite): int(n) for suite, n in per.items() if n}
 
 
 def metric_deltas(comparison: Any) -> Styler | Note:

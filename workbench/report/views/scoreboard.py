@@ -119,16 +119,25 @@ def failures(run: Run, limit: int = 40) -> Styler | Note:
 
 
 def headline(run: Run) -> Html:
-    """One sentence per gating target: how many suites and cases passed."""
+    """One sentence per gating target: which suites met their floors, and how many cases passed.
+
+    A suite passes on its floors, so "every suite passed" and "few cases passed" can both be true;
+    the sentence says which is which instead of joining them into a contradiction."""
     cases = run.cases
     lines = []
     for target in [t for t in targets_of(run) if not is_control(t)] or targets_of(run):
         mine = cases[cases[TARGET] == target]
         passed = int(np.sum(mine[PASSED].fillna(False).astype(bool)))
-        suites = [s for s, per in (run.summary.get("suites") or {}).items()
-                  if target in per and not per[target].get("skipped")]
-        bad = [s for s in suites if not run.summary["suites"][s][target].get("passed")]
-        verdict = f"fails {joined(bad)}" if bad else "passes every suite"
-        lines.append(f"<li><b>{html.escape(target)}</b> {verdict}: {passed}/{len(mine)} cases pass "
-                     f"across {len(suites)} suite(s).</li>")
+        listed = [(s, per[target]) for s, per in (run.summary.get("suites") or {}).items() if target in per]
+        ran = [s for s, result in listed if not result.get("skipped")]
+        bad = [s for s in ran if not run.summary["suites"][s][target].get("passed")]
+        name = f"<b>{html.escape(target)}</b>"
+        if not ran:
+            lines.append(f"<li>{name} ran no suite: every suite was skipped.</li>")
+            continue
+        if bad:
+            verdict = f"fails {html.escape(joined(bad))} ({len(bad)} of the {len(ran)} suite(s) it ran)"
+        else:
+            verdict = f"meets the floors of all {len(ran)} suite(s) it ran"
+        lines.append(f"<li>{name} {verdict}; {passed} of its {len(mine)} case(s) pass.</li>")
     return Html(f"<ul>{''.join(lines)}</ul>")
