@@ -66,3 +66,13 @@ def test_headline_never_says_every_suite_passes_beside_failing_cases(tmp_path: P
     text = str(headline(Run(tmp_path, {"run_id": "r", "targets": [{"name": "builtin"}]}, skipped,
                             cases.iloc[:0], pd.DataFrame())))
     assert "ran no suite" in text
+
+
+def test_change_counts_leave_one_sided_suites_to_one_line() -> None:
+    from workbench.report import plots
+    from workbench.report.views.diff import change_counts
+    base = make_run("base", {"retrieval": {"a": {"mrr": 1.0}}, "risk": {f"r{i}": {"accuracy": 1.0} for i in range(57)}})
+    run = make_run("run", {"retrieval": {"a": {"mrr": 0.5}}})
+    counts = change_counts(compare(base, run, gate="none"))
+    assert list(counts.data["suite"]) == ["retrieval"] and counts.caption == "risk: not in this run."
+    assert len(plots.change_counts(compare(base, run, gate="none")).axes[0].get_yticklabels()) == 1

@@ -304,7 +304,9 @@ def change_counts(comparison: Any) -> ReportFigure | Note:
     """Per suite, how many cases regressed, improved, appeared, disappeared or stayed the same."""
     if isinstance(comparison, Note):
         return comparison
-    statuses = diff.case_status(comparison)
+    statuses, one_sided = diff.two_sided(comparison)
+    if statuses.empty:
+        return Note(" ".join(f"{suite}: not in {side}." for suite, side in one_sided.items()) or "No cases to count.")
     counts = pd.crosstab(statuses[SUITE], statuses["status"]).reindex(columns=list(diff.CASE_STATUSES), fill_value=0)
     colours = {"regressed": "#c5221f", "mixed": "#f29900", "improved": "#137333", "new": "#1a73e8",
                "missing": "#5f6368", "unchanged": "#dadce0"}

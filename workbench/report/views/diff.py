@@ -144,9 +144,13 @@ def change_counts(comparison: Any) -> Styler | Note:
     """Per suite, how many cases regressed, improved, appeared, disappeared or stayed the same."""
     if isinstance(comparison, Note):
         return comparison
-    statuses = case_status(comparison)
-    counts = pd.crosstab(statuses[SUITE], statuses["status"]).reindex(columns=list(CASE_STATUSES), fill_value=0)
-    return table(counts.reset_index().rename_axis(columns=None), "change-counts")
+    shown, one_sided = two_sided(comparison)
+    line = " ".join(f"{suite}: not in {side}." for suite, side in one_sided.items())
+    if shown.empty:
+        return Note(line or "No cases to count.")
+    counts = pd.crosstab(shown[SUITE], shown["status"]).reindex(columns=list(CASE_STATUSES), fill_value=0)
+    styled = table(counts.reset_index().rename_axis(columns=None), "change-counts")
+    return styled.set_caption(line) if line else styled
 
 
 def changed_cases(comparison: Any, status: str = "regressed", suite: str | None = None) -> Styler | Note:
@@ -167,6 +171,15 @@ def changed_cases(comparison: Any, status: str = "regressed", suite: str | None 
         return Note(line or f"No {status}{scope} cases.")
     caption = f"{len(chosen)} {status}{scope} case(s)" + (f". {line}" if line else "")
     return table(chosen.drop(columns="status"), f"cases-{status}{'-' + suite if suite else ''}").set_caption(caption)
+
+
+def two_sided(comparison: Any) -> tuple[pd.DataFrame, dict[str, str]]:
+    """The case statuses of the suites both sides ran, and each suite only one side ran -> the side
+    it is missing from (``this run`` or ``the baseline``): such a suite is one line, not a count."""
+    statuses = case_status(comparison)
+    one_sided = {**{s: "this run" for s in _absent_suites(statuses, "missing")},
+                 **{s: "the baseline" for s in _absent_suites(statuses, "new")}}
+    return statuses[~statuses[SUITE].isin(list(one_sided))], one_sided
 
 
 def _absent_suites(statuses: pd.DataFrame, status: str) -> dict[str, int]:
