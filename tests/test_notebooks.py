@@ -164,3 +164,14 @@ def test_bad_input_stops_before_rendering(tmp_path: Path, capsys: pytest.Capture
     assert main(["report", str(run), "--baseline", "no-such-baseline"]) == 3
     assert "no-such-baseline" in capsys.readouterr().err
     assert not (tmp_path / "reports" / "html" / Path(run).name / "index.html").exists()
+
+
+@pytest.mark.notebooks
+def test_report_by_run_id_renders_only_the_pages_the_run_has(tmp_path: Path) -> None:
+    run = build_run(tmp_path / "runs", suites=("retrieval",), targets=("builtin",))
+    code = main(["report", run.name, "--runs-dir", str(tmp_path / "runs"), "--out", str(tmp_path / "html")])
+    assert code == 0
+    pages = tmp_path / "html" / run.name
+    assert (pages / "retrieval.html").is_file() and not (pages / "ranking.html").exists()
+    index = (pages / "index.html").read_text()
+    assert "ranking: not rendered: this run has no ranking results" in index
