@@ -96,3 +96,37 @@ def test_served_target_answers_the_handshake() -> None:
     assert handshake_answer(OnlyRisk()) == body
     served = ProtocolTarget("http", lambda cap, req: Dispatcher(OnlyRisk(), {}).answer(f"/v1/{cap}", req)[1])
     assert served.capabilities == {"risk_concepts"} and served.version == "1.2"
+
+
+def test_http_target_shakes_hands_with_a_served_engine() -> None:
+    import threading
+
+    from workbench.targets.http import HttpTarget
+    from workbench.targets.serve import make_server
+
+    class OnlyRisk:
+        name, version = "risky", "2.0"
+
+        def risk_concepts(self, mode, text):
+            return {"auth"}
+
+    server = make_server(Dispatcher(OnlyRisk(), {}))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        target = HttpTarget(f"http://127.0.0.1:{server.server_port}", timeout=5)
+        assert target.capabilities == {"risk_concepts"} and target.version == "2.0"
+        assert target.risk_concepts("query", "x") == {"auth"}
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_an_unsupported_answer_reused_from_a_journal_still_skips() -> None:
+    from workbench.targets.handshake import note_unsupported, skip_reason
+    target = ProtocolTarget("x", lambda cap, req: {"error": "nope"})
+    note_unsupported(target, "search", [None, "search: engine error: unsupported capability: search"])
+    assert "search" not in target.capabilities
+    assert skip_reason(target, "search").endswith("(the engine answered 'unsupported capability: search')")
+    other = ProtocolTarget("y", lambda cap, req: {"error": "nope"})
+    note_unsupported(other, "search", ["search: engine error: index not built"])
+    assert "search" in other.capabilities

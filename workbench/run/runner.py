@@ -35,7 +35,7 @@ from ..sandbox import sandbox_kind
 from ..store.runs import Run, in_memory_run, load_run, write_run
 from ..suites import Outcome, RunContext, Suite, get_suite, suite_names, suite_section
 from ..targets import close_target, resolve_target
-from ..targets.handshake import skip_reason
+from ..targets.handshake import note_unsupported, skip_reason
 from ..targets.protocol import ProtocolTarget
 from .deadline import RunDeadline, note_deadline
 from .manifest import build_manifest
@@ -211,6 +211,7 @@ def _run_plan(plan: Plan, corpus: Corpus, session: _Session, unavailable: dict[s
                 continue
             session.bar.set_postfix_str(f"{suite.name} / {name}")
             outcomes = _run_cases(session, suite, name, target, cases)
+            note_unsupported(target, str(suite.capability), [o.error for o in outcomes])
             if not _capable(suite, target):  # a case answer said "unsupported capability"
                 per_suite[name] = skipped(skip_reason(target, str(suite.capability)), floors)
                 continue

@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import TargetError
 from ..contract import CAPABILITIES
+from ..errors import TargetError
 
 HANDSHAKE = "capabilities"
 _UNSUPPORTED = re.compile(r"^\s*unsupported capability\b", re.IGNORECASE)
@@ -60,6 +60,22 @@ def ask(send: Any) -> Handshake:
 def is_unsupported(error: Any) -> bool:
     """Whether an ``error`` answer says the capability is not implemented."""
     return isinstance(error, str) and bool(_UNSUPPORTED.match(error))
+
+
+_SAID = re.compile(r"^\w+: (?:engine error: )?(unsupported capability\b.*)$", re.IGNORECASE | re.DOTALL)
+
+
+def note_unsupported(target: Any, capability: str, errors: list[str | None]) -> None:
+    """Record on a protocol target that ``capability`` is unsupported when a case error says so
+    (cases reused from a journal on ``--resume`` carry the answer, not the target's memory of it)."""
+    said = getattr(target, "unsupported", None)
+    if not isinstance(said, dict) or capability in said:
+        return
+    for error in errors:
+        found = _SAID.match(error or "")
+        if found:
+            said[capability] = found.group(1)
+            return
 
 
 def handshake_answer(target: Any) -> dict[str, Any]:
