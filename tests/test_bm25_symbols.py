@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from workbench.contract import Repo
 from workbench.corpus import load_corpus
 from workbench.run.runner import RunOptions, run
-from workbench.contract import Repo
 from workbench.targets.controls import Bm25Target
 
 from .conftest import REPO_ROOT, write_tree
