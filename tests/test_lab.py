@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.lab import lab_argv
+from workbench.report.lab import lab_argv
 
 CHILD = """
 import os, signal, sys, time
@@ -18,8 +18,8 @@ open(sys.argv[1], "w").write(str(os.getpid()))
 signal.signal(signal.SIGTERM, lambda *a: (open(sys.argv[1] + ".stopped", "w").write("clean"), sys.exit(0)))
 time.sleep(60)
 """
-PARENT = ("import sys; from workbench.lab import serve; "
-          "sys.exit(serve([sys.executable, '-c', sys.argv[1], sys.argv[2]]))")
+PARENT = ("import sys; from workbench.report.lab import serve_lab; "
+          "sys.exit(serve_lab([sys.executable, '-c', sys.argv[1], sys.argv[2]]))")
 
 
 def test_allow_root_is_added_only_as_root_and_once() -> None:

@@ -91,15 +91,16 @@ def test_only_declared_parameters_are_passed(tmp_path: Path) -> None:
 
 
 def test_lab_opens_jupyterlab_on_the_notebooks(monkeypatch: pytest.MonkeyPatch) -> None:
-    import workbench.lab
+    import workbench.report.lab as lab
     from workbench.cli import main
     seen: list[list[str]] = []
-    monkeypatch.setattr(workbench.lab, "serve", lambda command: seen.append(command) or 7)
-    monkeypatch.setattr(workbench.lab.os, "geteuid", lambda: 1000)
+    import workbench.report
+    monkeypatch.setattr(workbench.report, "serve_lab", lambda command: seen.append(command) or 7, raising=False)
+    monkeypatch.setattr(lab.os, "geteuid", lambda: 1000)
     assert main(["lab", "--no-browser"]) == 7
     from workbench.report.render import notebooks_dir
     assert seen[0][1:] == ["-m", "jupyterlab", f"--notebook-dir={notebooks_dir()}", "--no-browser"]
-    monkeypatch.setattr(workbench.lab.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(lab.os, "geteuid", lambda: 0)
     assert main(["lab", "--no-browser"]) == 7
     assert seen[1][1:] == ["-m", "jupyterlab", f"--notebook-dir={notebooks_dir()}", "--allow-root", "--no-browser"]
 

@@ -353,9 +353,8 @@ def lab_command(ctx: click.Context, lab_args: tuple[str, ...]) -> None:
 
     Other arguments go to JupyterLab (``workbench lab --no-browser --port 8890``); as root,
     ``--allow-root`` is added. Stopping this command (Ctrl-C, SIGTERM) shuts the server down."""
-    from .lab import lab_argv, serve
-    from .report import notebooks_dir
-    ctx.exit(serve(lab_argv(lab_args, notebooks_dir())))
+    from .report import lab_argv, notebooks_dir, serve_lab
+    ctx.exit(serve_lab(lab_argv(lab_args, notebooks_dir())))
 
 
 def _register_mining() -> None:

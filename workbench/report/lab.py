@@ -47,7 +47,7 @@ def stop(proc: subprocess.Popen[bytes], grace: float = GRACE) -> None:
         proc.wait()
 
 
-def serve(argv: Sequence[str], grace: float = GRACE) -> int:
+def serve_lab(argv: Sequence[str], grace: float = GRACE) -> int:
     """Run ``argv`` in its own session until it exits, or until we are told to stop (then stop it)."""
     def on_signal(signum: int, frame: FrameType | None) -> None:
         raise _Stop(signum)
