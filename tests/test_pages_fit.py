@@ -76,3 +76,15 @@ def test_change_counts_leave_one_sided_suites_to_one_line() -> None:
     counts = change_counts(compare(base, run, gate="none"))
     assert list(counts.data["suite"]) == ["retrieval"] and counts.caption == "risk: not in this run."
     assert len(plots.change_counts(compare(base, run, gate="none")).axes[0].get_yticklabels()) == 1
+
+
+def test_a_page_lists_only_its_own_suites_regressions() -> None:
+    base = make_run("base", {"retrieval": {"a": {"mrr": 1.0}}, "risk": {"r": {"accuracy": 1.0}},
+                             "gate": {"g": {"caseAccuracy": 1.0}}})
+    run = make_run("run", {"retrieval": {"a": {"mrr": 0.0}}, "risk": {"r": {"accuracy": 0.0}},
+                           "gate": {"g": {"caseAccuracy": 1.0}}})
+    comparison = compare(base, run, gate="none")
+    own = changed_cases(comparison, "regressed", suite=("risk", "harness", "gate", "findings"))
+    assert list(own.data["suite"]) == ["risk"] and own.caption == "1 regressed risk/harness/gate/findings case(s)"
+    assert list(changed_cases(comparison, "regressed", suite="retrieval").data["case"]) == ["a"]
+    assert sorted(changed_cases(comparison, "regressed").data["suite"]) == ["retrieval", "risk"]

@@ -7,6 +7,7 @@ these helpers return one ``Note`` each instead of failing.
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from typing import Any, Callable
 
 import numpy as np
@@ -153,13 +154,16 @@ def change_counts(comparison: Any) -> Styler | Note:
     return styled.set_caption(line) if line else styled
 
 
-def changed_cases(comparison: Any, status: str = "regressed", suite: str | None = None) -> Styler | Note:
+def changed_cases(comparison: Any, status: str = "regressed", suite: str | Sequence[str] | None = None
+                  ) -> Styler | Note:
     """The cases with one status (``regressed``, ``improved``, ``new``, ``missing``, ``mixed``),
-    optionally of one suite."""
+    optionally of one suite or of some (a page lists only its own suites)."""
     if isinstance(comparison, Note):
         return comparison
     statuses = case_status(comparison)
-    chosen = statuses[(statuses["status"] == status) & (statuses[SUITE] == suite if suite else True)]
+    wanted = [suite] if isinstance(suite, str) else list(suite or [])
+    chosen = statuses[(statuses["status"] == status) & (statuses[SUITE].isin(wanted) if wanted else True)]
+    suite = "/".join(wanted) or None
     scope = f" {suite}" if suite else ""
     absent = _absent_suites(statuses, status) if status in ("new", "missing") else {}
     line = ""
