@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from workbench.contract import Repo
 from workbench.reference import build_pack, format_pack, pack_to_json
 from workbench.reference import index as index_module
-from workbench.contract import Repo
+from workbench.reference.pack import MAX_PRIMARY
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
@@ -74,8 +75,9 @@ def test_multi_repo_pack_pairs_clients_with_handlers():
 
 def test_related_files_come_from_the_import_graph_with_reasons():
     result = pack("OrdersService.create applies the coupon discount", "shop-api")
+    assert result.primary[0].path == "src/orders/orders.service.ts"
     related = {ref.path: ref.reason for ref in result.related}
-    assert related.get("src/orders/order.entity.ts", "").startswith("imported by src/orders/orders.service.ts")
+    assert related.get("src/orders/orders.controller.ts", "").startswith("imports src/orders/orders.service.ts")
     assert all(ref.reason for ref in [*result.primary, *result.related])
 
 
@@ -86,10 +88,11 @@ def test_fallback_gives_entry_points_when_nothing_matches(query: str):
     assert result.primary[0].reason.startswith("fallback")
 
 
-def test_primary_is_sized_by_scores_and_never_padded():
+def test_primary_covers_the_concerns_of_the_task_and_stays_bounded():
     result = pack("the loyalty points expiry date", "platform-monorepo")
-    assert 1 <= len(result.primary) <= 3
     assert result.primary[0].path == "packages/loyalty/src/points-expiry.ts"
+    assert "packages/loyalty/src/loyalty.service.ts" in [ref.path for ref in result.primary]
+    assert len(result.primary) <= MAX_PRIMARY
     assert len(result.primary) + len(result.related) <= 8
 
 

@@ -5,8 +5,9 @@ would score there (so packs over several repositories compare), plus a bonus for
 words in the file's own name, lifted one step down the import graph, times a kind
 factor (tests, catalogs, docs demoted unless the task is about them) and a slight lift for
 files many others import, plus evidence
-(named file or symbol, route handler, quoted message). Primary files are cut where
-the score distribution drops, so a pack is often one to three files and never padded.
+(named file or symbol, route handler, quoted message). Primary files fill the pack
+while the scores stay flat (a task's second and third file) and are cut where they
+really drop; tests, docs and config only lead a pack, they never fill it.
 """
 from __future__ import annotations
 
@@ -18,18 +19,16 @@ from ..contract import FileRef, Pack, Repo
 from .index import RepoIndex, load_index
 from .kinds import LIFTED_BY
 from .query import Query, analyse
-from .related import related_files
-from .render import render_text
 from .ranking import K1
+from .related import quiet, related_files
+from .render import render_text
 from .signals import SYMBOL_PIN, named_files, named_locales, named_symbols, quoted_messages, route_matches
 
 DEMOTION = {"test": 0.25, "fixture": 0.2, "translation": 0.2, "doc": 0.25, "migration": 0.4,
             "style": 0.5, "config": 0.6, "manifest": 0.5, "other": 0.6}
 INTENT_BOOST = 1.6
-RATIO = 0.6  # a further primary file scores at least this share of the best one
-GAP = 0.7  # ... and at least this share of the primary file before it
-JOIN_PINS = 0.85  # with a named file or symbol, an unnamed file joins only with a near-perfect score
-MAX_PRIMARY = 4
+FLOOR = 0.15  # a further primary file scores at least this share of the best ranked one
+MAX_PRIMARY = 5
 FALLBACK_COVERAGE = 0.34
 JOINED_WEIGHT = 0.5
 PROPAGATION = 0.5  # share of an importer's score a matching imported file gains
@@ -140,29 +139,25 @@ def _score(index: RepoIndex, q: Query) -> Scored:
     return scored
 
 
-def _choose(scored: list[Scored], limit: int) -> list[tuple[int, int]]:
-    """(repo, doc) of the primary files, best first."""
+def _choose(scored: list[Scored], limit: int, q: Query) -> list[tuple[int, int]]:
+    """(repo, doc) of the primary files, best first: the pinned files, then ranked files down
+    to where the scores really drop (below ``FLOOR`` of the best ranked one), at most ``cap``.
+    Tests, docs, config and the like fill no place after the first unless the task is about them."""
     flat = [(float(s.final[d]), r, d) for r, s in enumerate(scored) for d in np.flatnonzero(s.final > 0)]
     flat.sort(key=lambda t: (-t[0], scored[t[1]].index.files[t[2]].count("/"), scored[t[1]].index.files[t[2]]))
     cap = min(MAX_PRIMARY, limit)
     pinned = [(r, d) for _, r, d in flat if d in scored[r].pinned][:cap]
     chosen = list(pinned)
-    best = previous = None
-    for value, r, d in flat:
-        if len(chosen) >= cap:
+    rest = [(value, r, d) for value, r, d in flat if (r, d) not in pinned]
+    if not rest:
+        return chosen
+    best = rest[0][0]
+    for value, r, d in rest:
+        if len(chosen) >= cap or value < FLOOR * best:
             break
-        if (r, d) in pinned:
+        if chosen and quiet(scored[r].index.kinds[d], q):
             continue
-        if best is None:
-            if pinned and value < JOIN_PINS:
-                break
-            best = previous = value
-            chosen.append((r, d))
-        elif value >= RATIO * best and value >= GAP * previous:
-            previous = value
-            chosen.append((r, d))
-        else:
-            break
+        chosen.append((r, d))
     return chosen
 
 
@@ -190,7 +185,7 @@ def build_pack(query: str, repos: list[Repo], limit: int = 8) -> Pack:
     """The reference engine's context pack for ``query`` over ``repos`` (at most ``limit`` files)."""
     q = analyse(query)
     scored = [_score(load_index(repo.path), q) for repo in repos]
-    chosen = _choose(scored, limit)
+    chosen = _choose(scored, limit, q)
     if _is_weak(scored, chosen):
         chosen = _fallback(scored, limit)
     related = related_files(scored, chosen, q, max(0, limit - len(chosen)))

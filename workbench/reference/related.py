@@ -33,7 +33,7 @@ def _on_topic(route_segments: tuple[str, ...], q: Query) -> float:
     return float(sum(1 for seg in route_segments if seg != ":" and set(terms(seg)) & wanted))
 
 
-def _counterparts(scored: list["Scored"], r: int, d: int, route: Route,
+def _counterparts(scored: list[Scored], r: int, d: int, route: Route,
                   q: Query) -> Iterator[tuple[int, int, float, str]]:
     """(repo, doc, quality, reason) of files on the other side of one route of ``(r, d)``."""
     other_role = "call" if route.role == "serve" else "serve"
@@ -50,7 +50,7 @@ def _counterparts(scored: list["Scored"], r: int, d: int, route: Route,
                 yield r2, doc, quality, f"{verb} {render(theirs)} (pairs with {scored[r].index.files[d]})"
 
 
-def _pairs(scored: list["Scored"], sources: list[tuple[int, int]], q: Query) -> list[tuple[int, int, str]]:
+def _pairs(scored: list[Scored], sources: list[tuple[int, int]], q: Query) -> list[tuple[int, int, str]]:
     """Files on the other side of the routes ``sources`` serve or call, best match first
     (another repository before the same one, routes the task mentions before others)."""
     found: dict[tuple[int, int], tuple[float, str]] = {}
@@ -63,7 +63,7 @@ def _pairs(scored: list["Scored"], sources: list[tuple[int, int]], q: Query) -> 
     return [(r, d, reason) for (r, d), (_, reason) in ranked[:MAX_PAIRS]]
 
 
-def _neighbours(s: "Scored", d: int) -> list[tuple[int, str]]:
+def _neighbours(s: Scored, d: int) -> list[tuple[int, str]]:
     index = s.index
     path = index.files[d]
     out = [(j, f"imported by {path}") for j in index.imports[d]]
@@ -75,13 +75,16 @@ def _neighbours(s: "Scored", d: int) -> list[tuple[int, str]]:
     return out
 
 
-def _quiet(s: "Scored", doc: int, q: Query) -> bool:
-    """Kinds that only join a pack as related files when the task is about them."""
-    kind = s.index.kinds[doc]
+def quiet(kind: str, q: Query) -> bool:
+    """Kinds that only join a pack (beyond its first file) when the task is about them."""
     return kind in QUIET_KINDS and LIFTED_BY.get(kind) not in q.intents
 
 
-def _graph(scored: list["Scored"], chosen: list[tuple[int, int]], q: Query) -> list[tuple[int, int, str]]:
+def _quiet(s: Scored, doc: int, q: Query) -> bool:
+    return quiet(s.index.kinds[doc], q)
+
+
+def _graph(scored: list[Scored], chosen: list[tuple[int, int]], q: Query) -> list[tuple[int, int, str]]:
     found: dict[tuple[int, int], tuple[float, str]] = {}
     for r, d in chosen:
         for j, reason in _neighbours(scored[r], d):
@@ -101,7 +104,7 @@ def _test_stem(path: str) -> str:
     return base.lower()
 
 
-def _tests(scored: list["Scored"], chosen: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
+def _tests(scored: list[Scored], chosen: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
     """Tests named after a primary file (``test_tax.py``, ``orders.service.spec.ts``), or that
     import it and share a word of its name (a generic ``__init__`` or ``index`` never counts)."""
     found: list[tuple[int, int, str]] = []
@@ -118,7 +121,7 @@ def _tests(scored: list["Scored"], chosen: list[tuple[int, int]]) -> list[tuple[
     return found[:MAX_TESTS]
 
 
-def related_files(scored: list["Scored"], chosen: list[tuple[int, int]], q: Query,
+def related_files(scored: list[Scored], chosen: list[tuple[int, int]], q: Query,
                   room: int) -> list[tuple[int, int, str]]:
     """(repo, doc, reason) of related files, best first, at most ``room``."""
     graph = _graph(scored, chosen, q)
