@@ -46,6 +46,7 @@ RULES: tuple[Rule, ...] = (
           suffixes=".test.ts .test.tsx .test.js .test.jsx .spec.ts .spec.tsx .spec.js .spec.jsx "
                    "_test.go _test.py _spec.rb .test.mjs .spec.mjs",
           names="conftest.py", pattern=r"^test_.*\.py$"),
+    _rule("example", dirs="examples example recipes recipe cookbook samples sample demo demos _examples"),
     _rule("migration", dirs="migrations migration migrate alembic db/migrate",
           pattern=r"^\d{3,}[_-].*\.(sql|py|ts|js)$"),
     _rule("doc", dirs="docs doc documentation man", suffixes=".md .mdx .rst .adoc .txt",

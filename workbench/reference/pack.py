@@ -3,8 +3,8 @@
 Scores: BM25F per repository as a share of what a perfect match of every query term
 would score there (so packs over several repositories compare), plus a bonus for query
 words in the file's own name, lifted one step down the import graph, times a kind
-factor (tests, catalogs, docs demoted unless the task is about them) and a slight lift for
-files many others import, plus evidence
+factor (tests, catalogs, docs, examples demoted unless the task is about them), a slight lift
+for files many others import and a lift for long modules (where changes land), plus evidence
 (named file or symbol, route handler, quoted message). Primary files fill the pack
 while the scores stay flat (a task's second and third file) and are cut where they
 really drop; tests, docs and config only lead a pack, they never fill it.
@@ -20,11 +20,11 @@ from .index import RepoIndex, load_index
 from .kinds import LIFTED_BY
 from .query import Query, analyse
 from .ranking import K1
-from .related import quiet, related_files
+from .related import graph_fill, quiet, related_files
 from .render import render_text
 from .signals import SYMBOL_PIN, named_files, named_locales, named_symbols, quoted_messages, route_matches
 
-DEMOTION = {"test": 0.25, "fixture": 0.2, "translation": 0.2, "doc": 0.25, "migration": 0.4,
+DEMOTION = {"example": 0.4, "test": 0.25, "fixture": 0.2, "translation": 0.2, "doc": 0.25, "migration": 0.4,
             "style": 0.5, "config": 0.6, "manifest": 0.5, "other": 0.6}
 INTENT_BOOST = 1.6
 FLOOR = 0.15  # a further primary file scores at least this share of the best ranked one
@@ -35,6 +35,8 @@ PROPAGATION = 0.5  # share of an importer's score a matching imported file gains
 PROPAGATE_FROM = 0.5  # only importers scoring at least this share of the best file propagate
 NAME_BONUS = 0.5  # share of the query's weight found in the file's own name, added on top
 CENTRALITY = 0.1  # a file imported by many others scores up to (1 + this) times its lexical score
+GRAPH_FILL = True  # a pack the ranking leaves short fills with the primary files' import neighbours
+SIZE = 1.5  # a long source file scores up to (1 + this) times its lexical score: changes land in big files
 
 
 @dataclass
@@ -117,11 +119,22 @@ def centrality(index: RepoIndex) -> np.ndarray:
     return 1.0 + CENTRALITY * np.log1p(degree) / np.log1p(top)
 
 
+def size_prior(index: RepoIndex) -> np.ndarray:
+    """Per-file multiplier ``1 + SIZE * log1p(lines) / log1p(most lines)`` over code files: BM25
+    normalizes length away, yet the long modules are where most of a repository's changes land."""
+    lines = np.fromiter((f.lines for f in index.facts), dtype=np.float32, count=len(index.files))
+    top = float(lines.max()) if lines.size else 0.0
+    if not SIZE or top <= 0:
+        return np.ones(len(index.files), dtype=np.float32)
+    return 1.0 + SIZE * np.log1p(lines) / np.log1p(top)
+
+
 def _score(index: RepoIndex, q: Query) -> Scored:
     """Rank every file of one repository for ``q`` and add the evidence signals."""
     base, coverage, matched, hits = _rank(index, q)
     factors = kind_factors(index.kinds, q)
-    scored = Scored(index, _propagate(index, base) * factors * centrality(index), coverage, matched, hits)
+    priors = factors * centrality(index) * size_prior(index)
+    scored = Scored(index, _propagate(index, base) * priors, coverage, matched, hits)
     pins = {**named_symbols(index, q), **named_files(index, q)}
     # How each kind of evidence meets a demoted file: a pin or a named language is the task's
     # own word and counts in full; a route counts demoted; a message found in a test or a doc
@@ -188,6 +201,10 @@ def build_pack(query: str, repos: list[Repo], limit: int = 8) -> Pack:
     chosen = _choose(scored, limit, q)
     if _is_weak(scored, chosen):
         chosen = _fallback(scored, limit)
+    elif GRAPH_FILL:
+        for r, d, reason in graph_fill(scored, chosen, q, min(MAX_PRIMARY, limit) - len(chosen)):
+            chosen.append((r, d))
+            scored[r].reasons.setdefault(d, reason)
     related = related_files(scored, chosen, q, max(0, limit - len(chosen)))
     primary = [FileRef(repos[r].name, scored[r].index.files[d], scored[r].reason(d)) for r, d in chosen]
     others = [FileRef(repos[r].name, scored[r].index.files[d], reason) for r, d, reason in related]

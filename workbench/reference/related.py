@@ -1,9 +1,10 @@
 """Related files of a pack: route pairs across repositories, import neighbours, tests.
 
 Order of preference: the other side of a route a primary file serves or calls
-(the web client's call for an API handler, and back), then files a primary
-imports or is imported by (Go: its package siblings), best ranked first, then the
-tests that exercise a primary file.
+(the web client's call for an API handler, and back), then the first test that
+exercises a primary file, then files a primary imports or is imported by (Go: its
+package siblings), best ranked first, then further tests. ``graph_fill`` offers the
+same neighbours to fill the primary files of a pack the ranking left short.
 """
 from __future__ import annotations
 
@@ -97,6 +98,22 @@ def _graph(scored: list[Scored], chosen: list[tuple[int, int]], q: Query) -> lis
     return [(r, d, reason) for (r, d), (_, reason) in ranked[:MAX_GRAPH]]
 
 
+def graph_fill(scored: list[Scored], chosen: list[tuple[int, int]], q: Query,
+               room: int) -> list[tuple[int, int, str]]:
+    """(repo, doc, reason) of import-graph neighbours of the primary files that may fill a
+    pack the ranking left short: best scored first, then the longest (where changes land)."""
+    found: dict[tuple[int, int], tuple[tuple[float, int], str]] = {}
+    for r, d in chosen:
+        for j, reason in _neighbours(scored[r], d):
+            if (r, j) in chosen or _quiet(scored[r], j, q) or scored[r].index.kinds[j] == "example":
+                continue
+            key = (float(scored[r].final[j]), scored[r].index.facts[j].lines)
+            if (r, j) not in found or key > found[(r, j)][0]:
+                found[(r, j)] = (key, reason)
+    ranked = sorted(found.items(), key=lambda kv: (-kv[1][0][0], -kv[1][0][1]))
+    return [(r, d, reason) for (r, d), (_, reason) in ranked[:room]]
+
+
 def _test_stem(path: str) -> str:
     base = posixpath.basename(path).split(".")[0]
     for affix in ("test_", "_test", "_spec", "spec_"):
@@ -127,7 +144,8 @@ def related_files(scored: list[Scored], chosen: list[tuple[int, int]], q: Query,
     graph = _graph(scored, chosen, q)
     sources = chosen + [(r, d) for r, d, _ in graph if scored[r].index.kinds[d] in ("api client", "route")]
     out: dict[tuple[int, int], str] = {}
-    for r, d, reason in _pairs(scored, sources, q) + graph + _tests(scored, chosen):
+    tests = _tests(scored, chosen)
+    for r, d, reason in _pairs(scored, sources, q) + tests[:1] + graph + tests[1:]:
         if (r, d) not in chosen and (r, d) not in out:
             out[(r, d)] = reason
     return [(r, d, reason) for (r, d), reason in list(out.items())[:room]]

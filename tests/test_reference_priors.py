@@ -1,0 +1,57 @@
+"""Priors and fills of the reference pack: size, example demotion, import-graph fill."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from workbench.reference import build_pack
+from workbench.reference import pack as pack_module
+from workbench.reference.kinds import file_kind
+from workbench.targets.base import Repo
+
+
+def _write(root: Path, files: dict[str, str]) -> Repo:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return Repo("repo", str(root))
+
+
+def _paths(query: str, repo: Repo) -> list[str]:
+    return [ref.path for ref in build_pack(query, [repo]).primary]
+
+
+@pytest.mark.parametrize("size, first", [(pack_module.SIZE, "big.py"), (0.0, "small.py")])
+def test_a_long_module_outranks_a_short_one_matching_alike(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            size: float, first: str):
+    body = "def decode_token(raw):\n    return raw\n"
+    filler = "".join(f"value_{i} = compute_{i}()\n" for i in range(300))
+    repo = _write(tmp_path, {"big.py": body + filler, "small.py": body, "other.py": "x = 1\n"})
+    monkeypatch.setattr(pack_module, "SIZE", size)
+    assert _paths("decode token", repo)[0] == first
+
+
+def test_examples_are_their_own_kind_and_rank_below_the_library(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    assert file_kind("examples/basic/main.go") == "example"
+    assert file_kind("recipes/grace/server.go") == "example"
+    text = "package x\n\nfunc RotateLogs() {}\n"
+    example = text + "// rotate the logs: RotateLogs rotates logs\n"
+    repo = _write(tmp_path, {"examples/rotate/rotate.go": example, "rotate.go": text, "other.go": "package x\n"})
+    assert _paths("rotate logs", repo)[0] == "rotate.go"
+    monkeypatch.setitem(pack_module.DEMOTION, "example", 1.0)
+    assert _paths("rotate logs", repo)[0] == "examples/rotate/rotate.go"
+
+
+def test_a_short_pack_fills_with_what_its_files_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    files = {"app/checkout.py": "from app.ledger import post\n\ndef checkout_cart(cart):\n    return post(cart)\n",
+             "app/ledger.py": "def post(entry):\n    return entry\n",
+             "app/unrelated.py": "def nothing():\n    return None\n"}
+    repo = _write(tmp_path, files)
+    pack = build_pack("checkout cart", [repo])
+    reasons = {ref.path: ref.reason for ref in pack.primary}
+    assert reasons.get("app/ledger.py") == "imported by app/checkout.py"
+    assert "app/unrelated.py" not in reasons
+    monkeypatch.setattr(pack_module, "GRAPH_FILL", False)
+    assert "app/ledger.py" not in _paths("checkout cart", repo)
