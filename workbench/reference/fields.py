@@ -26,16 +26,36 @@ def path_fields(rel: str, words: frozenset[str] = frozenset()) -> tuple[dict[str
 
     Names written as one lower-case word (``argparse``, ``tarfile``, ``httputil``) also
     count the known words they are made of (``words``: the repository's identifier parts).
+    A file whose own name says nothing (``__init__.py``, ``index.ts``, ``page.tsx``, a
+    route parameter such as ``[id].tsx``) is also named by its folder: the nearest one that
+    is not a route group (``(tabs)``) or a parameter (``app/(tabs)/explore/[id].tsx`` is an
+    ``explore`` page).
     """
     directory, _, base = rel.rpartition("/")
     stem = base[: -len(extension(base))] if extension(base) else base
     name = _count(terms(stem.replace(".", " ")) + list(identifier_terms(stem.replace(".", "_"))))
+    if _says_nothing(stem):
+        folder = next((d for d in reversed(directory.split("/")) if d and not _is_segment_shape(d)), "")
+        _count(terms(folder), 1, name)
     for part in split_identifier(stem):
         _count([t for w in compound_parts(part, words) for t in terms(w)], 1, name)
     folders = _count(terms(directory.replace("/", " ")))
     for part in split_identifier(directory):
         _count([t for w in compound_parts(part, words) for t in terms(w)], 1, folders)
     return name, folders
+
+
+GENERIC_NAMES = frozenset({"__init__", "__main__", "index", "page", "layout", "route", "main", "mod", "default",
+                           "+page", "+layout", "+server", "+page.server", "_layout", "screen", "view", "template"})
+
+
+def _is_segment_shape(part: str) -> bool:
+    """A route parameter (``[id]``, ``[...slug]``, ``$id``, ``:id``) or a route group (``(tabs)``)."""
+    return part[:1] in "[($:" and bool(part)
+
+
+def _says_nothing(stem: str) -> bool:
+    return stem.lower() in GENERIC_NAMES or _is_segment_shape(stem)
 
 
 def compound_parts(word: str, words: frozenset[str]) -> list[str]:
