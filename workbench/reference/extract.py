@@ -14,18 +14,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .cache import code_digest
-from .kinds import extension, file_kind, is_code
 from .fields import export_terms, lookup_keys, route_terms, symbol_terms
+from .kinds import extension, file_kind, is_code
 from .messages import catalog_entries, code_literals, message_words
 from .outline import Outline
 from .pysymbols import python_outline
 from .routes import Route, extract_routes
+from .templates import template_refs
 from .text import identifier_terms
 from .tssymbols import GRAMMARS, tree_outline
 
 # Cached facts are only valid for the code that extracted them.
 EXTRACTOR_VERSION = code_digest("extract", "fields", "kinds", "messages", "outline", "pysymbols", "routes",
-                                "text", "tssymbols")
+                                "templates", "text", "tssymbols")
 _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _SEPARATE = bytes(c if c in _WORD_BYTES else 0x20 for c in range(256))  # every other byte -> space
 _DIGITS = b"0123456789"
@@ -49,6 +50,7 @@ class FileFacts:
     lookup_keys: tuple[str, ...] = ()
     message_words: list[tuple[str, ...]] = field(default_factory=list)  # literals, then catalog messages
     lines: int = 0
+    templates: list[str] = field(default_factory=list)  # template names the text mentions
 
 
 def content_terms(data: bytes) -> dict[str, int]:
@@ -93,6 +95,8 @@ def extract_file(rel: str, data: bytes) -> FileFacts:
         facts.export_terms = export_terms(facts.outline)
         facts.route_terms = route_terms(facts.routes)
         facts.lookup_keys = lookup_keys(facts.outline)
+    if is_code(rel) or kind == "template":
+        facts.templates = template_refs(text)
     if kind != "translation" and (is_code(rel) or kind in LITERAL_KINDS):
         facts.literals, facts.keys = code_literals(text)
     facts.message_words = [message_words(m) for m in facts.literals] + [message_words(m) for _, m in facts.catalog]

@@ -19,20 +19,21 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from . import cache, ranking
-from .entry import entry_points
 from .cache import code_digest
+from .entry import entry_points
 from .extract import EXTRACTOR_VERSION, FileFacts, gc_paused
+from .fields import identifier_parts, path_fields
 from .imports import Resolver
 from .kinds import extension, file_kind, is_code
 from .messages import MessageIndex
-from .fields import identifier_parts, path_fields
 from .parallel import extract_batches
 from .routes import Route
+from .templates import template_edges
 from .text import identifier_terms, terms
 from .walk import list_files
 
 # The built index is only valid for the code that built it; the version names that code.
-INDEX_VERSION = f"{EXTRACTOR_VERSION}-{code_digest('index', 'imports', 'ranking', 'entry', 'walk')}"
+INDEX_VERSION = f"{EXTRACTOR_VERSION}-{code_digest('index', 'imports', 'ranking', 'entry', 'walk', 'templates')}"
 # Read by entry_points at the root whether or not the walk lists them.
 ROOT_INPUTS = ("package.json", "pyproject.toml")
 ENGINE_VERSION = f"1.0+{code_digest('pack', 'query', 'signals', 'related', 'render')}.{INDEX_VERSION}"
@@ -91,7 +92,9 @@ def _messages(facts: list[FileFacts]) -> MessageIndex:
 def link(root: Path, files: list[str], facts: list[FileFacts]) -> RepoIndex:
     """Everything that depends on more than one file, built from per-file facts."""
     resolver = Resolver(root, files)
-    imports = [tuple(sorted(resolver.resolve(rel, f.outline))) for rel, f in zip(files, facts)]
+    rendered = template_edges(files, [getattr(f, "templates", []) for f in facts])
+    imports = [tuple(sorted(set(resolver.resolve(rel, f.outline)) | rendered[i]))
+               for i, (rel, f) in enumerate(zip(files, facts, strict=True))]
     importers: list[list[int]] = [[] for _ in files]
     for i, targets in enumerate(imports):
         for j in targets:
@@ -112,7 +115,7 @@ def link(root: Path, files: list[str], facts: list[FileFacts]) -> RepoIndex:
             key_users.setdefault(key.replace(":", "."), []).append(i)
     slim = [replace(f, content={}, symbol_terms={}, export_terms={}, route_terms={}, message_words=[])
             for f in facts]
-    return RepoIndex(root, files, [_refined_kind(rel, f) for rel, f in zip(files, facts)], slim, imports,
+    return RepoIndex(root, files, [_refined_kind(rel, f) for rel, f in zip(files, facts, strict=True)], slim, imports,
                      [tuple(x) for x in importers], ranker, symbols, _mounted(files, facts, imports),
                      _messages(facts), entry_points(root, files, [f.outline.package for f in facts]),
                      key_users)
@@ -150,7 +153,7 @@ def _build(root: Path) -> RepoIndex:
         data = (root / rel).read_bytes()
         sizes.append(len(data))
         digests.append(cache.digest(data, extension(rel)))
-    tree = cache.digest("\n".join(f"{r}\t{d}" for r, d in zip(files, digests)).encode())
+    tree = cache.digest("\n".join(f"{r}\t{d}" for r, d in zip(files, digests, strict=True)).encode())
     source = _source_key(root, files, tree)
     built = cache.load_shared(source, "index", INDEX_VERSION)
     if isinstance(built, RepoIndex) and getattr(built, "tree", None) == tree:
@@ -187,7 +190,7 @@ def _parse(root: Path, rels: list[str], sizes: list[int],
     frames: list[bytes] = []
     for batch, blob in extract_batches(root, rels, sizes):
         names = [digests[j] for j in batch]
-        fresh.update(zip(names, pickle.loads(blob)))
+        fresh.update(zip(names, pickle.loads(blob), strict=True))
         frames += [_pickled(names), blob]
     return fresh, frames
 
@@ -197,9 +200,9 @@ def _cached_facts(root: Path) -> tuple[str, dict[str, FileFacts]]:
     frame is that key, then each batch's digests are followed by its facts."""
     frames = cache.load_frames(root, "facts", EXTRACTOR_VERSION) or [""]
     known: dict[str, FileFacts] = {}
-    for names, facts in zip(frames[1::2], frames[2::2]):
+    for names, facts in zip(frames[1::2], frames[2::2], strict=False):
         if isinstance(names, list) and isinstance(facts, list) and len(names) == len(facts):
-            known.update(zip(names, facts))
+            known.update(zip(names, facts, strict=True))
     return (frames[0] if isinstance(frames[0], str) else ""), known
 
 

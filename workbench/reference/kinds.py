@@ -16,6 +16,10 @@ CODE_EXTENSIONS = frozenset({
     ".svelte", ".rb", ".java", ".kt", ".rs", ".php", ".cs", ".swift", ".c", ".h", ".cc", ".cpp",
     ".hpp", ".scala", ".sh", ".sql",
 })
+# Templates and markup: first-class files an agent opens to change what a page or an email says.
+TEMPLATE_EXTENSIONS = (".hbs", ".handlebars", ".mustache", ".ejs", ".njk", ".nunjucks", ".jinja", ".jinja2",
+                       ".j2", ".html", ".htm", ".twig", ".liquid", ".pug", ".jade", ".erb", ".tmpl", ".tpl",
+                       ".gohtml", ".mjml", ".eta", ".haml", ".slim")
 CATALOG_EXTENSIONS = (".json", ".yaml", ".yml", ".po", ".pot", ".xlf", ".xliff", ".arb",
                       ".properties", ".ftl", ".toml", ".strings", ".resx")
 LOCALE_NAME = re.compile(r"^(?:[a-z]{2,3}(?:[-_][A-Za-z]{2,4})?|messages|strings|translations?)"
@@ -51,6 +55,7 @@ RULES: tuple[Rule, ...] = (
           pattern=r"^\d{3,}[_-].*\.(sql|py|ts|js)$"),
     _rule("doc", dirs="docs doc documentation man", suffixes=".md .mdx .rst .adoc .txt",
           names="README LICENSE CHANGELOG AUTHORS NOTICE CONTRIBUTING"),
+    _rule("template", suffixes=" ".join(TEMPLATE_EXTENSIONS)),
     _rule("manifest", names="package.json go.mod pyproject.toml setup.py setup.cfg requirements.txt "
                             "Cargo.toml Gemfile composer.json Pipfile deno.json"),
     _rule("schema", dirs="schemas schema models model entities entity dto dtos",

@@ -27,6 +27,7 @@ from .signals import SYMBOL_PIN, named_files, named_locales, named_symbols, quot
 DEMOTION = {"example": 0.4, "test": 0.25, "fixture": 0.2, "translation": 0.2, "doc": 0.25, "migration": 0.4,
             "style": 0.5, "config": 0.6, "manifest": 0.5, "other": 0.6}
 INTENT_BOOST = 1.6
+ROLE_BOOST = 1.5  # a file of a kind the task's role words name
 FLOOR = 0.15  # a further primary file scores at least this share of the best ranked one
 MAX_PRIMARY = 5
 FALLBACK_COVERAGE = 0.34
@@ -62,13 +63,16 @@ class Scored:
 
 
 def kind_factors(kinds: list[str], q: Query) -> np.ndarray:
-    """Per-file multiplier: demoted kinds stay down unless the task is about them."""
+    """Per-file multiplier: demoted kinds stay down unless the task is about them; the kinds
+    its role words ask for (``the checkout controller``) are lifted."""
     factors = np.ones(len(kinds), dtype=np.float32)
     for i, kind in enumerate(kinds):
         if LIFTED_BY.get(kind) in q.intents:
             factors[i] = INTENT_BOOST
         else:
             factors[i] = DEMOTION.get(kind, 1.0)
+        if kind in q.roles:
+            factors[i] *= ROLE_BOOST
     return factors
 
 

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from .messages import message_words
+from .roles import is_question, wanted_kinds, word_weight
 from .routes import VERBS, normalize
 from .text import STOP_WORDS, identifier_terms, stem, symbol_keys
 
@@ -70,6 +71,7 @@ class Query:
     phrases: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)  # (words, symbol keys)
     exception: str = ""  # ``KeyError`` of ``KeyError: 'user_id'`` (a traceback's last line)
     languages: set[str] = field(default_factory=set)  # locale codes of languages the task names
+    roles: frozenset[str] = frozenset()  # file kinds the task's role words ask for
 
 
 def _is_identifier(token: str) -> bool:
@@ -81,13 +83,17 @@ def _is_identifier(token: str) -> bool:
     return any(c.isupper() for c in bare[1:])  # a lone Capitalized word is prose, not a name
 
 
-def _add_terms(q: Query, text: str, weight: float) -> None:
+def _add_terms(q: Query, text: str, weight: float, plain: bool = False) -> None:
+    """Terms of ``text`` at ``weight``; in ``plain`` prose, role words and question
+    scaffolding weigh what ``roles.word_weight`` says."""
+    question = plain and is_question(q.raw)
     for word in re.findall(r"[A-Za-z_$][\w$]*", text):
+        scale = word_weight(word.lower(), question) if plain and word.islower() else 1.0
         for term in identifier_terms(word):
             if term not in q.sources:
                 q.sources[term] = word
                 q.terms.append(term)
-                q.weights.append(weight)
+                q.weights.append(weight * scale)
 
 
 def _blank(text: str, start: int, end: int) -> str:
@@ -130,7 +136,9 @@ def analyse(raw: str) -> Query:
         _add_terms(q, identifier, 1.5)
     if q.route:
         _add_terms(q, " ".join(s for s in q.route[1] if s != ":"), 1.5)
-    _add_terms(q, " ".join(w for w in re.findall(r"[A-Za-z_$][\w$]*", text) if w.lower() not in STOP_WORDS), 1.0)
+    _add_terms(q, " ".join(w for w in re.findall(r"[A-Za-z_$][\w$]*", text) if w.lower() not in STOP_WORDS), 1.0,
+               plain=True)
+    q.roles = wanted_kinds(lower_words)
     _add_joined(q, text)
     q.words = set(message_words(raw))
     q.error_shaped = bool(q.quoted or q.exception or _ERROR_PREFIX.match(raw) or ERROR_WORDS & set(lower_words))
