@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from workbench.contract import Repo
 from workbench.reference import build_pack
 from workbench.reference.fields import path_fields
-from workbench.targets.base import Repo
 
 
 def test_a_parameter_or_generic_file_is_named_by_its_folder():

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
+from workbench.contract import Repo
 from workbench.reference import build_pack
 from workbench.reference import pack as pack_module
 from workbench.reference.kinds import file_kind
-from workbench.targets.base import Repo
 
 
 def _write(root: Path, files: dict[str, str]) -> Repo:

@@ -5,12 +5,12 @@ from pathlib import Path
 
 import pytest
 
+from workbench.contract import Repo
 from workbench.reference import build_pack
 from workbench.reference import pack as pack_module
 from workbench.reference.kinds import file_kind
 from workbench.reference.query import analyse
 from workbench.reference.templates import template_edges, template_refs
-from workbench.targets.base import Repo
 
 
 def _write(root: Path, files: dict[str, str]) -> Repo:
