@@ -15,9 +15,11 @@ from collections import defaultdict
 from .kinds import TEMPLATE_EXTENSIONS, extension
 
 _EXTS = "|".join(e.lstrip(".") for e in TEMPLATE_EXTENSIONS)
-# A quoted path ending in a template extension, or the quoted first argument of a call that renders.
+# A quoted path ending in a template extension, or the quoted first argument of a call that renders
+# (``render('x')``, ``renderFile``, ``render_template``, ``TemplateResponse``, ``partial('x')``).
 _FILE_LITERAL = re.compile(r"""['"`]((?:\.{0,2}/)?[\w@.-]+(?:/[\w@.-]+)*\.(?:""" + _EXTS + r"""))['"`]""")
-_RENDER_CALL = re.compile(r"""\b(?:render\w*|\w*[Tt]emplate\w*|view|include|extends|partial|sendFile|layout)"""
+_CALL_WORDS = ("render", "emplate", "partial")
+_RENDER_CALL = re.compile(r"""(?:render|emplate|partial)\w*"""
                           r"""\s*\(?\s*['"`]((?:\.{0,2}/)?[\w@-]+(?:/[\w@.-]+)*)['"`]""")
 _PARTIAL = re.compile(r"\{\{>\s*([\w@./-]+)")
 MAX_REFS = 64
@@ -33,7 +35,11 @@ def template_refs(text: str) -> list[str]:
     """The template names a file's text mentions (as written, at most ``MAX_REFS``)."""
     if "'" not in text and '"' not in text and "`" not in text and "{{>" not in text:
         return []
-    found = dict.fromkeys(m for rx in (_FILE_LITERAL, _RENDER_CALL, _PARTIAL) for m in rx.findall(text))
+    found = dict.fromkeys(_FILE_LITERAL.findall(text))
+    if any(word in text for word in _CALL_WORDS):
+        found.update(dict.fromkeys(_RENDER_CALL.findall(text)))
+    if "{{>" in text:
+        found.update(dict.fromkeys(_PARTIAL.findall(text)))
     return [ref for ref in found if len(ref) >= 3][:MAX_REFS]
 
 
