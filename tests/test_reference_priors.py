@@ -55,3 +55,24 @@ def test_a_short_pack_fills_with_what_its_files_import(tmp_path: Path, monkeypat
     assert "app/unrelated.py" not in reasons
     monkeypatch.setattr(pack_module, "GRAPH_FILL", False)
     assert "app/ledger.py" not in _paths("checkout cart", repo)
+
+
+def test_a_pack_with_no_code_file_gets_the_core_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    core = "".join(f"def step_{i}(x):\n    return x + {i}\n" for i in range(80))
+    repo = _write(tmp_path, {"README.md": "Deno support: run it on deno.\n", "lib/engine.py": core,
+                             "lib/tiny.py": "X = 1\n", "tests/test_engine.py": "def test_it():\n    pass\n"})
+    pack = build_pack("support deno", [repo])
+    paths = [ref.path for ref in pack.primary]
+    assert paths[0] == "README.md" and paths[1] == "lib/engine.py"
+    assert "tests/test_engine.py" not in paths
+    monkeypatch.setattr(pack_module, "CORE_FILL", 0)
+    assert _paths("support deno", repo) == ["README.md"]
+
+
+def test_a_test_named_like_the_class_is_not_pinned(tmp_path: Path):
+    repo = _write(tmp_path, {"src/errors/HTTPError.ts": "export class HTTPError extends Error {}\n",
+                             "test/http-error.ts": "import {HTTPError} from '../src/errors/HTTPError'\n",
+                             "src/core.ts": "export const core = 1\n"})
+    pack = build_pack("add a data property to HTTPError", [repo])
+    assert pack.primary[0].path == "src/errors/HTTPError.ts"
+    assert "test/http-error.ts" not in [ref.path for ref in pack.primary]

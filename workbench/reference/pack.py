@@ -17,7 +17,7 @@ import numpy as np
 
 from ..contract import FileRef, Pack, Repo
 from .index import RepoIndex, load_index
-from .kinds import LIFTED_BY
+from .kinds import LIFTED_BY, is_code
 from .query import Query, analyse
 from .ranking import K1
 from .related import graph_fill, quiet, related_files
@@ -37,6 +37,7 @@ PROPAGATE_FROM = 0.5  # only importers scoring at least this share of the best f
 NAME_BONUS = 0.5  # share of the query's weight found in the file's own name, added on top
 CENTRALITY = 0.1  # a file imported by many others scores up to (1 + this) times its lexical score
 GRAPH_FILL = True  # a pack the ranking leaves short fills with the primary files' import neighbours
+CORE_FILL = 1  # a pack with fewer code files than this (none) fills with the repository's core files
 SIZE = 1.5  # a long source file scores up to (1 + this) times its lexical score: changes land in big files
 
 
@@ -198,6 +199,23 @@ def _fallback(scored: list[Scored], limit: int) -> list[tuple[int, int]]:
     return entries[: min(MAX_PRIMARY, limit)]
 
 
+def _core(scored: list[Scored], chosen: list[tuple[int, int]], q: Query, room: int) -> list[tuple[int, int]]:
+    """The repositories' core source files (long and widely imported) for a pack that neither
+    the ranking nor the import graph could fill: where a vague task most likely lands."""
+    if room <= 0:
+        return []
+    pool = []
+    for r, s in enumerate(scored):
+        prior = centrality(s.index) * size_prior(s.index)
+        pool += [(float(prior[d]), r, d) for d, kind in enumerate(s.index.kinds)
+                 if not quiet(kind, q) and kind != "example" and is_code(s.index.files[d]) and (r, d) not in chosen]
+    pool.sort(key=lambda t: -t[0])
+    picked = [(r, d) for _, r, d in pool[:room]]
+    for r, d in picked:
+        scored[r].reasons.setdefault(d, "a core file of the repository (long, widely imported)")
+    return picked
+
+
 def build_pack(query: str, repos: list[Repo], limit: int = 8) -> Pack:
     """The reference engine's context pack for ``query`` over ``repos`` (at most ``limit`` files)."""
     q = analyse(query)
@@ -209,6 +227,8 @@ def build_pack(query: str, repos: list[Repo], limit: int = 8) -> Pack:
         for r, d, reason in graph_fill(scored, chosen, q, min(MAX_PRIMARY, limit) - len(chosen)):
             chosen.append((r, d))
             scored[r].reasons.setdefault(d, reason)
+    if sum(1 for r, d in chosen if not quiet(scored[r].index.kinds[d], q)) < CORE_FILL:
+        chosen += _core(scored, chosen, q, min(MAX_PRIMARY, limit) - len(chosen))
     related = related_files(scored, chosen, q, max(0, limit - len(chosen)))
     primary = [FileRef(repos[r].name, scored[r].index.files[d], scored[r].reason(d)) for r, d in chosen]
     others = [FileRef(repos[r].name, scored[r].index.files[d], reason) for r, d, reason in related]

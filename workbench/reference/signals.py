@@ -13,8 +13,9 @@ from .index import RepoIndex
 from .kinds import extension
 from .messages import message_words
 from .query import Query
-from .text import STOP_WORDS, stem, symbol_keys
+from .related import quiet
 from .routes import match, render
+from .text import STOP_WORDS, stem, symbol_keys
 
 Evidence = dict[int, tuple[float, str]]
 PIN = 2.0
@@ -51,10 +52,10 @@ def named_files(index: RepoIndex, q: Query) -> Evidence:
                 _add(found, i, PIN + 0.2, f"named in the task ({mention})")
             elif posixpath.basename(path) == posixpath.basename(mention):
                 _add(found, i, PIN, f"named in the task ({mention})")
-    for ident in q.identifiers:
+    for ident in q.identifiers:  # a test named like the class is not what naming the class asks for
         wanted = set(symbol_keys(ident))
         for i, path in enumerate(index.files):
-            if wanted & set(symbol_keys(_stem(path))):
+            if wanted & set(symbol_keys(_stem(path))) and not quiet(index.kinds[i], q):
                 _add(found, i, PIN, f"named in the task ({ident})")
     return found
 
