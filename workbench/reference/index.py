@@ -36,7 +36,8 @@ from .walk import list_files
 INDEX_VERSION = f"{EXTRACTOR_VERSION}-{code_digest('index', 'imports', 'ranking', 'entry', 'walk', 'templates')}"
 # Read by entry_points at the root whether or not the walk lists them.
 ROOT_INPUTS = ("package.json", "pyproject.toml")
-ENGINE_VERSION = f"1.0+{code_digest('pack', 'query', 'signals', 'related', 'render')}.{INDEX_VERSION}"
+_ENGINE_CODE = code_digest("pack", "query", "signals", "related", "render", "roles", "cochange")
+ENGINE_VERSION = f"1.0+{_ENGINE_CODE}.{INDEX_VERSION}"
 
 
 @dataclass

@@ -12,6 +12,7 @@ import posixpath
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from .cochange import partners
 from .kinds import LIFTED_BY, extension
 from .query import Query
 from .routes import Route, match, render
@@ -20,6 +21,7 @@ from .text import terms
 if TYPE_CHECKING:
     from .pack import Scored
 
+COCHANGE = True  # with git history, files that changed together with a primary file are its neighbours
 MAX_GRAPH = 3
 MAX_TESTS = 2
 MAX_PAIRS = 3
@@ -69,6 +71,8 @@ def _neighbours(s: Scored, d: int) -> list[tuple[int, str]]:
     path = index.files[d]
     out = [(j, f"imported by {path}") for j in index.imports[d]]
     out += [(j, f"imports {path}") for j in index.importers[d]]
+    history = partners(index.root, index.files, index.tree) if COCHANGE else {}
+    out += [(j, f"changed together with {path} in {n} earlier commits") for j, n in history.get(d, [])]
     if extension(path) == ".go":
         folder = posixpath.dirname(path)
         out += [(j, f"same Go package as {path}") for j, p in enumerate(index.files)
