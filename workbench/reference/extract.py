@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .cache import code_digest
-from .fields import export_terms, lookup_keys, route_terms, symbol_terms
+from .fields import doc_terms, export_terms, lookup_keys, route_terms, symbol_terms
 from .kinds import extension, file_kind, is_code
 from .messages import catalog_entries, code_literals, message_words
 from .outline import Outline
@@ -45,6 +45,7 @@ class FileFacts:
     catalog: list[tuple[str, str]] = field(default_factory=list)
     content: dict[str, int] = field(default_factory=dict)
     symbol_terms: dict[str, int] = field(default_factory=dict)
+    doc_terms: dict[str, int] = field(default_factory=dict)
     export_terms: dict[str, int] = field(default_factory=dict)
     route_terms: dict[str, int] = field(default_factory=dict)
     lookup_keys: tuple[str, ...] = ()
@@ -92,6 +93,7 @@ def extract_file(rel: str, data: bytes) -> FileFacts:
         facts.outline = _outline(rel, data)
         facts.routes = extract_routes(rel, text)
         facts.symbol_terms = symbol_terms(facts.outline)
+        facts.doc_terms = doc_terms(facts.outline, text)
         facts.export_terms = export_terms(facts.outline)
         facts.route_terms = route_terms(facts.routes)
         facts.lookup_keys = lookup_keys(facts.outline)

@@ -6,6 +6,8 @@ live under different paths.
 """
 from __future__ import annotations
 
+import re
+
 from .kinds import extension
 from .outline import MAJOR_KINDS, Outline
 from .routes import Route
@@ -86,6 +88,18 @@ def symbol_terms(outline: Outline) -> dict[str, int]:
     for name, kind, _ in outline.symbols:
         _count(list(identifier_terms(name.rsplit(".", 1)[-1])), 2 if kind in MAJOR_KINDS else 1, counts)
     return counts
+
+
+_LEADING_COMMENT = re.compile(r"\A(?:\s*(?://[^\n]*|#(?!!)[^\n]*|/\*.*?\*/)\n?){1,40}", re.DOTALL)
+
+
+def doc_terms(outline: Outline, text: str) -> dict[str, int]:
+    """Terms of what a file says about itself: docstrings (Python), else its leading comment
+    block (``// Package logrus is a structured logger``, a ``/** ... */`` file header)."""
+    if outline.docs:
+        return _count([t for doc in outline.docs for t in terms(doc)])
+    head = _LEADING_COMMENT.match(text[:4000])
+    return _count(terms(head.group(0))) if head else {}
 
 
 def export_terms(outline: Outline) -> dict[str, int]:

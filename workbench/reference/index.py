@@ -104,6 +104,7 @@ def link(root: Path, files: list[str], facts: list[FileFacts]) -> RepoIndex:
     paths = [path_fields(rel, words) for rel in files]
     ranker = ranking.fit({"name": [p[0] for p in paths], "dir": [p[1] for p in paths],
                           "symbols": [f.symbol_terms for f in facts], "exports": [f.export_terms for f in facts],
+                          "docs": [getattr(f, "doc_terms", {}) for f in facts],
                           "routes": [f.route_terms for f in facts],
                           "content": [f.content for f in facts]})
     symbols: dict[str, list[int]] = {}
@@ -114,7 +115,7 @@ def link(root: Path, files: list[str], facts: list[FileFacts]) -> RepoIndex:
     for i, f in enumerate(facts):
         for key in f.keys:
             key_users.setdefault(key.replace(":", "."), []).append(i)
-    slim = [replace(f, content={}, symbol_terms={}, export_terms={}, route_terms={}, message_words=[])
+    slim = [replace(f, content={}, symbol_terms={}, doc_terms={}, export_terms={}, route_terms={}, message_words=[])
             for f in facts]
     return RepoIndex(root, files, [_refined_kind(rel, f) for rel, f in zip(files, facts, strict=True)], slim, imports,
                      [tuple(x) for x in importers], ranker, symbols, _mounted(files, facts, imports),

@@ -29,6 +29,7 @@ class Outline:
     exports: list[str] = field(default_factory=list)
     imports: list[Import] = field(default_factory=list)
     package: str = ""
+    docs: list[str] = field(default_factory=list)  # first lines of the module's and definitions' docstrings
 
     def names(self) -> set[str]:
         """Every defined name, bare and qualified (``Parser.parse`` gives both)."""

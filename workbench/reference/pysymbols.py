@@ -2,7 +2,8 @@
 
 Only statements are visited (never expressions), which keeps the walk cheap:
 classes, functions and methods with their lines, ``__all__`` or the public
-top-level names as exports, and every import, including ones inside functions.
+top-level names as exports, every import, including ones inside functions, and the
+first paragraph of the module's and each definition's docstring.
 Statements are dispatched on their exact node type (the parser never subclasses
 them), one dictionary lookup each instead of a chain of ``isinstance`` calls.
 """
@@ -75,6 +76,9 @@ class _Visitor:
         else:
             name = node.name
         self.outline.symbols.append((name, kind, node.lineno))
+        doc = _docstring(node.body)
+        if doc:
+            self.outline.docs.append(doc)
         if top and not node.name.startswith("_"):
             self.public.append(node.name)
         self.body(node.body, owner=name if kind == "class" else owner)
@@ -91,6 +95,15 @@ class _Visitor:
                 self.public.append(name)
 
 
+def _docstring(body: list[ast.stmt]) -> str:
+    """The first paragraph (at most 300 characters) of a body's docstring, or ``""``."""
+    if body and type(body[0]) is ast.Expr:
+        value = body[0].value  # type: ignore[attr-defined]
+        if type(value) is ast.Constant and isinstance(value.value, str):
+            return value.value.strip().split("\n\n", 1)[0][:300]
+    return ""
+
+
 def python_outline(source: bytes | str) -> Outline:
     """The outline of one Python file; an unparsable file yields an empty outline."""
     try:
@@ -98,6 +111,9 @@ def python_outline(source: bytes | str) -> Outline:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return Outline()
     visitor = _Visitor()
+    module_doc = _docstring(tree.body)
+    if module_doc:
+        visitor.outline.docs.append(module_doc)
     visitor.body(tree.body, top=True)
     outline = visitor.outline
     outline.exports = visitor.declared_all if visitor.declared_all is not None else visitor.public

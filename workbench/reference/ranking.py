@@ -1,7 +1,8 @@
 """BM25F over weighted file fields, as one sparse matrix scored per query in a few numpy ops.
 
 Fields: the file's name, its directories, the symbols it defines (classes and functions
-count twice), the names it exports, the routes it serves or calls, and its content. Per field the
+count twice), the names it exports, the routes it serves or calls, what it says about
+itself (docstrings, else its leading comment block), and its content. Per field the
 term frequency is length-normalized (``b``) and weighted; the fields are summed
 *before* BM25 saturation (Robertson & Zaragoza's BM25F), so a term that is both in
 a file's name and all over its body does not count twice. Rarity enters through
@@ -14,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 K1 = 1.2
-WEIGHTS = {"name": 5.0, "dir": 2.0, "symbols": 3.0, "exports": 2.0, "routes": 2.5, "content": 1.0}
-B = {"name": 0.2, "dir": 0.2, "symbols": 0.6, "exports": 0.5, "routes": 0.3, "content": 0.75}
+WEIGHTS = {"name": 5.0, "dir": 2.0, "symbols": 3.0, "exports": 2.0, "routes": 2.5, "docs": 1.0, "content": 1.0}
+B = {"name": 0.2, "dir": 0.2, "symbols": 0.6, "exports": 0.5, "routes": 0.3, "docs": 0.5, "content": 0.75}
 # Content counts are damped (1 + ln tf) before weighting: a term repeated 200 times in a
 # long module must not saturate BM25 on its own and drown the name and symbol fields.
 SUBLINEAR = frozenset({"content"})
@@ -30,7 +31,7 @@ class Postings:
     values: np.ndarray
 
     @classmethod
-    def from_triples(cls, terms: np.ndarray, docs: np.ndarray, values: np.ndarray, n_terms: int) -> "Postings":
+    def from_triples(cls, terms: np.ndarray, docs: np.ndarray, values: np.ndarray, n_terms: int) -> Postings:
         order = np.lexsort((docs, terms))
         counts = np.bincount(terms, minlength=n_terms)
         indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
