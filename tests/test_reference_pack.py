@@ -68,9 +68,9 @@ def test_catalogs_stay_out_and_tests_only_come_as_related_tests():
 
 def test_multi_repo_pack_pairs_clients_with_handlers():
     result = pack("the refund button on the order details page", "shop-api", "shop-web")
-    related = {(ref.repo, ref.path): ref.reason for ref in result.related}
-    assert ("shop-api", "src/orders/orders.controller.ts") in related
-    assert "orders/:/refund" in related[("shop-api", "src/orders/orders.controller.ts")]
+    found = {(ref.repo, ref.path): ref.reason for ref in [*result.primary, *result.related]}
+    assert ("shop-api", "src/orders/orders.controller.ts") in found
+    assert "orders/:/refund" in found[("shop-api", "src/orders/orders.controller.ts")]
 
 
 def test_related_files_come_from_the_import_graph_with_reasons():

@@ -76,3 +76,18 @@ def test_a_test_named_like_the_class_is_not_pinned(tmp_path: Path):
     pack = build_pack("add a data property to HTTPError", [repo])
     assert pack.primary[0].path == "src/errors/HTTPError.ts"
     assert "test/http-error.ts" not in [ref.path for ref in pack.primary]
+
+
+def test_a_route_and_its_client_in_another_repository_fill_the_pack(tmp_path: Path):
+    web = _write(tmp_path / "web", {
+        "src/VoidButton.tsx": "export function VoidButton() {\n  return fetch(`/api/invoices/${id}/void`, "
+                              "{ method: 'POST' })\n}\n",
+        "src/Header.tsx": "export function Header() { return null }\n"})
+    api = _write(tmp_path / "api", {
+        "src/billing.js": "router.post('/api/invoices/:id/void', voidInvoice)\n",
+        "src/users.js": "router.get('/api/users', listUsers)\n"})
+    pack = build_pack("the void button", [Repo("web", web.path), Repo("api", api.path)])
+    primary = {(ref.repo, ref.path): ref.reason for ref in pack.primary}
+    assert next(iter(primary)) == ("web", "src/VoidButton.tsx")
+    assert primary.get(("api", "src/billing.js"), "").startswith("handles POST /api/invoices/:/void")
+    assert ("api", "src/users.js") not in primary

@@ -25,6 +25,7 @@ COCHANGE = True  # with git history, files that changed together with a primary 
 MAX_GRAPH = 3
 MAX_TESTS = 2
 MAX_PAIRS = 3
+MAX_PAIR_FILL = 2  # route counterparts that may fill primary places
 GENERIC_STEMS = frozenset({"__init__", "__main__", "index", "main", "mod", "init", "app", "utils", "util",
                            "types", "base", "common", "helpers", "lib", "core"})
 QUIET_KINDS = frozenset({"translation", "fixture", "doc", "test", "migration", "other", "manifest", "config"})
@@ -104,8 +105,17 @@ def _graph(scored: list[Scored], chosen: list[tuple[int, int]], q: Query) -> lis
 
 def graph_fill(scored: list[Scored], chosen: list[tuple[int, int]], q: Query,
                room: int) -> list[tuple[int, int, str]]:
-    """(repo, doc, reason) of import-graph neighbours of the primary files that may fill a
-    pack the ranking left short: best scored first, then the longest (where changes land)."""
+    """(repo, doc, reason) of files that may fill a pack the ranking left short: the other side
+    of a route a primary file serves or calls (in any repository), then import-graph (and
+    co-change) neighbours, best scored first, then the longest (where changes land)."""
+    if room <= 0:
+        return []
+    paired = [(r, d, reason) for r, d, reason in _pairs(scored, chosen, q) if (r, d) not in chosen][:MAX_PAIR_FILL]
+    taken = chosen + [(r, d) for r, d, _ in paired]
+    return (paired + _neighbour_fill(scored, taken, q))[:room]
+
+
+def _neighbour_fill(scored: list[Scored], chosen: list[tuple[int, int]], q: Query) -> list[tuple[int, int, str]]:
     found: dict[tuple[int, int], tuple[tuple[float, int], str]] = {}
     for r, d in chosen:
         for j, reason in _neighbours(scored[r], d):
@@ -115,7 +125,7 @@ def graph_fill(scored: list[Scored], chosen: list[tuple[int, int]], q: Query,
             if (r, j) not in found or key > found[(r, j)][0]:
                 found[(r, j)] = (key, reason)
     ranked = sorted(found.items(), key=lambda kv: (-kv[1][0][0], -kv[1][0][1]))
-    return [(r, d, reason) for (r, d), (_, reason) in ranked[:room]]
+    return [(r, d, reason) for (r, d), (_, reason) in ranked]
 
 
 def _test_stem(path: str) -> str:
