@@ -42,6 +42,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/metrics.py --n 100000
 	$(BIN)/python bench/stats.py
 	$(BIN)/python bench/reference.py
+	$(BIN)/python bench/engine_real.py
 	$(BIN)/python bench/search.py
 	$(BIN)/python bench/risk_tokens.py
 	$(BIN)/python bench/harness_gate.py
