@@ -138,7 +138,8 @@ def main() -> None:
         return
     bundles = sorted(args.repos.glob("*.bundle"))
     if not bundles:
-        raise SystemExit(f"{args.repos}: no *.bundle files")
+        print(f"{args.repos}: no *.bundle files (real repositories to mine): nothing to measure")
+        return
     work = Path(args.keep or tempfile.mkdtemp(prefix="engine-real-"))
     work.mkdir(parents=True, exist_ok=True)
     corpus = work / "corpus.json"
