@@ -3,7 +3,7 @@
 Only statements are visited (never expressions), which keeps the walk cheap:
 classes, functions and methods with their lines, ``__all__`` or the public
 top-level names as exports, every import, including ones inside functions, and the
-first paragraph of the module's and each definition's docstring.
+first paragraph of the docstrings of the module, its classes and top-level functions.
 Statements are dispatched on their exact node type (the parser never subclasses
 them), one dictionary lookup each instead of a chain of ``isinstance`` calls.
 """
@@ -76,7 +76,7 @@ class _Visitor:
         else:
             name = node.name
         self.outline.symbols.append((name, kind, node.lineno))
-        doc = _docstring(node.body)
+        doc = _docstring(node.body) if top or kind == "class" else ""  # methods: too many to pay for
         if doc:
             self.outline.docs.append(doc)
         if top and not node.name.startswith("_"):
