@@ -90,6 +90,10 @@ def per_case(run: object, corpus: Path) -> list[dict[str, object]]:
     return rows
 
 
+def _number(value: object) -> float:
+    return float(value) if isinstance(value, (int, float)) else 0.0
+
+
 def tables(rows: list[dict[str, object]]) -> dict[str, dict[str, dict[str, dict[str, float]]]]:
     """``{by: {group: {target: {cases, passed, recall, mrr}}}}`` for by = language, shape."""
     out: dict[str, dict[str, dict[str, dict[str, float]]]] = {}
@@ -102,9 +106,9 @@ def tables(rows: list[dict[str, object]]) -> dict[str, dict[str, dict[str, dict[
                 sel = [r for r in rows if r["target"] == target and (group == "all" or r[by] == group)]
                 if sel:
                     n = len(sel)
-                    out[by][group][target] = {"cases": n, "passed": sum(bool(r["passed"]) for r in sel),
-                                              "recall": sum(float(r["recall"]) for r in sel) / n,  # type: ignore[arg-type]
-                                              "mrr": sum(float(r["mrr"]) for r in sel) / n}  # type: ignore[arg-type]
+                    out[by][group][target] = {"cases": n, "passed": sum(1 for r in sel if r["passed"]),
+                                              "recall": sum(_number(r["recall"]) for r in sel) / n,
+                                              "mrr": sum(_number(r["mrr"]) for r in sel) / n}
     return out
 
 

@@ -105,7 +105,8 @@ def _propagate(index: RepoIndex, base: np.ndarray) -> np.ndarray:
     """One step down the import graph: a matching file used by a strong match gains a share
     of that match's score (a page's data-fetching helper rises with the page)."""
     lifted = base.copy()
-    strong = np.flatnonzero(base >= PROPAGATE_FROM * base.max()) if base.size and base.max() > 0 else []
+    strong: list[int] = (np.flatnonzero(base >= PROPAGATE_FROM * base.max()).tolist()
+                         if base.size and base.max() > 0 else [])
     for src in strong:
         for dst in index.imports[src]:
             if base[dst] > 0:
@@ -161,7 +162,7 @@ def _choose(scored: list[Scored], limit: int, q: Query) -> list[tuple[int, int]]
     """(repo, doc) of the primary files, best first: the pinned files, then ranked files down
     to where the scores really drop (below ``FLOOR`` of the best ranked one), at most ``cap``.
     Tests, docs, config and the like fill no place after the first unless the task is about them."""
-    flat = [(float(s.final[d]), r, d) for r, s in enumerate(scored) for d in np.flatnonzero(s.final > 0)]
+    flat = [(float(s.final[d]), r, int(d)) for r, s in enumerate(scored) for d in np.flatnonzero(s.final > 0)]
     flat.sort(key=lambda t: (-t[0], scored[t[1]].index.files[t[2]].count("/"), scored[t[1]].index.files[t[2]]))
     cap = min(MAX_PRIMARY, limit)
     pinned = [(r, d) for _, r, d in flat if d in scored[r].pinned][:cap]
