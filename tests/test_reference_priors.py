@@ -91,3 +91,13 @@ def test_a_route_and_its_client_in_another_repository_fill_the_pack(tmp_path: Pa
     assert next(iter(primary)) == ("web", "src/VoidButton.tsx")
     assert primary.get(("api", "src/billing.js"), "").startswith("handles POST /api/invoices/:/void")
     assert ("api", "src/users.js") not in primary
+
+
+def test_a_fallback_without_entry_points_offers_code_not_the_manifest(tmp_path: Path):
+    core = "".join(f"export function step{i}(x) {{ return x + {i} }}\n" for i in range(40))
+    repo = _write(tmp_path, {"package.json": '{"name": "thing", "version": "1.0.0"}\n', "src/engine.js": core,
+                             "src/small.js": "export const one = 1\n"})
+    pack = build_pack("quantum flux capacitor overheats", [repo])
+    assert pack.primary[0].path == "src/engine.js"
+    assert pack.primary[0].reason.startswith("fallback")
+    assert "package.json" not in [ref.path for ref in pack.primary]

@@ -31,6 +31,7 @@ ROLE_BOOST = 1.5  # a file of a kind the task's role words name
 FLOOR = 0.15  # a further primary file scores at least this share of the best ranked one
 MAX_PRIMARY = 5
 FALLBACK_COVERAGE = 0.34
+FALLBACK_CORE = "fallback: nothing in the task matched; a core file of the repository (long, widely imported)"
 JOINED_WEIGHT = 0.5
 PROPAGATION = 0.5  # share of an importer's score a matching imported file gains
 PROPAGATE_FROM = 0.5  # only importers scoring at least this share of the best file propagate
@@ -190,17 +191,23 @@ def _is_weak(scored: list[Scored], chosen: list[tuple[int, int]]) -> bool:
     return max((float(s.coverage.max()) for s in scored if s.coverage.size), default=0.0) < FALLBACK_COVERAGE
 
 
-def _fallback(scored: list[Scored], limit: int) -> list[tuple[int, int]]:
-    """Entry points (two per repository), for a task that names nothing the code has."""
-    entries = [(r, d) for r, s in enumerate(scored) for d in s.index.entries[:2]]
-    if not entries:
-        entries = [(r, 0) for r, s in enumerate(scored) if s.index.files]
+def _fallback(scored: list[Scored], limit: int, q: Query) -> list[tuple[int, int]]:
+    """Entry points (two per repository), for a task that names nothing the code has; a
+    repository with no code entry point offers its core files instead (never a manifest)."""
+    entries: list[tuple[int, int]] = []
+    for r, s in enumerate(scored):
+        found = [(r, d) for d in s.index.entries[:2]]
+        if not any(is_code(s.index.files[d]) for _, d in found):
+            found = _core([scored[r]], [], q, 2, reason=FALLBACK_CORE) + found
+            found = [(r, d) for _, d in found]
+        entries += found[:2]
     for r, d in entries:
-        scored[r].reasons[d] = "fallback: nothing in the task matched; an entry point"
+        scored[r].reasons.setdefault(d, "fallback: nothing in the task matched; an entry point")
     return entries[: min(MAX_PRIMARY, limit)]
 
 
-def _core(scored: list[Scored], chosen: list[tuple[int, int]], q: Query, room: int) -> list[tuple[int, int]]:
+def _core(scored: list[Scored], chosen: list[tuple[int, int]], q: Query, room: int,
+          reason: str = "a core file of the repository (long, widely imported)") -> list[tuple[int, int]]:
     """The repositories' core source files (long and widely imported) for a pack that neither
     the ranking nor the import graph could fill: where a vague task most likely lands."""
     if room <= 0:
@@ -213,7 +220,7 @@ def _core(scored: list[Scored], chosen: list[tuple[int, int]], q: Query, room: i
     pool.sort(key=lambda t: -t[0])
     picked = [(r, d) for _, r, d in pool[:room]]
     for r, d in picked:
-        scored[r].reasons.setdefault(d, "a core file of the repository (long, widely imported)")
+        scored[r].reasons.setdefault(d, reason)
     return picked
 
 
@@ -223,7 +230,7 @@ def build_pack(query: str, repos: list[Repo], limit: int = 8) -> Pack:
     scored = [_score(load_index(repo.path), q) for repo in repos]
     chosen = _choose(scored, limit, q)
     if _is_weak(scored, chosen):
-        chosen = _fallback(scored, limit)
+        chosen = _fallback(scored, limit, q)
     elif GRAPH_FILL:
         for r, d, reason in graph_fill(scored, chosen, q, min(MAX_PRIMARY, limit) - len(chosen)):
             chosen.append((r, d))
