@@ -101,3 +101,12 @@ def test_a_fallback_without_entry_points_offers_code_not_the_manifest(tmp_path: 
     assert pack.primary[0].path == "src/engine.js"
     assert pack.primary[0].reason.startswith("fallback")
     assert "package.json" not in [ref.path for ref in pack.primary]
+
+
+def test_a_pack_of_examples_only_gets_the_library_core_files(tmp_path: Path):
+    assert file_kind("website/layouts/_default/single.html") == "doc"
+    core = "package log\n\n" + "".join(f"func Step{i}() int {{ return {i} }}\n" for i in range(60))
+    repo = _write(tmp_path, {"examples/basic/basic.go": "package main\n\n// precompile the regex\nfunc main() {}\n",
+                             "entry.go": core, "tiny.go": "package log\n\nconst One = 1\n"})
+    paths = _paths("precompile regex", repo)
+    assert paths[0] == "examples/basic/basic.go" and "entry.go" in paths

@@ -53,7 +53,7 @@ RULES: tuple[Rule, ...] = (
     _rule("example", dirs="examples example recipes recipe cookbook samples sample demo demos _examples"),
     _rule("migration", dirs="migrations migration migrate alembic db/migrate",
           pattern=r"^\d{3,}[_-].*\.(sql|py|ts|js)$"),
-    _rule("doc", dirs="docs doc documentation man", suffixes=".md .mdx .rst .adoc .txt",
+    _rule("doc", dirs="docs doc documentation man website", suffixes=".md .mdx .rst .adoc .txt",
           names="README LICENSE CHANGELOG AUTHORS NOTICE CONTRIBUTING"),
     _rule("template", suffixes=" ".join(TEMPLATE_EXTENSIONS)),
     _rule("manifest", names="package.json go.mod pyproject.toml setup.py setup.cfg requirements.txt "

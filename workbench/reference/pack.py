@@ -38,7 +38,7 @@ PROPAGATE_FROM = 0.5  # only importers scoring at least this share of the best f
 NAME_BONUS = 0.5  # share of the query's weight found in the file's own name, added on top
 CENTRALITY = 0.1  # a file imported by many others scores up to (1 + this) times its lexical score
 GRAPH_FILL = True  # a pack the ranking leaves short fills with the primary files' import neighbours
-CORE_FILL = 1  # a pack with fewer code files than this (none) fills with the repository's core files
+CORE_FILL = 1  # a pack with fewer library code files than this (none) fills with the repository's core files
 SIZE = 1.5  # a long source file scores up to (1 + this) times its lexical score: changes land in big files
 
 
@@ -235,7 +235,8 @@ def build_pack(query: str, repos: list[Repo], limit: int = 8) -> Pack:
         for r, d, reason in graph_fill(scored, chosen, q, min(MAX_PRIMARY, limit) - len(chosen)):
             chosen.append((r, d))
             scored[r].reasons.setdefault(d, reason)
-    if sum(1 for r, d in chosen if not quiet(scored[r].index.kinds[d], q)) < CORE_FILL:
+    if sum(1 for r, d in chosen if not quiet(scored[r].index.kinds[d], q) and scored[r].index.kinds[d] != "example"
+           and is_code(scored[r].index.files[d])) < CORE_FILL:
         chosen += _core(scored, chosen, q, min(MAX_PRIMARY, limit) - len(chosen))
     related = related_files(scored, chosen, q, max(0, limit - len(chosen)))
     primary = [FileRef(repos[r].name, scored[r].index.files[d], scored[r].reason(d)) for r, d in chosen]
