@@ -110,3 +110,14 @@ def test_a_pack_of_examples_only_gets_the_library_core_files(tmp_path: Path):
                              "entry.go": core, "tiny.go": "package log\n\nconst One = 1\n"})
     paths = _paths("precompile regex", repo)
     assert paths[0] == "examples/basic/basic.go" and "entry.go" in paths
+
+
+def test_a_module_brings_its_type_stub(tmp_path: Path):
+    module = "def in_range(lo, hi):\n    # the clamp policy\n    return lo <= hi\n"
+    repo = _write(tmp_path, {"src/pkg/validators.py": module,
+                             "src/pkg/validators.pyi": "def in_range(lo: int, hi: int) -> bool: ...\n",
+                             "src/pkg/other.py": "def unrelated():\n    return 0\n"})
+    pack = build_pack("the clamp policy", [repo])
+    found = {ref.path: ref.reason for ref in [*pack.primary, *pack.related]}
+    assert pack.primary[0].path == "src/pkg/validators.py"
+    assert found.get("src/pkg/validators.pyi") == "declares the types of src/pkg/validators.py"

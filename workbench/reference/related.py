@@ -72,6 +72,8 @@ def _neighbours(s: Scored, d: int) -> list[tuple[int, str]]:
     path = index.files[d]
     out = [(j, f"imported by {path}") for j in index.imports[d]]
     out += [(j, f"imports {path}") for j in index.importers[d]]
+    out += [(j, f"declares the types of {path}" if _is_stub(index.files[j]) else f"implements {path}")
+            for j in _stub_siblings(index.files, path)]
     history = partners(index.root, index.files, index.tree) if COCHANGE else {}
     out += [(j, f"changed together with {path} in {n} earlier commits") for j, n in history.get(d, [])]
     if extension(path) == ".go":
@@ -79,6 +81,28 @@ def _neighbours(s: Scored, d: int) -> list[tuple[int, str]]:
         out += [(j, f"same Go package as {path}") for j, p in enumerate(index.files)
                 if j != d and posixpath.dirname(p) == folder and p.endswith(".go") and index.kinds[j] != "test"]
     return out
+
+
+_STUBS = ((".pyi", (".py",)), (".d.ts", (".js", ".mjs", ".cjs", ".ts")), (".d.mts", (".mjs", ".mts")))
+
+
+def _is_stub(path: str) -> bool:
+    return path.endswith(tuple(stub for stub, _ in _STUBS))
+
+
+def _stub_siblings(files: list[str], path: str) -> list[int]:
+    """A type stub and the module it declares (``x.pyi`` and ``x.py``, ``index.d.ts`` and
+    ``index.js``): one changes when the other's signatures do."""
+    wanted: list[str] = []
+    for stub, sources in _STUBS:
+        if path.endswith(stub):
+            wanted += [path[: -len(stub)] + ext for ext in sources]
+        else:
+            wanted += [path[: -len(ext)] + stub for ext in sources if path.endswith(ext) and not _is_stub(path)]
+    if not wanted:
+        return []
+    found = set(wanted)
+    return [i for i, other in enumerate(files) if other in found]
 
 
 def quiet(kind: str, q: Query) -> bool:
