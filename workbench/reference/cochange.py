@@ -19,6 +19,7 @@ MAX_FILES = 12  # a commit touching more files than this says nothing about a pa
 MIN_TOGETHER = 2  # a pair must have changed together at least this often
 MAX_PARTNERS = 5
 TIMEOUT = 10.0
+MAX_MEMO = 64  # trees whose pairs are kept in memory
 
 Partners = dict[int, list[tuple[int, int]]]  # doc -> [(other doc, commits together)], most first
 _MEMO: dict[tuple[str, str], Partners] = {}
@@ -76,6 +77,8 @@ def partners(root: Path, files: list[str], tree: str) -> Partners:
         return found
     with _LOCK:
         if key not in _MEMO:
+            if len(_MEMO) >= MAX_MEMO:
+                del _MEMO[next(iter(_MEMO))]  # the oldest tree: a long-lived server sees many
             ids = {path: i for i, path in enumerate(files)}
             _MEMO[key] = pair_counts(commit_files(root), ids) if _is_work_tree_root(root) else {}
         return _MEMO[key]
