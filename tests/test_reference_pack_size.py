@@ -40,3 +40,12 @@ def test_docs_and_config_fill_no_place_after_the_first(tmp_path: Path):
     paths = [ref.path for ref in pack.primary]
     assert paths[0] == "src/cache.py" and "src/store.py" in paths
     assert "README.md" not in paths[1:] and "settings.yaml" not in paths[1:]
+
+
+def test_the_text_shows_the_head_in_full_and_the_fill_as_outlines(tmp_path: Path):
+    files = {"app/checkout.py": "from app.ledger import post\n\ndef checkout_cart(cart):\n    return post(cart)\n",
+             "app/ledger.py": "def post(entry):\n    return entry\n\n\ndef reverse(entry):\n    return -entry\n"}
+    pack = build_pack("checkout cart", [_write(tmp_path, files)])
+    assert [ref.path for ref in pack.primary] == ["app/checkout.py", "app/ledger.py"]
+    assert "def checkout_cart(cart):" in pack.text  # the match, in full
+    assert "return -entry" not in pack.text and "function reverse (line 5)" in pack.text  # the fill, outlined

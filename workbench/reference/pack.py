@@ -30,6 +30,10 @@ INTENT_BOOST = 1.6
 ROLE_BOOST = 1.5  # a file of a kind the task's role words name
 FLOOR = 0.15  # a further primary file scores at least this share of the best ranked one
 MAX_PRIMARY = 5
+HEAD_RATIO = 0.6  # a primary file shown in full scores at least this share of the best one
+HEAD_GAP = 0.7  # ... and this share of the one before it
+MAX_FULL = 2
+HEAD_JOIN_PINS = 0.85  # beside a pinned file, an unpinned one shown in full scores at least this
 FALLBACK_COVERAGE = 0.34
 FALLBACK_CORE = "fallback: nothing in the task matched; a core file of the repository (long, widely imported)"
 JOINED_WEIGHT = 0.5
@@ -224,6 +228,29 @@ def _core(scored: list[Scored], chosen: list[tuple[int, int]], q: Query, room: i
     return picked
 
 
+def _head(scored: list[Scored], chosen: list[tuple[int, int]]) -> int:
+    """How many primary files the agent text shows in full: the pinned ones, then those
+    scoring close to the best (``HEAD_RATIO`` of it, ``HEAD_GAP`` of the one before, at most
+    ``MAX_FULL``); the files that only fill the pack are shown as outlines."""
+    count = 0
+    best: float | None = None
+    previous = 0.0
+    for r, d in chosen:
+        value = float(scored[r].final[d])
+        if d in scored[r].pinned:
+            count += 1
+            continue
+        if best is None and count and value < HEAD_JOIN_PINS:
+            break  # beside a named file or symbol, only a near-perfect match is shown in full
+        if best is None:
+            best = previous = value
+        elif count >= MAX_FULL or value < HEAD_RATIO * best or value < HEAD_GAP * previous:
+            break
+        previous = value
+        count += 1
+    return max(count, 1)
+
+
 def build_pack(query: str, repos: list[Repo], limit: int = 8) -> Pack:
     """The reference engine's context pack for ``query`` over ``repos`` (at most ``limit`` files)."""
     q = analyse(query)
@@ -241,6 +268,8 @@ def build_pack(query: str, repos: list[Repo], limit: int = 8) -> Pack:
     related = related_files(scored, chosen, q, max(0, limit - len(chosen)))
     primary = [FileRef(repos[r].name, scored[r].index.files[d], scored[r].reason(d)) for r, d in chosen]
     others = [FileRef(repos[r].name, scored[r].index.files[d], reason) for r, d, reason in related]
+    head = _head(scored, chosen)
     outlines = {(repos[r].name, scored[r].index.files[d]): scored[r].index.facts[d].outline.symbols
-                for r, d, _ in related}
-    return Pack(primary=primary, related=others, text=render_text(primary, others, repos, outlines))
+                for r, d in [*chosen[head:], *((r, d) for r, d, _ in related)]}
+    text = render_text(primary[:head], primary[head:] + others, repos, outlines)
+    return Pack(primary=primary, related=others, text=text)
