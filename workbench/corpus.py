@@ -140,8 +140,8 @@ def _describe(schema: dict[str, Any]) -> str:
     names = {"array": "a list", "object": "an object", "string": "a string",
              "integer": "an integer", "number": "a number", "boolean": "true or false"}
     if isinstance(kind, list):
-        return " or ".join(names.get(k, k) for k in kind)
-    return names.get(kind, str(kind))
+        return " or ".join(names.get(str(k), str(k)) for k in kind)
+    return names.get(str(kind), str(kind))
 
 
 def _message(error: "jsonschema.ValidationError") -> str:

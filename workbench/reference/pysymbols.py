@@ -98,7 +98,7 @@ class _Visitor:
 def _docstring(body: list[ast.stmt]) -> str:
     """The first paragraph (at most 300 characters) of a body's docstring, or ``""``."""
     if body and type(body[0]) is ast.Expr:
-        value = body[0].value  # type: ignore[attr-defined]
+        value = body[0].value
         if type(value) is ast.Constant and isinstance(value.value, str):
             return value.value.strip().split("\n\n", 1)[0][:300]
     return ""

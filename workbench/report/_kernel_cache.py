@@ -35,7 +35,7 @@ def remember(key: Hashable, build: Callable[[], T]) -> T:
     """The value cached under ``key``, else ``build()`` cached (the oldest value beyond LIMIT goes)."""
     if key in _VALUES:
         _VALUES.move_to_end(key)
-        return _VALUES[key]  # type: ignore[no-any-return]
+        return _VALUES[key]
     value = build()
     _VALUES[key] = value
     while len(_VALUES) > LIMIT:

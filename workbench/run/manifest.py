@@ -75,6 +75,7 @@ def _target_entry(target: Any, spec: str) -> dict[str, Any]:
     listed = getattr(shaken, "capabilities", None)
     if listed is not None:
         entry["capabilities"] = sorted(listed)
-        if getattr(shaken, "name", None):
-            entry["engine"] = shaken.name
+        engine = getattr(shaken, "name", None)
+        if engine:
+            entry["engine"] = engine
     return entry

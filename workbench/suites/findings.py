@@ -88,8 +88,8 @@ class FindingsSuite(Suite):
         precision = np.divide(tp, tp + fp, out=np.full(len(tp), np.nan), where=tp + fp > 0)
         recall = np.divide(tp, tp + fn, out=np.full(len(tp), np.nan), where=tp + fn > 0)
         f1 = np.divide(2 * tp, 2 * tp + fp + fn, out=np.full(len(tp), np.nan), where=2 * tp + fp + fn > 0)
-        agree = np.array([float(bool(o.observation) and o.observation["verdict"] == o.case["gold"]["expected_verdict"])
-                          for o in outcomes])
+        agree = np.array([float(o.observation is not None and o.observation["verdict"]
+                                == o.case["gold"]["expected_verdict"]) for o in outcomes])
         columns = {"tp": tp, "fp": fp, "fn": fn, "precision": precision, "recall": recall, "f1": f1,
                    "verdictAgreement": agree}
         names = [o.name for o in outcomes]

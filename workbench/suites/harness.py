@@ -62,7 +62,7 @@ def inferred_groups(answer: Any) -> dict[str, list[str]]:
         texts = [getattr(c, "command", None) for c in commands]
         if not all(isinstance(t, str) for t in texts):
             raise TargetError(f"infer_harness: group {group!r} holds an entry without a command string")
-        groups[str(group)] = [normalise(t) for t in texts]
+        groups[str(group)] = [normalise(str(t)) for t in texts]
     return groups
 
 
@@ -104,7 +104,8 @@ class HarnessSuite(Suite):
 
     def unavailable(self, case: dict[str, Any], corpus: "Corpus") -> str | None:
         """The first missing toolchain among the commands the case runs (runtime ones never run)."""
-        commands = case.get("commands") if isinstance(case.get("commands"), list) else []
+        found = case.get("commands")
+        commands: list[Any] = found if isinstance(found, list) else []
         for item in commands:
             if isinstance(item, dict) and item.get("group") not in INFERENCE_ONLY:
                 reason = missing_tool(str(item.get("command", "")))

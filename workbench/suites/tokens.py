@@ -119,7 +119,7 @@ def pack_tokens(pack: Pack, roots: dict[str, Path], counter: TokenCounter) -> tu
         root = roots.get(repo)
         found = _inside(root, rel) if root is not None else None
         total += counter.count(header(rel))
-        if found is None:
+        if found is None or root is None:
             missing.append(f"{repo}/{rel}")
             continue
         total += counter.count(read_text(root, rel))

@@ -51,7 +51,7 @@ def _file_refs(items: Any, key: str, default_repo: str) -> list[FileRef]:
         if isinstance(item, str):
             refs.append(FileRef(default_repo, inside_path(item.replace("\\", "/"), f"context_pack: {key}[{index}]")))
         elif isinstance(item, dict) and isinstance(item.get("path"), str):
-            repo = item.get("repo") if isinstance(item.get("repo"), str) else default_repo
+            repo = str(item["repo"]) if isinstance(item.get("repo"), str) else default_repo
             path = inside_path(item["path"].replace("\\", "/"), f"context_pack: {key}[{index}].path")
             refs.append(FileRef(repo, path, str(item.get("reason", ""))))
         else:

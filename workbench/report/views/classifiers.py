@@ -88,7 +88,10 @@ def gate_matrix(run: Run, target: str | None = None) -> Styler | Note:
     if not {"name", "status"} <= set(checks.columns):
         return Note("The gate checks carry no name/status fields.")
     matrix = checks.pivot_table(index=CASE, columns="name", values="status", aggfunc="first", sort=False)
-    rows = suite_rows(run, "gate", target).set_index(CASE)
+    found = suite_rows(run, "gate", target)
+    if isinstance(found, Note):
+        return found
+    rows = found.set_index(CASE)
     verdicts = [c for c in rows.columns if "verdict" in c.lower()]
     lead = pd.concat([rows[PASSED].map(mark).rename("result"), rows[verdicts]], axis=1)
     frame = lead.join(matrix, how="left").reset_index().rename(columns={"index": CASE}).fillna("")

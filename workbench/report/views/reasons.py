@@ -38,9 +38,9 @@ def _risk(row: dict[str, Any], k: int) -> str:
 def _tokens(row: dict[str, Any], k: int) -> str:
     parts = []
     savings, recall = row.get("savings"), row.get("recallAtK")
-    if _present(savings) and savings <= 0:
+    if savings is not None and _present(savings) and savings <= 0:
         parts.append(f"pack not smaller than the dump (savings {savings:.2f})")
-    if _present(recall) and recall < 1:
+    if recall is not None and _present(recall) and recall < 1:
         parts.append(f"recall@{k} {recall:.2f}")
     if not (row.get("primary") or row.get("related")) and row.get("pack_source") != "text":
         parts.append("empty pack")

@@ -166,6 +166,6 @@ def token_savings(run: Run) -> Styler | Note:
     if isinstance(rows, Note):
         return rows
     frame = pd.DataFrame([{TARGET: t, "cases": r.get("cases"), **(r.get("metrics") or {})}
-                          for t, r in per_target.items() if not r.get("skipped")])
+                          for t, r in (per_target or {}).items() if not r.get("skipped")])
     return table(frame, "token-savings").set_caption(
         "Savings alone prove nothing: compare each target's recall with the random control's.")
