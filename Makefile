@@ -12,7 +12,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,ray]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (workbench)" >/dev/null
 	touch $(STAMP)
 
@@ -38,7 +38,7 @@ lab: $(STAMP)
 	$(BIN)/workbench lab $(ARGS)
 
 bench: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,ray,bench]'
 	$(BIN)/python bench/metrics.py --n 100000
 	$(BIN)/python bench/stats.py
 	$(BIN)/python bench/reference.py
@@ -49,6 +49,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/report.py
 	$(BIN)/python bench/mining.py
 	$(BIN)/python bench/commands.py
+	$(BIN)/python bench/scale.py
 
 clean:
 	rm -rf reports .pytest_cache

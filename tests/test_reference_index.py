@@ -211,3 +211,23 @@ def test_no_cache_entry_is_written_inside_the_indexed_repo(repo: Path, monkeypat
     monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(repo / "cache"))
     build(repo)
     assert not (repo / "cache").exists()
+
+
+def test_loaded_indexes_are_bounded(tmp_path, monkeypatch) -> None:
+    """A run over many snapshots keeps only the most recently used indexes in memory."""
+    from workbench.reference.memo import BoundedMemo
+    monkeypatch.setenv("WORKBENCH_LOADED_INDEXES", "2")
+    memo: BoundedMemo[int] = BoundedMemo()
+    for i in range(5):
+        memo[f"r{i}"] = i
+    assert len(memo) == 2 and memo.get("r4") == 4 and memo.get("r0") is None
+    memo.get("r3")
+    memo["r5"] = 5  # r3 was used last, r4 is dropped
+    assert memo.get("r3") == 3 and memo.get("r4") is None
+    index_module._MEMO.clear()
+    for i in range(3):
+        root = tmp_path / f"snap{i}"
+        (root / "src").mkdir(parents=True)
+        (root / "src" / "a.ts").write_text(f"export const a{i} = {i};\n")
+        index_module.load_index(root)
+    assert len(index_module._MEMO) == 2

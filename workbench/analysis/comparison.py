@@ -55,6 +55,7 @@ class Comparison(CaseDiff):
     comparisons: pd.DataFrame  # COMPARISON_COLUMNS, one row per (suite, metric); metric "passed" = pass/fail
     gate: GateRule | None
     decision: GateDecision | None
+    notes: tuple[str, ...] = ()  # e.g. a side ran with --repeat: its values are per-case means
 
     @property
     def verdict(self) -> str:
@@ -81,13 +82,14 @@ class Comparison(CaseDiff):
             "verdict": self.verdict, "reason": self.reason,
             "reasons": list(self.decision.reasons) if self.decision else [],
             "comparisons": self.comparisons.to_dict("records"), "cases": self.cases.to_dict("records"),
+            "notes": list(self.notes),
         }))
 
     def to_markdown(self) -> str:
         """Per-metric table, pass/fail changes, detectable-effect note and the verdict."""
         alpha = self.gate.alpha if self.gate else 0.05
         metrics = self.comparisons[self.comparisons[METRIC] != PASSED]
-        lines = [f"A: {self.a}", f"B: {self.b}   (delta = B - A, paired by case)", ""]
+        lines = [f"A: {self.a}", f"B: {self.b}   (delta = B - A, paired by case)", *self.notes, ""]
         lines += _md_table(_HEADER, [_metric_cells(row) for row in metrics.itertuples(index=False)])
         lines += _pass_fail_lines(self.comparisons[self.comparisons[METRIC] == PASSED])
         lines += _mde_lines(metrics, alpha) + _case_lines(self.cases) + _verdict_lines(self)
@@ -110,7 +112,18 @@ def compare(a: RunLike, b: RunLike, gate: GateRule | str | None = None, seed: in
     p = np.where(table[METRIC] == PASSED, table["p_mcnemar"], table[rule.p_column if rule else "p_t"])
     table["p_holm"] = stats.holm(p.astype(float))
     decision = unchanged_decision(diff.cases, rule) or (rule.evaluate(table) if rule else None)
-    return Comparison(diff.a, diff.b, diff.cases, table[COMPARISON_COLUMNS], rule, decision)
+    return Comparison(diff.a, diff.b, diff.cases, table[COMPARISON_COLUMNS], rule, decision,
+                      _repeat_notes(a, b))
+
+
+def _repeat_notes(a: RunLike, b: RunLike) -> tuple[str, ...]:
+    """Say when a side ran every case several times (``--repeat``): its values are each case's mean."""
+    notes = []
+    for label, side in (("A", a), ("B", b)):
+        k = pd.to_numeric(side.cases["repeats"], errors="coerce").max() if "repeats" in side.cases else None
+        if k is not None and k > 1:
+            notes.append(f"{label} ran every case {int(k)} times: its values are each case's mean over its repeats")
+    return tuple(notes)
 
 
 def unchanged_decision(cases: pd.DataFrame, rule: GateRule | None) -> GateDecision | None:

@@ -25,6 +25,7 @@ from .extract import EXTRACTOR_VERSION, FileFacts, gc_paused
 from .fields import identifier_parts, path_fields
 from .imports import Resolver
 from .kinds import extension, file_kind, is_code
+from .memo import BoundedMemo
 from .messages import MessageIndex
 from .parallel import extract_batches
 from .routes import Route
@@ -221,7 +222,7 @@ def _source_key(root: Path, files: list[str], tree: str) -> str:
     return "\n".join([tree, *extra])
 
 
-_MEMO: dict[str, tuple[list[str], tuple, RepoIndex]] = {}
+_MEMO: BoundedMemo[tuple[list[str], tuple, RepoIndex]] = BoundedMemo()  # a bounded number stay loaded
 _BUILDING = threading.Lock()  # one build at a time: concurrent cases of a run share it
 
 

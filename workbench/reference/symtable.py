@@ -19,6 +19,7 @@ from .extract import content_terms
 from .fields import compound_parts, identifier_parts, path_fields
 from .index import INDEX_VERSION, RepoIndex
 from .kinds import extension
+from .memo import BoundedMemo
 from .outline import MAJOR_KINDS
 from .text import identifier_terms, split_identifier, symbol_keys, terms
 
@@ -161,7 +162,7 @@ def build_table(index: RepoIndex) -> SymbolTable:
                        np.setdiff1d(np.arange(len(index.files)), docs).astype(np.int32))
 
 
-_MEMO: dict[str, SymbolTable] = {}
+_MEMO: BoundedMemo[SymbolTable] = BoundedMemo()
 _LOCK = threading.Lock()
 
 

@@ -63,7 +63,8 @@ def build_manifest(corpus: "Corpus", targets: list[Any], options: "RunOptions",
         "packages": {name: package_version(name) for name in PACKAGES},
         "seed": options.seed,
         "options": {"suites": options.suites, "timeout": options.timeout, "jobs": options.jobs,
-                    "strict": options.strict, "shard": list(options.shard) if options.shard else None},
+                    "strict": options.strict, "shard": list(options.shard) if options.shard else None,
+                    "repeat": options.repeat, "executor": options.executor, "cache": options.cache},
         **({"revisions": revisions} if revisions else {}),
     }
 

@@ -12,6 +12,7 @@ from ..errors import StoreError
 from ..paths import DEFAULT_RUNS_DIR
 from ..store.runs import Run, free_run_id, load_run, write_run
 from ..suites import get_suite
+from .repeats import has_repeats, repeats_section
 from .shards import check_shards
 from .summary import overall_passed, suite_summary
 
@@ -36,8 +37,11 @@ def _suite_summary(suite_name: str, target: str, runs: list[Run], cases: pd.Data
     live = [p for p in parts if not p.get("skipped")]
     if not live:
         return dict(parts[0])
-    return suite_summary(get_suite(suite_name), scores.drop(columns=[SUITE, TARGET]), cases,
-                         live[0].get("thresholds") or {})
+    summary = suite_summary(get_suite(suite_name), scores.drop(columns=[SUITE, TARGET]), cases,
+                            live[0].get("thresholds") or {})
+    if has_repeats(cases):
+        summary["repeats"] = repeats_section(cases)
+    return summary
 
 
 def merge_runs(paths: list[Path | str], out_dir: Path | str = DEFAULT_RUNS_DIR) -> Run:

@@ -26,7 +26,13 @@ class RunOptions:
     baseline: str | None = None
     # Seconds the whole run may take: no case starts after it (see ``workbench.run.deadline``).
     deadline: float | None = None
+    # Where cases run: ``local`` (this process, ``jobs`` threads) or ``ray[:ADDRESS]`` (run/executors.py).
+    executor: str = "local"
+    # Every case runs this many times (run/repeats.py); part of the journal's key.
+    repeat: int = 1
+    # Reuse unchanged results of known-version targets (run/cache.py).
+    cache: bool = False
 
 
 # Options that decide a run's results: a resumed run takes them from its journal.
-RESUME_KEYS = ("suites", "targets", "seed", "shard", "timeout", "strict")
+RESUME_KEYS = ("suites", "targets", "seed", "shard", "timeout", "strict", "repeat")

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 HEADER, OUTCOMES = "header.json", "outcomes.jsonl"
 FORMAT = 1
 SYNC_EVERY = 1.0  # seconds: a machine that goes down loses at most the cases of the last one
-Key = tuple[str, str, str, str]  # suite, target, case name, case hash
+Key = tuple[str, str, str, str, int]  # suite, target, case name, case hash, repeat index
 
 
 def journal_path(out_dir: Path | str, run_id: str) -> Path:
@@ -100,7 +100,10 @@ class Journal:
         """Record one finished case (one JSON line, flushed to disk) and return the outcome as a
         resume will read it back, so resumed and uninterrupted runs score the same data."""
         record = {"suite": suite, "target": target, "case": outcome.name, "hash": case_hash(outcome.case),
-                  "observation": outcome.observation, "error": outcome.error, "seconds": outcome.seconds}
+                  "repeat": int(outcome.meta.get("repeat", 0)), "observation": outcome.observation,
+                  "error": outcome.error, "seconds": outcome.seconds}
+        if any(key != "repeat" for key in outcome.meta):
+            record["meta"] = {key: value for key, value in outcome.meta.items() if key != "repeat"}
         line = dumps(record) + "\n"
         with self._lock:
             if self._handle is None:
@@ -138,7 +141,8 @@ class Journal:
 
 def as_outcome(record: dict[str, Any], case: dict[str, Any]) -> Outcome:
     """The Outcome a journal record stands for, attached to the corpus case it was run on."""
-    return Outcome(case, record.get("observation"), record.get("error"), float(record.get("seconds") or 0.0))
+    meta = dict(record.get("meta") or {}, repeat=int(record.get("repeat") or 0))
+    return Outcome(case, record.get("observation"), record.get("error"), float(record.get("seconds") or 0.0), meta)
 
 
 def read_journal_header(path: Path) -> dict[str, Any]:
@@ -170,8 +174,8 @@ def read_outcomes(path: Path) -> list[dict[str, Any]]:
 
 
 def reusable(path: Path) -> dict[Key, dict[str, Any]]:
-    """The journal's records keyed by (suite, target, case, case hash); a later record wins."""
-    return {(r["suite"], r["target"], r["case"], r["hash"]): r for r in read_outcomes(path)}
+    """The journal's records keyed by (suite, target, case, case hash, repeat); a later record wins."""
+    return {(r["suite"], r["target"], r["case"], r["hash"], int(r.get("repeat") or 0)): r for r in read_outcomes(path)}
 
 
 def find_journal(spec: str | Path, out_dir: Path | str) -> Path:
@@ -216,7 +220,8 @@ def resume_settings(manifest: dict[str, Any]) -> dict[str, Any]:
     shard = options.get("shard")
     return {"suites": options.get("suites"), "targets": [t["spec"] for t in manifest.get("targets", [])],
             "seed": manifest.get("seed", 0), "shard": tuple(shard) if shard else None,
-            "timeout": options.get("timeout", 60.0), "strict": bool(options.get("strict"))}
+            "timeout": options.get("timeout", 60.0), "strict": bool(options.get("strict")),
+            "repeat": int(options.get("repeat") or 1)}
 
 
 def check_agrees(manifest: dict[str, Any], given: dict[str, Any]) -> None:
@@ -238,7 +243,7 @@ def check_agrees(manifest: dict[str, Any], given: dict[str, Any]) -> None:
                          "resume takes these from the journal")
 
 
-_FLAGS = {"suites": "--suite", "targets": "--target"}
+_FLAGS = {"suites": "--suite", "targets": "--target", "repeat": "--repeat"}
 
 
 def resume_header(corpus: "Corpus", options: RunOptions) -> dict[str, Any]:

@@ -14,9 +14,8 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -29,7 +28,7 @@ from ..analysis.regressions import baseline_section
 from ..columns import CASE, METRIC, SUITE, TARGET, VALUE
 from ..contract import capabilities
 from ..corpus import Corpus, load_corpus
-from ..errors import RunStopped, SuiteError, WorkbenchError
+from ..errors import RunStopped, SuiteError
 from ..paths import DEFAULT_CORPUS, DEFAULT_RUNS_DIR
 from ..sandbox import sandbox_kind
 from ..store.runs import Run, in_memory_run, load_run, write_run
@@ -37,28 +36,20 @@ from ..suites import Outcome, RunContext, Suite, get_suite, suite_names, suite_s
 from ..targets import close_target, resolve_target
 from ..targets.handshake import note_unsupported, skip_reason
 from ..targets.protocol import ProtocolTarget
+from .cache import ResultCache, cached_outcome, storable
 from .deadline import RunDeadline, note_deadline
+from .executors import Executor, make_executor
 from .manifest import build_manifest
 from .options import RunOptions
+from .repeats import summarise_repeats
 from .resume import Journal, Key, as_outcome, case_hash, resume_header, resume_options, reusable
 from .shards import ids_record, select_shard
-from .summary import overall_passed, skipped, summarise
+from .summary import overall_passed, skipped
+from .work import WorkItem, by_fixture
 
 # tqdm's monitor thread outlives every bar; with a second thread alive the reference engine
 # cannot fork its parsing pool and indexes serially. Bars here update often enough without it.
 tqdm.monitor_interval = 0
-
-
-def _run_one(suite: Suite, target: Any, case: dict[str, Any], ctx: RunContext) -> Outcome:
-    started = time.perf_counter()
-    try:
-        observation = suite.run_case(target, case, ctx)
-        return Outcome(case, observation, None, time.perf_counter() - started)
-    except Exception as exc:  # an engine failing a case is data, not a crash
-        message = str(exc) or type(exc).__name__
-        if not isinstance(exc, WorkbenchError):
-            message = f"{type(exc).__name__}: {message}"
-        return Outcome(case, None, message, time.perf_counter() - started)
 
 
 def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None = None) -> Run:
@@ -75,7 +66,10 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
     header = resume_header(corpus, options) if options.resume else None
     targets = _resolve_targets(options)
     watchdog = deadline.watch(lambda: _close_engines(targets))
+    executor: Executor | None = None
+    cache = ResultCache() if options.cache else None
     try:
+        executor = make_executor(options, {t.name: spec for t, spec in zip(targets, options.targets, strict=True)})
         # Cases this machine cannot run (a missing toolchain) are left out of the plan before the
         # case ids are recorded, so shards of one plan still add up to it.
         whole, unavailable = _without_unavailable(
@@ -88,10 +82,13 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
             Journal.create(options.out_dir, manifest)
         try:
             session = _Session(RunContext(corpus=corpus, timeout=options.timeout, seed=options.seed),
-                               options, journal, reusable(journal.path) if options.resume else {}, on_case,
-                               deadline=deadline)
+                               options, journal, reusable(journal.path) if options.resume else {}, executor,
+                               cache, on_case, deadline=deadline)
             manifest = _note_resume(manifest, plan, session)
             summary, case_rows, scores = _run_plan(plan, corpus, session, unavailable)
+            manifest = dict(manifest, executor=executor.describe())
+            if cache is not None:
+                manifest["cache"] = {"hits": cache.hits, "stored": cache.stored}
             summary = note_deadline(summary, deadline)
         except BaseException as exc:
             journal.close()
@@ -101,6 +98,10 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
     finally:
         if watchdog is not None:
             watchdog.cancel()
+        if executor is not None:
+            executor.close()
+        if cache is not None:
+            cache.close()
         for target in targets:
             close_target(target)
     final = journal.path.parent / journal.run_id
@@ -178,6 +179,8 @@ class _Session:
     options: RunOptions
     journal: Journal
     prior: dict[Key, dict[str, Any]]  # journal records a resume may reuse
+    executor: Executor
+    cache: ResultCache | None = None
     on_case: Callable[[], None] | None = None
     bar: Any = None  # the tqdm bar, once open
     deadline: RunDeadline = field(default_factory=lambda: RunDeadline(None))
@@ -210,12 +213,13 @@ def _run_plan(plan: Plan, corpus: Corpus, session: _Session, unavailable: dict[s
                 per_suite[name] = dict(skipped(why, floors), **({"skipped_cases": gone} if gone else {}))
                 continue
             session.bar.set_postfix_str(f"{suite.name} / {name}")
-            outcomes = _run_cases(session, suite, name, target, cases)
-            note_unsupported(target, str(suite.capability), [o.error for o in outcomes])
+            by_repeat = _run_cases(session, suite, name, target, cases)
+            note_unsupported(target, str(suite.capability), [o.error for outcomes in by_repeat for o in outcomes])
             if not _capable(suite, target):  # a case answer said "unsupported capability"
                 per_suite[name] = skipped(skip_reason(target, str(suite.capability)), floors)
                 continue
-            per_suite[name], rows, scores = summarise(suite, name, outcomes, session.ctx, floors)
+            per_suite[name], rows, scores = summarise_repeats(suite, name, by_repeat, session.ctx, floors)
+            _store_cached(session, suite, target, by_repeat, rows)
             if gone:
                 per_suite[name]["skipped_cases"] = gone
             case_rows += rows
@@ -230,16 +234,23 @@ def _capable(suite: Suite, target: Any) -> bool:
     return suite.capability is None or suite.capability in capabilities(target)
 
 
-def _key(suite: Suite, target_name: str, case: dict[str, Any]) -> Key:
-    """How a journal record is matched to a case: same suite, target, name and definition."""
-    return suite.name, target_name, str(case.get("name")), case_hash(case)
+def _key(suite: Suite, target_name: str, case: dict[str, Any], repeat: int = 0) -> Key:
+    """How a journal record is matched to a case: same suite, target, name, definition and repeat."""
+    return suite.name, target_name, str(case.get("name")), case_hash(case), repeat
 
 
-def _missing(session: _Session, suite: Suite, name: str, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The cases of one (suite, target) the journal has no outcome for."""
-    if not session.prior:  # a new run: every case, and no case hashed to look it up
-        return cases
-    return [case for case in cases if _key(suite, name, case) not in session.prior]
+def _items(session: _Session, cases: list[dict[str, Any]]) -> list[WorkItem]:
+    """Every (case, repeat) of one (suite, target), repeat by repeat, numbered in that order."""
+    pairs = [(case, repeat) for repeat in range(session.options.repeat) for case in cases]
+    return [WorkItem(index, case, repeat) for index, (case, repeat) in enumerate(pairs)]
+
+
+def _missing(session: _Session, suite: Suite, name: str, cases: list[dict[str, Any]]) -> list[WorkItem]:
+    """The work items of one (suite, target) the journal has no outcome for."""
+    items = _items(session, cases)
+    if not session.prior:  # a new run: every item, and no case hashed to look it up
+        return items
+    return [i for i in items if _key(suite, name, i.case, i.repeat) not in session.prior]
 
 
 def _note_resume(manifest: dict[str, Any], plan: Plan, session: _Session) -> dict[str, Any]:
@@ -248,7 +259,7 @@ def _note_resume(manifest: dict[str, Any], plan: Plan, session: _Session) -> dic
         return manifest
     live = [(s, name, cases) for s, name, t, cases in plan if _capable(s, t)]
     todo = sum(len(_missing(session, s, name, cases)) for s, name, cases in live)
-    reused = sum(len(cases) for _, _, cases in live) - todo
+    reused = sum(len(cases) for _, _, cases in live) * session.options.repeat - todo
     if session.options.progress:
         tqdm.write(f"resuming {session.journal.run_id}: {reused} case(s) reused from {session.journal.path}, "
                    f"{todo} to run", file=sys.stderr)
@@ -257,53 +268,90 @@ def _note_resume(manifest: dict[str, Any], plan: Plan, session: _Session) -> dic
 
 
 def _run_cases(session: _Session, suite: Suite, name: str, target: Any,
-               cases: list[dict[str, Any]]) -> list[Outcome]:
-    """Every case's outcome in corpus order: from the journal when it has the case, else run now."""
-    if not session.prior:
-        return _run_fresh(session, suite, name, target, cases)
-    keys = [_key(suite, name, case) for case in cases]
-    fresh = iter(_run_fresh(session, suite, name, target, [c for c, k in zip(cases, keys) if k not in session.prior]))
-    return [as_outcome(session.prior[k], c) if k in session.prior else next(fresh) for c, k in zip(cases, keys)]
+               cases: list[dict[str, Any]]) -> list[list[Outcome]]:
+    """Each repeat's outcomes in corpus order: from the journal when it has the case, else from
+    the cache (``--cache``), else run now by the executor."""
+    items = _items(session, cases)
+    todo = _missing(session, suite, name, cases)
+    wanted = {item.index for item in todo}
+    results = {i.index: as_outcome(session.prior[_key(suite, name, i.case, i.repeat)], i.case)
+               for i in items if i.index not in wanted}
+    todo = _from_cache(session, suite, name, target, by_fixture(todo), results)
+    results.update(_run_fresh(session, suite, name, target, todo))
+    ordered = [results[item.index] for item in items]
+    return [ordered[start:start + len(cases)] for start in range(0, len(ordered), len(cases))]
+
+
+def _from_cache(session: _Session, suite: Suite, name: str, target: Any, items: list[WorkItem],
+                results: dict[int, Outcome]) -> list[WorkItem]:
+    """Put the cached outcomes of ``items`` in ``results`` (journaled like any other) and return
+    the items still to run."""
+    if session.cache is None or not items:
+        return items
+    keys = [session.cache.key(suite, target, item.case, item.repeat, session.ctx) for item in items]
+    hits = session.cache.get_many([key for key in keys if key])
+    rest = []
+    for item, key in zip(items, keys, strict=True):
+        if key in hits:
+            results[item.index] = session.journal.append(
+                suite.name, name, cached_outcome(item.case, hits[key], item.repeat))
+            _tick(session)
+        else:
+            rest.append(item)
+    return rest
+
+
+def _store_cached(session: _Session, suite: Suite, target: Any, by_repeat: list[list[Outcome]],
+                  rows: list[dict[str, Any]]) -> None:
+    """Cache the fresh answers of cases that passed (every repeat) without error."""
+    if session.cache is None:
+        return
+    entries = []
+    for outcome in (o for outcomes in by_repeat for o in storable(outcomes, rows)):
+        key = session.cache.key(suite, target, outcome.case, int(outcome.meta.get("repeat", 0)), session.ctx)
+        if key and outcome.observation is not None:
+            entries.append((key, outcome.observation))
+    session.cache.put_many(entries)
+
+
+def _tick(session: _Session) -> None:
+    session.bar.update(1)
+    if session.on_case:
+        session.on_case()
 
 
 def _run_fresh(session: _Session, suite: Suite, name: str, target: Any,
-               cases: list[dict[str, Any]]) -> list[Outcome]:
-    """Run ``cases`` (in threads with ``--jobs``), journaling each as it finishes. Under
-    ``--strict`` an errored case is not journaled: it stops the run, and a resume runs it again."""
-    options = session.options
-
-    def one(case: dict[str, Any]) -> Outcome:
-        if session.deadline.passed():  # recorded as an error, not journaled: a resume runs it
-            session.bar.update(1)
-            return session.deadline.not_reached(case)
-        outcome = _run_one(suite, target, case, session.ctx)
-        if outcome.error and session.deadline.passed():  # the deadline closed its engine mid-request
-            session.bar.update(1)
-            return session.deadline.cut_short(outcome)
-        if not (options.strict and outcome.error):
-            outcome = session.journal.append(suite.name, name, outcome)
-        session.bar.update(1)
-        if session.on_case:
-            session.on_case()
-        return outcome
-
-    if options.jobs > 1:
-        with ThreadPoolExecutor(max_workers=options.jobs) as pool:
-            try:
-                outcomes = list(pool.map(one, cases))
-            except BaseException:  # Ctrl-C: let the cases in flight finish, start no more
-                pool.shutdown(wait=True, cancel_futures=True)
-                raise
-    else:
-        outcomes = []
-        for case in cases:
-            outcomes.append(one(case))
-            if options.strict and outcomes[-1].error:
+               items: list[WorkItem]) -> dict[int, Outcome]:
+    """Run ``items`` on the executor, journaling each outcome as it arrives. Under ``--strict``
+    an errored case is not journaled: it stops the run, and a resume runs it again. Once the
+    deadline passes no item starts: those left are recorded as not reached, and not journaled."""
+    strict, deadline = session.options.strict, session.deadline
+    results: dict[int, Outcome] = {}
+    if not items:
+        return results
+    with closing(session.executor.run(suite, target, items, session.ctx)) as stream:
+        while not deadline.passed():
+            arrived = next(stream, None)
+            if arrived is None:
                 break
-    failed = next((o for o in outcomes if o.error), None)
-    if options.strict and failed is not None:
-        raise SuiteError(f"{suite.name}[{failed.name}] on {name}: {failed.error} (--strict)")
-    return outcomes
+            item, outcome = arrived
+            if session.cache is not None:
+                outcome.meta.setdefault("cached", False)
+            if outcome.error and deadline.passed():  # the deadline closed its engine mid-request
+                results[item.index] = deadline.cut_short(outcome)
+                session.bar.update(1)
+                continue
+            if not (strict and outcome.error):
+                outcome = session.journal.append(suite.name, name, outcome)
+            results[item.index] = outcome
+            _tick(session)
+            if strict and outcome.error:
+                raise SuiteError(f"{suite.name}[{outcome.name}] on {name}: {outcome.error} (--strict)")
+    for item in items:  # what the deadline left out: a resume runs it
+        if item.index not in results:
+            results[item.index] = deadline.not_reached(item.case)
+            session.bar.update(1)
+    return results
 
 
 def run_eval(corpus_path: Path | str | None = None, suites: list[str] | None = None,

@@ -40,8 +40,10 @@ def summarise(suite: Suite, target: str, outcomes: list[Outcome], ctx: RunContex
     rows = []
     for row in scored.case_rows:
         outcome = by_name[row["case"]]
-        rows.append({SUITE: suite.name, TARGET: target, **row, ERROR: outcome.error,
-                     "seconds": round(outcome.seconds, 4)})
+        meta = {key: value for key, value in outcome.meta.items() if key != "repeat"}
+        # A cached outcome's time is the cache's, not the engine's: no latency figure may use it.
+        seconds = None if meta.get("cached") else round(outcome.seconds, 4)
+        rows.append({SUITE: suite.name, TARGET: target, **row, ERROR: outcome.error, "seconds": seconds, **meta})
     summary = suite_summary(suite, scored.scores, pd.DataFrame(rows), floors)
     return summary, rows, scored.scores.assign(**{SUITE: suite.name, TARGET: target})
 

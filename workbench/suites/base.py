@@ -40,6 +40,8 @@ class Outcome:
     observation: dict[str, Any] | None
     error: str | None = None
     seconds: float = 0.0
+    # How the run got this outcome (``repeat``, ``cached``, ``retries``): copied into its case row.
+    meta: dict[str, Any] = field(default_factory=dict)
 
     @property
     def name(self) -> str:

@@ -20,6 +20,7 @@ import numpy as np
 from ..errors import TargetError
 from ..reference import ranking
 from ..reference.index import load_index, snapshot, stat_paths
+from ..reference.memo import BoundedMemo
 from ..reference.text import tokens
 from ..reference.walk import list_files, read_text
 from ..contract import FileRef, Pack, Repo, SearchHit
@@ -62,8 +63,8 @@ class Bm25Target:
     version = "1"
 
     def __init__(self) -> None:
-        self._models: dict[str, tuple[tuple, list[str], ranking.Ranker]] = {}
-        self._symbol_models: dict[str, Any] = {}
+        self._models: BoundedMemo[tuple[tuple, list[str], ranking.Ranker]] = BoundedMemo()
+        self._symbol_models: BoundedMemo[Any] = BoundedMemo()
 
     def _model(self, repo: Repo) -> tuple[list[str], ranking.Ranker]:
         files = _files(repo)

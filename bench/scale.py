@@ -1,0 +1,201 @@
+"""Benchmark runs at scale: many cases over many revisions, local vs Ray, first vs cached run.
+
+    python bench/scale.py [--cases 10000] [--revisions 50] [--files 40] [--json] [--skip-ray]
+
+A synthetic TypeScript repository gets ``--revisions`` commits (each rewrites three modules
+under new names), built with git in a temp dir. The corpus is generated directly, shaped like a
+mined one: ``--cases`` retrieval cases spread evenly over the revisions, each pinned to its
+commit (``revision``: the run materializes each tree read-only from git) and asking for one
+exported function of one module (words of its name and of the module's), expecting that file.
+
+Each configuration is its own ``workbench run --target builtin --json`` process with a fresh
+``$WORKBENCH_CACHE_DIR`` shared by the configurations. Timed, in order:
+
+* ``local-cold``: the first run, which also fills the reference engine's disk caches (indexes,
+  symbol tables); every later run loads them the same way.
+* ``local``: the local executor, warm; peak RSS of the process (``wait4``: it and its waited-for
+  children). Also with ``WORKBENCH_LOADED_INDEXES=1000`` (every index kept: the old behaviour).
+* ``ray``: ``--executor ray`` (a local Ray instance started by the run, 2 CPUs); wall time
+  including Ray's start and stop, and without the start (``executor.startup_seconds`` of its
+  manifest: starting Ray and connecting). Peak RSS of the driver only (the actor is another process).
+* ``ray-head``: ``--executor ray:auto`` on a head started beforehand (``ray start --head``,
+  untimed): what a run on a running cluster costs.
+* ``cache-fill`` then ``cache-rerun``: ``--cache`` twice; the second reuses every passing case.
+
+Targets (issue 14): local peak < 1 GB at 10,000 cases / 50 revisions; ray <= 1.3x local;
+a fully cached re-run < 10% of the first run. The machine is shared (2 cores): the 1-minute
+load average is printed with each configuration.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PACED = "python:bench._paced:paced"  # the reference engine paced like a real one (--engine-ms)
+VERBS = ["compute", "render", "parse", "validate", "refund", "schedule", "encode", "merge", "fetch", "archive",
+         "resolve", "publish", "throttle", "index", "notify", "migrate"]
+NOUNS = ["invoice", "ledger", "session", "cart", "shipment", "coupon", "profile", "webhook", "token", "report",
+         "catalog", "payment", "receipt", "inventory", "account", "quota", "banner", "review", "upload", "tenant"]
+
+
+def _module(rng: random.Random, j: int, revision: int) -> tuple[str, list[str]]:
+    """The text of module ``j`` at ``revision`` and the names of its exported functions."""
+    names = [f"{rng.choice(VERBS)}{rng.choice(NOUNS).title()}{rng.choice(NOUNS).title()}" for _ in range(4)]
+    body = "\n".join(f"export function {n}(input: number): number {{\n  return input * {revision + 1} + {k};\n}}\n"
+                     for k, n in enumerate(names))
+    return f"// module {j}, revision {revision}\nimport {{ helper }} from './util';\n{body}", names
+
+
+Revisions = list[tuple[str, dict[str, list[str]]]]  # per commit: its sha, and per module the functions it exports
+
+
+def build_history(root: Path, revisions: int, files: int, seed: int = 0) -> tuple[Path, Revisions]:
+    """A git repository of ``revisions`` commits; per commit its sha and the exported function
+    names of its modules."""
+    rng = random.Random(seed)
+    repo = root / "repo"
+    repo.mkdir(parents=True)
+    git = ["git", "-C", str(repo), "-c", "user.email=bench@example.com", "-c", "user.name=bench"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (repo / "src").mkdir()
+    (repo / "src" / "util.ts").write_text("export function helper(x: number): number { return x; }\n")
+    (repo / "package.json").write_text('{"name": "bench-app", "version": "1.0.0"}\n')
+    names: dict[str, list[str]] = {}
+    snapshots = []
+    for revision in range(revisions):
+        touched = range(files) if revision == 0 else rng.sample(range(files), 3)
+        for j in touched:
+            stem = f"{rng.choice(NOUNS)}_{rng.choice(VERBS)}_{j}"
+            old = [p for p in names if p.endswith(f"_{j}.ts")]
+            for path in old:
+                (repo / path).unlink()
+                del names[path]
+            text, exported = _module(rng, j, revision)
+            (repo / "src" / f"{stem}.ts").write_text(text)
+            names[f"src/{stem}.ts"] = exported
+        subprocess.run([*git, "add", "-A"], check=True)
+        subprocess.run([*git, "commit", "-q", "-m", f"revision {revision}"], check=True)
+        sha = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True).stdout.strip()
+        snapshots.append((sha, dict(names)))
+    return repo, snapshots
+
+
+def _words(identifier: str) -> str:
+    out, word = [], ""
+    for ch in identifier:
+        if ch.isupper() and word:
+            out.append(word)
+            word = ""
+        word += ch.lower()
+    return " ".join([*out, word])
+
+
+def write_corpus(root: Path, repo: Path, snapshots: Revisions, cases: int,
+                 seed: int = 0) -> Path:
+    """``cases`` retrieval cases spread over the revisions (pinned as mined cases are); the corpus path."""
+    rng = random.Random(seed)
+    retrieval = []
+    for n in range(cases):
+        sha, names = snapshots[n % len(snapshots)]
+        path = rng.choice(sorted(names))
+        function = rng.choice(names[path])
+        module = Path(path).stem.rsplit("_", 1)[0].replace("_", " ")
+        retrieval.append({"name": f"c{n:05d}", "query": f"{_words(function)} in {module}",
+                          "repoFixture": "app", "revision": sha, "expectedPrimary": [path]})
+    corpus = root / "corpus" / "corpus.json"
+    corpus.parent.mkdir(parents=True, exist_ok=True)
+    corpus.write_text(json.dumps({"k": 5, "fixtureRoots": {"app": str(repo)},
+                                  "thresholds": {"retrieval": {"recallAtK": 0.5}}, "retrieval": retrieval}))
+    return corpus
+
+
+def timed_run(corpus: Path, out: Path, env: dict[str, str], target: str, *extra: str) -> dict[str, object]:
+    """One ``workbench run`` process: wall seconds, peak RSS (MB) and its summary."""
+    command = [sys.executable, "-m", "workbench", "run", "--corpus", str(corpus), "--target", target,
+               "--out", str(out), "--json", *extra]
+    load = os.getloadavg()[0]
+    started = time.perf_counter()
+    with open(out.parent / f"{out.name}.stdout", "w") as stdout, open(out.parent / f"{out.name}.stderr", "w") as err:
+        process = subprocess.Popen(command, stdout=stdout, stderr=err, env=env, cwd=REPO)
+        _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - started
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):
+        errors = (out.parent / f"{out.name}.stderr").read_text()[-2000:]
+        raise SystemExit(f"{' '.join(command)} exited {code}: {errors}")
+    summary = json.loads((out.parent / f"{out.name}.stdout").read_text())
+    [suite] = summary["suites"]["retrieval"].values()
+    manifest = json.loads((Path(summary["run_dir"]) / "manifest.json").read_text())
+    return {"seconds": round(seconds, 2), "peak_rss_mb": round(usage.ru_maxrss / 1024, 1), "load": round(load, 2),
+            "cases": suite["cases"], "passed_cases": suite["passed_cases"], "metrics": suite["metrics"],
+            "executor": manifest.get("executor"), "cache": manifest.get("cache")}
+
+
+def ray_head(env: dict[str, str], start: bool) -> None:
+    """``ray start --head`` (2 CPUs, no dashboard) or ``ray stop``, with this interpreter's Ray."""
+    ray = str(Path(sys.executable).parent / "ray")
+    command = [ray, "start", "--head", "--num-cpus=2", "--include-dashboard=false", "--disable-usage-stats"] \
+        if start else [ray, "stop", "--force"]
+    subprocess.run(command, env=dict(env, PYTHONPATH=str(REPO)), check=start, capture_output=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=int, default=10_000)
+    parser.add_argument("--revisions", type=int, default=50)
+    parser.add_argument("--files", type=int, default=40)
+    parser.add_argument("--skip-ray", action="store_true")
+    parser.add_argument("--skip-unbounded", action="store_true")
+    parser.add_argument("--engine-ms", type=float, default=0.0,
+                        help="pace the engine: every answer takes at least this many ms (bench/_paced.py)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    target = PACED if args.engine_ms else "builtin"
+    results: dict[str, object] = {"cases": args.cases, "revisions": args.revisions, "files": args.files,
+                                  "engine_ms": args.engine_ms}
+    with tempfile.TemporaryDirectory(prefix="wb-scale-") as tmp:
+        root = Path(tmp)
+        started = time.perf_counter()
+        repo, snapshots = build_history(root, args.revisions, args.files)
+        corpus = write_corpus(root, repo, snapshots, args.cases)
+        results["build_seconds"] = round(time.perf_counter() - started, 2)
+        env = dict(os.environ, WORKBENCH_CACHE_DIR=str(root / "cache"), WORKBENCH_BENCH_ENGINE_MS=str(args.engine_ms))
+        configs: list[tuple[str, dict[str, str], tuple[str, ...]]] = [("local-cold", env, ()), ("local", env, ())]
+        if not args.skip_unbounded:
+            configs.append(("local-unbounded", dict(env, WORKBENCH_LOADED_INDEXES="1000"), ()))
+        if not args.skip_ray:
+            configs += [("ray", env, ("--executor", "ray")), ("ray-head", env, ("--executor", "ray:auto"))]
+        configs += [("cache-fill", env, ("--cache",)), ("cache-rerun", env, ("--cache",))]
+        for name, config_env, extra in configs:
+            if name == "ray-head":  # a running cluster: started once, before and outside the timed run
+                ray_head(env, start=True)
+            try:
+                results[name] = timed_run(corpus, root / f"runs-{name}", config_env, target, *extra)
+            finally:
+                if name == "ray-head":
+                    ray_head(env, start=False)
+            print(f"{name}: {results[name]}", file=sys.stderr, flush=True)
+    local = results["local"]["seconds"]  # type: ignore[index]
+    for name in ("ray", "ray-head"):
+        if name in results:
+            ray = results[name]
+            results[f"{name}_over_local"] = round(ray["seconds"] / local, 3)  # type: ignore[index]
+            startup = (ray.get("executor") or {}).get("startup_seconds", 0.0)  # type: ignore[union-attr]
+            results[f"{name}_over_local_without_startup"] = round((ray["seconds"] - startup) / local, 3)  # type: ignore[index,operator]
+    results["rerun_over_fill"] = round(results["cache-rerun"]["seconds"] / results["cache-fill"]["seconds"], 3)  # type: ignore[index]
+    same = {json.dumps(results[n]["metrics"], sort_keys=True) for n in results  # type: ignore[index]
+            if isinstance(results[n], dict) and "metrics" in results[n]}  # type: ignore[operator]
+    results["same_metrics_everywhere"] = len(same) == 1
+    print(json.dumps(results, indent=2) if args.json else "\n".join(f"{k}: {v}" for k, v in results.items()))
+
+
+if __name__ == "__main__":
+    main()

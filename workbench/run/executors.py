@@ -1,0 +1,58 @@
+"""Where a run's cases run: an ``Executor`` takes the work items of one (suite, target) and
+yields each item's outcome as it finishes, in whatever order they finish.
+
+The runner journals every outcome as it arrives and puts them back in corpus order, so an
+executor decides only where and how concurrently cases run, never what a run records:
+``local`` runs them in this process (``--jobs`` threads), ``ray[:ADDRESS]`` on a Ray
+cluster (``workbench.run.ray_executor``, imported only when asked for).
+"""
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..errors import SuiteError
+from ..suites import Outcome, RunContext, Suite
+from .local import LocalExecutor
+from .work import WorkItem
+
+__all__ = ["Executor", "LocalExecutor", "WorkItem", "make_executor", "parse_executor"]
+
+if TYPE_CHECKING:
+    from .options import RunOptions
+
+
+class Executor(Protocol):
+    """Runs work items and streams their outcomes back as they finish."""
+
+    def run(self, suite: Suite, target: Any, items: list[WorkItem], ctx: RunContext
+            ) -> Generator[tuple[WorkItem, Outcome], None, None]:
+        """Each item with its outcome, as they finish. Closing the iterator early (``--strict``,
+        Ctrl-C) lets the cases in flight end and starts no more."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """What the manifest records about where the run ran (kind, nodes, retries)."""
+        ...
+
+    def close(self) -> None:
+        """Release workers (and a Ray instance this executor started)."""
+        ...
+
+
+def parse_executor(spec: str) -> tuple[str, str | None]:
+    """``local`` -> ("local", None); ``ray`` -> ("ray", None); ``ray:ADDRESS`` -> ("ray", ADDRESS)."""
+    kind, _, address = spec.partition(":")
+    if kind not in ("local", "ray") or (kind == "local" and address):
+        raise SuiteError(f"--executor {spec!r}: expected local, ray or ray:ADDRESS")
+    return kind, address or None
+
+
+def make_executor(options: RunOptions, specs: dict[str, str]) -> Executor:
+    """The executor ``options.executor`` names; ``specs`` maps each target's name to its spec,
+    so remote workers can build their own copy of the engine."""
+    kind, address = parse_executor(options.executor)
+    if kind == "local":
+        return LocalExecutor(options.jobs)
+    from .ray_executor import RayExecutor
+    return RayExecutor(address, specs, options)

@@ -1,0 +1,55 @@
+"""The unit an executor runs: one case, once (a ``WorkItem``), and how running it is recorded."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ..corpus import case_fixtures
+from ..errors import WorkbenchError
+from ..suites import Outcome, RunContext, Suite
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    """One case to run once: its position in the batch, its case and its repeat index."""
+
+    index: int
+    case: dict[str, Any]
+    repeat: int = 0
+
+
+def run_one(suite: Suite, target: Any, case: dict[str, Any], ctx: RunContext, repeat: int = 0) -> Outcome:
+    """Run one case with its error captured: an engine failing a case is data, not a crash."""
+    started = time.perf_counter()
+    meta = {"repeat": repeat}
+    try:
+        observation = suite.run_case(target, case, ctx)
+        return Outcome(case, observation, None, time.perf_counter() - started, meta)
+    except Exception as exc:
+        message = str(exc) or type(exc).__name__
+        if not isinstance(exc, WorkbenchError):
+            message = f"{type(exc).__name__}: {message}"
+        return Outcome(case, None, message, time.perf_counter() - started, meta)
+
+
+# Above this many distinct fixtures (or revisions) in one batch, cases are dispatched fixture by
+# fixture: an engine that keeps a bounded number of indexes loaded (the reference engine keeps 8)
+# then loads each once, instead of once per case when the corpus interleaves them.
+GROUP_ABOVE = 8
+
+
+def fixture_key(case: dict[str, Any]) -> tuple[tuple[str, ...], str]:
+    """What a case reads: its fixtures and its revision."""
+    return tuple(case_fixtures(case)), str(case.get("revision") or "")
+
+
+def by_fixture(items: list[WorkItem]) -> list[WorkItem]:
+    """``items`` grouped by fixture (groups in order of first appearance, items in order within
+    one) when they span more than ``GROUP_ABOVE`` fixtures; else as given. Only the order cases
+    are asked in changes: outcomes are put back in corpus order."""
+    keys = [fixture_key(item.case) for item in items]
+    first = {key: n for n, key in reversed(list(enumerate(keys)))}
+    if len(first) <= GROUP_ABOVE:
+        return items
+    return [item for _, _, item in sorted(zip((first[k] for k in keys), range(len(items)), items, strict=True))]
