@@ -71,18 +71,14 @@ def cli() -> None:
                    "seed, shard, timeout, --repeat and --strict come from the run's journal; giving a different one is "
                    "an error.")
 @click.option("--executor", default="local", show_default=True, metavar="local|ray[:ADDRESS]",
-              help="Where cases run: this process (--jobs threads), or a Ray cluster (one actor per target per "
-                   "node; without ADDRESS, $RAY_ADDRESS or a local Ray instance). Needs workbench[ray].")
+              help="Where cases run: here (--jobs threads), or on Ray (no ADDRESS: $RAY_ADDRESS or a local Ray).")
 @click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True,
               help="Run every case N times: pass^k, pass@k, flaky cases; metrics are each case's mean.")
-@click.option("--cache", is_flag=True,
-              help="Reuse passing results of known-version targets (builtin, controls) whose case and fixture "
-                   "are unchanged; cached cases carry no latency.")
+@click.option("--cache", is_flag=True, help="Reuse unchanged passing answers of builtin and the controls (no latency).")
 @click.pass_context
 def run_command(ctx: click.Context, corpus_path: Path, suites: tuple[str, ...], targets: tuple[str, ...],
-                out_dir: Path, baseline: str | None, as_json: bool, strict: bool, timeout: float,
-                jobs: int, shard: str | None, seed: int, deadline: float | None, resume: str | None,
-                executor: str, repeat: int, cache: bool) -> None:
+                out_dir: Path, baseline: str | None, as_json: bool, strict: bool, timeout: float, jobs: int,
+                shard: str | None, seed: int, deadline: float | None, resume: str | None, **scale: Any) -> None:
     """Run suites against targets; exit 1 when a threshold floor is not met.
 
     Every finished case is saved as it ends, so a run that is interrupted (Ctrl-C, a crash,
@@ -90,14 +86,14 @@ def run_command(ctx: click.Context, corpus_path: Path, suites: tuple[str, ...], 
     """
     from .report import render_scoreboard
     from .run import run_eval
-    deciding = {"suites": split_values(suites) or None, "targets": split_values(targets) or None,
-                "strict": strict, "timeout": timeout, "seed": seed, "shard": parse_shard(shard), "repeat": repeat}
+    deciding = {"suites": split_values(suites) or None, "targets": split_values(targets) or None, "strict": strict,
+                "timeout": timeout, "seed": seed, "shard": parse_shard(shard), "repeat": scale.pop("repeat")}
     if resume is not None:  # only what the user typed, to be checked against the journal
         deciding = {key: value for key, value in deciding.items() if _given(ctx, key)}
     try:
         result = run_eval(None if resume and not _given(ctx, "corpus_path") else corpus_path,
                           out_dir=out_dir, baseline=baseline, progress=not as_json, jobs=jobs,
-                          deadline=deadline, resume=resume, executor=executor, cache=cache, **deciding)
+                          deadline=deadline, resume=resume, **scale, **deciding)
     except RunStopped as stopped:
         click.echo(stopped.hint(), err=True)
         raise stopped.cause from None
