@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from workbench.cli import main
 from workbench.corpus import load_corpus
 from workbench.errors import SuiteError
 from workbench.run.executors import LocalExecutor, parse_executor
@@ -16,6 +17,7 @@ from workbench.run.work import GROUP_ABOVE, WorkItem, by_fixture
 from workbench.suites import RunContext, get_suite
 
 from .conftest import write_corpus, write_tree
+from .scale_corpus import scale_corpus
 
 
 class _Slow:
@@ -74,3 +76,10 @@ def test_many_fixtures_are_dispatched_fixture_by_fixture_and_rows_stay_in_corpus
          "expectedPrimary": [f"src/m{n % count}.ts"]} for n in range(2 * count)]})
     result = run(load_corpus(corpus), RunOptions(targets=["bm25"], out_dir=tmp_path / "runs", progress=False))
     assert list(result.cases["case"]) == [f"c{n}" for n in range(2 * count)]
+
+
+def test_a_bad_executor_is_a_one_line_error(tmp_path, capsys) -> None:
+    corpus = scale_corpus(tmp_path, cases=2)
+    code = main(["run", "--corpus", str(corpus), "--out", str(tmp_path / "runs"), "--executor", "spark"])
+    assert code == 3 and "--executor 'spark'" in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").iterdir())

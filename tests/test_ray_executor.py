@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from workbench.cli import main
 from workbench.corpus import load_corpus
 from workbench.errors import RunStopped
 from workbench.run.merge import merge_runs
@@ -96,9 +95,3 @@ def test_repeats_on_ray_find_the_same_flaky_cases(tmp_path) -> None:
     on_ray = run(load_corpus(corpus), _options(tmp_path / "ray", executor="ray", **options))
     assert on_ray.summary["suites"]["retrieval"]["flaky"]["repeats"] == \
         local.summary["suites"]["retrieval"]["flaky"]["repeats"]
-
-
-def test_a_bad_executor_is_a_one_line_error(tmp_path, corpus, capsys) -> None:
-    code = main(["run", "--corpus", str(corpus), "--out", str(tmp_path / "runs"), "--executor", "spark"])
-    assert code == 3 and "--executor 'spark'" in capsys.readouterr().err
-    assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").iterdir())
