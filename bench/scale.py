@@ -37,6 +37,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 PACED = "python:bench._paced:paced"  # the reference engine paced like a real one (--engine-ms)
@@ -88,6 +89,28 @@ def build_history(root: Path, revisions: int, files: int, seed: int = 0) -> tupl
     return repo, snapshots
 
 
+CODE = (".py", ".ts", ".js", ".go")
+
+
+def real_history(root: Path, source: str, revisions: int) -> tuple[Path, Revisions]:
+    """``revisions`` commits spread over a real repository's first-parent history (cloned from
+    ``source``, a bundle or repository), each with its code files (no function names)."""
+    repo = root / "repo"
+    subprocess.run(["git", "clone", "-q", source, str(repo)], check=True)
+    git = ["git", "-C", str(repo)]
+    commits = subprocess.run([*git, "rev-list", "--first-parent", "HEAD"], check=True, capture_output=True,
+                             text=True).stdout.split()
+    step = max(1, len(commits) // revisions)
+    picked = []
+    for sha in commits[::step][:revisions]:
+        listed = subprocess.run([*git, "ls-tree", "-r", "--name-only", sha], check=True, capture_output=True,
+                                text=True).stdout.split("\n")
+        files: dict[str, list[str]] = {p: [] for p in listed if p.endswith(CODE) and "test" not in p.lower()}
+        if files:
+            picked.append((sha, files))
+    return repo, picked
+
+
 def _words(identifier: str) -> str:
     out, word = [], ""
     for ch in identifier:
@@ -106,9 +129,10 @@ def write_corpus(root: Path, repo: Path, snapshots: Revisions, cases: int,
     for n in range(cases):
         sha, names = snapshots[n % len(snapshots)]
         path = rng.choice(sorted(names))
-        function = rng.choice(names[path])
         module = Path(path).stem.rsplit("_", 1)[0].replace("_", " ")
-        retrieval.append({"name": f"c{n:05d}", "query": f"{_words(function)} in {module}",
+        words = f"{_words(rng.choice(names[path]))} in {module}" if names[path] else \
+            f"{module} in {Path(path).parent.name or 'the root'}"  # a real repository: its path's words
+        retrieval.append({"name": f"c{n:05d}", "query": words,
                           "repoFixture": "app", "revision": sha, "expectedPrimary": [path]})
     corpus = root / "corpus" / "corpus.json"
     corpus.parent.mkdir(parents=True, exist_ok=True)
@@ -117,7 +141,7 @@ def write_corpus(root: Path, repo: Path, snapshots: Revisions, cases: int,
     return corpus
 
 
-def timed_run(corpus: Path, out: Path, env: dict[str, str], target: str, *extra: str) -> dict[str, object]:
+def timed_run(corpus: Path, out: Path, env: dict[str, str], target: str, *extra: str) -> dict[str, Any]:
     """One ``workbench run`` process: wall seconds, peak RSS (MB) and its summary."""
     command = [sys.executable, "-m", "workbench", "run", "--corpus", str(corpus), "--target", target,
                "--out", str(out), "--json", *extra]
@@ -156,15 +180,18 @@ def main() -> None:
     parser.add_argument("--skip-unbounded", action="store_true")
     parser.add_argument("--engine-ms", type=float, default=0.0,
                         help="pace the engine: every answer takes at least this many ms (bench/_paced.py)")
+    parser.add_argument("--repo", help="a real repository or bundle: cases over its history, not a synthetic one")
+    parser.add_argument("--configs", help="comma list of the configurations to time (default: all)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     target = PACED if args.engine_ms else "builtin"
-    results: dict[str, object] = {"cases": args.cases, "revisions": args.revisions, "files": args.files,
-                                  "engine_ms": args.engine_ms}
+    results: dict[str, Any] = {"cases": args.cases, "revisions": args.revisions, "files": args.files,
+                                  "engine_ms": args.engine_ms, "repo": args.repo}
     with tempfile.TemporaryDirectory(prefix="wb-scale-") as tmp:
         root = Path(tmp)
         started = time.perf_counter()
-        repo, snapshots = build_history(root, args.revisions, args.files)
+        repo, snapshots = real_history(root, args.repo, args.revisions) if args.repo else \
+            build_history(root, args.revisions, args.files)
         corpus = write_corpus(root, repo, snapshots, args.cases)
         results["build_seconds"] = round(time.perf_counter() - started, 2)
         env = dict(os.environ, WORKBENCH_CACHE_DIR=str(root / "cache"), WORKBENCH_BENCH_ENGINE_MS=str(args.engine_ms))
@@ -174,7 +201,10 @@ def main() -> None:
         if not args.skip_ray:
             configs += [("ray", env, ("--executor", "ray")), ("ray-head", env, ("--executor", "ray:auto"))]
         configs += [("cache-fill", env, ("--cache",)), ("cache-rerun", env, ("--cache",))]
+        wanted = set(args.configs.split(",")) if args.configs else None
         for name, config_env, extra in configs:
+            if wanted is not None and name not in wanted:
+                continue
             if name == "ray-head":  # a running cluster: started once, before and outside the timed run
                 ray_head(env, start=True)
             try:
@@ -183,16 +213,16 @@ def main() -> None:
                 if name == "ray-head":
                     ray_head(env, start=False)
             print(f"{name}: {results[name]}", file=sys.stderr, flush=True)
-    local = results["local"]["seconds"]  # type: ignore[index]
+    timed = {n: v for n, v in results.items() if isinstance(v, dict) and "seconds" in v}
     for name in ("ray", "ray-head"):
-        if name in results:
-            ray = results[name]
-            results[f"{name}_over_local"] = round(ray["seconds"] / local, 3)  # type: ignore[index]
-            startup = (ray.get("executor") or {}).get("startup_seconds", 0.0)  # type: ignore[union-attr]
-            results[f"{name}_over_local_without_startup"] = round((ray["seconds"] - startup) / local, 3)  # type: ignore[index,operator]
-    results["rerun_over_fill"] = round(results["cache-rerun"]["seconds"] / results["cache-fill"]["seconds"], 3)  # type: ignore[index]
-    same = {json.dumps(results[n]["metrics"], sort_keys=True) for n in results  # type: ignore[index]
-            if isinstance(results[n], dict) and "metrics" in results[n]}  # type: ignore[operator]
+        if name in timed and "local" in timed:
+            ray, local = timed[name], timed["local"]["seconds"]
+            startup = (ray.get("executor") or {}).get("startup_seconds", 0.0)
+            results[f"{name}_over_local"] = round(ray["seconds"] / local, 3)
+            results[f"{name}_over_local_without_startup"] = round((ray["seconds"] - startup) / local, 3)
+    if "cache-rerun" in timed and "cache-fill" in timed:
+        results["rerun_over_fill"] = round(timed["cache-rerun"]["seconds"] / timed["cache-fill"]["seconds"], 3)
+    same = {json.dumps(v["metrics"], sort_keys=True) for v in timed.values()}
     results["same_metrics_everywhere"] = len(same) == 1
     print(json.dumps(results, indent=2) if args.json else "\n".join(f"{k}: {v}" for k, v in results.items()))
 

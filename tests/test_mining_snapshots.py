@@ -122,3 +122,24 @@ def test_mine_then_run_leaves_the_repository_untouched(tmp_path: Path) -> None:
     manifest = json.loads((Path(summary["run_dir"]) / "manifest.json").read_text())
     assert manifest["revisions"]["retrieval"][case["name"]] == case["revision"]
     assert _state(repo) == before
+
+
+def test_a_snapshot_used_again_keeps_its_index_loaded(tmp_path, monkeypatch) -> None:
+    """Each case of a revision materializes it again: that must not change the snapshot's stats,
+    or every case would rebuild the engine's index of it (seen at scale: one build per case)."""
+    import subprocess
+
+    from workbench.mining.sources import open_repo
+    from workbench.mining.snapshots import materialize
+    from workbench.reference import index as index_module
+    monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path / "cache"))
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    (repo / "src" / "a.ts").write_text("export const a = 1;\n")
+    git = ["git", "-C", str(repo), "-c", "user.email=t@example.com", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "one"], check=True)
+    opened = open_repo(repo)
+    first = index_module.load_index(materialize(opened, "HEAD"))
+    assert index_module.load_index(materialize(opened, "HEAD")) is first

@@ -39,6 +39,7 @@ _LOCK = threading.Lock()
 _IN_USE: set[str] = set()  # tree shas handed out by this process: never pruned under it
 _READERS: dict[Path, CatFile] = {}
 _last_prune = float("-inf")
+_TOUCHED: set[str] = set()  # snapshots whose use time this process has refreshed
 
 
 def snapshots_root() -> Path:
@@ -68,9 +69,12 @@ def materialize(repo: GitRepo, revision: str) -> Path:
     with _LOCK:
         _IN_USE.add(tree)
         if target.is_dir():
-            _touch(target)
+            if tree not in _TOUCHED:  # once per process: a changing mtime would make every index load rebuild
+                _touch(target)
+                _TOUCHED.add(tree)
             return target
         _build(_reader(repo), tree, target)
+        _TOUCHED.add(tree)
     _maybe_prune()
     return target
 
