@@ -114,7 +114,7 @@ def _bodies(index: RepoIndex, docs: list[int]) -> list[list[dict[str, int]]]:
     outline, hence the spans, is a function of the content)."""
     known = cache.load(index.root, "bodies", TABLE_VERSION) or {}
     fresh: dict[str, list[dict[str, int]]] = {}
-    out = []
+    out: list[list[dict[str, int]]] = []
     for doc in docs:
         symbols = list(dict.fromkeys(index.facts[doc].outline.symbols))
         try:

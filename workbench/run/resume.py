@@ -122,7 +122,8 @@ class Journal:
     def _sync(self) -> None:
         """Put what was appended on the disk itself (at most once per ``SYNC_EVERY``: an fsync
         per case could cost more than a fast engine's answer on a slow disk)."""
-        os.fsync(self._handle.fileno())
+        if self._handle is not None:
+            os.fsync(self._handle.fileno())
         self._synced = time.monotonic()
 
     def close(self) -> None:
