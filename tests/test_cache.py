@@ -113,3 +113,10 @@ def test_revision_pinned_cases_are_keyed_by_the_tree_they_run_against(tmp_path) 
     assert len(flaky_engine.STEADY_CALLS) == 1, "same revision: from the cache"
     result = _run(corpus_at(shas[1]), tmp_path / "runs", [STEADY])
     assert len(flaky_engine.STEADY_CALLS) == 2 and not result.cases["cached"].any(), "another tree: asked again"
+
+
+def test_suites_whose_result_depends_on_the_machine_or_recorded_data_are_not_cached() -> None:
+    from workbench.run.cache import cacheable_suite
+    from workbench.suites import get_suite
+    assert cacheable_suite(get_suite("retrieval")) and cacheable_suite(get_suite("risk"))
+    assert not cacheable_suite(get_suite("harness")) and not cacheable_suite(get_suite("findings"))

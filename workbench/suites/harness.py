@@ -90,6 +90,7 @@ class HarnessSuite(Suite):
     name = "harness"
     capability = "infer_harness"
     description = "expected commands inferred in their group and exiting 0 in a temp copy"
+    cacheable = False  # whether a command runs depends on this machine's tools, not only the engine's answer
 
     def check(self, corpus: "Corpus") -> None:
         """Every case's commands and fixture; an expected command the allowlist refuses never runs."""
