@@ -16,7 +16,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (workbench)" >/dev/null
 	touch $(STAMP)
 
+# Lint and format check, types, then the tests (CI runs exactly this).
 test: $(STAMP)
+	$(BIN)/ruff check workbench tests bench
+	$(BIN)/ruff format --check workbench tests bench
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
 # Thresholds not met (exit 1) still render a report; a bad corpus or engine (exit 2/3/4) stops here.

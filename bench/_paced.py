@@ -2,6 +2,7 @@
 ``$WORKBENCH_BENCH_ENGINE_MS`` milliseconds (a real engine answers in tens to hundreds of
 milliseconds; the synthetic snapshots of ``bench/scale.py`` take the reference engine ~1 ms).
 Used as ``python:bench._paced:paced`` by ``bench/scale.py --engine-ms N``."""
+
 from __future__ import annotations
 
 import os

@@ -4,6 +4,7 @@
 
 Each command runs in a fresh interpreter, as a user runs it; best and median of ``--repeat``.
 """
+
 from __future__ import annotations
 
 import argparse

@@ -10,6 +10,7 @@ and one per query shape (``names-file``, ``names-symbol``, ``words-only``): case
 recall@5 and MRR per target, and builtin's margin over bm25. Without ``workbench mine``
 (issue 10) it says so and measures nothing. Results are recorded in ``bench/BENCHMARKS.md``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,8 +26,18 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 TARGETS = ("builtin", "bm25", "random")
-LANGUAGES = {".py": "python", ".pyi": "python", ".js": "js", ".mjs": "js", ".cjs": "js", ".jsx": "js",
-             ".ts": "ts", ".tsx": "ts", ".mts": "ts", ".go": "go"}
+LANGUAGES = {
+    ".py": "python",
+    ".pyi": "python",
+    ".js": "js",
+    ".mjs": "js",
+    ".cjs": "js",
+    ".jsx": "js",
+    ".ts": "ts",
+    ".tsx": "ts",
+    ".mts": "ts",
+    ".go": "go",
+}
 
 
 def _workbench(*args: str) -> subprocess.CompletedProcess[str]:
@@ -36,6 +47,7 @@ def _workbench(*args: str) -> subprocess.CompletedProcess[str]:
 
 def _package_root() -> Path:
     import workbench
+
     return Path(workbench.__file__).resolve().parent.parent
 
 
@@ -52,8 +64,9 @@ def language(paths: list[str]) -> str:
 
 def mine(bundles: list[Path], corpus: Path, max_cases: int, seed: int) -> None:
     for bundle in bundles:
-        done = _workbench("mine", str(bundle), "--out", str(corpus), "--max-cases", str(max_cases),
-                          "--seed", str(seed), "--append")
+        done = _workbench(
+            "mine", str(bundle), "--out", str(corpus), "--max-cases", str(max_cases), "--seed", str(seed), "--append"
+        )
         if done.returncode != 0:
             raise SystemExit(f"workbench mine {bundle.name} failed: {done.stderr.strip()[-400:]}")
 
@@ -69,6 +82,7 @@ def evaluate(corpus: Path, out: Path) -> tuple[object, float]:
     if done.returncode not in (0, 1):  # 1: thresholds not met, expected for a corpus without any
         raise SystemExit(f"workbench run failed: {done.stderr.strip()[-400:]}")
     from workbench import load_run
+
     runs = sorted(p for p in out.iterdir() if p.is_dir())
     return load_run(runs[-1]), elapsed
 
@@ -84,9 +98,17 @@ def per_case(run: object, corpus: Path) -> list[dict[str, object]]:
         if case is None or not case.get("expectedPrimary"):
             continue
         metrics = table.loc[(record["target"], record["case"])]
-        rows.append({"target": record["target"], "case": record["case"], "passed": bool(record["passed"]),
-                     "recall": float(metrics["recallAtK"]), "mrr": float(metrics["mrr"]),
-                     "language": language(case["expectedPrimary"]), "shape": case.get("shape", "unlabelled")})
+        rows.append(
+            {
+                "target": record["target"],
+                "case": record["case"],
+                "passed": bool(record["passed"]),
+                "recall": float(metrics["recallAtK"]),
+                "mrr": float(metrics["mrr"]),
+                "language": language(case["expectedPrimary"]),
+                "shape": case.get("shape", "unlabelled"),
+            }
+        )
     return rows
 
 
@@ -106,25 +128,32 @@ def tables(rows: list[dict[str, object]]) -> dict[str, dict[str, dict[str, dict[
                 sel = [r for r in rows if r["target"] == target and (group == "all" or r[by] == group)]
                 if sel:
                     n = len(sel)
-                    out[by][group][target] = {"cases": n, "passed": sum(1 for r in sel if r["passed"]),
-                                              "recall": sum(_number(r["recall"]) for r in sel) / n,
-                                              "mrr": sum(_number(r["mrr"]) for r in sel) / n}
+                    out[by][group][target] = {
+                        "cases": n,
+                        "passed": sum(1 for r in sel if r["passed"]),
+                        "recall": sum(_number(r["recall"]) for r in sel) / n,
+                        "mrr": sum(_number(r["mrr"]) for r in sel) / n,
+                    }
     return out
 
 
 def render(result: dict[str, dict[str, dict[str, dict[str, float]]]]) -> str:
     lines = []
     for by, groups in result.items():
-        lines.append(f"\n| {by} | cases | " + " | ".join(f"{t} pass / R@5 / MRR" for t in TARGETS)
-                     + " | builtin - bm25 (pass pts, MRR) |")
+        lines.append(
+            f"\n| {by} | cases | "
+            + " | ".join(f"{t} pass / R@5 / MRR" for t in TARGETS)
+            + " | builtin - bm25 (pass pts, MRR) |"
+        )
         lines.append("| --- | ---: |" + " --- |" * (len(TARGETS) + 1))
         for group, cells in groups.items():
             n = next(iter(cells.values()))["cases"]
-            shown = [f"{c['passed']:.0f} / {c['recall']:.3f} / {c['mrr']:.3f}" if (c := cells.get(t)) else "-"
-                     for t in TARGETS]
+            shown = [
+                f"{c['passed']:.0f} / {c['recall']:.3f} / {c['mrr']:.3f}" if (c := cells.get(t)) else "-"
+                for t in TARGETS
+            ]
             b, m = cells.get("builtin"), cells.get("bm25")
-            margin = (f"{100 * (b['passed'] - m['passed']) / n:+.1f}, {b['mrr'] - m['mrr']:+.3f}"
-                      if b and m else "-")
+            margin = f"{100 * (b['passed'] - m['passed']) / n:+.1f}, {b['mrr'] - m['mrr']:+.3f}" if b and m else "-"
             lines.append(f"| {group} | {n:.0f} | " + " | ".join(shown) + f" | {margin} |")
     return "\n".join(lines)
 
@@ -156,8 +185,10 @@ def main() -> None:
     if args.json:
         print(json.dumps({"mine_seconds": mined, "run_seconds": elapsed, "tables": result}, indent=1))
         return
-    print(f"{len(bundles)} repositories mined in {mined:.1f} s; retrieval x {len(TARGETS)} targets in "
-          f"{elapsed:.1f} s ({work})")
+    print(
+        f"{len(bundles)} repositories mined in {mined:.1f} s; retrieval x {len(TARGETS)} targets in "
+        f"{elapsed:.1f} s ({work})"
+    )
     print(render(result))
 
 

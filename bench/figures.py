@@ -12,6 +12,7 @@ tar -x -C /tmp/before``) and prints both medians and their ratio.
     .venv/bin/python bench/figures.py [--repeat 9] [--against DIR] [--save DIR] [--wide] [--long-names]
                                       [--profile]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,8 +21,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 # Several targets with long names, for a crowded legend (``--wide``).
@@ -37,20 +39,24 @@ def per_case_metric(long_names: bool) -> str:
 def notebook_figures(run: Any, comparison: Any, metric: str = "ndcg@10") -> dict[str, Callable[[], Any]]:
     """Name -> a call building one figure, with the notebooks' default arguments."""
     import workbench as wb
+
     return {
-        "floors": lambda: wb.plots.floors(run), "pass_rates": lambda: wb.plots.pass_rates(run),
+        "floors": lambda: wb.plots.floors(run),
+        "pass_rates": lambda: wb.plots.pass_rates(run),
         "rank_histogram": lambda: wb.plots.rank_histogram(run),
         "savings": lambda: wb.plots.savings_vs_accuracy(run),
         "risk": lambda: wb.plots.risk_confusion(run, None),
         "per_case": lambda: wb.plots.per_case(run, "ranking", metric),
         "latency": lambda: wb.plots.latency(run, "ranking"),
-        "forest": lambda: wb.plots.forest(comparison), "case_deltas": lambda: wb.plots.case_deltas(comparison),
+        "forest": lambda: wb.plots.forest(comparison),
+        "case_deltas": lambda: wb.plots.case_deltas(comparison),
     }
 
 
 def load(run_dir: Path, long_names: bool = False) -> tuple[Any, Any]:
     """The run and its default comparison (primary target vs bm25), as the notebooks get them."""
     import workbench as wb
+
     run = wb.store.load_run(run_dir)
     if long_names:
         lengthen_metric_names(run)
@@ -60,6 +66,7 @@ def load(run_dir: Path, long_names: bool = False) -> tuple[Any, Any]:
 def lengthen_metric_names(run: Any) -> None:
     """Append ``LONG`` to every metric name of the run, in its summary and its score frame."""
     from workbench.columns import METRIC
+
     for per in run.summary.get("suites", {}).values():
         for result in per.values():
             for key in ("metrics", "thresholds"):
@@ -71,13 +78,16 @@ def lengthen_metric_names(run: Any) -> None:
 def measure(run_dir: Path, save: Path | None, profile: bool, long_names: bool = False) -> float:
     """CPU seconds to build and render the nine figures once (in this interpreter)."""
     import time
+
     from workbench.report.render import WARMUP
+
     exec(WARMUP)  # what each report kernel runs as it starts
     run, comparison = load(run_dir, long_names)
     builders = notebook_figures(run, comparison, per_case_metric(long_names))
     if profile:
         import cProfile
         import pstats
+
         profiler = cProfile.Profile()
         profiler.enable()
     start = time.process_time()
@@ -93,13 +103,16 @@ def measure(run_dir: Path, save: Path | None, profile: bool, long_names: bool = 
     return spent
 
 
-def fresh(checkout: Path, run_dir: Path, save: Path | None = None, profile: bool = False,
-          long_names: bool = False) -> float:
+def fresh(
+    checkout: Path, run_dir: Path, save: Path | None = None, profile: bool = False, long_names: bool = False
+) -> float:
     """One measurement in a fresh interpreter importing workbench from ``checkout``."""
-    code = (f"import sys; sys.path.insert(0, {str(checkout)!r}); sys.path.insert(1, {str(ROOT / 'bench')!r}); "
-            f"import figures; from pathlib import Path; "
-            f"print('RESULT', figures.measure(Path({str(run_dir)!r}), "
-            f"{None if save is None else 'Path(' + repr(str(save)) + ')'}, {profile}, {long_names}))")
+    code = (
+        f"import sys; sys.path.insert(0, {str(checkout)!r}); sys.path.insert(1, {str(ROOT / 'bench')!r}); "
+        f"import figures; from pathlib import Path; "
+        f"print('RESULT', figures.measure(Path({str(run_dir)!r}), "
+        f"{None if save is None else 'Path(' + repr(str(save)) + ')'}, {profile}, {long_names}))"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=checkout, capture_output=True, text=True, check=True)
     if profile:
         print(out.stderr)
@@ -117,6 +130,7 @@ def main() -> None:
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
     from tests.report_runs import build_run
+
     with tempfile.TemporaryDirectory() as tmp:
         kwargs = {"targets": WIDE_TARGETS} if args.wide else {}
         run_dir = build_run(Path(tmp), **kwargs)
@@ -126,7 +140,7 @@ def main() -> None:
                 fresh(checkout, run_dir, args.save / name if args.save else None, args.profile, args.long_names)
         times: dict[str, list[float]] = {name: [] for name in sides}
         for i in range(args.repeat):
-            for name, checkout in (sides.items() if i % 2 == 0 else reversed(sides.items())):
+            for name, checkout in sides.items() if i % 2 == 0 else reversed(sides.items()):
                 times[name].append(fresh(checkout, run_dir, long_names=args.long_names))
     result = {name: {"median": round(statistics.median(t), 4), "min": round(min(t), 4)} for name, t in times.items()}
     if "before" in result:

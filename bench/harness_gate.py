@@ -11,6 +11,7 @@
 
     python bench/harness_gate.py --repeat 5 --files 2000 --json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,15 +19,16 @@ import json
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
+from workbench.contract import Repo
 from workbench.corpus import load_corpus
 from workbench.reference.gate.judge import run_gate
 from workbench.reference.harness import infer_harness
 from workbench.sandbox import copy_tree, git, init_baseline, run_allowlisted, temp_copy
 from workbench.suites.gate import apply_overlay, apply_patch, build_case_repo, find_change_set, gate_options
-from workbench.contract import Repo
 
 CORPUS = Path(__file__).resolve().parent.parent / "corpus" / "corpus.json"
 
@@ -54,9 +56,11 @@ def bench_gate_cases(repeat: int) -> dict[str, Any]:
         source = corpus.fixture_dir(case["repoFixture"])
         change, options = find_change_set(source, case), gate_options(case)
         with tempfile.TemporaryDirectory() as tmp:
-            def build(n: list[int] = [0]) -> Path:
-                n[0] += 1
-                return Path(tmp, f"r{n[0]}")
+            counter = iter(range(1, 1_000_000))
+
+            def build() -> Path:
+                return Path(tmp, f"r{next(counter)}")
+
             repo = build()
             build_case_repo(source / "base", change, repo)
             build_s = _best(lambda: build_case_repo(source / "base", change, build()), repeat)
@@ -102,14 +106,19 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=2000)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    result = {"gate_cases": bench_gate_cases(args.repeat), "large_change": bench_large_change(args.files, 3),
-              "harness": bench_harness(args.repeat)}
+    result = {
+        "gate_cases": bench_gate_cases(args.repeat),
+        "large_change": bench_large_change(args.files, 3),
+        "harness": bench_harness(args.repeat),
+    }
     if args.json:
         print(json.dumps(result, indent=2))
         return
     for name, row in result["gate_cases"].items():
-        print(f"{name:34s} build {row['build_s'] * 1e3:6.1f} ms  uncached {row['uncached_build_s'] * 1e3:6.1f} ms"
-              f"  gate {row['gate_s'] * 1e3:6.1f} ms")
+        print(
+            f"{name:34s} build {row['build_s'] * 1e3:6.1f} ms  uncached {row['uncached_build_s'] * 1e3:6.1f} ms"
+            f"  gate {row['gate_s'] * 1e3:6.1f} ms"
+        )
     print("large change:", result["large_change"])
     print("harness:", json.dumps(result["harness"], indent=1))
 

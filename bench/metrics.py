@@ -11,6 +11,7 @@ the other builds are reported separately.
 
     python bench/metrics.py --n 100000 --json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,11 +25,15 @@ import numpy as np
 import pandas as pd
 import pytrec_eval
 
-from workbench.columns import CASE, METRIC, VALUE
 from workbench.analysis.metrics import evaluate, intern_frames
+from workbench.columns import CASE, METRIC, VALUE
 
-METRICS = {"P@5": ("P_5", "precision@5"), "R@20": ("recall_20", "recall@20"),
-           "RR": ("recip_rank", "mrr"), "nDCG@10": ("ndcg_cut_10", "ndcg@10")}
+METRICS = {
+    "P@5": ("P_5", "precision@5"),
+    "R@20": ("recall_20", "recall@20"),
+    "RR": ("recip_rank", "mrr"),
+    "nDCG@10": ("ndcg_cut_10", "ndcg@10"),
+}
 PACKAGES, FILES = 1000, 1000
 
 
@@ -45,10 +50,11 @@ def synthetic(n: int, depth: int, seed: int) -> tuple[list[tuple], list[tuple]]:
     ranked[q_case[placed], rng.integers(0, depth, size=placed.sum())] = q_doc[placed]
     names = _doc_names(np.concatenate([ranked.ravel(), q_doc]))
     cases = [f"q{i:06d}" for i in range(n)]
-    ranking = list(zip(np.repeat(cases, depth).tolist(), names[: ranked.size],
-                       np.tile(np.arange(1, depth + 1), n).tolist()))
+    ranking = list(
+        zip(np.repeat(cases, depth).tolist(), names[: ranked.size], np.tile(np.arange(1, depth + 1), n).tolist())
+    )
     rel = rng.integers(1, 4, size=q_case.size)
-    qrels = list(zip([cases[c] for c in q_case], names[ranked.size:], rel.tolist()))
+    qrels = list(zip([cases[c] for c in q_case], names[ranked.size :], rel.tolist()))
     return ranking, qrels
 
 
@@ -105,8 +111,12 @@ def ranx_tool(run: dict, judged: dict) -> tuple[float, Callable[[], dict], Calla
     warnings.filterwarnings("ignore", message="unsafe cast from uint64 to int64")  # inside ranx
     names = [name for _, name in METRICS.values()]
     small = list(judged)[:200]
-    ranx.evaluate(ranx.Qrels({q: judged[q] for q in small}), ranx.Run({q: run[q] for q in small}),
-                  names, save_results_in_run=False)
+    ranx.evaluate(
+        ranx.Qrels({q: judged[q] for q in small}),
+        ranx.Run({q: run[q] for q in small}),
+        names,
+        save_results_in_run=False,
+    )
     start = time.perf_counter()
     r_qrels, r_run = ranx.Qrels(judged), ranx.Run(run)
     built = time.perf_counter() - start
@@ -115,8 +125,7 @@ def ranx_tool(run: dict, judged: dict) -> tuple[float, Callable[[], dict], Calla
         return ranx.evaluate(r_qrels, r_run, names, return_mean=False, save_results_in_run=False)
 
     def as_frame(scores: dict) -> pd.DataFrame:
-        return pd.DataFrame({ours: scores[name] for ours, (_, name) in METRICS.items()},
-                            index=r_run.get_query_ids())
+        return pd.DataFrame({ours: scores[name] for ours, (_, name) in METRICS.items()}, index=r_run.get_query_ids())
 
     return built, evaluate_ranx, as_frame
 
@@ -143,8 +152,12 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=100, help="ranked files per query")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per tool; the fastest is reported")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--layout", choices=["runner", "shuffled", "scored"], default="runner",
-                        help="ranking rows as the runner collects them, shuffled, or with tied scores")
+    parser.add_argument(
+        "--layout",
+        choices=["runner", "shuffled", "scored"],
+        default="runner",
+        help="ranking rows as the runner collects them, shuffled, or with tied scores",
+    )
     parser.add_argument("--no-ranx", action="store_true", help="skip ranx (its JIT warm-up takes a minute)")
     parser.add_argument("--json", action="store_true", help="print one JSON line")
     args = parser.parse_args()
@@ -155,16 +168,30 @@ def main() -> None:
     dicts_s, (run, judged) = timed(1, lambda: as_dicts(*rows))
     ours_s, ours = timed(args.repeat, lambda: run_workbench(ranking, qrels))
     pytrec_s, theirs = timed(args.repeat, lambda: run_pytrec(run, judged))
-    out = {"n": args.n, "depth": args.depth, "layout": args.layout, "rows": len(ranking), "metrics": list(METRICS),
-           "workbench_s": round(min(ours_s), 4), "pytrec_eval_s": round(min(pytrec_s), 4), "ranx_s": None,
-           "max_abs_diff": max_diff(wide(ours), pytrec_frame(theirs)), "workbench_first_s": round(ours_s[0], 4),
-           "pytrec_eval_first_s": round(pytrec_s[0], 4), "intern_s": round(intern_s[0], 4),
-           "dicts_s": round(dicts_s[0], 4)}
+    out = {
+        "n": args.n,
+        "depth": args.depth,
+        "layout": args.layout,
+        "rows": len(ranking),
+        "metrics": list(METRICS),
+        "workbench_s": round(min(ours_s), 4),
+        "pytrec_eval_s": round(min(pytrec_s), 4),
+        "ranx_s": None,
+        "max_abs_diff": max_diff(wide(ours), pytrec_frame(theirs)),
+        "workbench_first_s": round(ours_s[0], 4),
+        "pytrec_eval_first_s": round(pytrec_s[0], 4),
+        "intern_s": round(intern_s[0], 4),
+        "dicts_s": round(dicts_s[0], 4),
+    }
     if not args.no_ranx:
         ranx_build_s, evaluate_ranx, ranx_frame = ranx_tool(run, judged)
         ranx_s, ranx_scores = timed(args.repeat, evaluate_ranx)
-        out.update(ranx_s=round(min(ranx_s), 4), ranx_first_s=round(ranx_s[0], 4),
-                   ranx_build_s=round(ranx_build_s, 4), ranx_max_abs_diff=max_diff(wide(ours), ranx_frame(ranx_scores)))
+        out.update(
+            ranx_s=round(min(ranx_s), 4),
+            ranx_first_s=round(ranx_s[0], 4),
+            ranx_build_s=round(ranx_build_s, 4),
+            ranx_max_abs_diff=max_diff(wide(ours), ranx_frame(ranx_scores)),
+        )
     print(json.dumps(out) if args.json else "\n".join(f"{k:>18}: {v}" for k, v in out.items()))
 
 

@@ -7,6 +7,7 @@ Each part uses a fresh cache directory (``$WORKBENCH_CACHE_DIR`` in a temp dir),
 pass pays every clone and snapshot and the second shows the cache. Results go to stdout as
 JSON lines; bench/BENCHMARKS.md records them.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,19 +37,28 @@ def fresh_cache() -> Path:
 
 def bench_mine(repos: Path) -> None:
     from workbench.mining.mine import mine
+
     fresh_cache()
     bundle = repos / "werkzeug.bundle"
     for label in ("cold (bundle cloned into the cache)", "warm (clone reused)"):
         started = time.perf_counter()
         result = mine(bundle, progress=False)
-        emit(part="mine", repo="werkzeug", run=label, seconds=round(time.perf_counter() - started, 2),
-             commits=result.commits, candidates=result.candidates, cases=len(result.cases))
+        emit(
+            part="mine",
+            repo="werkzeug",
+            run=label,
+            seconds=round(time.perf_counter() - started, 2),
+            commits=result.commits,
+            candidates=result.candidates,
+            cases=len(result.cases),
+        )
 
 
 def bench_materialize(repos: Path, count: int = 100) -> None:
     from workbench.mining.mine import mine
     from workbench.mining.snapshots import materialize, snapshots_root
     from workbench.mining.sources import open_repo
+
     cache = fresh_cache()
     bundle = repos / "werkzeug.bundle"
     revisions = [c["revision"] for c in mine(bundle, max_cases=count, progress=False).cases]
@@ -56,8 +66,14 @@ def bench_materialize(repos: Path, count: int = 100) -> None:
     for label in ("first pass", "second pass"):
         started = time.perf_counter()
         dirs = {materialize(repo, revision) for revision in revisions}
-        emit(part="materialize", repo="werkzeug", run=label, revisions=len(revisions), snapshots=len(dirs),
-             seconds=round(time.perf_counter() - started, 3))
+        emit(
+            part="materialize",
+            repo="werkzeug",
+            run=label,
+            revisions=len(revisions),
+            snapshots=len(dirs),
+            seconds=round(time.perf_counter() - started, 3),
+        )
     size = subprocess.run(["du", "-sm", str(snapshots_root())], capture_output=True, text=True).stdout.split()[0]
     emit(part="materialize", disk_mb=int(size), cache=str(cache))
 
@@ -69,6 +85,7 @@ def bench_page(repos: Path, cases: int = 2000) -> None:
     from workbench.mining.mine import mine_corpus
     from workbench.mining.sources import open_repo
     from workbench.report.render import render_report
+
     fresh_cache()
     work = Path(tempfile.mkdtemp(prefix="wb-bench-page-"))
     corpus = work / "corpus.json"
@@ -84,14 +101,29 @@ def bench_page(repos: Path, cases: int = 2000) -> None:
                 answer[rng.randrange(3)] = case["expectedPrimary"][0]
             ranked[case["name"]] = answer
         rankings[target] = ranked
-    run = recorded_run(corpus, "retrieval", rankings, lambda docs: {"primary": list(dict.fromkeys(docs)),
-                       "related": [], "reasons": {d: "bm25 match on path and symbols" for d in docs}},
-                       {"format": "bench"}, out_dir=work / "runs")
+    run = recorded_run(
+        corpus,
+        "retrieval",
+        rankings,
+        lambda docs: {
+            "primary": list(dict.fromkeys(docs)),
+            "related": [],
+            "reasons": {d: "bm25 match on path and symbols" for d in docs},
+        },
+        {"format": "bench"},
+        out_dir=work / "runs",
+    )
     started = time.perf_counter()
     report = render_report(run, out_dir=work / "html", notebooks=["retrieval"])
     page = report.index.parent / "retrieval.html"
-    emit(part="page", cases=len(result.cases), targets=3, seconds=round(time.perf_counter() - started, 1),
-         retrieval_html_mb=round(page.stat().st_size / 1e6, 2), page=str(page))
+    emit(
+        part="page",
+        cases=len(result.cases),
+        targets=3,
+        seconds=round(time.perf_counter() - started, 1),
+        retrieval_html_mb=round(page.stat().st_size / 1e6, 2),
+        page=str(page),
+    )
 
 
 def bench_bundles(repos: Path, per_repo: int) -> None:
@@ -102,24 +134,74 @@ def bench_bundles(repos: Path, per_repo: int) -> None:
     exe = str(Path(sys.executable).parent / "workbench")
     for name in BUNDLES:
         started = time.perf_counter()
-        done = subprocess.run([exe, "mine", str(repos / f"{name}.bundle"), "--out", str(corpus), "--append",
-                               "--max-cases", str(per_repo)], capture_output=True, text=True)
-        emit(part="bundles", repo=name, seconds=round(time.perf_counter() - started, 2),
-             mined=done.stderr.strip().splitlines()[-1] if done.stderr.strip() else done.returncode)
+        done = subprocess.run(
+            [
+                exe,
+                "mine",
+                str(repos / f"{name}.bundle"),
+                "--out",
+                str(corpus),
+                "--append",
+                "--max-cases",
+                str(per_repo),
+            ],
+            capture_output=True,
+            text=True,
+        )
+        emit(
+            part="bundles",
+            repo=name,
+            seconds=round(time.perf_counter() - started, 2),
+            mined=done.stderr.strip().splitlines()[-1] if done.stderr.strip() else done.returncode,
+        )
     data = json.loads(corpus.read_text())
     started = time.perf_counter()
     valid = subprocess.run([exe, "validate", "--corpus", str(corpus)], capture_output=True, text=True)
-    emit(part="bundles", cases=len(data["retrieval"]), validate=valid.returncode,
-         validate_seconds=round(time.perf_counter() - started, 1), message=(valid.stdout + valid.stderr)[-300:])
+    emit(
+        part="bundles",
+        cases=len(data["retrieval"]),
+        validate=valid.returncode,
+        validate_seconds=round(time.perf_counter() - started, 1),
+        message=(valid.stdout + valid.stderr)[-300:],
+    )
     started = time.perf_counter()
-    ran = subprocess.run([exe, "run", "--corpus", str(corpus), "--target", "builtin", "--target", "bm25",
-                          "--target", "random", "--out", str(work / "runs"), "--json"], capture_output=True, text=True)
+    ran = subprocess.run(
+        [
+            exe,
+            "run",
+            "--corpus",
+            str(corpus),
+            "--target",
+            "builtin",
+            "--target",
+            "bm25",
+            "--target",
+            "random",
+            "--out",
+            str(work / "runs"),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+    )
     summary = json.loads(ran.stdout) if ran.stdout.strip().startswith("{") else {}
     retrieval = summary.get("suites", {}).get("retrieval", {})
-    emit(part="bundles", run_exit=ran.returncode, run_seconds=round(time.perf_counter() - started, 1),
-         run_dir=summary.get("run_dir"), error=ran.stderr[-300:] if ran.returncode not in (0, 1) else "",
-         metrics={t: {**s.get("metrics", {}), "passed_cases": s.get("passed_cases"), "cases": s.get("cases"),
-                      "errors": s.get("errors")} for t, s in retrieval.items()})
+    emit(
+        part="bundles",
+        run_exit=ran.returncode,
+        run_seconds=round(time.perf_counter() - started, 1),
+        run_dir=summary.get("run_dir"),
+        error=ran.stderr[-300:] if ran.returncode not in (0, 1) else "",
+        metrics={
+            t: {
+                **s.get("metrics", {}),
+                "passed_cases": s.get("passed_cases"),
+                "cases": s.get("cases"),
+                "errors": s.get("errors"),
+            }
+            for t, s in retrieval.items()
+        },
+    )
 
 
 def main() -> None:

@@ -19,6 +19,7 @@
 Targets (issue 3): cold <= 2 s, warm <= 0.3 s, median query <= 30 ms, memory < 300 MB.
 The machine is shared (2 cores); the 1-minute load average is recorded with each run.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -38,8 +39,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 STDLIB_TASKS = [
-    ("parse an email address header", ["email/_header_value_parser.py", "email/headerregistry.py",
-                                       "email/utils.py", "email/_parseaddr.py"]),
+    (
+        "parse an email address header",
+        ["email/_header_value_parser.py", "email/headerregistry.py", "email/utils.py", "email/_parseaddr.py"],
+    ),
     ("send an email over SMTP with TLS", ["smtplib.py"]),
     ("read a gzip compressed file", ["gzip.py"]),
     ("json decoder error messages", ["json/decoder.py"]),
@@ -88,6 +91,7 @@ def stdlib_mirror(target: Path) -> Path:
     def ignore(directory: str, names: list[str]) -> list[str]:
         skip = {"site-packages", "__pycache__", "tests", "idle_test"}
         return [n for n in names if n in skip or (n == "test" and Path(directory) == source)]
+
     shutil.copytree(source, target, ignore=ignore, symlinks=True)
     return target
 
@@ -103,14 +107,24 @@ def _child(root: str, cache: str) -> None:
     os.environ["WORKBENCH_CACHE_DIR"] = cache
     started = time.perf_counter()
     from workbench.reference.index import build
+
     imported = time.perf_counter()
     cpu_before = _cpu()
     index = build(Path(root))
     built = time.perf_counter()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss + resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    print(json.dumps({"seconds": built - imported, "cpu_seconds": _cpu() - cpu_before,
-                      "import_seconds": imported - started, "files": len(index.files), "peak_mb": peak / 1024,
-                      "load": os.getloadavg()[0]}))
+    print(
+        json.dumps(
+            {
+                "seconds": built - imported,
+                "cpu_seconds": _cpu() - cpu_before,
+                "import_seconds": imported - started,
+                "files": len(index.files),
+                "peak_mb": peak / 1024,
+                "load": os.getloadavg()[0],
+            }
+        )
+    )
 
 
 def _cpu() -> float:
@@ -120,8 +134,9 @@ def _cpu() -> float:
 
 
 def _measure(root: Path, cache: Path) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--child", str(root), str(cache)], check=True,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", str(root), str(cache)], check=True, capture_output=True, text=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -144,8 +159,9 @@ def index_runs(root: Path, runs: int) -> dict:
 
 def query_quality(root: Path, name: str, tasks: list[tuple[str, list[str]]], repeats: int = 3) -> dict:
     """Latency of build_pack over ``tasks`` and hit@1 / hit@3 of the primary files."""
-    from workbench.reference import build_pack
     from workbench.contract import Repo
+    from workbench.reference import build_pack
+
     repo = [Repo(name, root)]
     build_pack(tasks[0][0], repo)  # load the index once, outside the timings
     latencies, hit1, hit3, misses = [], 0, 0, []
@@ -160,21 +176,34 @@ def query_quality(root: Path, name: str, tasks: list[tuple[str, list[str]]], rep
         if not any(p in good for p in paths[:3]):
             misses.append({"query": query, "expected": good, "primary": paths[:3]})
     latencies.sort()
-    return {"tasks": len(tasks), "hit@1": hit1, "hit@3": hit3, "misses": misses,
-            "median_ms": 1000 * statistics.median(latencies),
-            "p90_ms": 1000 * latencies[int(0.9 * (len(latencies) - 1))],
-            "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    return {
+        "tasks": len(tasks),
+        "hit@1": hit1,
+        "hit@3": hit3,
+        "misses": misses,
+        "median_ms": 1000 * statistics.median(latencies),
+        "p90_ms": 1000 * latencies[int(0.9 * (len(latencies) - 1))],
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
 
 
 def corpus_scores() -> dict:
     """Retrieval aggregates of builtin, bm25 and random on the shipped corpus."""
     from workbench.run.runner import run_eval
+
     with tempfile.TemporaryDirectory() as out:
-        run = run_eval(REPO / "corpus" / "corpus.json", suites=["retrieval"],
-                       targets=["builtin", "bm25", "random"], out_dir=out, progress=False)
+        run = run_eval(
+            REPO / "corpus" / "corpus.json",
+            suites=["retrieval"],
+            targets=["builtin", "bm25", "random"],
+            out_dir=out,
+            progress=False,
+        )
     suite = run.summary["suites"]["retrieval"]
-    return {name: {**{k: round(v, 3) for k, v in s["metrics"].items()},
-                   "passed": f"{s['passed_cases']}/{s['cases']}"} for name, s in suite.items()}
+    return {
+        name: {**{k: round(v, 3) for k, v in s["metrics"].items()}, "passed": f"{s['passed_cases']}/{s['cases']}"}
+        for name, s in suite.items()
+    }
 
 
 def _median(rows: list[dict], key: str) -> float:
@@ -194,36 +223,46 @@ def main() -> None:
         os.environ["WORKBENCH_CACHE_DIR"] = str(Path(scratch) / "query-cache")
         mirror = stdlib_mirror(Path(scratch) / "stdlib")
         py_files = sum(1 for _ in mirror.rglob("*.py"))
-        result = {"stdlib_py_files": py_files, "index": index_runs(mirror, args.runs),
-                  "stdlib": query_quality(mirror, "stdlib", STDLIB_TASKS)}
+        result = {
+            "stdlib_py_files": py_files,
+            "index": index_runs(mirror, args.runs),
+            "stdlib": query_quality(mirror, "stdlib", STDLIB_TASKS),
+        }
         npm = npm_root()
         if npm is not None:
             result["npm"] = query_quality(npm, "npm", NPM_TASKS)
         result["corpus"] = corpus_scores()
     index = result["index"]
-    result["summary"] = {"cold_s": _median(index["cold"], "seconds"),
-                         "cold_min_s": min(r["seconds"] for r in index["cold"]),
-                         "cold_cpu_s": _median(index["cold"], "cpu_seconds"),
-                         "warm_s": _median(index["warm"], "seconds"), "copy_s": _median(index["copy"], "seconds"),
-                         "cache_entries": index["copy"][-1]["cache_entries"],
-                         "load_max": max(r["load"] for r in index["cold"]),
-                         "query_median_ms": result["stdlib"]["median_ms"],
-                         "peak_mb": max(r["peak_mb"] for r in index["cold"] + index["warm"]),
-                         "load_avg": _median(index["cold"], "load")}
+    result["summary"] = {
+        "cold_s": _median(index["cold"], "seconds"),
+        "cold_min_s": min(r["seconds"] for r in index["cold"]),
+        "cold_cpu_s": _median(index["cold"], "cpu_seconds"),
+        "warm_s": _median(index["warm"], "seconds"),
+        "copy_s": _median(index["copy"], "seconds"),
+        "cache_entries": index["copy"][-1]["cache_entries"],
+        "load_max": max(r["load"] for r in index["cold"]),
+        "query_median_ms": result["stdlib"]["median_ms"],
+        "peak_mb": max(r["peak_mb"] for r in index["cold"] + index["warm"]),
+        "load_avg": _median(index["cold"], "load"),
+    }
     if args.json:
         print(json.dumps(result))
         return
     s = result["summary"]
     print(f"stdlib mirror: {py_files} .py files, {index['cold'][0]['files']} indexed files")
-    print(f"index cold: median {s['cold_s']:.2f} s (min {s['cold_min_s']:.2f}, CPU {s['cold_cpu_s']:.2f} s)"
-          f" | warm: median {s['warm_s']:.3f} s | copy elsewhere: {s['copy_s']:.3f} s"
-          f" ({s['cache_entries']} cache files after two copies)"
-          f" | peak RSS {s['peak_mb']:.0f} MB | load avg {s['load_avg']:.2f} (max {s['load_max']:.2f})")
+    print(
+        f"index cold: median {s['cold_s']:.2f} s (min {s['cold_min_s']:.2f}, CPU {s['cold_cpu_s']:.2f} s)"
+        f" | warm: median {s['warm_s']:.3f} s | copy elsewhere: {s['copy_s']:.3f} s"
+        f" ({s['cache_entries']} cache files after two copies)"
+        f" | peak RSS {s['peak_mb']:.0f} MB | load avg {s['load_avg']:.2f} (max {s['load_max']:.2f})"
+    )
     for name in ("stdlib", "npm"):
         if name in result:
             q = result[name]
-            print(f"{name}: query median {q['median_ms']:.1f} ms, p90 {q['p90_ms']:.1f} ms; "
-                  f"hit@1 {q['hit@1']}/{q['tasks']}, hit@3 {q['hit@3']}/{q['tasks']}")
+            print(
+                f"{name}: query median {q['median_ms']:.1f} ms, p90 {q['p90_ms']:.1f} ms; "
+                f"hit@1 {q['hit@1']}/{q['tasks']}, hit@3 {q['hit@3']}/{q['tasks']}"
+            )
             for miss in q["misses"]:
                 print(f"  miss: {miss['query']!r} -> {miss['primary']} (expected {miss['expected'][0]})")
     for name, row in result["corpus"].items():

@@ -11,19 +11,20 @@ repeated; the medians are reported.
     .venv/bin/python bench/report.py [--repeat 5] [--jobs N] [--baseline] [--scale 1] [--no-warmup]
     .venv/bin/python bench/report.py --run reports/runs/<id> [--baseline-spec builtin]   # a real run
 """
+
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
-import resource
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -31,10 +32,12 @@ sys.path.insert(0, str(ROOT))
 
 def empty_notebooks(directory: Path, count: int) -> list[Path]:
     import nbformat
+
     cell = nbformat.v4.new_code_cell("run_dir = None")
     cell.metadata["tags"] = ["parameters"]
-    book = nbformat.v4.new_notebook(cells=[cell], metadata={"kernelspec": {
-        "name": "python3", "display_name": "Python 3", "language": "python"}})
+    book = nbformat.v4.new_notebook(
+        cells=[cell], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+    )
     paths = [directory / f"empty{i}.ipynb" for i in range(count)]
     for path in paths:
         nbformat.write(book, str(path))
@@ -55,13 +58,20 @@ def timed(action: Callable[[], object]) -> tuple[float, float]:
 
 
 def measure_floor(work: Path, count: int, jobs: int) -> tuple[float, float]:
-    import papermill
     from concurrent.futures import ThreadPoolExecutor
+
+    import papermill
+
     paths = empty_notebooks(work, count)
 
     def one(path: Path) -> None:
-        papermill.execute_notebook(str(path), str(path.with_suffix(".out.ipynb")), parameters={"run_dir": "x"},
-                                   kernel_name="python3", progress_bar=False)
+        papermill.execute_notebook(
+            str(path),
+            str(path.with_suffix(".out.ipynb")),
+            parameters={"run_dir": "x"},
+            kernel_name="python3",
+            progress_bar=False,
+        )
 
     def all_of_them() -> None:
         with ThreadPoolExecutor(jobs) as pool:
@@ -72,6 +82,7 @@ def measure_floor(work: Path, count: int, jobs: int) -> tuple[float, float]:
 
 def measure_render(work: Path, run: str, baseline: str | None, jobs: int, reuse: bool) -> tuple[float, float]:
     from workbench.report.render import render_report
+
     return timed(lambda: render_report(run, baseline=baseline, out_dir=work / "html", jobs=jobs, reuse_kernels=reuse))
 
 
@@ -89,19 +100,27 @@ def one_measurement(kind: str, run: str, baseline: str | None, jobs: int, count:
         if lines and done.returncode == 0:
             wall, cpu = lines[-1].split()[1:3]
             return float(wall), float(cpu)
-        print(f"bench/report.py: {kind} measurement {attempt}/2 failed (exit {done.returncode}):\n"
-              f"{_tail(done.stderr)}", file=sys.stderr)
+        print(
+            f"bench/report.py: {kind} measurement {attempt}/2 failed (exit {done.returncode}):\n{_tail(done.stderr)}",
+            file=sys.stderr,
+        )
     raise SystemExit(f"bench/report.py: the {kind} measurement failed twice; its stderr is above")
 
 
-def _measure_in_subprocess(kind: str, run: str, baseline: str | None, jobs: int,
-                           count: int) -> subprocess.CompletedProcess:
+def _measure_in_subprocess(
+    kind: str, run: str, baseline: str | None, jobs: int, count: int
+) -> subprocess.CompletedProcess:
     with tempfile.TemporaryDirectory() as tmp:
-        call = (f"b.measure_floor(Path({tmp!r}), {count}, {jobs})" if kind == "floor" else
-                f"b.measure_render(Path({tmp!r}), {run!r}, {baseline!r}, {jobs}, {kind == 'render'})")
-        code = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); sys.argv = ['x']; import bench.report as b; "
-                f"from pathlib import Path; import papermill, workbench.report; "
-                f"wall, cpu = {call}; print({RESULT!r}, wall, cpu, flush=True)")
+        call = (
+            f"b.measure_floor(Path({tmp!r}), {count}, {jobs})"
+            if kind == "floor"
+            else f"b.measure_render(Path({tmp!r}), {run!r}, {baseline!r}, {jobs}, {kind == 'render'})"
+        )
+        code = (
+            f"import sys; sys.path.insert(0, {str(ROOT)!r}); sys.argv = ['x']; import bench.report as b; "
+            f"from pathlib import Path; import papermill, workbench.report; "
+            f"wall, cpu = {call}; print({RESULT!r}, wall, cpu, flush=True)"
+        )
         return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
 
 
@@ -118,13 +137,20 @@ def main() -> None:
     parser.add_argument("--scale", type=int, default=1, help="multiply the synthetic run's case counts")
     parser.add_argument("--baseline", action="store_true", help="render with a baseline (RUN#builtin of a second run)")
     parser.add_argument("--run", default=None, help="render this run directory instead of the synthetic one")
-    parser.add_argument("--baseline-spec", default=None, help="with --run: the baseline to render it with (e.g. builtin)")
+    parser.add_argument(
+        "--baseline-spec", default=None, help="with --run: the baseline to render it with (e.g. builtin)"
+    )
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--no-warmup", dest="warmup", action="store_false",
-                        help="skip the untimed first floor and render (they fill caches on a fresh machine)")
+    parser.add_argument(
+        "--no-warmup",
+        dest="warmup",
+        action="store_false",
+        help="skip the untimed first floor and render (they fill caches on a fresh machine)",
+    )
     args = parser.parse_args()
     from tests.report_runs import build_run
     from workbench.report.render import NOTEBOOKS
+
     with tempfile.TemporaryDirectory() as tmp:
         if args.run:
             run, base = str(Path(args.run).resolve()), args.baseline_spec
@@ -138,17 +164,29 @@ def main() -> None:
             one_measurement(kind, run, base if args.baseline else None, args.jobs, len(NOTEBOOKS))
         for _ in range(args.repeat):
             for kind in kinds:
-                times[kind].append(one_measurement(kind, run, base if args.baseline else None, args.jobs, len(NOTEBOOKS)))
+                times[kind].append(
+                    one_measurement(kind, run, base if args.baseline else None, args.jobs, len(NOTEBOOKS))
+                )
     report(summarise(times, args), args.json)
 
 
 def summarise(times: dict[str, list[tuple[float, float]]], args: argparse.Namespace) -> dict[str, object]:
     from workbench.report.render import NOTEBOOKS
-    result: dict[str, object] = {"notebooks": len(NOTEBOOKS), "jobs": args.jobs, "baseline": args.baseline, "scale": args.scale}
+
+    result: dict[str, object] = {
+        "notebooks": len(NOTEBOOKS),
+        "jobs": args.jobs,
+        "baseline": args.baseline,
+        "scale": args.scale,
+    }
     for kind, pairs in times.items():
         walls, cpus = [w for w, _ in pairs], [c for _, c in pairs]
-        result[kind] = {"wall_median_s": round(statistics.median(walls), 2), "wall_min_s": round(min(walls), 2),
-                        "cpu_median_s": round(statistics.median(cpus), 2), "walls_s": [round(w, 2) for w in walls]}
+        result[kind] = {
+            "wall_median_s": round(statistics.median(walls), 2),
+            "wall_min_s": round(min(walls), 2),
+            "cpu_median_s": round(statistics.median(cpus), 2),
+            "walls_s": [round(w, 2) for w in walls],
+        }
     floor = result["floor"]
     # A floor measurement in which papermill waited out a kernel's graceful shutdown (+2.5 s or
     # more, see BENCHMARKS.md) is the floor's noise, not kernel start-up: ratios use the others.
@@ -167,16 +205,26 @@ def report(result: dict[str, object], as_json: bool) -> None:
     if as_json:
         print(json.dumps(result, indent=2))
         return
-    print(f"{result['notebooks']} notebooks, {result['jobs']} workers, baseline={result['baseline']}, scale={result['scale']}")
-    labels = {"floor": "floor  (papermill, empty notebooks, fresh kernels)",
-              "render": "render (workbench report, kernels reused)        ",
-              "fresh": "render (workbench report, a kernel per notebook) "}
+    print(
+        f"{result['notebooks']} notebooks, {result['jobs']} workers, baseline={result['baseline']}, "
+        f"scale={result['scale']}"
+    )
+    labels = {
+        "floor": "floor  (papermill, empty notebooks, fresh kernels)",
+        "render": "render (workbench report, kernels reused)        ",
+        "fresh": "render (workbench report, a kernel per notebook) ",
+    }
     for kind, text in labels.items():
         row = result[kind]
-        ratio = (f"  (median without the {row['stalled']} shutdown stall(s): {row['wall_median_clean_s']:.2f} s)"
-                 if kind == "floor" else f"  = {row['ratio_median']}x floor (median), {row['ratio_min']}x (best)")
-        print(f"  {text} wall median {row['wall_median_s']:.2f} s, best {row['wall_min_s']:.2f} s, "
-              f"CPU {row['cpu_median_s']:.2f} s{ratio}")
+        ratio = (
+            f"  (median without the {row['stalled']} shutdown stall(s): {row['wall_median_clean_s']:.2f} s)"
+            if kind == "floor"
+            else f"  = {row['ratio_median']}x floor (median), {row['ratio_min']}x (best)"
+        )
+        print(
+            f"  {text} wall median {row['wall_median_s']:.2f} s, best {row['wall_min_s']:.2f} s, "
+            f"CPU {row['cpu_median_s']:.2f} s{ratio}"
+        )
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ interpreter (site-packages included when present, which makes it tens of thousan
 
     python bench/risk_tokens.py --json
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,8 +20,9 @@ import json
 import statistics
 import sysconfig
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from workbench.reference.risk import concepts as risk
 from workbench.reference.walk import list_files, read_text
@@ -37,9 +39,14 @@ def _timed(fn: Callable[[], Any]) -> tuple[float, Any]:
 
 
 def bench_vocabulary(paths: list[str], repeats: int) -> dict[str, Any]:
-    compile_s = min(_timed(lambda: risk.compile_vocabulary(
-        __import__("workbench.reference.risk.vocabulary", fromlist=["VOCABULARY"]).VOCABULARY))[0]
-        for _ in range(repeats))
+    compile_s = min(
+        _timed(
+            lambda: risk.compile_vocabulary(
+                __import__("workbench.reference.risk.vocabulary", fromlist=["VOCABULARY"]).VOCABULARY
+            )
+        )[0]
+        for _ in range(repeats)
+    )
     risk.default_vocabulary()
     per_mode = {}
     for mode in MODES:
@@ -48,8 +55,10 @@ def bench_vocabulary(paths: list[str], repeats: int) -> dict[str, Any]:
             risk._classify.cache_clear()
             colds.append(_timed(lambda: [risk.risk_concepts(mode, p) for p in paths])[0])
             warms.append(_timed(lambda: [risk.risk_concepts(mode, p) for p in paths])[0])
-        per_mode[mode] = {"cold_us_per_call": 1e6 * min(colds) / len(paths),
-                          "warm_us_per_call": 1e6 * min(warms) / len(paths)}
+        per_mode[mode] = {
+            "cold_us_per_call": 1e6 * min(colds) / len(paths),
+            "warm_us_per_call": 1e6 * min(warms) / len(paths),
+        }
     return {"paths": len(paths), "compile_ms": 1e3 * compile_s, "modes": per_mode}
 
 
@@ -62,11 +71,17 @@ def bench_tokens(root: Path, files: list[str], repeats: int) -> dict[str, Any]:
         seconds, total = _timed(lambda: sum(counter.count(t) for t in texts))
         colds.append(seconds)
         warms.append(_timed(lambda: sum(counter.count(t) for t in texts))[0])
-    batch = min(_timed(lambda: encoding().encode_ordinary_batch(texts, num_threads=2))[0]
-                for _ in range(repeats))
-    return {"files": len(files), "chars": sum(map(len, texts)), "tokens": total,
-            "encoding_load_s": load_s, "cold_s": min(colds), "warm_s": min(warms),
-            "cold_tokens_per_s": total / min(colds), "batch_2_threads_s": batch}
+    batch = min(_timed(lambda: encoding().encode_ordinary_batch(texts, num_threads=2))[0] for _ in range(repeats))
+    return {
+        "files": len(files),
+        "chars": sum(map(len, texts)),
+        "tokens": total,
+        "encoding_load_s": load_s,
+        "cold_s": min(colds),
+        "warm_s": min(warms),
+        "cold_tokens_per_s": total / min(colds),
+        "batch_2_threads_s": batch,
+    }
 
 
 def bench_naive(root: Path, repeats: int) -> dict[str, Any]:
@@ -76,8 +91,13 @@ def bench_naive(root: Path, repeats: int) -> dict[str, Any]:
         seconds, dump = _timed(lambda: naive_dump(root, counter))
         colds.append(seconds)
         warms.append(_timed(lambda: naive_dump(root, counter))[0])
-    return {"budget": NAIVE_BUDGET, "tokens": dump.tokens, "files_read": len(dump.files),
-            "cold_s": statistics.median(colds), "warm_s": statistics.median(warms)}
+    return {
+        "budget": NAIVE_BUDGET,
+        "tokens": dump.tokens,
+        "files_read": len(dump.files),
+        "cold_s": statistics.median(colds),
+        "warm_s": statistics.median(warms),
+    }
 
 
 def main() -> None:
@@ -88,10 +108,13 @@ def main() -> None:
     args = parser.parse_args()
     listing_s, paths = _timed(lambda: list_files(args.root))
     python = [p for p in paths if p.endswith(".py") and not p.startswith("site-packages/")]
-    result = {"root": str(args.root), "listing_s": listing_s,
-              "vocabulary": bench_vocabulary(paths, args.repeats),
-              "tokens": bench_tokens(args.root, python, args.repeats),
-              "naive_dump": bench_naive(args.root, args.repeats)}
+    result = {
+        "root": str(args.root),
+        "listing_s": listing_s,
+        "vocabulary": bench_vocabulary(paths, args.repeats),
+        "tokens": bench_tokens(args.root, python, args.repeats),
+        "naive_dump": bench_naive(args.root, args.repeats),
+    }
     print(json.dumps(result, indent=2) if args.json else result)
 
 

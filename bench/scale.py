@@ -26,6 +26,7 @@ Targets (issue 14): local peak < 1 GB at 10,000 cases / 50 revisions; ray <= 1.3
 a fully cached re-run < 10% of the first run. The machine is shared (2 cores): the 1-minute
 load average is printed with each configuration.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,17 +42,55 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 PACED = "python:bench._paced:paced"  # the reference engine paced like a real one (--engine-ms)
-VERBS = ["compute", "render", "parse", "validate", "refund", "schedule", "encode", "merge", "fetch", "archive",
-         "resolve", "publish", "throttle", "index", "notify", "migrate"]
-NOUNS = ["invoice", "ledger", "session", "cart", "shipment", "coupon", "profile", "webhook", "token", "report",
-         "catalog", "payment", "receipt", "inventory", "account", "quota", "banner", "review", "upload", "tenant"]
+VERBS = [
+    "compute",
+    "render",
+    "parse",
+    "validate",
+    "refund",
+    "schedule",
+    "encode",
+    "merge",
+    "fetch",
+    "archive",
+    "resolve",
+    "publish",
+    "throttle",
+    "index",
+    "notify",
+    "migrate",
+]
+NOUNS = [
+    "invoice",
+    "ledger",
+    "session",
+    "cart",
+    "shipment",
+    "coupon",
+    "profile",
+    "webhook",
+    "token",
+    "report",
+    "catalog",
+    "payment",
+    "receipt",
+    "inventory",
+    "account",
+    "quota",
+    "banner",
+    "review",
+    "upload",
+    "tenant",
+]
 
 
 def _module(rng: random.Random, j: int, revision: int) -> tuple[str, list[str]]:
     """The text of module ``j`` at ``revision`` and the names of its exported functions."""
     names = [f"{rng.choice(VERBS)}{rng.choice(NOUNS).title()}{rng.choice(NOUNS).title()}" for _ in range(4)]
-    body = "\n".join(f"export function {n}(input: number): number {{\n  return input * {revision + 1} + {k};\n}}\n"
-                     for k, n in enumerate(names))
+    body = "\n".join(
+        f"export function {n}(input: number): number {{\n  return input * {revision + 1} + {k};\n}}\n"
+        for k, n in enumerate(names)
+    )
     return f"// module {j}, revision {revision}\nimport {{ helper }} from './util';\n{body}", names
 
 
@@ -98,13 +137,15 @@ def real_history(root: Path, source: str, revisions: int) -> tuple[Path, Revisio
     repo = root / "repo"
     subprocess.run(["git", "clone", "-q", source, str(repo)], check=True)
     git = ["git", "-C", str(repo)]
-    commits = subprocess.run([*git, "rev-list", "--first-parent", "HEAD"], check=True, capture_output=True,
-                             text=True).stdout.split()
+    commits = subprocess.run(
+        [*git, "rev-list", "--first-parent", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.split()
     step = max(1, len(commits) // revisions)
     picked = []
     for sha in commits[::step][:revisions]:
-        listed = subprocess.run([*git, "ls-tree", "-r", "--name-only", sha], check=True, capture_output=True,
-                                text=True).stdout.split("\n")
+        listed = subprocess.run(
+            [*git, "ls-tree", "-r", "--name-only", sha], check=True, capture_output=True, text=True
+        ).stdout.split("\n")
         files: dict[str, list[str]] = {p: [] for p in listed if p.endswith(CODE) and "test" not in p.lower()}
         if files:
             picked.append((sha, files))
@@ -121,8 +162,7 @@ def _words(identifier: str) -> str:
     return " ".join([*out, word])
 
 
-def write_corpus(root: Path, repo: Path, snapshots: Revisions, cases: int,
-                 seed: int = 0) -> Path:
+def write_corpus(root: Path, repo: Path, snapshots: Revisions, cases: int, seed: int = 0) -> Path:
     """``cases`` retrieval cases spread over the revisions (pinned as mined cases are); the corpus path."""
     rng = random.Random(seed)
     retrieval = []
@@ -130,21 +170,45 @@ def write_corpus(root: Path, repo: Path, snapshots: Revisions, cases: int,
         sha, names = snapshots[n % len(snapshots)]
         path = rng.choice(sorted(names))
         module = Path(path).stem.rsplit("_", 1)[0].replace("_", " ")
-        words = f"{_words(rng.choice(names[path]))} in {module}" if names[path] else \
-            f"{module} in {Path(path).parent.name or 'the root'}"  # a real repository: its path's words
-        retrieval.append({"name": f"c{n:05d}", "query": words,
-                          "repoFixture": "app", "revision": sha, "expectedPrimary": [path]})
+        words = (
+            f"{_words(rng.choice(names[path]))} in {module}"
+            if names[path]
+            else f"{module} in {Path(path).parent.name or 'the root'}"
+        )  # a real repository: its path's words
+        retrieval.append(
+            {"name": f"c{n:05d}", "query": words, "repoFixture": "app", "revision": sha, "expectedPrimary": [path]}
+        )
     corpus = root / "corpus" / "corpus.json"
     corpus.parent.mkdir(parents=True, exist_ok=True)
-    corpus.write_text(json.dumps({"k": 5, "fixtureRoots": {"app": str(repo)},
-                                  "thresholds": {"retrieval": {"recallAtK": 0.5}}, "retrieval": retrieval}))
+    corpus.write_text(
+        json.dumps(
+            {
+                "k": 5,
+                "fixtureRoots": {"app": str(repo)},
+                "thresholds": {"retrieval": {"recallAtK": 0.5}},
+                "retrieval": retrieval,
+            }
+        )
+    )
     return corpus
 
 
 def timed_run(corpus: Path, out: Path, env: dict[str, str], target: str, *extra: str) -> dict[str, Any]:
     """One ``workbench run`` process: wall seconds, peak RSS (MB) and its summary."""
-    command = [sys.executable, "-m", "workbench", "run", "--corpus", str(corpus), "--target", target,
-               "--out", str(out), "--json", *extra]
+    command = [
+        sys.executable,
+        "-m",
+        "workbench",
+        "run",
+        "--corpus",
+        str(corpus),
+        "--target",
+        target,
+        "--out",
+        str(out),
+        "--json",
+        *extra,
+    ]
     load = os.getloadavg()[0]
     started = time.perf_counter()
     with open(out.parent / f"{out.name}.stdout", "w") as stdout, open(out.parent / f"{out.name}.stderr", "w") as err:
@@ -158,16 +222,26 @@ def timed_run(corpus: Path, out: Path, env: dict[str, str], target: str, *extra:
     summary = json.loads((out.parent / f"{out.name}.stdout").read_text())
     [suite] = summary["suites"]["retrieval"].values()
     manifest = json.loads((Path(summary["run_dir"]) / "manifest.json").read_text())
-    return {"seconds": round(seconds, 2), "peak_rss_mb": round(usage.ru_maxrss / 1024, 1), "load": round(load, 2),
-            "cases": suite["cases"], "passed_cases": suite["passed_cases"], "metrics": suite["metrics"],
-            "executor": manifest.get("executor"), "cache": manifest.get("cache")}
+    return {
+        "seconds": round(seconds, 2),
+        "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
+        "load": round(load, 2),
+        "cases": suite["cases"],
+        "passed_cases": suite["passed_cases"],
+        "metrics": suite["metrics"],
+        "executor": manifest.get("executor"),
+        "cache": manifest.get("cache"),
+    }
 
 
 def ray_head(env: dict[str, str], start: bool) -> None:
     """``ray start --head`` (2 CPUs, no dashboard) or ``ray stop``, with this interpreter's Ray."""
     ray = str(Path(sys.executable).parent / "ray")
-    command = [ray, "start", "--head", "--num-cpus=2", "--include-dashboard=false", "--disable-usage-stats"] \
-        if start else [ray, "stop", "--force"]
+    command = (
+        [ray, "start", "--head", "--num-cpus=2", "--include-dashboard=false", "--disable-usage-stats"]
+        if start
+        else [ray, "stop", "--force"]
+    )
     subprocess.run(command, env=dict(env, PYTHONPATH=str(REPO)), check=start, capture_output=True)
 
 
@@ -178,20 +252,32 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=40)
     parser.add_argument("--skip-ray", action="store_true")
     parser.add_argument("--skip-unbounded", action="store_true")
-    parser.add_argument("--engine-ms", type=float, default=0.0,
-                        help="pace the engine: every answer takes at least this many ms (bench/_paced.py)")
+    parser.add_argument(
+        "--engine-ms",
+        type=float,
+        default=0.0,
+        help="pace the engine: every answer takes at least this many ms (bench/_paced.py)",
+    )
     parser.add_argument("--repo", help="a real repository or bundle: cases over its history, not a synthetic one")
     parser.add_argument("--configs", help="comma list of the configurations to time (default: all)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     target = PACED if args.engine_ms else "builtin"
-    results: dict[str, Any] = {"cases": args.cases, "revisions": args.revisions, "files": args.files,
-                                  "engine_ms": args.engine_ms, "repo": args.repo}
+    results: dict[str, Any] = {
+        "cases": args.cases,
+        "revisions": args.revisions,
+        "files": args.files,
+        "engine_ms": args.engine_ms,
+        "repo": args.repo,
+    }
     with tempfile.TemporaryDirectory(prefix="wb-scale-") as tmp:
         root = Path(tmp)
         started = time.perf_counter()
-        repo, snapshots = real_history(root, args.repo, args.revisions) if args.repo else \
-            build_history(root, args.revisions, args.files)
+        repo, snapshots = (
+            real_history(root, args.repo, args.revisions)
+            if args.repo
+            else build_history(root, args.revisions, args.files)
+        )
         corpus = write_corpus(root, repo, snapshots, args.cases)
         results["build_seconds"] = round(time.perf_counter() - started, 2)
         env = dict(os.environ, WORKBENCH_CACHE_DIR=str(root / "cache"), WORKBENCH_BENCH_ENGINE_MS=str(args.engine_ms))

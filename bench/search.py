@@ -14,6 +14,7 @@
   first hit's file.
 * **Corpus**: the ranking suite on ``corpus/corpus.json`` for builtin and bm25.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,8 +49,10 @@ TASKS = [
     ("parse a query string into a dictionary", ["urllib/parse.py#parse_qs"]),
     ("run the event loop until a future completes", ["asyncio/base_events.py#BaseEventLoop.run_until_complete"]),
     ("shut down a thread pool executor", ["concurrent/futures/thread.py#ThreadPoolExecutor.shutdown"]),
-    ("rotate log files when they reach a maximum size",
-     ["logging/handlers.py#RotatingFileHandler", "logging/handlers.py#RotatingFileHandler.shouldRollover"]),
+    (
+        "rotate log files when they reach a maximum size",
+        ["logging/handlers.py#RotatingFileHandler", "logging/handlers.py#RotatingFileHandler.shouldRollover"],
+    ),
     ("dataclass field with a default factory", ["dataclasses.py#field"]),
     ("JSON decode error with line and column", ["json/decoder.py#JSONDecodeError"]),
     ("walk a directory tree top down", ["os.py#walk"]),
@@ -98,23 +101,30 @@ def _child(root: str, mode: str) -> None:
     """One measured table build in this fresh process (the index itself comes from the cache)."""
     from workbench.reference import cache, symtable
     from workbench.reference.index import load_index
+
     index = load_index(Path(root))
     skip = {"cold": {"bodies", "symbols"}, "bodies": {"symbols"}, "disk": set()}[mode]
     load = cache.load
     cache.load = lambda at, part, version: None if part in skip else load(at, part, version)
     started = time.perf_counter()
     table = symtable.symbol_table(index)
-    print(json.dumps({"seconds": time.perf_counter() - started, "files": len(index.files),
-                      "symbols": len(table.name)}))
+    print(json.dumps({"seconds": time.perf_counter() - started, "files": len(index.files), "symbols": len(table.name)}))
 
 
 def table_timings(root: Path, repeat: int) -> dict:
     """Fresh processes: a cold build, a build with the per-file body cache warm (what an edit
     costs), and a load of the unchanged tree's table from the disk cache; best of ``repeat``."""
+
     def measure(mode: str) -> dict:
-        out = subprocess.run([sys.executable, __file__, "--child", str(root), mode], check=True,
-                             capture_output=True, text=True, env=os.environ.copy())
+        out = subprocess.run(
+            [sys.executable, __file__, "--child", str(root), mode],
+            check=True,
+            capture_output=True,
+            text=True,
+            env=os.environ.copy(),
+        )
         return json.loads(out.stdout.strip().splitlines()[-1])
+
     result: dict = {}
     for mode in ("cold", "bodies", "disk"):
         runs = [measure(mode) for _ in range(repeat)]
@@ -130,10 +140,11 @@ def _rank_of(hits: list[tuple[str, str]], labels: list[str]) -> int:
 
 def quality(root: Path, repeat: int) -> dict:
     """Latency and hit@1 / hit@3 / MRR@20 of search over TASKS; file hit@1 vs bm25."""
+    from workbench.contract import Repo
     from workbench.reference.index import load_index
     from workbench.reference.search import search_index
-    from workbench.contract import Repo
     from workbench.targets.controls import Bm25Target
+
     index, bm25 = load_index(root), Bm25Target()
     latencies, ranks, file_hit, bm25_hit, misses = [], [], 0, 0, []
     for query, labels in TASKS:
@@ -149,24 +160,38 @@ def quality(root: Path, repeat: int) -> dict:
         control = bm25.search(query, Repo("stdlib", root), 20)
         bm25_hit += bool(control) and control[0].file in files
         if rank != 1:
-            misses.append({"query": query, "expected": labels[0], "rank": rank,
-                           "top": [f"{f}#{s}" for f, s in pairs[:3]]})
+            misses.append(
+                {"query": query, "expected": labels[0], "rank": rank, "top": [f"{f}#{s}" for f, s in pairs[:3]]}
+            )
     latencies.sort()
-    return {"tasks": len(TASKS), "hit@1": sum(r == 1 for r in ranks), "hit@3": sum(0 < r <= 3 for r in ranks),
-            "mrr": round(statistics.mean(1 / r if r else 0.0 for r in ranks), 3),
-            "file_hit@1": file_hit, "bm25_file_hit@1": bm25_hit, "misses": misses,
-            "median_ms": 1000 * statistics.median(latencies),
-            "p90_ms": 1000 * latencies[int(0.9 * (len(latencies) - 1))]}
+    return {
+        "tasks": len(TASKS),
+        "hit@1": sum(r == 1 for r in ranks),
+        "hit@3": sum(0 < r <= 3 for r in ranks),
+        "mrr": round(statistics.mean(1 / r if r else 0.0 for r in ranks), 3),
+        "file_hit@1": file_hit,
+        "bm25_file_hit@1": bm25_hit,
+        "misses": misses,
+        "median_ms": 1000 * statistics.median(latencies),
+        "p90_ms": 1000 * latencies[int(0.9 * (len(latencies) - 1))],
+    }
 
 
 def corpus_scores() -> dict:
     """Ranking-suite aggregates of builtin and bm25 on the shipped corpus."""
     from workbench.run.runner import run_eval
+
     with tempfile.TemporaryDirectory() as out:
-        run = run_eval(REPO / "corpus" / "corpus.json", suites=["ranking"], targets=["builtin", "bm25"],
-                       out_dir=out, progress=False)
-    return {name: {k: round(v, 3) for k, v in s["metrics"].items()}
-            for name, s in run.summary["suites"]["ranking"].items()}
+        run = run_eval(
+            REPO / "corpus" / "corpus.json",
+            suites=["ranking"],
+            targets=["builtin", "bm25"],
+            out_dir=out,
+            progress=False,
+        )
+    return {
+        name: {k: round(v, 3) for k, v in s["metrics"].items()} for name, s in run.summary["suites"]["ranking"].items()
+    }
 
 
 def main() -> None:
@@ -179,23 +204,33 @@ def main() -> None:
         _child(*args.child)
         return
     from reference import stdlib_mirror
+
     with tempfile.TemporaryDirectory() as scratch:
         os.environ["WORKBENCH_CACHE_DIR"] = str(Path(scratch) / "cache")
         mirror = stdlib_mirror(Path(scratch) / "stdlib")
         from workbench.reference.index import load_index
+
         load_index(mirror)  # the index cache the measured processes start from
-        result = {"table": table_timings(mirror, args.repeat), "stdlib": quality(mirror, args.repeat),
-                  "corpus": corpus_scores(), "load_avg": os.getloadavg()[0]}
+        result = {
+            "table": table_timings(mirror, args.repeat),
+            "stdlib": quality(mirror, args.repeat),
+            "corpus": corpus_scores(),
+            "load_avg": os.getloadavg()[0],
+        }
     if args.json:
         print(json.dumps(result))
         return
     t, q = result["table"], result["stdlib"]
-    print(f"stdlib: {t['files']} files, {t['symbols']} symbols | table cold {t['cold_s']:.2f} s, "
-          f"body cache warm {t['bodies_s']:.2f} s, disk load {t['disk_s']:.3f} s "
-          f"| load avg {result['load_avg']:.2f}")
-    print(f"query median {q['median_ms']:.1f} ms, p90 {q['p90_ms']:.1f} ms | hit@1 {q['hit@1']}/{q['tasks']}, "
-          f"hit@3 {q['hit@3']}/{q['tasks']}, MRR@20 {q['mrr']} | file hit@1 {q['file_hit@1']} "
-          f"(bm25 {q['bm25_file_hit@1']})")
+    print(
+        f"stdlib: {t['files']} files, {t['symbols']} symbols | table cold {t['cold_s']:.2f} s, "
+        f"body cache warm {t['bodies_s']:.2f} s, disk load {t['disk_s']:.3f} s "
+        f"| load avg {result['load_avg']:.2f}"
+    )
+    print(
+        f"query median {q['median_ms']:.1f} ms, p90 {q['p90_ms']:.1f} ms | hit@1 {q['hit@1']}/{q['tasks']}, "
+        f"hit@3 {q['hit@3']}/{q['tasks']}, MRR@20 {q['mrr']} | file hit@1 {q['file_hit@1']} "
+        f"(bm25 {q['bm25_file_hit@1']})"
+    )
     for miss in q["misses"]:
         print(f"  rank {miss['rank'] or '-'}: {miss['query']!r} -> {miss['top']} (expected {miss['expected']})")
     for name, row in result["corpus"].items():

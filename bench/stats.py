@@ -9,6 +9,7 @@ its buffers to it).
 
     python bench/stats.py --n 100000 --repeat 3 [--naive] [--json]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -84,15 +85,31 @@ def bench(n: int, repeat: int, seed: int, discrete: bool, naive: bool) -> dict[s
     for name, fn in parts.items():
         seconds, peak, _ = timed(fn, repeat)
         rows[name] = {"seconds": round(seconds, 4), "peak_mib": round(peak / 2**20, 1)}
-    seconds, peak, result = timed(lambda: (stats.mde_sd.cache_clear(),
-                                           stats.paired_comparison(a, b, seed=seed),
-                                           stats.mcnemar(a >= 0.5, b >= 0.5)), repeat)
-    rows["all of the above: paired_comparison + McNemar"] = {"seconds": round(seconds, 4),
-                                                             "peak_mib": round(peak / 2**20, 1)}
+    seconds, peak, result = timed(
+        lambda: (
+            stats.mde_sd.cache_clear(),
+            stats.paired_comparison(a, b, seed=seed),
+            stats.mcnemar(a >= 0.5, b >= 0.5),
+        ),
+        repeat,
+    )
+    rows["all of the above: paired_comparison + McNemar"] = {
+        "seconds": round(seconds, 4),
+        "peak_mib": round(peak / 2**20, 1),
+    }
     comparison = result[1]
-    return {"n": n, "discrete": discrete, "repeat": repeat, "rows": rows,
-            "check": {"delta": comparison.delta, "ci": [comparison.ci_low, comparison.ci_high],
-                      "p_t": comparison.p_t, "p_randomization": comparison.p_randomization}}
+    return {
+        "n": n,
+        "discrete": discrete,
+        "repeat": repeat,
+        "rows": rows,
+        "check": {
+            "delta": comparison.delta,
+            "ci": [comparison.ci_low, comparison.ci_high],
+            "p_t": comparison.p_t,
+            "p_randomization": comparison.p_randomization,
+        },
+    }
 
 
 def main() -> None:

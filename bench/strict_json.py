@@ -5,6 +5,7 @@ Builds a synthetic ``cases.jsonl`` and a baseline-shaped document (seeded), then
 ``workbench.strictjson.read_jsonl`` on the JSONL file. Also times the refusal of a 3,000-deep
 document. Prints a Markdown table (or ``--json``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,10 +21,20 @@ from workbench.strictjson import loads_strict, read_jsonl
 
 
 def _rows(n: int, rng: random.Random) -> list[dict]:
-    return [{"suite": "retrieval", "target": "builtin", "case": f"case-{i}", "passed": rng.random() > 0.2,
-             "error": None, "returned": [f"src/file{rng.randrange(500)}.ts" for _ in range(8)],
-             "ranks": [rng.randrange(1, 20) for _ in range(3)], "seconds": round(rng.random(), 4),
-             "query": "where is the refund amount computed for partial orders"} for i in range(n)]
+    return [
+        {
+            "suite": "retrieval",
+            "target": "builtin",
+            "case": f"case-{i}",
+            "passed": rng.random() > 0.2,
+            "error": None,
+            "returned": [f"src/file{rng.randrange(500)}.ts" for _ in range(8)],
+            "ranks": [rng.randrange(1, 20) for _ in range(3)],
+            "seconds": round(rng.random(), 4),
+            "query": "where is the refund amount computed for partial orders",
+        }
+        for i in range(n)
+    ]
 
 
 def _best(fns: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
@@ -58,13 +69,16 @@ def main() -> None:
             except StoreError:
                 pass
 
-        results = _best({
-            "document json.loads": lambda: json.loads(document),
-            "document loads_strict": lambda: loads_strict(document, "doc", StoreError),
-            "jsonl json.loads per line": plain_lines,
-            "jsonl read_jsonl (strict)": lambda: read_jsonl(path, "run file", StoreError),
-            "refuse 3,000-deep": refuse,
-        }, args.repeat)
+        results = _best(
+            {
+                "document json.loads": lambda: json.loads(document),
+                "document loads_strict": lambda: loads_strict(document, "doc", StoreError),
+                "jsonl json.loads per line": plain_lines,
+                "jsonl read_jsonl (strict)": lambda: read_jsonl(path, "run file", StoreError),
+                "refuse 3,000-deep": refuse,
+            },
+            args.repeat,
+        )
     size = len(document) / 2**20
     if args.json:
         print(json.dumps({"cases": args.cases, "document_mb": round(size, 1), "seconds": results}, indent=2))

@@ -1,4 +1,5 @@
 """Shared fixtures: a tiny corpus written into a temp dir, and a scripted protocol engine."""
+
 from __future__ import annotations
 
 import json
@@ -34,19 +35,34 @@ def tiny_corpus(tmp_path: Path) -> Path:
         file = tmp_path / "fixtures" / rel
         file.parent.mkdir(parents=True, exist_ok=True)
         file.write_text(f"// {rel}\nexport const x = 1;\n")
-    return write_corpus(tmp_path, {
-        "$schema": "./corpus.schema.json", "description": "tiny", "k": 5,
-        "thresholds": {"comment": "floors", "retrieval": {"precisionAtK": 0.5, "recallAtK": 0.5, "mrr": 0.5}},
-        "fixtureRoots": {"api": "fixtures/api", "web": "fixtures/web"},
-        "retrieval": [
-            {"name": "orders", "query": "list orders", "repoFixture": "api", "expectedPrimary": ["src/orders.ts"]},
-            {"name": "users", "query": "find users", "repoFixture": "api", "expectedPrimary": ["src/users.ts"],
-             "expectedAnyOf": ["src/index.ts"]},
-            {"name": "fallback", "query": "zzz", "repoFixture": "api", "expectedPrimary": []},
-            {"name": "pair", "query": "orders client", "repoFixtures": ["api", "web"],
-             "expectedPrimary": ["api/src/orders.ts"], "expectedAnyOf": ["web/src/client.ts"]},
-        ],
-    })
+    return write_corpus(
+        tmp_path,
+        {
+            "$schema": "./corpus.schema.json",
+            "description": "tiny",
+            "k": 5,
+            "thresholds": {"comment": "floors", "retrieval": {"precisionAtK": 0.5, "recallAtK": 0.5, "mrr": 0.5}},
+            "fixtureRoots": {"api": "fixtures/api", "web": "fixtures/web"},
+            "retrieval": [
+                {"name": "orders", "query": "list orders", "repoFixture": "api", "expectedPrimary": ["src/orders.ts"]},
+                {
+                    "name": "users",
+                    "query": "find users",
+                    "repoFixture": "api",
+                    "expectedPrimary": ["src/users.ts"],
+                    "expectedAnyOf": ["src/index.ts"],
+                },
+                {"name": "fallback", "query": "zzz", "repoFixture": "api", "expectedPrimary": []},
+                {
+                    "name": "pair",
+                    "query": "orders client",
+                    "repoFixtures": ["api", "web"],
+                    "expectedPrimary": ["api/src/orders.ts"],
+                    "expectedAnyOf": ["web/src/client.ts"],
+                },
+            ],
+        },
+    )
 
 
 def engine_spec(answers: dict[str, list[str]], monkeypatch: pytest.MonkeyPatch) -> str:

@@ -1,6 +1,7 @@
 """Hypothesis strategies for hostile files: a valid document with a few fields replaced, removed or
 wrapped, then serialised and sometimes corrupted (deep nesting, huge integers, NaN, a lone surrogate,
 a bad byte, truncation). Shared by the loader property tests."""
+
 from __future__ import annotations
 
 import copy
@@ -11,15 +12,40 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 # deterministic, no deadline (the machine is shared), enough examples for the issue's floor
-LOADER_SETTINGS = settings(max_examples=200, deadline=None, derandomize=True, database=None,
-                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+LOADER_SETTINGS = settings(
+    max_examples=200,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
-NASTY_STRINGS = ["/etc/passwd", "../../x", "\ud800", "refund \udfff", "", "three", "1e30", "a" * 300, "\x00",
-                 "C:\\x", "NaN"]
-LEAVES = (st.none() | st.booleans() | st.integers(min_value=-2**70, max_value=2**70)
-          | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=6) | st.sampled_from(NASTY_STRINGS))
-VALUES = st.recursive(LEAVES, lambda inner: st.lists(inner, max_size=3)
-                      | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=6)
+NASTY_STRINGS = [
+    "/etc/passwd",
+    "../../x",
+    "\ud800",
+    "refund \udfff",
+    "",
+    "three",
+    "1e30",
+    "a" * 300,
+    "\x00",
+    "C:\\x",
+    "NaN",
+]
+LEAVES = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=6)
+    | st.sampled_from(NASTY_STRINGS)
+)
+VALUES = st.recursive(
+    LEAVES,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6,
+)
 CORRUPTIONS = ("none",) * 8 + ("deep", "bigint", "nan", "surrogate", "badbyte", "truncate", "bom")
 
 
@@ -56,16 +82,23 @@ def mutated_value(draw: st.DrawFn, doc: Any, max_edits: int = 3) -> Any:
     doc = copy.deepcopy(doc)
     for _ in range(draw(st.integers(1, max_edits))):
         path = draw(st.sampled_from(_paths(doc)))
-        doc = _set(doc, path, draw(st.sampled_from(["replace", "replace", "delete", "wrap"])) if path else "replace",
-                   draw(VALUES))
+        doc = _set(
+            doc,
+            path,
+            draw(st.sampled_from(["replace", "replace", "delete", "wrap"])) if path else "replace",
+            draw(VALUES),
+        )
     return doc
 
 
 def corrupt(text: str, how: str) -> bytes:
     """The serialised text made hostile one way (see CORRUPTIONS)."""
     if how == "deep":
-        text = text.replace("[", "[" * 1500 + "[", 1).replace("]", "]" * 1500 + "]", 1) if "[" in text \
+        text = (
+            text.replace("[", "[" * 1500 + "[", 1).replace("]", "]" * 1500 + "]", 1)
+            if "[" in text
             else "[" * 3000 + text + "]" * 3000
+        )
     elif how == "bigint":
         text = text.replace("1", "1" * 4400, 1) if "1" in text else "1" * 4400
     elif how == "nan":
@@ -74,7 +107,7 @@ def corrupt(text: str, how: str) -> bytes:
         text = text.replace('"', '"\\ud800', 1)
     data = text.encode("utf-8")
     if how == "badbyte":
-        data = data[: len(data) // 2] + b"\xff\xfe" + data[len(data) // 2:]
+        data = data[: len(data) // 2] + b"\xff\xfe" + data[len(data) // 2 :]
     elif how == "truncate":
         data = data[: len(data) * 2 // 3]
     elif how == "bom":

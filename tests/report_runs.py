@@ -4,6 +4,7 @@ Each target has a skill (the chance an expected item lands at the top); its answ
 suites' own ``score`` and the runner's ``suite_summary``, so the run directory has exactly the
 fields and metrics a real ``workbench run`` writes. ``scale`` multiplies the number of cases.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -19,12 +20,26 @@ from workbench.store.runs import write_run
 from workbench.suites import Outcome, RunContext, get_suite
 
 SKILL = {"builtin": 0.9, "bm25": 0.55, "random": 0.0}
-FILES = {"shop-api": ["src/payment/checkout.service.ts", "src/payment/stripe.webhook.ts", "src/users/users.service.ts",
-                      "src/auth/roles.guard.ts", "src/orders/orders.controller.ts", "src/index.ts"],
-         "web-client": ["src/api/client.ts", "src/pages/EventPage.tsx", "src/components/RsvpButton.tsx"],
-         "py-svc": ["app/users_service.py", "app/billing/invoice.py", "app/main.py", "app/db/models.py"]}
-SHAPES = ("{stem} logic", "GET /api/{stem}", "Error: {stem} failed to load", "{camel}", "{base}",
-          "how does the {stem} code work when a user signs up")
+FILES = {
+    "shop-api": [
+        "src/payment/checkout.service.ts",
+        "src/payment/stripe.webhook.ts",
+        "src/users/users.service.ts",
+        "src/auth/roles.guard.ts",
+        "src/orders/orders.controller.ts",
+        "src/index.ts",
+    ],
+    "web-client": ["src/api/client.ts", "src/pages/EventPage.tsx", "src/components/RsvpButton.tsx"],
+    "py-svc": ["app/users_service.py", "app/billing/invoice.py", "app/main.py", "app/db/models.py"],
+}
+SHAPES = (
+    "{stem} logic",
+    "GET /api/{stem}",
+    "Error: {stem} failed to load",
+    "{camel}",
+    "{base}",
+    "how does the {stem} code work when a user signs up",
+)
 CONCEPTS = ("money flow", "auth/security", "secret", "gate", "data migration")
 THRESHOLDS = {"retrieval": {"precisionAtK": 0.85, "recallAtK": 0.9, "mrr": 0.9}, "risk": {"accuracy": 0.9}}
 
@@ -50,16 +65,24 @@ def retrieval_cases(rng: np.random.Generator, n: int) -> list[dict[str, Any]]:
         fixture = list(FILES)[i % len(FILES)]
         target = FILES[fixture][i % len(FILES[fixture])]
         stem = _stem(target)
-        query = SHAPES[i % len(SHAPES)].format(stem=stem, camel=stem.title().replace(" ", "")[:1].lower()
-                                                + stem.title().replace(" ", "")[1:], base=target.rsplit("/", 1)[-1])
+        query = SHAPES[i % len(SHAPES)].format(
+            stem=stem,
+            camel=stem.title().replace(" ", "")[:1].lower() + stem.title().replace(" ", "")[1:],
+            base=target.rsplit("/", 1)[-1],
+        )
         case = {"name": f"case-{i:03d}", "query": query, "repoFixture": fixture, "expectedPrimary": [target]}
         if i % 7 == 3:
             case["expectedAnyOf"] = [f for f in FILES[fixture] if f != target][:2]
         if i % 11 == 5:
             case["expectedPrimary"] = []
         if i % 9 == 8:
-            case = {"name": f"case-{i:03d}", "query": f"{stem} client pairing", "repoFixtures": ["shop-api", "web-client"],
-                    "expectedPrimary": [f"shop-api/{FILES['shop-api'][i % 6]}"], "expectedAnyOf": ["web-client/src/api/client.ts"]}
+            case = {
+                "name": f"case-{i:03d}",
+                "query": f"{stem} client pairing",
+                "repoFixtures": ["shop-api", "web-client"],
+                "expectedPrimary": [f"shop-api/{FILES['shop-api'][i % 6]}"],
+                "expectedAnyOf": ["web-client/src/api/client.ts"],
+            }
         cases.append(case)
     return cases
 
@@ -72,8 +95,11 @@ def _pool(case: dict[str, Any]) -> list[str]:
 def pack(rng: np.random.Generator, case: dict[str, Any], skill: float) -> dict[str, Any]:
     pool, expected = _pool(case), case.get("expectedPrimary") or []
     others = [f for f in rng.permutation(pool).tolist() if f not in expected]
-    placed = [(int(rng.integers(0, 2)) if rng.random() < skill else int(rng.integers(2, 8)), doc)
-              for doc in expected if rng.random() < max(skill, 0.35)]
+    placed = [
+        (int(rng.integers(0, 2)) if rng.random() < skill else int(rng.integers(2, 8)), doc)
+        for doc in expected
+        if rng.random() < max(skill, 0.35)
+    ]
     primary = others[: int(rng.integers(0, 2)) + int(4 * (1 - skill))]
     for rank, doc in sorted(placed):
         primary.insert(min(rank, len(primary)), doc)
@@ -89,8 +115,15 @@ def risk_cases(rng: np.random.Generator, n: int) -> list[dict[str, Any]]:
         expected = sorted(rng.choice(CONCEPTS, size=int(rng.integers(0, 3)), replace=False).tolist())
         rest = [c for c in CONCEPTS if c not in expected]
         text_key = "query" if modes[i % 4] == "query" else "path"
-        cases.append({"name": f"risk-{i:03d}", "mode": modes[i % 4], text_key: f"{modes[i % 4]} text {i}",
-                      "expectedConcepts": expected, "notExpectedConcepts": [rest[i % len(rest)]]})
+        cases.append(
+            {
+                "name": f"risk-{i:03d}",
+                "mode": modes[i % 4],
+                text_key: f"{modes[i % 4]} text {i}",
+                "expectedConcepts": expected,
+                "notExpectedConcepts": [rest[i % len(rest)]],
+            }
+        )
     return cases
 
 
@@ -98,15 +131,25 @@ def concepts(rng: np.random.Generator, case: dict[str, Any], skill: float) -> di
     expected, forbidden = case["expectedConcepts"], case["notExpectedConcepts"]
     returned = {c for c in expected if rng.random() < max(skill, 0.3)}
     returned |= {c for c in forbidden if rng.random() > max(skill, 0.5)}
-    return {"concepts": sorted(returned), "missing": sorted(set(expected) - returned),
-            "unexpected": sorted(set(forbidden) & returned)}
+    return {
+        "concepts": sorted(returned),
+        "missing": sorted(set(expected) - returned),
+        "unexpected": sorted(set(forbidden) & returned),
+    }
 
 
 def token_observation(rng: np.random.Generator, case: dict[str, Any], skill: float) -> dict[str, Any]:
     seen = pack(rng, case, skill)
-    return {"primary": seen["primary"], "related": seen["related"], "pack_source": "files",
-            "pack_tokens": int(rng.integers(400, 3000)), "missing_files": [], "naive_tokens": 20000,
-            "naive_files": 40, "naive_truncated": True}
+    return {
+        "primary": seen["primary"],
+        "related": seen["related"],
+        "pack_source": "files",
+        "pack_tokens": int(rng.integers(400, 3000)),
+        "missing_files": [],
+        "naive_tokens": 20000,
+        "naive_files": 40,
+        "naive_truncated": True,
+    }
 
 
 def ranking_cases(rng: np.random.Generator, n: int) -> list[dict[str, Any]]:
@@ -114,9 +157,17 @@ def ranking_cases(rng: np.random.Generator, n: int) -> list[dict[str, Any]]:
     cases = []
     for i in range(n):
         name, language = sets[i % 3]
-        cases.append({"name": f"{name}/q{i:03d}", "query": f"where is symbol {i} handled", "repoFixture": name,
-                      "set": name, "expected": [[f"pkg/file{i % 13}.src", f"Sym{i}"]], "language": language,
-                      "category": ("lookup", "concept", "flow")[i % 3]})
+        cases.append(
+            {
+                "name": f"{name}/q{i:03d}",
+                "query": f"where is symbol {i} handled",
+                "repoFixture": name,
+                "set": name,
+                "expected": [[f"pkg/file{i % 13}.src", f"Sym{i}"]],
+                "language": language,
+                "category": ("lookup", "concept", "flow")[i % 3],
+            }
+        )
     return cases
 
 
@@ -129,51 +180,90 @@ def hits(rng: np.random.Generator, case: dict[str, Any], skill: float) -> dict[s
 
 def findings_cases(n: int) -> list[dict[str, Any]]:
     rules = ("jwt-secret-hardcoded", "missing-authz-check", "sql-injection", "unvalidated-input")
-    return [{"name": f"gold-{i}", "tolerance": 3, "recorded": {"source": f"runs/gold-{i}.json"},
-             "gold": {"expected_verdict": "BLOCK", "findings": [
-                 {"file": f"src/f{j}.ts", "line": 10 * j, "rule_key": rules[(i + j) % 4], "severity": "MAJOR"}
-                 for j in range(3)]}} for i in range(n)]
+    return [
+        {
+            "name": f"gold-{i}",
+            "tolerance": 3,
+            "recorded": {"source": f"runs/gold-{i}.json"},
+            "gold": {
+                "expected_verdict": "BLOCK",
+                "findings": [
+                    {"file": f"src/f{j}.ts", "line": 10 * j, "rule_key": rules[(i + j) % 4], "severity": "MAJOR"}
+                    for j in range(3)
+                ],
+            },
+        }
+        for i in range(n)
+    ]
 
 
 def review(rng: np.random.Generator, case: dict[str, Any], skill: float) -> dict[str, Any]:
     gold = [[f["rule_key"], f["file"]] for f in case["gold"]["findings"]]
     hit = rng.random(len(gold)) < skill
-    return {"matched": [g for g, h in zip(gold, hit) if h], "missed": [g for g, h in zip(gold, hit) if not h],
-            "extra": [["unvalidated-input", "src/extra.ts"]] if rng.random() > skill else [],
-            "verdict": "BLOCK" if rng.random() < skill else "WARN"}
+    return {
+        "matched": [g for g, h in zip(gold, hit) if h],
+        "missed": [g for g, h in zip(gold, hit) if not h],
+        "extra": [["unvalidated-input", "src/extra.ts"]] if rng.random() > skill else [],
+        "verdict": "BLOCK" if rng.random() < skill else "WARN",
+    }
 
 
 PLANS = {  # suite -> (case maker, answer maker, targets: None = every run target)
     "retrieval": (retrieval_cases, pack, None),
     "risk": (risk_cases, concepts, None),
-    "tokens": (lambda rng, n: [{k: c[k] for k in ("name", "query", "repoFixture", "expectedPrimary")}
-                               for c in retrieval_cases(rng, n) if "repoFixture" in c], token_observation, None),
+    "tokens": (
+        lambda rng, n: [
+            {k: c[k] for k in ("name", "query", "repoFixture", "expectedPrimary")}
+            for c in retrieval_cases(rng, n)
+            if "repoFixture" in c
+        ],
+        token_observation,
+        None,
+    ),
     "ranking": (ranking_cases, hits, None),
     "findings": (lambda rng, n: findings_cases(max(2, n // 6)), review, {"reviewer-a": 0.8, "reviewer-b": 0.5}),
 }
 SIZES = {"retrieval": 22, "risk": 24, "tokens": 10, "ranking": 30, "findings": 12}
 
 
-def _score(suite_name: str, target: str, cases: list[dict[str, Any]], answers: list[dict[str, Any]],
-           corpus: FakeCorpus, errors: dict[int, str]) -> tuple[dict[str, Any], list[dict[str, Any]], pd.DataFrame]:
+def _score(
+    suite_name: str,
+    target: str,
+    cases: list[dict[str, Any]],
+    answers: list[dict[str, Any]],
+    corpus: FakeCorpus,
+    errors: dict[int, str],
+) -> tuple[dict[str, Any], list[dict[str, Any]], pd.DataFrame]:
     suite = get_suite(suite_name)
-    outcomes = [Outcome(case, None if i in errors else answer, errors.get(i), 0.01 + 0.002 * (i % 7))
-                for i, (case, answer) in enumerate(zip(cases, answers))]
+    outcomes = [
+        Outcome(case, None if i in errors else answer, errors.get(i), 0.01 + 0.002 * (i % 7))
+        for i, (case, answer) in enumerate(zip(cases, answers))
+    ]
     scored = suite.score(outcomes, RunContext(corpus=corpus))
-    rows = [{SUITE: suite_name, TARGET: target, **row, ERROR: o.error, "seconds": o.seconds}
-            for row, o in zip(scored.case_rows, outcomes)]
+    rows = [
+        {SUITE: suite_name, TARGET: target, **row, ERROR: o.error, "seconds": o.seconds}
+        for row, o in zip(scored.case_rows, outcomes)
+    ]
     floors = THRESHOLDS.get(suite_name, {})
     summary = suite_summary(suite, scored.scores, pd.DataFrame(rows), floors)
     return summary, rows, scored.scores.assign(**{SUITE: suite_name, TARGET: target})
 
 
-def build_run(out_dir: Path, seed: int = 0, targets: tuple[str, ...] = ("builtin", "bm25", "random"),
-              suites: tuple[str, ...] = tuple(PLANS), scale: int = 1, run_id: str = "20261130T120000Z-synthetic",
-              skill: dict[str, float] | None = None) -> Path:
+def build_run(
+    out_dir: Path,
+    seed: int = 0,
+    targets: tuple[str, ...] = ("builtin", "bm25", "random"),
+    suites: tuple[str, ...] = tuple(PLANS),
+    scale: int = 1,
+    run_id: str = "20261130T120000Z-synthetic",
+    skill: dict[str, float] | None = None,
+) -> Path:
     """Write a synthetic run directory and return its path."""
     rng = np.random.default_rng(seed)
     skills = {**SKILL, **(skill or {})}
-    corpus = FakeCorpus(sections={"retrieval": retrieval_cases(np.random.default_rng(seed), SIZES["retrieval"] * scale)})
+    corpus = FakeCorpus(
+        sections={"retrieval": retrieval_cases(np.random.default_rng(seed), SIZES["retrieval"] * scale)}
+    )
     summaries: dict[str, dict[str, Any]] = {}
     all_rows, frames = [], []
     for suite_name in suites:
@@ -186,8 +276,12 @@ def build_run(out_dir: Path, seed: int = 0, targets: tuple[str, ...] = ("builtin
             summaries.setdefault(suite_name, {})[target] = summary
             all_rows += rows
             frames.append(scores)
-    manifest = {"run_id": run_id, "created": "2026-11-30T12:00:00Z",
-                "corpus": {"path": "corpus/corpus.json", "sha256": "0" * 64, "k": corpus.k},
-                "targets": [{"name": t, "spec": t, "version": "test"} for t in targets], "seed": seed}
+    manifest = {
+        "run_id": run_id,
+        "created": "2026-11-30T12:00:00Z",
+        "corpus": {"path": "corpus/corpus.json", "sha256": "0" * 64, "k": corpus.k},
+        "targets": [{"name": t, "spec": t, "version": "test"} for t in targets],
+        "seed": seed,
+    }
     summary = {"run_dir": None, "passed": overall_passed(summaries), "suites": summaries}
     return write_run(out_dir, run_id, manifest, summary, all_rows, pd.concat(frames, ignore_index=True))

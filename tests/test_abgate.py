@@ -1,4 +1,5 @@
 """A/B gate rules: parsing, presets and the go-code decision table."""
+
 from __future__ import annotations
 
 import pandas as pd
@@ -16,7 +17,13 @@ def _frame(*rows: tuple) -> pd.DataFrame:
 
 def test_default_is_the_go_code_rule() -> None:
     rule = GateRule()
-    assert (rule.primary, rule.noninferior, rule.margin, rule.alpha, rule.test) == ("ndcg@10", "recall@20", 0.02, 0.05, "t")
+    assert (rule.primary, rule.noninferior, rule.margin, rule.alpha, rule.test) == (
+        "ndcg@10",
+        "recall@20",
+        0.02,
+        0.05,
+        "t",
+    )
     assert PRESETS["go-code"] == rule
 
 
@@ -31,12 +38,18 @@ def test_parse_presets_overrides_and_full_rules() -> None:
         assert GateRule.parse(str(rule)) == rule
 
 
-@pytest.mark.parametrize("text,message", [
-    ("bogus", "unknown preset 'bogus'"), ("primary=mrr,speed=3", "unknown key 'speed'"),
-    ("alpha=high", "alpha must be a number"), ("test=z", "test must be one of"),
-    ("alpha=1.5", "alpha must be in"), ("margin=-1", "margin must be >= 0"),
-    ("primary=mrr,go-code", "unknown preset"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("bogus", "unknown preset 'bogus'"),
+        ("primary=mrr,speed=3", "unknown key 'speed'"),
+        ("alpha=high", "alpha must be a number"),
+        ("test=z", "test must be one of"),
+        ("alpha=1.5", "alpha must be in"),
+        ("margin=-1", "margin must be >= 0"),
+        ("primary=mrr,go-code", "unknown preset"),
+    ],
+)
 def test_parse_rejects_bad_rules_with_one_line(text: str, message: str) -> None:
     with pytest.raises(CompareError, match=message):
         GateRule.parse(text)
@@ -51,11 +64,14 @@ def test_pass_needs_a_significant_gain_and_no_significant_loss() -> None:
     assert noisy.verdict == PASS
 
 
-@pytest.mark.parametrize("ndcg,recall", [
-    ((0.05, 0.2), (0.0, 1.0)),       # gain not significant
-    ((-0.05, 0.01), (0.0, 1.0)),     # significant, but a loss
-    ((0.05, 0.01), (-0.05, 0.01)),   # recall significantly regressed beyond the margin
-])
+@pytest.mark.parametrize(
+    "ndcg,recall",
+    [
+        ((0.05, 0.2), (0.0, 1.0)),  # gain not significant
+        ((-0.05, 0.01), (0.0, 1.0)),  # significant, but a loss
+        ((0.05, 0.01), (-0.05, 0.01)),  # recall significantly regressed beyond the margin
+    ],
+)
 def test_fail_cases(ndcg: tuple, recall: tuple) -> None:
     frame = _frame(("ranking", "ndcg@10", 30, *ndcg), ("ranking", "recall@20", 30, *recall))
     assert GateRule().evaluate(frame).verdict == FAIL
@@ -74,8 +90,11 @@ def test_the_rule_reads_the_p_column_of_its_test() -> None:
 
 
 def test_metric_lookup_errors_and_suite_disambiguation() -> None:
-    frame = _frame(("retrieval", "mrr", 30, 0.05, 0.01), ("ranking", "mrr", 30, 0.05, 0.01),
-                   ("retrieval", "recallAtK", 30, 0.0, 1.0))
+    frame = _frame(
+        ("retrieval", "mrr", 30, 0.05, 0.01),
+        ("ranking", "mrr", 30, 0.05, 0.01),
+        ("retrieval", "recallAtK", 30, 0.0, 1.0),
+    )
     with pytest.raises(CompareError, match="appears in suites"):
         GateRule(primary="mrr", noninferior=None).evaluate(frame)
     with pytest.raises(CompareError, match="'ndcg@10' is not compared"):

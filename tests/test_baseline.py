@@ -1,4 +1,5 @@
 """Baselines: the diffable file, floors, the corpus and EVALS.md edits, and the re-record loop."""
+
 from __future__ import annotations
 
 import hashlib
@@ -10,12 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from workbench.analysis.regressions import baseline_section, regression_keys
-from workbench.store.baselines import Baseline, dumps_baseline, list_baselines, load_baseline, record_baseline
 from workbench.analysis.comparison import compare, resolve_side
+from workbench.analysis.regressions import baseline_section, regression_keys
 from workbench.errors import StoreError
-from workbench.store.floors import END, START, pass_rate_floor, replace_thresholds, slack_floor
 from workbench.run.runner import run_eval
+from workbench.store.baselines import Baseline, dumps_baseline, list_baselines, load_baseline, record_baseline
+from workbench.store.floors import END, START, pass_rate_floor, replace_thresholds, slack_floor
 
 from .conftest import engine_spec
 from .test_compare import make_run
@@ -38,16 +39,37 @@ def _run(corpus: Path, risk_passed: int = 22, target: str = "builtin"):
     """22 retrieval cases (mrr and p@k) and 22 risk cases of which ``risk_passed`` pass."""
     rng = np.random.default_rng(0)
     mrr, prec = rng.choice([1.0, 0.5, 1 / 3], 22), rng.choice([1.0, 0.8, 0.6], 22)
-    values = {"retrieval": {f"r{i:02d}": {"precisionAtK": prec[i], "mrr": mrr[i]} for i in range(22)},
-              "risk": {f"k{i:02d}": {"accuracy": float(i < risk_passed)} for i in range(22)}}
+    values = {
+        "retrieval": {f"r{i:02d}": {"precisionAtK": prec[i], "mrr": mrr[i]} for i in range(22)},
+        "risk": {f"k{i:02d}": {"accuracy": float(i < risk_passed)} for i in range(22)},
+    }
     run = make_run("R1", values, target=target)
     run.manifest["corpus"] = {"path": str(corpus), "sha256": hashlib.sha256(corpus.read_bytes()).hexdigest()}
     run.manifest["git_commit"] = "abc123"
-    run.summary = {"suites": {
-        "retrieval": {target: {"cases": 22, "scored": 22, "passed_cases": 22, "errors": 0, "skipped": None,
-                               "metrics": {"precisionAtK": prec.mean(), "mrr": mrr.mean()}}},
-        "risk": {target: {"cases": 22, "scored": 22, "passed_cases": risk_passed, "errors": 0, "skipped": None,
-                          "metrics": {"accuracy": risk_passed / 22}}}}}
+    run.summary = {
+        "suites": {
+            "retrieval": {
+                target: {
+                    "cases": 22,
+                    "scored": 22,
+                    "passed_cases": 22,
+                    "errors": 0,
+                    "skipped": None,
+                    "metrics": {"precisionAtK": prec.mean(), "mrr": mrr.mean()},
+                }
+            },
+            "risk": {
+                target: {
+                    "cases": 22,
+                    "scored": 22,
+                    "passed_cases": risk_passed,
+                    "errors": 0,
+                    "skipped": None,
+                    "metrics": {"accuracy": risk_passed / 22},
+                }
+            },
+        }
+    }
     return run
 
 
@@ -61,11 +83,11 @@ def corpus(tmp_path: Path) -> Path:
 
 
 def test_pass_rate_floor_is_tripped_by_one_more_failure() -> None:
-    assert pass_rate_floor(1.0, 22) == 0.96          # the seed: 21/22 = 0.955 < 0.96
-    assert pass_rate_floor(1.0, 16) == 0.94          # 15/16 = 0.9375 < 0.94
+    assert pass_rate_floor(1.0, 22) == 0.96  # the seed: 21/22 = 0.955 < 0.96
+    assert pass_rate_floor(1.0, 16) == 0.94  # 15/16 = 0.9375 < 0.94
     assert pass_rate_floor(21 / 22, 22) == 0.91
     assert pass_rate_floor(0.0, 5) == 0.0
-    assert pass_rate_floor(0.5, 3) is None           # not a fraction of 3 cases
+    assert pass_rate_floor(0.5, 3) is None  # not a fraction of 3 cases
     for n in range(1, 80):
         for k in range(1, n + 1):
             floor = Fraction(pass_rate_floor(k / n, n)).limit_denominator(10**9)
@@ -106,8 +128,11 @@ def test_load_baseline_round_trips_and_compares_as_a_run(corpus: Path) -> None:
     base = load_baseline("builtin", corpus.parent / "baselines")
     assert isinstance(base, Baseline) and base.targets == ["builtin"] and base.run_id == "baseline:builtin"
     key = ["suite", "case", "metric"]
-    pd.testing.assert_frame_equal(base.scores.sort_values(key).reset_index(drop=True),
-                                  run.scores.sort_values(key).reset_index(drop=True), check_dtype=False)
+    pd.testing.assert_frame_equal(
+        base.scores.sort_values(key).reset_index(drop=True),
+        run.scores.sort_values(key).reset_index(drop=True),
+        check_dtype=False,
+    )
     result = compare(base, run)
     assert set(result.cases["status"]) == {"unchanged"} and (result.comparisons["delta"] == 0).all()
     assert resolve_side("builtin", baselines_dir=corpus.parent / "baselines").name == "builtin"
@@ -116,8 +141,17 @@ def test_load_baseline_round_trips_and_compares_as_a_run(corpus: Path) -> None:
 
 def test_load_baseline_names_the_bad_field(tmp_path: Path) -> None:
     bad = tmp_path / "b.json"
-    bad.write_text(json.dumps({"format": 1, "name": "b", "target": {"name": "t"}, "metrics": {},
-                               "cases": [{"suite": "s", "case": "c", "scores": {"mrr": "high"}}]}))
+    bad.write_text(
+        json.dumps(
+            {
+                "format": 1,
+                "name": "b",
+                "target": {"name": "t"},
+                "metrics": {},
+                "cases": [{"suite": "s", "case": "c", "scores": {"mrr": "high"}}],
+            }
+        )
+    )
     with pytest.raises(StoreError, match=r"b.json: cases\[0\].scores.mrr: expected number or null"):
         load_baseline(bad)
     with pytest.raises(StoreError, match="no such baseline"):
@@ -133,7 +167,7 @@ def test_write_thresholds_edits_only_the_thresholds_text(corpus: Path) -> None:
     thresholds = json.loads(after)["thresholds"]
     assert list(thresholds) == ["comment", "retrieval", "risk"]
     assert thresholds["risk"] == {"accuracy": 0.96}
-    assert list(thresholds["retrieval"]) == ["precisionAtK", "mrr"]     # the corpus keeps its metric set
+    assert list(thresholds["retrieval"]) == ["precisionAtK", "mrr"]  # the corpus keeps its metric set
     summary = _run(corpus).summary["suites"]["retrieval"]["builtin"]["metrics"]
     for metric, floor in thresholds["retrieval"].items():
         assert summary[metric] - 0.03 < floor <= summary[metric] - 0.02
@@ -145,10 +179,15 @@ def test_write_thresholds_edits_only_the_thresholds_text(corpus: Path) -> None:
 def test_thresholds_are_added_when_missing_and_compact_files_stay_compact(tmp_path: Path) -> None:
     spaced = '{\n    "k": 5,\n    "retrieval": []\n}\n'
     out = replace_thresholds(spaced, {"risk": {"accuracy": 0.96}}, "c.json")
-    assert out == '{\n    "thresholds": {\n        "risk": {"accuracy": 0.96}\n    },\n    "k": 5,\n    "retrieval": []\n}\n'
+    assert (
+        out
+        == '{\n    "thresholds": {\n        "risk": {"accuracy": 0.96}\n    },\n    "k": 5,\n    "retrieval": []\n}\n'
+    )
     compact = '{"k": 5, "thresholds": {"risk": {"accuracy": 0.5}}, "x": [1]}'
-    assert replace_thresholds(compact, {"risk": {"accuracy": 0.96}}, "c.json") == \
-        '{"k": 5, "thresholds": {"risk": {"accuracy": 0.96}}, "x": [1]}'
+    assert (
+        replace_thresholds(compact, {"risk": {"accuracy": 0.96}}, "c.json")
+        == '{"k": 5, "thresholds": {"risk": {"accuracy": 0.96}}, "x": [1]}'
+    )
     with pytest.raises(StoreError, match="not a JSON object"):
         replace_thresholds("[1]", {}, "c.json")
 
@@ -191,17 +230,31 @@ def test_baseline_section_lists_regressions_for_the_scoreboard(corpus: Path) -> 
     json.dumps(section, allow_nan=False)
 
 
-ANSWERS = {"list orders": ["src/orders.ts"], "find users": ["src/users.ts", "src/index.ts"],
-           "zzz": ["src/index.ts"], "orders client": ["api/src/orders.ts", "web/src/client.ts"]}
-WORSE = {"list orders": ["src/users.ts", "src/index.ts", "src/orders.ts"], "find users": ["src/index.ts"],
-         "zzz": ["src/index.ts"], "orders client": ["web/src/client.ts", "api/src/users.ts"]}
+ANSWERS = {
+    "list orders": ["src/orders.ts"],
+    "find users": ["src/users.ts", "src/index.ts"],
+    "zzz": ["src/index.ts"],
+    "orders client": ["api/src/orders.ts", "web/src/client.ts"],
+}
+WORSE = {
+    "list orders": ["src/users.ts", "src/index.ts", "src/orders.ts"],
+    "find users": ["src/index.ts"],
+    "zzz": ["src/index.ts"],
+    "orders client": ["web/src/client.ts", "api/src/users.ts"],
+}
 
 
-def test_re_record_then_same_engine_passes_and_a_worse_engine_trips(tiny_corpus: Path, tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_re_record_then_same_engine_passes_and_a_worse_engine_trips(
+    tiny_corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def run_with(answers: dict) -> object:
-        return run_eval(tiny_corpus, targets=[engine_spec(answers, monkeypatch)], out_dir=tmp_path / "runs",
-                        progress=False, timeout=10)
+        return run_eval(
+            tiny_corpus,
+            targets=[engine_spec(answers, monkeypatch)],
+            out_dir=tmp_path / "runs",
+            progress=False,
+            timeout=10,
+        )
 
     good = run_with(ANSWERS)
     record_baseline(good, "engine", tiny_corpus, write_thresholds=True, slack=0.02)
@@ -212,6 +265,7 @@ def test_re_record_then_same_engine_passes_and_a_worse_engine_trips(tiny_corpus:
 def test_cli_baseline_record_list_show(corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     from workbench.cli import main
     from workbench.store.runs import write_run
+
     run = _run(corpus)
     write_run(tmp_path / "runs", "R1", dict(run.manifest), run.summary, run.cases.to_dict("records"), run.scores)
     args = ["--corpus", str(corpus)]

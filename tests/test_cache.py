@@ -1,5 +1,6 @@
 """``--cache``: a cached re-run scores the same, draws no latency from the cache, and reuses only
 what is safe (known versions, unchanged case and fixture, passing answers)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -91,6 +92,7 @@ def test_revision_pinned_cases_are_keyed_by_the_tree_they_run_against(tmp_path) 
     import subprocess
 
     from .conftest import write_corpus
+
     repo = tmp_path / "repo"
     repo.mkdir()
     git = ["git", "-C", str(repo), "-c", "user.email=t@example.com", "-c", "user.name=t"]
@@ -104,9 +106,21 @@ def test_revision_pinned_cases_are_keyed_by_the_tree_they_run_against(tmp_path) 
         shas.append(subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip())
 
     def corpus_at(sha: str) -> Path:
-        return write_corpus(tmp_path, {"fixtureRoots": {"app": str(repo)}, "retrieval": [
-            {"name": "a", "query": "find src/a.ts", "repoFixture": "app", "revision": sha,
-             "expectedPrimary": ["src/a.ts"]}]})
+        return write_corpus(
+            tmp_path,
+            {
+                "fixtureRoots": {"app": str(repo)},
+                "retrieval": [
+                    {
+                        "name": "a",
+                        "query": "find src/a.ts",
+                        "repoFixture": "app",
+                        "revision": sha,
+                        "expectedPrimary": ["src/a.ts"],
+                    }
+                ],
+            },
+        )
 
     _run(corpus_at(shas[0]), tmp_path / "runs", [STEADY])
     _run(corpus_at(shas[0]), tmp_path / "runs", [STEADY])
@@ -118,5 +132,6 @@ def test_revision_pinned_cases_are_keyed_by_the_tree_they_run_against(tmp_path) 
 def test_suites_whose_result_depends_on_the_machine_or_recorded_data_are_not_cached() -> None:
     from workbench.run.cache import cacheable_suite
     from workbench.suites import get_suite
+
     assert cacheable_suite(get_suite("retrieval")) and cacheable_suite(get_suite("risk"))
     assert not cacheable_suite(get_suite("harness")) and not cacheable_suite(get_suite("findings"))

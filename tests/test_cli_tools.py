@@ -1,4 +1,5 @@
 """The reference engine's tools on the command line: harness and gate."""
+
 from __future__ import annotations
 
 import json

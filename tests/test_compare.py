@@ -1,4 +1,5 @@
 """compare(): pairing by case, per-case labels, scipy agreement, gate verdicts, renderings, resolving sides."""
+
 from __future__ import annotations
 
 import json
@@ -15,18 +16,26 @@ from workbench.errors import CompareError
 from workbench.store.runs import Run, write_run
 
 
-def make_run(run_id: str, values: dict[str, dict[str, dict[str, float]]], target: str = "builtin",
-             passed: dict[tuple[str, str], bool] | None = None) -> Run:
+def make_run(
+    run_id: str,
+    values: dict[str, dict[str, dict[str, float]]],
+    target: str = "builtin",
+    passed: dict[tuple[str, str], bool] | None = None,
+) -> Run:
     """A Run from {suite: {case: {metric: value}}}; a case passes when its first metric is >= 0.5."""
     scores, cases = [], []
     for suite, per_case in values.items():
         for case, metrics in per_case.items():
-            scores += [{"suite": suite, "target": target, "case": case, "metric": m, "value": v}
-                       for m, v in metrics.items()]
+            scores += [
+                {"suite": suite, "target": target, "case": case, "metric": m, "value": v} for m, v in metrics.items()
+            ]
             ok = (passed or {}).get((suite, case), next(iter(metrics.values())) >= 0.5)
             cases.append({"suite": suite, "target": target, "case": case, "passed": ok, "error": None})
-    manifest = {"run_id": run_id, "targets": [{"name": target, "spec": target, "version": "1"}],
-                "corpus": {"path": "corpus/corpus.json", "sha256": "x"}}
+    manifest = {
+        "run_id": run_id,
+        "targets": [{"name": target, "spec": target, "version": "1"}],
+        "corpus": {"path": "corpus/corpus.json", "sha256": "x"},
+    }
     return Run(Path(run_id), manifest, {"suites": {}}, pd.DataFrame(cases), pd.DataFrame(scores))
 
 
@@ -35,8 +44,12 @@ def _ranking(seed: int, n: int, shift: float) -> tuple[Run, Run]:
     ndcg = rng.random(n)
     recall = rng.random(n)
     a = {"ranking": {f"q{i}": {"ndcg@10": ndcg[i], "recall@20": recall[i]} for i in range(n)}}
-    b = {"ranking": {f"q{i}": {"ndcg@10": min(1.0, ndcg[i] + shift + rng.normal(0, 0.05)),
-                               "recall@20": recall[i]} for i in range(n)}}
+    b = {
+        "ranking": {
+            f"q{i}": {"ndcg@10": min(1.0, ndcg[i] + shift + rng.normal(0, 0.05)), "recall@20": recall[i]}
+            for i in range(n)
+        }
+    }
     return make_run("A", a), make_run("B", b)
 
 
@@ -54,14 +67,40 @@ def test_delta_is_b_minus_a_and_p_values_equal_scipy() -> None:
 
 
 def test_case_labels_and_unscored_pairs() -> None:
-    a = make_run("A", {"retrieval": {"same": {"mrr": 1.0}, "up": {"mrr": 0.5}, "down": {"mrr": 1.0},
-                                     "gone": {"mrr": 1.0}, "fallback": {"mrr": np.nan}}})
-    b = make_run("B", {"retrieval": {"same": {"mrr": 1.0}, "up": {"mrr": 1.0}, "down": {"mrr": 0.25},
-                                     "added": {"mrr": 0.5}, "fallback": {"mrr": np.nan}}})
+    a = make_run(
+        "A",
+        {
+            "retrieval": {
+                "same": {"mrr": 1.0},
+                "up": {"mrr": 0.5},
+                "down": {"mrr": 1.0},
+                "gone": {"mrr": 1.0},
+                "fallback": {"mrr": np.nan},
+            }
+        },
+    )
+    b = make_run(
+        "B",
+        {
+            "retrieval": {
+                "same": {"mrr": 1.0},
+                "up": {"mrr": 1.0},
+                "down": {"mrr": 0.25},
+                "added": {"mrr": 0.5},
+                "fallback": {"mrr": np.nan},
+            }
+        },
+    )
     result = compare(a, b)
     labels = result.cases.query("metric == 'mrr'").set_index("case")["status"].to_dict()
-    assert labels == {"same": "unchanged", "up": "improved", "down": "regressed", "gone": "missing",
-                      "added": "new", "fallback": "unchanged"}
+    assert labels == {
+        "same": "unchanged",
+        "up": "improved",
+        "down": "regressed",
+        "gone": "missing",
+        "added": "new",
+        "fallback": "unchanged",
+    }
     row = result.comparisons.set_index("metric").loc["mrr"]
     assert row["n"] == 3 and row["delta"] == pytest.approx((0 + 0.5 - 0.75) / 3)
     assert (row["wins"], row["ties"], row["losses"]) == (1, 1, 1)
@@ -102,9 +141,13 @@ def test_gate_string_and_no_gate() -> None:
 
 def test_multi_target_run_must_be_narrowed() -> None:
     a, b = _ranking(4, 10, 0.1)
-    both = Run(Path("AB"), {"run_id": "AB", "targets": [{"name": "x"}, {"name": "y"}]}, {"suites": {}},
-               pd.concat([a.cases.assign(target="x"), b.cases.assign(target="y")], ignore_index=True),
-               pd.concat([a.scores.assign(target="x"), b.scores.assign(target="y")], ignore_index=True))
+    both = Run(
+        Path("AB"),
+        {"run_id": "AB", "targets": [{"name": "x"}, {"name": "y"}]},
+        {"suites": {}},
+        pd.concat([a.cases.assign(target="x"), b.cases.assign(target="y")], ignore_index=True),
+        pd.concat([a.scores.assign(target="x"), b.scores.assign(target="y")], ignore_index=True),
+    )
     with pytest.raises(CompareError, match="AB#<target>"):
         compare(both, a)
     result = compare(both.select("x"), both.select("y"))
@@ -140,10 +183,12 @@ def test_resolve_side_run_dir_run_id_target_and_baseline(tmp_path: Path) -> None
 
 def test_cli_compare_exit_codes_and_json(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     from workbench.cli import main
+
     a, b = _ranking(7, 25, 0.1)
     for run in (a, b):
-        write_run(tmp_path / "runs", run.run_id, dict(run.manifest), {"suites": {}}, run.cases.to_dict("records"),
-                  run.scores)
+        write_run(
+            tmp_path / "runs", run.run_id, dict(run.manifest), {"suites": {}}, run.cases.to_dict("records"), run.scores
+        )
     common = ["--runs-dir", str(tmp_path / "runs")]
     assert main(["compare", "A", "B#builtin", *common]) == 0
     assert "Gate [primary=ndcg@10" in capsys.readouterr().out
@@ -157,5 +202,6 @@ def test_cli_compare_exit_codes_and_json(tmp_path: Path, capsys: pytest.CaptureF
 
 def test_workbench_compare_is_the_compare_function() -> None:
     import workbench
+
     a, b = _ranking(8, 6, 0.1)
     assert workbench.compare is compare and workbench.compare(a, b).verdict == compare(a, b).verdict

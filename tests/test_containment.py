@@ -1,5 +1,6 @@
 """Issue 13, part 4: fixture commands are contained (bubblewrap when present) and copies hold no
 escaping links. Runs with and without bwrap: the bwrap-only checks skip where it cannot run."""
+
 from __future__ import annotations
 
 import json
@@ -53,7 +54,7 @@ def test_drop_escaping_links_keeps_only_links_that_stay_inside(tmp_path: Path) -
     outside = tmp_path / "outside.txt"
     outside.write_text("keep me")
     _links(root, outside)
-    (root / "chain").symlink_to("out_link")   # inside, but on to a link that leaves
+    (root / "chain").symlink_to("out_link")  # inside, but on to a link that leaves
     (root / "abs_inside").symlink_to(root / "pyproject.toml")
     dropped = drop_escaping_links(root)
     assert sorted(dropped) == ["chain", "dangling", "loop_a", "loop_b", "out_link", "self_link"]
@@ -79,7 +80,7 @@ def test_copy_tree_never_follows_a_link_into_the_source(tmp_path: Path) -> None:
     src = tmp_path / "src"
     src.mkdir()
     (src / "a.txt").write_text("a")
-    (src / "back").symlink_to(src)            # a link to the fixture itself
+    (src / "back").symlink_to(src)  # a link to the fixture itself
     copy = copy_tree(src, tmp_path / "copy")
     assert not (copy / "back").exists() and (copy / "a.txt").read_text() == "a"
 
@@ -110,8 +111,9 @@ def test_contained():
 
 
 @needs_bwrap
-def test_under_bwrap_a_command_writes_only_its_copy_and_has_no_network(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_under_bwrap_a_command_writes_only_its_copy_and_has_no_network(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(1)
@@ -133,15 +135,17 @@ def test_under_bwrap_a_command_writes_only_its_copy_and_has_no_network(tmp_path:
         server.close()
 
 
-def test_without_bwrap_the_summary_and_scoreboard_say_sandbox_none(tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_bwrap_the_summary_and_scoreboard_say_sandbox_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv(containment.ENV_DISABLE, "1")
     containment._bwrap.cache_clear()
     try:
         assert containment.contain(["true"], tmp_path) == ["true"]
         corpus = _corpus(tmp_path, [_case({**PYTEST, "command": "python -m pytest"})])
-        result = run(corpus, RunOptions(suites=["harness"], targets=["builtin"], out_dir=tmp_path / "runs",
-                                        progress=False))
+        result = run(
+            corpus, RunOptions(suites=["harness"], targets=["builtin"], out_dir=tmp_path / "runs", progress=False)
+        )
         assert result.summary["sandbox"] == "none" and result.cases.loc[0, "passed"]
         assert "sandbox: none" in render_scoreboard(result.summary)
     finally:

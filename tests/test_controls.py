@@ -1,12 +1,13 @@
 """The random and bm25 controls."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
-from workbench.errors import TargetError
 from workbench.contract import Pack, Repo, SearchHit, capabilities
+from workbench.errors import TargetError
 from workbench.targets.controls import RANDOM_PRIMARY, Bm25Target, RandomTarget
 
 
@@ -28,8 +29,9 @@ def repo(tmp_path: Path) -> Repo:
 def test_random_is_deterministic_per_seed_query_and_repos(repo: Repo):
     first = RandomTarget(seed=1).context_pack("cancel an order", [repo], 8)
     assert first == RandomTarget(seed=1).context_pack("cancel an order", [repo], 8)
-    draws = {tuple(r.path for r in RandomTarget(seed=s).context_pack("cancel an order", [repo], 8).primary)
-             for s in range(6)}
+    draws = {
+        tuple(r.path for r in RandomTarget(seed=s).context_pack("cancel an order", [repo], 8).primary) for s in range(6)
+    }
     assert len(draws) > 1
     assert len(first.primary) == RANDOM_PRIMARY
     every = [r.path for r in first.primary + first.related]

@@ -1,4 +1,5 @@
 """Corpus loading and validation: every malformed kind is one clear line, never a traceback."""
+
 from __future__ import annotations
 
 import json
@@ -36,21 +37,54 @@ def test_solumbe_style_corpus_loads_unchanged(tmp_path: Path) -> None:
     for directory in ("base", "changes/secret-content"):
         (tmp_path / "evals" / "fixtures" / "shop-api" / directory).mkdir(parents=True)
     path = tmp_path / "evals" / "corpus.json"
-    path.write_text(json.dumps({
-        "$schema": "./corpus.schema.note", "description": "d", "k": 5,
-        "thresholds": {"comment": "floors", "retrieval": {"precisionAtK": 0.82}, "risk": {"accuracy": 0.96}},
-        "fixtureRoots": {"comment": "Logical fixture name -> directory", "shop-api": "evals/fixtures/shop-api"},
-        "retrieval": [{"name": "r", "comment": "c", "query": "q", "repoFixture": "shop-api",
-                       "expectedPrimary": ["src/a.ts"]}],
-        "risk": [{"name": "s", "mode": "secret", "path": ".env.production", "expectedConcepts": ["secret"],
-                  "notExpectedConcepts": []}],
-        "gateEffectiveness": [{"name": "g", "repoFixture": "shop-api", "changeSet": "secret-content",
-                               "expectedVerdict": "FAIL", "options": {"runValidation": True},
-                               "expectedChecks": [{"name": "Secret safety", "status": "FAIL",
-                                                   "detailsInclude": ".env.production"}]}],
-        "harnessExecution": [{"name": "h", "repoFixture": "shop-api", "commands": [
-            {"kind": "test", "group": "validate", "command": "npm test", "script": "test"}]}],
-    }))
+    path.write_text(
+        json.dumps(
+            {
+                "$schema": "./corpus.schema.note",
+                "description": "d",
+                "k": 5,
+                "thresholds": {"comment": "floors", "retrieval": {"precisionAtK": 0.82}, "risk": {"accuracy": 0.96}},
+                "fixtureRoots": {"comment": "Logical fixture name -> directory", "shop-api": "evals/fixtures/shop-api"},
+                "retrieval": [
+                    {
+                        "name": "r",
+                        "comment": "c",
+                        "query": "q",
+                        "repoFixture": "shop-api",
+                        "expectedPrimary": ["src/a.ts"],
+                    }
+                ],
+                "risk": [
+                    {
+                        "name": "s",
+                        "mode": "secret",
+                        "path": ".env.production",
+                        "expectedConcepts": ["secret"],
+                        "notExpectedConcepts": [],
+                    }
+                ],
+                "gateEffectiveness": [
+                    {
+                        "name": "g",
+                        "repoFixture": "shop-api",
+                        "changeSet": "secret-content",
+                        "expectedVerdict": "FAIL",
+                        "options": {"runValidation": True},
+                        "expectedChecks": [
+                            {"name": "Secret safety", "status": "FAIL", "detailsInclude": ".env.production"}
+                        ],
+                    }
+                ],
+                "harnessExecution": [
+                    {
+                        "name": "h",
+                        "repoFixture": "shop-api",
+                        "commands": [{"kind": "test", "group": "validate", "command": "npm test", "script": "test"}],
+                    }
+                ],
+            }
+        )
+    )
     assert validate_corpus(path) == []
     corpus = load_corpus(path)
     assert set(corpus.fixtures) == {"shop-api"} and corpus.is_executable("shop-api")
@@ -70,30 +104,48 @@ def test_relative_root_escaping_the_corpus_parent_is_not_executable(tmp_path: Pa
     assert "x" in corpus.fixtures and not corpus.is_executable("x")
 
 
-@pytest.mark.parametrize("data, expected", [
-    ({"retrieval": [{"name": "a", "query": "q", "repoFixture": "f", "expectedPrimary": "a.ts"}]},
-     'retrieval[0].expectedPrimary: expected a list of strings, got "a.ts"'),
-    ({"retrieval": [{"name": "a", "repoFixture": "f", "expectedPrimary": []}]},
-     "retrieval[0]: missing required field 'query'"),
-    ({"retrieval": [{"name": "a", "query": "q", "expectedPrimary": []}]},
-     "retrieval[0]: needs exactly one of repoFixture or repoFixtures"),
-    ({"risk": [{"name": "r", "mode": "vibes", "query": "q", "expectedConcepts": []}]},
-     'risk[0].mode: expected one of query, path, gate, secret, got "vibes"'),
-    ({"k": "5"}, 'k: expected an integer, got "5"'),
-    ({"thresholds": {"retrieval": {"mrr": "high"}}}, 'thresholds.retrieval.mrr: expected a number, got "high"'),
-    ({"gateEffectiveness": [{"name": "g", "repoFixture": "f", "changeSet": "../etc", "expectedVerdict": "FAIL"}]},
-     "gateEffectiveness[0].changeSet: must match"),
-    ({"retrieval": {"a": 1}}, "retrieval: expected a list, got"),
-    ({"fixtureRoots": {"f": "missing-dir"}}, "fixtureRoots.f: directory 'missing-dir' not found"),
-])
+@pytest.mark.parametrize(
+    "data, expected",
+    [
+        (
+            {"retrieval": [{"name": "a", "query": "q", "repoFixture": "f", "expectedPrimary": "a.ts"}]},
+            'retrieval[0].expectedPrimary: expected a list of strings, got "a.ts"',
+        ),
+        (
+            {"retrieval": [{"name": "a", "repoFixture": "f", "expectedPrimary": []}]},
+            "retrieval[0]: missing required field 'query'",
+        ),
+        (
+            {"retrieval": [{"name": "a", "query": "q", "expectedPrimary": []}]},
+            "retrieval[0]: needs exactly one of repoFixture or repoFixtures",
+        ),
+        (
+            {"risk": [{"name": "r", "mode": "vibes", "query": "q", "expectedConcepts": []}]},
+            'risk[0].mode: expected one of query, path, gate, secret, got "vibes"',
+        ),
+        ({"k": "5"}, 'k: expected an integer, got "5"'),
+        ({"thresholds": {"retrieval": {"mrr": "high"}}}, 'thresholds.retrieval.mrr: expected a number, got "high"'),
+        (
+            {
+                "gateEffectiveness": [
+                    {"name": "g", "repoFixture": "f", "changeSet": "../etc", "expectedVerdict": "FAIL"}
+                ]
+            },
+            "gateEffectiveness[0].changeSet: must match",
+        ),
+        ({"retrieval": {"a": 1}}, "retrieval: expected a list, got"),
+        ({"fixtureRoots": {"f": "missing-dir"}}, "fixtureRoots.f: directory 'missing-dir' not found"),
+    ],
+)
 def test_each_malformed_field_is_named(tmp_path: Path, data: dict, expected: str) -> None:
     problems = _problems(tmp_path, data)
     assert any(p.startswith(expected) for p in problems), problems
 
 
 def test_problem_names_the_case(tmp_path: Path) -> None:
-    problems = _problems(tmp_path, {"retrieval": [
-        {"name": "shop-refund", "query": "q", "repoFixture": "f", "expectedPrimary": "a.ts"}]})
+    problems = _problems(
+        tmp_path, {"retrieval": [{"name": "shop-refund", "query": "q", "repoFixture": "f", "expectedPrimary": "a.ts"}]}
+    )
     assert "(case 'shop-refund')" in problems[0]
 
 
@@ -108,8 +160,9 @@ def test_expected_files_must_exist(tiny_corpus: Path) -> None:
 
 
 def test_unknown_fixture_is_named_at_the_case(tmp_path: Path) -> None:
-    problems = _problems(tmp_path, {"retrieval": [
-        {"name": "a", "query": "q", "repoFixture": "ghost", "expectedPrimary": []}]})
+    problems = _problems(
+        tmp_path, {"retrieval": [{"name": "a", "query": "q", "repoFixture": "ghost", "expectedPrimary": []}]}
+    )
     assert problems == ["retrieval[0].repoFixture: unknown fixture 'ghost' (not in fixtureRoots) (case 'a')"]
 
 

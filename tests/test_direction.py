@@ -1,4 +1,5 @@
 """Metric direction and unchanged comparisons: a smaller pack is an improvement; A vs A is UNCHANGED."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -60,16 +61,19 @@ def test_identical_sides_are_unchanged_with_a_sentence() -> None:
     page = str(gate_verdict(result))
     assert "UNCHANGED" in page and "nothing changed" in page
     assert "Nothing changed" in str(describe(result))
-    b = make_run("B", {"ranking": {f"q{i}": {"ndcg@10": i / 10 + (0.1 if i == 3 else 0), "recall@20": 1.0}
-                                   for i in range(8)}})
+    b = make_run(
+        "B", {"ranking": {f"q{i}": {"ndcg@10": i / 10 + (0.1 if i == 3 else 0), "recall@20": 1.0} for i in range(8)}}
+    )
     assert compare(a, b).verdict == "FAIL"  # one case moved: the gate decides, with its own sentence
     assert compare(a, b).reason.startswith("ndcg@10 did not improve significantly")
 
 
 @pytest.mark.parametrize("verdict_input", ["go-code", "none"])
 def test_every_verdict_has_one_sentence(verdict_input) -> None:
-    a, b = make_run("A", {"ranking": {"q0": {"ndcg@10": 0.1, "recall@20": 1.0}}}), \
-        make_run("B", {"ranking": {"q0": {"ndcg@10": 0.5, "recall@20": 1.0}}})
+    a, b = (
+        make_run("A", {"ranking": {"q0": {"ndcg@10": 0.1, "recall@20": 1.0}}}),
+        make_run("B", {"ranking": {"q0": {"ndcg@10": 0.5, "recall@20": 1.0}}}),
+    )
     result = compare(a, b, gate=verdict_input)
     assert result.reason.endswith(".") and result.reason.count(". ") == 0
     assert result.verdict == ("INSUFFICIENT_DATA" if verdict_input == "go-code" else "NO_GATE")
@@ -77,7 +81,9 @@ def test_every_verdict_has_one_sentence(verdict_input) -> None:
 
 def test_compare_run_with_itself_exits_0(tmp_path) -> None:
     from workbench.store.runs import write_run
+
     a = make_run("A", {"ranking": {f"q{i}": {"ndcg@10": i / 10, "recall@20": 1.0} for i in range(8)}})
-    path = write_run(tmp_path, "run-a", a.manifest, {"suites": {}, "passed": True}, a.cases.to_dict("records"),
-                     a.scores)
+    path = write_run(
+        tmp_path, "run-a", a.manifest, {"suites": {}, "passed": True}, a.cases.to_dict("records"), a.scores
+    )
     assert main(["compare", str(path), str(path)]) == 0

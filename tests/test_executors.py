@@ -1,4 +1,5 @@
 """The local executor and what every executor shares: streaming outcomes, dispatch order, specs."""
+
 from __future__ import annotations
 
 import threading
@@ -30,6 +31,7 @@ class _Slow:
 
     def context_pack(self, query: str, repos: list[Any], limit: int = 8):
         from workbench.contract import FileRef, Pack
+
         self.threads.add(threading.get_ident())
         time.sleep(float(query.split()[0]))
         return Pack(primary=[FileRef(repos[0].name, query.split()[-1])])
@@ -46,9 +48,18 @@ def test_parse_executor() -> None:
 
 def test_threads_stream_outcomes_as_they_finish(tmp_path) -> None:
     write_tree(tmp_path / "fixtures" / "app", {"a.ts": "a", "b.ts": "b"})
-    corpus = load_corpus(write_corpus(tmp_path, {"fixtureRoots": {"app": "fixtures/app"}, "retrieval": [
-        {"name": "slow", "query": "0.3 a.ts", "repoFixture": "app", "expectedPrimary": ["a.ts"]},
-        {"name": "fast", "query": "0.0 b.ts", "repoFixture": "app", "expectedPrimary": ["b.ts"]}]}))
+    corpus = load_corpus(
+        write_corpus(
+            tmp_path,
+            {
+                "fixtureRoots": {"app": "fixtures/app"},
+                "retrieval": [
+                    {"name": "slow", "query": "0.3 a.ts", "repoFixture": "app", "expectedPrimary": ["a.ts"]},
+                    {"name": "fast", "query": "0.0 b.ts", "repoFixture": "app", "expectedPrimary": ["b.ts"]},
+                ],
+            },
+        )
+    )
     cases = corpus.cases("retrieval")
     target = _Slow()
     items = [WorkItem(n, case) for n, case in enumerate(cases)]
@@ -66,14 +77,27 @@ def test_many_fixtures_are_dispatched_fixture_by_fixture_and_rows_stay_in_corpus
     assert [i.case["repoFixture"] for i in grouped] == [f"f{j}" for j in range(count) for _ in range(3)]
     assert [i.index for i in grouped if i.case["repoFixture"] == "f1"] == [1, 1 + count, 1 + 2 * count]
     few = items[: 2 * GROUP_ABOVE]
-    assert by_fixture([i for i in few if int(i.case["repoFixture"][1:]) < GROUP_ABOVE]) == \
-        [i for i in few if int(i.case["repoFixture"][1:]) < GROUP_ABOVE], "few fixtures: order kept"
+    assert by_fixture([i for i in few if int(i.case["repoFixture"][1:]) < GROUP_ABOVE]) == [
+        i for i in few if int(i.case["repoFixture"][1:]) < GROUP_ABOVE
+    ], "few fixtures: order kept"
     roots = {f"f{j}": f"fixtures/f{j}" for j in range(count)}
     for j in range(count):
         write_tree(tmp_path / "fixtures" / f"f{j}", {f"src/m{j}.ts": f"export const m{j} = {j};\n"})
-    corpus = write_corpus(tmp_path, {"fixtureRoots": roots, "retrieval": [
-        {"name": f"c{n}", "query": f"m{n % count} src/m{n % count}.ts", "repoFixture": f"f{n % count}",
-         "expectedPrimary": [f"src/m{n % count}.ts"]} for n in range(2 * count)]})
+    corpus = write_corpus(
+        tmp_path,
+        {
+            "fixtureRoots": roots,
+            "retrieval": [
+                {
+                    "name": f"c{n}",
+                    "query": f"m{n % count} src/m{n % count}.ts",
+                    "repoFixture": f"f{n % count}",
+                    "expectedPrimary": [f"src/m{n % count}.ts"],
+                }
+                for n in range(2 * count)
+            ],
+        },
+    )
     result = run(load_corpus(corpus), RunOptions(targets=["bm25"], out_dir=tmp_path / "runs", progress=False))
     assert list(result.cases["case"]) == [f"c{n}" for n in range(2 * count)]
 

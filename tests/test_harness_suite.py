@@ -1,15 +1,18 @@
 """The harness suite: inference per group, execution in temp copies, safety rules, scoring."""
+
 from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 import pytest
 
 from tests.conftest import write_corpus
+from workbench.contract import Command, Repo
 from workbench.corpus import load_corpus
 from workbench.errors import CorpusError, SuiteError, TargetError
 from workbench.reference.harness import infer_harness
@@ -18,7 +21,6 @@ from workbench.sandbox import tree_digest
 from workbench.suites import get_suite
 from workbench.suites.base import Outcome, RunContext
 from workbench.suites.harness import HarnessSuite
-from workbench.contract import Command, Repo
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PYTEST = {"kind": "test", "group": "validate", "command": "python -m pytest -q"}
@@ -130,20 +132,28 @@ def test_non_executable_fixture_is_never_copied_inferred_or_run(tmp_path: Path) 
     assert target.calls == []
 
 
-@pytest.mark.parametrize("answer", [["python -m pytest"], {"validate": "python -m pytest"},
-                                    {"validate": [{"cmd": "x"}]}])
+@pytest.mark.parametrize(
+    "answer", [["python -m pytest"], {"validate": "python -m pytest"}, {"validate": [{"cmd": "x"}]}]
+)
 def test_garbage_answers_are_target_errors(tmp_path: Path, answer: Any) -> None:
     corpus = _corpus(tmp_path, [_case(PYTEST)])
     with pytest.raises(TargetError):
-        HarnessSuite().run_case(HarnessDouble(lambda repo: answer), corpus.cases("harnessExecution")[0],
-                                RunContext(corpus=corpus))
+        HarnessSuite().run_case(
+            HarnessDouble(lambda repo: answer), corpus.cases("harnessExecution")[0], RunContext(corpus=corpus)
+        )
 
 
-@pytest.mark.parametrize(("case", "message"), [
-    ({"name": "c", "repoFixture": "fx", "commands": []}, "non-empty list"),
-    ({"name": "c", "repoFixture": "fx", "commands": [{"group": "setup", "command": " "}]}, r"commands\[0\]\.command"),
-    ({"name": "c", "repoFixture": "fx", "commands": [{"group": "later", "command": "npm test"}]}, "group must be"),
-])
+@pytest.mark.parametrize(
+    ("case", "message"),
+    [
+        ({"name": "c", "repoFixture": "fx", "commands": []}, "non-empty list"),
+        (
+            {"name": "c", "repoFixture": "fx", "commands": [{"group": "setup", "command": " "}]},
+            r"commands\[0\]\.command",
+        ),
+        ({"name": "c", "repoFixture": "fx", "commands": [{"group": "later", "command": "npm test"}]}, "group must be"),
+    ],
+)
 def test_malformed_cases_name_the_field(tmp_path: Path, case: dict, message: str) -> None:
     corpus = _corpus(tmp_path, [_case(PYTEST)])
     with pytest.raises(CorpusError, match=message):
@@ -153,9 +163,12 @@ def test_malformed_cases_name_the_field(tmp_path: Path, case: dict, message: str
 def test_scoring_rates_and_errored_cases() -> None:
     def cmd(ok: bool) -> dict:
         return {"passed": ok}
-    outcomes = [Outcome({"name": "all"}, {"commands": [cmd(True), cmd(True)]}),
-                Outcome({"name": "half"}, {"commands": [cmd(True), cmd(False)]}),
-                Outcome({"name": "crashed", "commands": [{}, {}]}, None, "engine died")]
+
+    outcomes = [
+        Outcome({"name": "all"}, {"commands": [cmd(True), cmd(True)]}),
+        Outcome({"name": "half"}, {"commands": [cmd(True), cmd(False)]}),
+        Outcome({"name": "crashed", "commands": [{}, {}]}, None, "engine died"),
+    ]
     suite = HarnessSuite()
     scored = suite.score(outcomes, None)
     wide = scored.scores.pivot(index="case", columns="metric", values="value")

@@ -1,4 +1,5 @@
 """Runs and baselines checked on disk without pandas (the report's parent process)."""
+
 from __future__ import annotations
 
 import json
@@ -35,11 +36,14 @@ def test_header_has_the_manifest_and_summary(run_dir: Path) -> None:
     assert set(header.summary["suites"]) == {"retrieval"}
 
 
-@pytest.mark.parametrize("file, content, message", [
-    ("cases.jsonl", '{"suite": "retrieval"}\n{not json\n', r"cases\.jsonl:2: column 2: invalid JSON"),
-    ("scores.parquet", "not parquet", r"scores\.parquet: unreadable"),
-    ("summary.json", "{", r"summary\.json: column 2: invalid JSON"),
-])
+@pytest.mark.parametrize(
+    "file, content, message",
+    [
+        ("cases.jsonl", '{"suite": "retrieval"}\n{not json\n', r"cases\.jsonl:2: column 2: invalid JSON"),
+        ("scores.parquet", "not parquet", r"scores\.parquet: unreadable"),
+        ("summary.json", "{", r"summary\.json: column 2: invalid JSON"),
+    ],
+)
 def test_a_bad_file_is_named(run_dir: Path, tmp_path: Path, file: str, content: str, message: str) -> None:
     broken = copy_run(run_dir, tmp_path)
     (broken / file).write_text(content)
@@ -58,6 +62,7 @@ def test_a_missing_file_or_directory_is_named(run_dir: Path, tmp_path: Path) -> 
 
 def test_scores_without_the_score_columns_are_rejected(run_dir: Path, tmp_path: Path) -> None:
     import pandas as pd
+
     broken = copy_run(run_dir, tmp_path)
     pd.DataFrame({"suite": ["retrieval"], "value": [1.0]}).to_parquet(broken / "scores.parquet")
     with pytest.raises(StoreError, match=r"scores\.parquet: no column\(s\) target, case, metric"):
@@ -82,8 +87,17 @@ def test_sides_resolve_to_runs_and_baselines(run_dir: Path, tmp_path: Path) -> N
 
 def test_a_malformed_baseline_names_the_field(tmp_path: Path) -> None:
     path = tmp_path / "b.json"
-    path.write_text(json.dumps({"format": 1, "name": "b", "target": {"name": "x"}, "metrics": {},
-                                "cases": [{"suite": "s", "case": "c", "scores": {"m": "high"}}]}))
+    path.write_text(
+        json.dumps(
+            {
+                "format": 1,
+                "name": "b",
+                "target": {"name": "x"},
+                "metrics": {},
+                "cases": [{"suite": "s", "case": "c", "scores": {"m": "high"}}],
+            }
+        )
+    )
     with pytest.raises(StoreError, match=r"b\.json: cases\[0\]\.scores\.m: expected number or null, got 'high'"):
         read_baseline(path)
 
@@ -91,11 +105,13 @@ def test_a_malformed_baseline_names_the_field(tmp_path: Path) -> None:
 def test_the_report_parent_never_loads_pandas(run_dir: Path, tmp_path: Path) -> None:
     """Reading the run, checking a baseline and writing the index stay pandas-free: the parent
     process shares the cores with the kernels, which load the frames themselves."""
-    code = (f"import sys; from pathlib import Path; import workbench.report.render as r; "
-            f"run, out = r._prepare({str(run_dir)!r}, Path({str(tmp_path)!r})); "
-            f"r._check_baseline({str(run_dir) + '#bm25'!r}, None); r.write_index(run, [], out); "
-            f"r.write_runs_index(Path({str(tmp_path)!r})); print(sorted(m for m in ('pandas', 'scipy', "
-            f"'matplotlib') if m in sys.modules))")
+    code = (
+        f"import sys; from pathlib import Path; import workbench.report.render as r; "
+        f"run, out = r._prepare({str(run_dir)!r}, Path({str(tmp_path)!r})); "
+        f"r._check_baseline({str(run_dir) + '#bm25'!r}, None); r.write_index(run, [], out); "
+        f"r.write_runs_index(Path({str(tmp_path)!r})); print(sorted(m for m in ('pandas', 'scipy', "
+        f"'matplotlib') if m in sys.modules))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
     assert (tmp_path / run_dir.name / "index.html").is_file()

@@ -1,4 +1,5 @@
 """Issue 13, part 2: engines cannot hang or flood a run (cmd: and http://)."""
+
 from __future__ import annotations
 
 import socket
@@ -43,8 +44,8 @@ def test_an_engine_that_closes_stdout_but_keeps_running_does_not_hang(engine) ->
     started = time.monotonic()
     with pytest.raises(TargetError, match="closed its output|exited"):
         target.context_pack("close-stdout", REPO, 8)
-    assert time.monotonic() - started < 5   # within the 3 s timeout, plus a loaded machine
-    assert _paths(target, "ok") == ["src/a.ts"]     # restarted for the next request
+    assert time.monotonic() - started < 5  # within the 3 s timeout, plus a loaded machine
+    assert _paths(target, "ok") == ["src/a.ts"]  # restarted for the next request
 
 
 def test_stderr_is_kept_to_its_last_64_kb(engine) -> None:
@@ -63,8 +64,8 @@ def test_stderr_is_kept_to_its_last_64_kb(engine) -> None:
 def test_two_answer_lines_do_not_shift_later_answers(engine) -> None:
     target, _ = engine
     assert _paths(target, "twice") == ["src/first.ts"]
-    assert _paths(target, "ok") == ["src/a.ts"]          # the second 'twice' line is skipped by its id
-    assert _paths(target, "no-id") == ["src/plain.ts"]   # an answer without an id is still accepted
+    assert _paths(target, "ok") == ["src/a.ts"]  # the second 'twice' line is skipped by its id
+    assert _paths(target, "no-id") == ["src/plain.ts"]  # an answer without an id is still accepted
 
 
 def test_paths_outside_the_repository_are_invalid_answers(engine) -> None:
@@ -90,7 +91,7 @@ def test_the_timeout_covers_writing_the_request(tmp_path: Path) -> None:
         started = time.monotonic()
         with pytest.raises(TargetError, match="no answer within 1.5s"):
             target.context_pack("q" * (4 << 20), REPO, 8)  # bigger than any pipe buffer, never read
-        assert time.monotonic() - started < 4.5   # the 1.5 s timeout, plus a loaded machine
+        assert time.monotonic() - started < 4.5  # the 1.5 s timeout, plus a loaded machine
     finally:
         target.close()
 
@@ -114,16 +115,22 @@ def test_a_surrogate_answer_in_a_run_fails_that_case_and_leaves_no_journal(tmp_p
     fixture = tmp_path / "fixtures" / "api" / "src"
     fixture.mkdir(parents=True)
     (fixture / "a.ts").write_text("export const a = 1;\n")
-    cases = [{"name": name, "query": query, "repoFixture": "api", "expectedPrimary": ["src/a.ts"]}
-             for name, query in (("bad", "surrogate"), ("outside", "outside"), ("good", "ok"))]
+    cases = [
+        {"name": name, "query": query, "repoFixture": "api", "expectedPrimary": ["src/a.ts"]}
+        for name, query in (("bad", "surrogate"), ("outside", "outside"), ("good", "ok"))
+    ]
     corpus = load_corpus(write_corpus(tmp_path, {"fixtureRoots": {"api": "fixtures/api"}, "retrieval": cases}))
     out = tmp_path / "runs"
-    result = run(corpus, RunOptions(suites=["retrieval"], targets=[f"cmd:{sys.executable} {HOSTILE}"], out_dir=out,
-                                    progress=False, timeout=5))
+    result = run(
+        corpus,
+        RunOptions(
+            suites=["retrieval"], targets=[f"cmd:{sys.executable} {HOSTILE}"], out_dir=out, progress=False, timeout=5
+        ),
+    )
     errors = result.cases.set_index("case")["error"]
     assert "lone surrogate" in errors["bad"] and "outside the repository" in errors["outside"]
     assert errors.isna()["good"]
-    assert [p.name for p in out.iterdir()] == [result.path.name]   # no journal left behind
+    assert [p.name for p in out.iterdir()] == [result.path.name]  # no journal left behind
 
 
 class _Dripper:
@@ -178,7 +185,8 @@ def test_http_answer_paths_are_checked() -> None:
     with pytest.raises(TargetError, match="outside the repository"):
         target.context_pack("q", REPO, 8)
     assert ProtocolTarget("x", lambda c, r: {"primary": ["src/a.ts"]}).context_pack("q", REPO, 8).primary == [
-        FileRef("api", "src/a.ts")]
+        FileRef("api", "src/a.ts")
+    ]
 
 
 def test_http_requests_carry_an_id_and_a_wrong_echo_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -192,9 +200,11 @@ def test_http_requests_carry_an_id_and_a_wrong_echo_is_refused(monkeypatch: pyte
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         target = HttpTarget(f"http://127.0.0.1:{server.server_port}", timeout=5)
-        assert target.risk_concepts("query", "x") == {"sql"}     # serve echoes the id; it matches
+        assert target.risk_concepts("query", "x") == {"sql"}  # serve echoes the id; it matches
         assert Dispatcher(Risky(), {}).answer("/v1/risk_concepts", {"mode": "query", "text": "x", "id": 7})[1] == {
-            "concepts": ["sql"], "id": 7}
+            "concepts": ["sql"],
+            "id": 7,
+        }
     finally:
         server.shutdown()
         server.server_close()

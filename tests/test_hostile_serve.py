@@ -1,4 +1,5 @@
 """Issue 13, part 3: `serve` serves what it was started with, and nothing else (127.0.0.1 only)."""
+
 from __future__ import annotations
 
 import http.client
@@ -51,8 +52,9 @@ def served(tmp_path: Path):
     server.server_close()
 
 
-def post(port: int, path: str, body: Any, headers: dict[str, str] | None = None,
-         raw: bytes | None = None) -> tuple[int, dict[str, Any]]:
+def post(
+    port: int, path: str, body: Any, headers: dict[str, str] | None = None, raw: bytes | None = None
+) -> tuple[int, dict[str, Any]]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
     data = raw if raw is not None else json.dumps(body).encode()
     conn.request("POST", path, body=data, headers={"Content-Type": "application/json", **(headers or {})})
@@ -67,7 +69,7 @@ def test_requests_name_repos_only_by_served_names(served) -> None:
     status, body = post(port, "/v1/context_pack", {"query": "q", "repos": [{"name": "etc", "path": "/etc"}]})
     assert "unknown repo 'etc'" in body["error"] and "serves only api" in body["error"]
     post(port, "/v1/context_pack", {"query": "q", "repos": [{"name": "api", "path": "/etc"}]})
-    assert target.calls == [("context_pack", [str(api)])]   # the request's path is never used
+    assert target.calls == [("context_pack", [str(api)])]  # the request's path is never used
 
 
 def test_commands_run_only_with_allow_exec(served, tmp_path: Path) -> None:
@@ -77,17 +79,24 @@ def test_commands_run_only_with_allow_exec(served, tmp_path: Path) -> None:
     allowed = Dispatcher(target, {"api": tmp_path / "api"}, allow_exec=True)
     assert allowed.answer("/v1/gate", {"repo": {"name": "api"}, "options": {"runValidation": True}})[0] == 200
     assert target.calls == [("gate", {"runValidation": True})]
-    assert "unknown repo" in allowed.answer("/v1/gate", {"repo": {"name": "x", "path": str(tmp_path)},
-                                                         "options": {"runValidation": True}})[1]["error"]
+    assert (
+        "unknown repo"
+        in allowed.answer(
+            "/v1/gate", {"repo": {"name": "x", "path": str(tmp_path)}, "options": {"runValidation": True}}
+        )[1]["error"]
+    )
 
 
-@pytest.mark.parametrize("headers, status", [
-    ({"Content-Type": "text/plain"}, 415),
-    ({"Content-Type": "application/x-www-form-urlencoded"}, 415),
-    ({"Host": "evil.example"}, 403),
-    ({"Host": "127.0.0.1.nip.io:8765"}, 403),
-    ({"Content-Type": "application/json; charset=utf-8", "Host": "localhost:1"}, 200),
-])
+@pytest.mark.parametrize(
+    "headers, status",
+    [
+        ({"Content-Type": "text/plain"}, 415),
+        ({"Content-Type": "application/x-www-form-urlencoded"}, 415),
+        ({"Host": "evil.example"}, 403),
+        ({"Host": "127.0.0.1.nip.io:8765"}, 403),
+        ({"Content-Type": "application/json; charset=utf-8", "Host": "localhost:1"}, 200),
+    ],
+)
 def test_content_type_and_host(served, headers: dict[str, str], status: int) -> None:
     port, _, _ = served
     assert post(port, "/v1/risk_concepts", {"mode": "query", "text": "sql"}, headers)[0] == status
@@ -112,8 +121,9 @@ def _raw(port: int, head: bytes, body: bytes = b"", wait: float = 10) -> bytes:
 HEAD = b"POST /v1/risk_concepts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
 
 
-@pytest.mark.parametrize("length, status", [(b"-5", b"400"), (b"abc", b"400"), (None, b"411"),
-                                            (b"99999999999", b"413")])
+@pytest.mark.parametrize(
+    "length, status", [(b"-5", b"400"), (b"abc", b"400"), (None, b"411"), (b"99999999999", b"413")]
+)
 def test_content_length_checked(served, length: bytes | None, status: bytes) -> None:
     port, _, _ = served
     head = HEAD + (b"Content-Length: " + length + b"\r\n" if length is not None else b"") + b"\r\n"
@@ -135,8 +145,8 @@ def test_an_idle_client_is_dropped(served, monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(GuardedHandler, "timeout", 0.5)
     started = time.monotonic()
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall(b"POST /v1/risk_concepts HTTP/1.1\r\n")   # and then nothing
-        assert sock.recv(65536) == b""                         # the server closed it
+        sock.sendall(b"POST /v1/risk_concepts HTTP/1.1\r\n")  # and then nothing
+        assert sock.recv(65536) == b""  # the server closed it
     assert time.monotonic() - started < 5
 
 

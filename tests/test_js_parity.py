@@ -1,5 +1,6 @@
 """A corpus written for the JavaScript tools runs through ``cmd:`` against an engine that
 speaks the protocol, and workbench's numbers equal what that engine's own harness prints."""
+
 from __future__ import annotations
 
 import re
@@ -19,23 +20,33 @@ pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is no
 
 
 def _harness_line(corpus: Path) -> dict[str, float]:
-    out = subprocess.run(["node", str(JS / "harness.js"), str(corpus)], capture_output=True, text=True,
-                         check=True, timeout=120).stdout
+    out = subprocess.run(
+        ["node", str(JS / "harness.js"), str(corpus)], capture_output=True, text=True, check=True, timeout=120
+    ).stdout
     match = re.search(r"p@\d+=([\d.]+), r@\d+=([\d.]+), mrr=([\d.]+) \((\d+)/(\d+) cases pass\)", out)
     assert match, out
     p, r, mrr, passed, total = match.groups()
-    return {"precisionAtK": float(p), "recallAtK": float(r), "mrr": float(mrr),
-            "passed": int(passed), "total": int(total)}
+    return {
+        "precisionAtK": float(p),
+        "recallAtK": float(r),
+        "mrr": float(mrr),
+        "passed": int(passed),
+        "total": int(total),
+    }
 
 
 def _workbench(corpus: Path, out: Path) -> dict[str, float]:
-    opts = RunOptions(suites=["retrieval"], targets=[f"cmd:node {JS / 'engine.js'}"], out_dir=out,
-                      progress=False, timeout=30)
+    opts = RunOptions(
+        suites=["retrieval"], targets=[f"cmd:node {JS / 'engine.js'}"], out_dir=out, progress=False, timeout=30
+    )
     result = run(load_corpus(corpus), opts)
     summary = next(iter(result.summary["suites"]["retrieval"].values()))
     assert summary["errors"] == 0
-    return {**{m: round(summary["metrics"][m], 3) for m in ("precisionAtK", "recallAtK", "mrr")},
-            "passed": summary["passed_cases"], "total": summary["cases"]}
+    return {
+        **{m: round(summary["metrics"][m], 3) for m in ("precisionAtK", "recallAtK", "mrr")},
+        "passed": summary["passed_cases"],
+        "total": summary["cases"],
+    }
 
 
 def test_tiny_corpus_parity(tiny_corpus: Path, tmp_path: Path) -> None:

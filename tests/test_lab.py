@@ -1,4 +1,5 @@
 """`workbench lab`: --allow-root as root, extra flags passed on, and stopping it stops the server."""
+
 from __future__ import annotations
 
 import os
@@ -18,8 +19,10 @@ open(sys.argv[1], "w").write(str(os.getpid()))
 signal.signal(signal.SIGTERM, lambda *a: (open(sys.argv[1] + ".stopped", "w").write("clean"), sys.exit(0)))
 time.sleep(60)
 """
-PARENT = ("import sys; from workbench.report.lab import serve_lab; "
-          "sys.exit(serve_lab([sys.executable, '-c', sys.argv[1], sys.argv[2]]))")
+PARENT = (
+    "import sys; from workbench.report.lab import serve_lab; "
+    "sys.exit(serve_lab([sys.executable, '-c', sys.argv[1], sys.argv[2]]))"
+)
 
 
 def test_allow_root_is_added_only_as_root_and_once() -> None:

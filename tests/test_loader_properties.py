@@ -3,6 +3,7 @@
 Each test starts from a valid document, mutates a few fields (wrong types, deletions, wrapping, NaN,
 huge integers, lone surrogates, ``..`` paths) and sometimes corrupts the bytes, then loads it the way
 workbench does, including what runs after loading (suite planning, comparing, merging, parsing)."""
+
 from __future__ import annotations
 
 import json
@@ -33,21 +34,43 @@ from .conftest import REPO_ROOT, write_corpus
 from .hostile import LOADER_SETTINGS, hostile_json, hostile_jsonl
 from .report_runs import build_run
 
-GOLDEN_ROWS = [{"query": "where are orders listed", "expected": [{"file": "src/orders.ts", "symbol": "list"}]},
-               {"id": "q2", "query": "users", "expected_top_3": ["src/users.ts:find", "find"], "language": "ts"}]
+GOLDEN_ROWS = [
+    {"query": "where are orders listed", "expected": [{"file": "src/orders.ts", "symbol": "list"}]},
+    {"id": "q2", "query": "users", "expected_top_3": ["src/users.ts:find", "find"], "language": "ts"},
+]
 
 
 def _corpus_doc() -> dict[str, Any]:
     return {
-        "k": 5, "thresholds": {"retrieval": {"mrr": 0.5}, "risk": {"accuracy": 0.9}},
+        "k": 5,
+        "thresholds": {"retrieval": {"mrr": 0.5}, "risk": {"accuracy": 0.9}},
         "fixtureRoots": {"api": "fixtures/api"},
-        "retrieval": [{"name": "orders", "query": "list orders", "repoFixture": "api",
-                       "expectedPrimary": ["src/orders.ts"], "expectedAnyOf": ["src/users.ts"]}],
-        "risk": [{"name": "r", "mode": "query", "query": "drop table", "expectedConcepts": ["sql"],
-                  "notExpectedConcepts": []}],
+        "retrieval": [
+            {
+                "name": "orders",
+                "query": "list orders",
+                "repoFixture": "api",
+                "expectedPrimary": ["src/orders.ts"],
+                "expectedAnyOf": ["src/users.ts"],
+            }
+        ],
+        "risk": [
+            {
+                "name": "r",
+                "mode": "query",
+                "query": "drop table",
+                "expectedConcepts": ["sql"],
+                "notExpectedConcepts": [],
+            }
+        ],
         "tokenSavings": [{"name": "t", "repoFixture": "api", "query": "orders"}],
-        "harnessExecution": [{"name": "h", "repoFixture": "api",
-                              "commands": [{"kind": "test", "group": "validate", "command": "npm test"}]}],
+        "harnessExecution": [
+            {
+                "name": "h",
+                "repoFixture": "api",
+                "commands": [{"kind": "test", "group": "validate", "command": "npm test"}],
+            }
+        ],
         "ranking": [{"name": "api", "repoFixture": "api", "golden": "ranking/api.jsonl"}],
     }
 
@@ -85,11 +108,15 @@ def test_corpus_loader_is_total(corpus_dir: Path, data: bytes) -> None:
         pass
 
 
-RUN_DOC = {"k": 5, "thresholds": {"retrieval": {"mrr": 0.5}, "tokens": {"meanSavings": 0.1}},
-           "fixtureRoots": {"api": "fixtures/api"},
-           "retrieval": [{"name": "orders", "query": "list orders", "repoFixture": "api",
-                          "expectedPrimary": ["src/orders.ts"]}],
-           "tokenSavings": [{"name": "t", "repoFixture": "api", "query": "orders"}]}
+RUN_DOC = {
+    "k": 5,
+    "thresholds": {"retrieval": {"mrr": 0.5}, "tokens": {"meanSavings": 0.1}},
+    "fixtureRoots": {"api": "fixtures/api"},
+    "retrieval": [
+        {"name": "orders", "query": "list orders", "repoFixture": "api", "expectedPrimary": ["src/orders.ts"]}
+    ],
+    "tokenSavings": [{"name": "t", "repoFixture": "api", "query": "orders"}],
+}
 
 
 @pytest.mark.slow
@@ -243,6 +270,7 @@ def test_protocol_answers_are_total(capability: str, tmp_path: Path) -> None:
     def check(data: bytes) -> None:
         def send(_capability: str, request: dict[str, Any]) -> Any:
             return loads_strict(data, "answer", WorkbenchError)
+
         try:
             _ask(ProtocolTarget("hostile", send), capability, repo)
         except WorkbenchError:

@@ -1,8 +1,8 @@
 """Merging shard runs, and serving a target over HTTP so an http:// target scores the same."""
+
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -11,8 +11,8 @@ from workbench.corpus import load_corpus
 from workbench.errors import StoreError
 from workbench.run.merge import merge_runs
 from workbench.run.runner import RunOptions, run
-from workbench.targets.serve import Dispatcher, make_server
 from workbench.targets import resolve_target
+from workbench.targets.serve import Dispatcher, make_server
 
 from .conftest import engine_spec
 from .test_runner import ANSWERS
@@ -26,12 +26,14 @@ def test_merged_shards_equal_the_whole_run(tiny_corpus, tmp_path, monkeypatch) -
     shards = [run(corpus, RunOptions(shard=(i, 2), **options)).path for i in range(2)]
     merged = merge_runs(shards, tmp_path / "merged")
     target = whole.targets[0]
-    assert merged.summary["suites"]["retrieval"][target]["metrics"] == \
-        pytest.approx(whole.summary["suites"]["retrieval"][target]["metrics"])
+    assert merged.summary["suites"]["retrieval"][target]["metrics"] == pytest.approx(
+        whole.summary["suites"]["retrieval"][target]["metrics"]
+    )
     assert merged.summary["passed"] == whole.summary["passed"]
     key = ["case", "metric"]
-    pd.testing.assert_frame_equal(merged.scores.sort_values(key).reset_index(drop=True),
-                                  whole.scores.sort_values(key).reset_index(drop=True))
+    pd.testing.assert_frame_equal(
+        merged.scores.sort_values(key).reset_index(drop=True), whole.scores.sort_values(key).reset_index(drop=True)
+    )
     with pytest.raises(StoreError, match="given twice"):
         merge_runs([shards[0], shards[0]], tmp_path / "again")
 
@@ -59,7 +61,10 @@ def test_dispatcher_answers_errors_as_protocol_errors() -> None:
             raise ValueError("boom")
 
     dispatcher = Dispatcher(OnlyRisk(), {})
-    assert dispatcher.answer("/v1/risk_concepts", {"mode": "query", "text": "x"}) == (200, {"error": "ValueError: boom"})
+    assert dispatcher.answer("/v1/risk_concepts", {"mode": "query", "text": "x"}) == (
+        200,
+        {"error": "ValueError: boom"},
+    )
     assert dispatcher.answer("/v1/context_pack", {"query": "x"})[1]["error"].startswith("this engine does not")
     assert dispatcher.answer("/v1/nope", {})[0] == 404
     assert dispatcher.answer("/v1/risk_concepts", [1])[0] == 400

@@ -1,4 +1,5 @@
 """workbench.metrics against pytrec_eval (trec_eval) on random rankings, plus hand-worked cases."""
+
 from __future__ import annotations
 
 import math
@@ -9,15 +10,23 @@ import pytest
 import pytrec_eval
 
 from workbench.analysis import _kernel as metric_kernel
-from workbench.analysis import metrics
+from workbench.analysis.metrics import Metric, aggregate, evaluate, frames_from_results, intern_frames, parse_metric
 from workbench.columns import CASE, METRIC, VALUE
 from workbench.errors import SuiteError, WorkbenchError
-from workbench.analysis.metrics import Metric, aggregate, evaluate, frames_from_results, intern_frames, parse_metric
 
 # workbench metric -> (trec measure, cut-off for truncating the run first or None)
-ORACLE = {"P@5": "P_5", "P@10": "P_10", "R@5": "recall_5", "R@20": "recall_20", "RR": "recip_rank",
-          "nDCG@5": "ndcg_cut_5", "nDCG@10": "ndcg_cut_10", "nDCG": "ndcg", "Success@1": "success_1",
-          "Success@5": "success_5"}
+ORACLE = {
+    "P@5": "P_5",
+    "P@10": "P_10",
+    "R@5": "recall_5",
+    "R@20": "recall_20",
+    "RR": "recip_rank",
+    "nDCG@5": "ndcg_cut_5",
+    "nDCG@10": "ndcg_cut_10",
+    "nDCG": "ndcg",
+    "Success@1": "success_1",
+    "Success@5": "success_5",
+}
 TRUNCATED = {"RR@3": 3, "RR@5": 5}
 
 
@@ -31,8 +40,10 @@ def random_data(seed: int, graded: bool, scored: bool, n_cases: int = 150, lengt
         size = length if length is not None else rng.integers(0, 25)
         for rank, doc in enumerate(rng.choice(docs, size=size), 1):
             score = float(rng.integers(0, 6)) if scored else None
-            ranking.append((case, doc, int(rng.integers(1, 8)) if not scored and c % 3 == 0 else rank)
-                           + ((score,) if scored else ()))
+            ranking.append(
+                (case, doc, int(rng.integers(1, 8)) if not scored and c % 3 == 0 else rank)
+                + ((score,) if scored else ())
+            )
         for doc in rng.choice(docs, size=rng.integers(0, 7), replace=False):
             qrels.append((case, doc, int(rng.integers(0, 4 if graded else 2))))
     return ranking, qrels
@@ -50,8 +61,9 @@ def oracle_runs(ranking) -> dict[str, dict[str, float]]:
 
 def truncate(run: dict[str, dict[str, float]], k: int) -> dict[str, dict[str, float]]:
     """Keep each case's top k in trec order: score descending, then doc id descending."""
-    return {case: dict(sorted(docs.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)[:k])
-            for case, docs in run.items()}
+    return {
+        case: dict(sorted(docs.items(), key=lambda kv: (kv[1], kv[0]), reverse=True)[:k]) for case, docs in run.items()
+    }
 
 
 def oracle(ranking, qrels) -> dict[str, dict[str, float]]:
@@ -79,8 +91,9 @@ def oracle(ranking, qrels) -> dict[str, dict[str, float]]:
 @pytest.mark.parametrize("layout", ["flat", "padded", "uniform"])
 def test_matches_pytrec_eval(graded: bool, scored: bool, layout: str, monkeypatch) -> None:
     monkeypatch.setattr(metric_kernel, "_PAD_LIMIT", 0.0 if layout == "flat" else np.inf)
-    ranking, qrels = random_data(seed=7 + 2 * graded + scored, graded=graded, scored=scored,
-                                 length=20 if layout == "uniform" else None)
+    ranking, qrels = random_data(
+        seed=7 + 2 * graded + scored, graded=graded, scored=scored, length=20 if layout == "uniform" else None
+    )
     names = [*ORACLE, *TRUNCATED, "precisionAtK"]
     frame = evaluate(ranking, qrels, names, k=5)
     got = frame.pivot(index=CASE, columns=METRIC, values=VALUE)
@@ -94,7 +107,8 @@ def test_matches_pytrec_eval(graded: bool, scored: bool, layout: str, monkeypatc
 def test_cases_trec_skips_are_zero_or_nan() -> None:
     ranking, qrels = random_data(seed=3, graded=True, scored=False)
     got = evaluate(ranking, qrels, ["P@5", "R@5", "RR", "nDCG@5", "Success@5"]).pivot(
-        index=CASE, columns=METRIC, values=VALUE)
+        index=CASE, columns=METRIC, values=VALUE
+    )
     answered = {case for case, *_ in ranking}
     relevant = {case for case, doc, rel in qrels if rel > 0}
     unanswered = sorted(relevant - answered)
@@ -142,8 +156,12 @@ def test_precision_divides_by_files_returned_not_k() -> None:
 
 
 def test_fewer_than_k_and_empty_results() -> None:
-    got = values([("q", "a", 1)], [("q", "a", 2), ("q", "b", 1), ("empty", "a", 1)],
-                 ["R@10", "nDCG@10", "Success@10", "RR@10"], cases=["empty", "q"])
+    got = values(
+        [("q", "a", 1)],
+        [("q", "a", 2), ("q", "b", 1), ("empty", "a", 1)],
+        ["R@10", "nDCG@10", "Success@10", "RR@10"],
+        cases=["empty", "q"],
+    )
     assert got[("q", "R@10")] == 0.5
     assert got[("q", "nDCG@10")] == pytest.approx(2 / (2 + 1 / math.log2(3)))
     assert got[("q", "Success@10")] == 1.0 and got[("q", "RR@10")] == 1.0
@@ -204,13 +222,27 @@ def test_aggregate_skips_nan() -> None:
     assert aggregate(frame) == {"RR": 1.0, "P@1": 0.5}
 
 
-@pytest.mark.parametrize("spec, k, name", [
-    ("P@5", None, "P@5"), ("precisionAtK", 5, "P_ret@5"), ("nDCG@10", None, "nDCG@10"),
-    ("ndcg@10", None, "nDCG@10"), ("recall@20", None, "R@20"), ("R@20", None, "R@20"),
-    ("RR@5", None, "RR@5"), ("mrr", 5, "RR@5"), ("mrr", None, "RR"), ("recip_rank", None, "RR"),
-    ("ndcg_cut_10", None, "nDCG@10"), ("P_5", None, "P@5"), ("hit@3", None, "Success@3"),
-    ("recallAtK", 4, "R@4"), ("ndcgAtK", 3, "nDCG@3"), ("mrr@10", 5, "RR@10"),
-])
+@pytest.mark.parametrize(
+    "spec, k, name",
+    [
+        ("P@5", None, "P@5"),
+        ("precisionAtK", 5, "P_ret@5"),
+        ("nDCG@10", None, "nDCG@10"),
+        ("ndcg@10", None, "nDCG@10"),
+        ("recall@20", None, "R@20"),
+        ("R@20", None, "R@20"),
+        ("RR@5", None, "RR@5"),
+        ("mrr", 5, "RR@5"),
+        ("mrr", None, "RR"),
+        ("recip_rank", None, "RR"),
+        ("ndcg_cut_10", None, "nDCG@10"),
+        ("P_5", None, "P@5"),
+        ("hit@3", None, "Success@3"),
+        ("recallAtK", 4, "R@4"),
+        ("ndcgAtK", 3, "nDCG@3"),
+        ("mrr@10", 5, "RR@10"),
+    ],
+)
 def test_parse_metric(spec: str, k: int | None, name: str) -> None:
     metric = parse_metric(spec, k=k)
     assert metric.name == name and metric.label == spec
@@ -224,25 +256,33 @@ def test_metric_spellings() -> None:
     assert str(Metric("nDCG", 10)) == "nDCG@10"
 
 
-@pytest.mark.parametrize("spec, k, message", [
-    ("bogus@5", None, "unknown metric 'bogus@5'"), ("P", None, "needs a cut-off"),
-    ("precisionAtK", None, "needs the corpus k"), ("R@0", None, "cut-off must be an integer >= 1"),
-    ("P@x", None, "unknown metric"),
-])
+@pytest.mark.parametrize(
+    "spec, k, message",
+    [
+        ("bogus@5", None, "unknown metric 'bogus@5'"),
+        ("P", None, "needs a cut-off"),
+        ("precisionAtK", None, "needs the corpus k"),
+        ("R@0", None, "cut-off must be an integer >= 1"),
+        ("P@x", None, "unknown metric"),
+    ],
+)
 def test_parse_metric_errors(spec: str, k: int | None, message: str) -> None:
     with pytest.raises(SuiteError, match=message):
         parse_metric(spec, k=k)
 
 
-@pytest.mark.parametrize("ranking, qrels, message", [
-    ([("q", "a", 0)], [("q", "a", 1)], "case 'q': rank must be an integer >= 1, got 0"),
-    ([("q", "a", 1.5)], [("q", "a", 1)], "case 'q': rank must be an integer >= 1"),
-    ([("q", "a", 1, float("nan"))], [("q", "a", 1)], "case 'q': score must be a finite number"),
-    ([("q", "a", 1)], [("q", "a", 1), ("q", "a", 0)], "case 'q': doc 'a' is judged twice"),
-    ([("q", "a", 1)], [("q", "a", None)], "case 'q': relevance must be a finite number"),
-    ([("q", "a")], [("q", "a", 1)], r"ranking rows must be \(case, doc, rank\[, score\]\)"),
-    ([("q", "a", "first")], [("q", "a", 1)], "ranking.rank: expected numbers"),
-])
+@pytest.mark.parametrize(
+    "ranking, qrels, message",
+    [
+        ([("q", "a", 0)], [("q", "a", 1)], "case 'q': rank must be an integer >= 1, got 0"),
+        ([("q", "a", 1.5)], [("q", "a", 1)], "case 'q': rank must be an integer >= 1"),
+        ([("q", "a", 1, float("nan"))], [("q", "a", 1)], "case 'q': score must be a finite number"),
+        ([("q", "a", 1)], [("q", "a", 1), ("q", "a", 0)], "case 'q': doc 'a' is judged twice"),
+        ([("q", "a", 1)], [("q", "a", None)], "case 'q': relevance must be a finite number"),
+        ([("q", "a")], [("q", "a", 1)], r"ranking rows must be \(case, doc, rank\[, score\]\)"),
+        ([("q", "a", "first")], [("q", "a", 1)], "ranking.rank: expected numbers"),
+    ],
+)
 def test_bad_rows_raise_one_line_errors(ranking, qrels, message) -> None:
     with pytest.raises(WorkbenchError, match=message):
         evaluate(ranking, qrels, ["RR"])

@@ -1,4 +1,5 @@
 """Mining cases from a git history: filters, query cleaning, shapes, sampling, corpus output."""
+
 from __future__ import annotations
 
 import json
@@ -21,17 +22,20 @@ def shop(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]
     return repo, shop_history(repo)
 
 
-@pytest.mark.parametrize("subject, query", [
-    ("fix(orders): refund fails for partially shipped orders (#12)", "refund fails for partially shipped orders"),
-    ("feat!: add retries. Closes #12", "add retries"),
-    ("Fix crash when the cart is empty, fixes #45 and #46", "Fix crash when the cart is empty"),
-    ("router: support HEAD requests (gh-77)", "router: support HEAD requests"),
-    (":bug: handle a missing header", "handle a missing header"),
-    ("[fix] redirect loops on login", "redirect loops on login"),
-    ("fix #12: handle a crash", "handle a crash"),
-    ("Merge parser changes (see #9) into the lexer.", "Merge parser changes into the lexer"),
-    ("parse https://example.com/a/b/pull/31 links", "parse links"),
-])
+@pytest.mark.parametrize(
+    "subject, query",
+    [
+        ("fix(orders): refund fails for partially shipped orders (#12)", "refund fails for partially shipped orders"),
+        ("feat!: add retries. Closes #12", "add retries"),
+        ("Fix crash when the cart is empty, fixes #45 and #46", "Fix crash when the cart is empty"),
+        ("router: support HEAD requests (gh-77)", "router: support HEAD requests"),
+        (":bug: handle a missing header", "handle a missing header"),
+        ("[fix] redirect loops on login", "redirect loops on login"),
+        ("fix #12: handle a crash", "handle a crash"),
+        ("Merge parser changes (see #9) into the lexer.", "Merge parser changes into the lexer"),
+        ("parse https://example.com/a/b/pull/31 links", "parse links"),
+    ],
+)
 def test_clean_subject(subject: str, query: str) -> None:
     assert clean_subject(subject) == query
 
@@ -48,9 +52,20 @@ def test_each_filter_drops_its_commit(shop: tuple[Path, dict[str, str]]) -> None
     result = mine(repo, max_cases=None, progress=False)
     kept = {case["source"]["commit"] for case in result.cases}
     assert kept == {shas["task"], shas["symbol"], shas["duplicate"]}  # of two equal queries, the newest
-    assert result.dropped == Counter({"root": 1, "docs-ci-style": 1, "release": 1, "bot": 1, "revert": 1,
-                                      "new-or-deleted-source": 1, "vague-query": 1, "too-many-files": 1,
-                                      "no-source": 1, "duplicate-query": 1})
+    assert result.dropped == Counter(
+        {
+            "root": 1,
+            "docs-ci-style": 1,
+            "release": 1,
+            "bot": 1,
+            "revert": 1,
+            "new-or-deleted-source": 1,
+            "vague-query": 1,
+            "too-many-files": 1,
+            "no-source": 1,
+            "duplicate-query": 1,
+        }
+    )
     assert result.commits == 13 and result.candidates == 3
     table = result.drop_table()
     assert "too-many-files" in table and "13 commits read" in table
@@ -107,9 +122,17 @@ def test_append_keeps_other_content(shop: tuple[Path, dict[str, str]], tmp_path:
     repo, _ = shop
     out = tmp_path / "corpus.json"
     other = {"name": "hand-made", "query": "q", "repoFixture": "api", "expectedPrimary": ["a.ts"]}
-    out.write_text(json.dumps({"k": 3, "thresholds": {"risk": {"accuracy": 0.5}}, "fixtureRoots": {"api": "api"},
-                               "retrieval": [other], "risk": [{"name": "r", "mode": "query", "query": "x",
-                                                               "expectedConcepts": []}]}))
+    out.write_text(
+        json.dumps(
+            {
+                "k": 3,
+                "thresholds": {"risk": {"accuracy": 0.5}},
+                "fixtureRoots": {"api": "api"},
+                "retrieval": [other],
+                "risk": [{"name": "r", "mode": "query", "query": "x", "expectedConcepts": []}],
+            }
+        )
+    )
     with pytest.raises(Exception, match="--append"):
         mine_corpus(repo, out, progress=False)
     mine_corpus(repo, out, append=True, progress=False, max_cases=None)
@@ -121,8 +144,9 @@ def test_append_keeps_other_content(shop: tuple[Path, dict[str, str]], tmp_path:
     assert (out.parent / data["fixtureRoots"]["shop"]).resolve() == repo.resolve()
 
 
-def test_cli_dry_run_writes_nothing(shop: tuple[Path, dict[str, str]], tmp_path: Path,
-                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_dry_run_writes_nothing(
+    shop: tuple[Path, dict[str, str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     repo, _ = shop
     out = tmp_path / "mined.json"
     assert main(["mine", str(repo), "--out", str(out), "--dry-run"]) == 0
@@ -132,23 +156,40 @@ def test_cli_dry_run_writes_nothing(shop: tuple[Path, dict[str, str]], tmp_path:
     assert main(["mine", str(repo), "--since", "not-a-date"]) == 2
 
 
-@pytest.mark.parametrize("path, test", [
-    ("tests/test_orders.py", True), ("src/index.test-d.ts", True), ("werkzeug/testsuite/cache.py", True),
-    ("src/a.spec.tsx", True), ("src/werkzeug/testing.py", False), ("src/latest.py", False), ("src/spec.ts", False),
-])
+@pytest.mark.parametrize(
+    "path, test",
+    [
+        ("tests/test_orders.py", True),
+        ("src/index.test-d.ts", True),
+        ("werkzeug/testsuite/cache.py", True),
+        ("src/a.spec.tsx", True),
+        ("src/werkzeug/testing.py", False),
+        ("src/latest.py", False),
+        ("src/spec.ts", False),
+    ],
+)
 def test_tests_are_told_from_source(path: str, test: bool) -> None:
     from workbench.mining.filters import is_test
+
     assert is_test(path) is test
 
 
-@pytest.mark.parametrize("subject, dropped_by", [
-    ("Bump to dev version", "release"), ("2.1.0", "release"), ("Bump urllib3 from 1.26.4 to 1.26.5", "dependency"),
-    ("chore(deps): update eslint", "dependency"), ("ci: cache pip", "docs-ci-style"),
-    ("fix typo in the router", "docs-ci-style"),
-    ('Revert "add retries"', "revert"), ("handle a missing header in the router", None),
-])
+@pytest.mark.parametrize(
+    "subject, dropped_by",
+    [
+        ("Bump to dev version", "release"),
+        ("2.1.0", "release"),
+        ("Bump urllib3 from 1.26.4 to 1.26.5", "dependency"),
+        ("chore(deps): update eslint", "dependency"),
+        ("ci: cache pip", "docs-ci-style"),
+        ("fix typo in the router", "docs-ci-style"),
+        ('Revert "add retries"', "revert"),
+        ("handle a missing header in the router", None),
+    ],
+)
 def test_message_filters(subject: str, dropped_by: str | None) -> None:
     from workbench.mining.filters import MineOptions, classify, first_failure
     from workbench.mining.history import Commit
+
     commit = Commit("a" * 40, ("b" * 40,), "Dev", "dev@example.com", 0, subject, (("M", "src/router.py"),))
     assert first_failure(classify(commit, MineOptions()), MineOptions()) == dropped_by

@@ -1,5 +1,6 @@
 """Standard formats: a SWE-bench-style instance file run end to end, TREC export read back by pytrec_eval,
 TREC and go-code imports scored by workbench's own rules."""
+
 from __future__ import annotations
 
 import json
@@ -36,24 +37,45 @@ def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _shop(repos: Path) -> str:
     repo = init(repos / "acme__shop")
-    base = commit(repo, "start", {
-        "src/orders.py": "def refund(order):\n    '''Refund a paid order to the card it was paid with.'''\n",
-        "src/users.py": "def find_user(name):\n    '''Look a customer up by e-mail.'''\n",
-        "src/stock.py": "def reserve(item):\n    '''Hold warehouse stock for a cart.'''\n"}, 0)
+    base = commit(
+        repo,
+        "start",
+        {
+            "src/orders.py": "def refund(order):\n    '''Refund a paid order to the card it was paid with.'''\n",
+            "src/users.py": "def find_user(name):\n    '''Look a customer up by e-mail.'''\n",
+            "src/stock.py": "def reserve(item):\n    '''Hold warehouse stock for a cart.'''\n",
+        },
+        0,
+    )
     commit(repo, "later", {"src/orders.py": "def refund(order, partial=False):\n    pass\n"}, 1)
     return base
 
 
 def _instances(tmp_path: Path, base: str) -> Path:
-    rows = [{"instance_id": "acme__shop-1", "repo": "acme/shop", "base_commit": base, "patch": PATCH,
-             "problem_statement": "Refunding paid orders fails when only part of one shipped.",
-             "test_patch": "diff --git a/tests/test_orders.py b/tests/test_orders.py\n--- a/tests/test_orders.py\n"},
-            {"instance_id": "acme__shop-2", "repo": "acme/shop", "base_commit": base,
-             "patch": PATCH.replace("orders", "stock").replace("refund", "reserve"),
-             "problem_statement": "Holding warehouse stock for a cart double counts items."},
-            {"instance_id": "acme__shop-3", "repo": "acme/shop", "base_commit": base,
-             "patch": PATCH.split("diff --git a/src/new")[0].replace("orders", "users"),
-             "problem_statement": "find_user should look a customer up by e-mail, case-insensitively."}]
+    rows = [
+        {
+            "instance_id": "acme__shop-1",
+            "repo": "acme/shop",
+            "base_commit": base,
+            "patch": PATCH,
+            "problem_statement": "Refunding paid orders fails when only part of one shipped.",
+            "test_patch": "diff --git a/tests/test_orders.py b/tests/test_orders.py\n--- a/tests/test_orders.py\n",
+        },
+        {
+            "instance_id": "acme__shop-2",
+            "repo": "acme/shop",
+            "base_commit": base,
+            "patch": PATCH.replace("orders", "stock").replace("refund", "reserve"),
+            "problem_statement": "Holding warehouse stock for a cart double counts items.",
+        },
+        {
+            "instance_id": "acme__shop-3",
+            "repo": "acme/shop",
+            "base_commit": base,
+            "patch": PATCH.split("diff --git a/src/new")[0].replace("orders", "users"),
+            "problem_statement": "find_user should look a customer up by e-mail, case-insensitively.",
+        },
+    ]
     path = tmp_path / "instances.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path
@@ -61,18 +83,30 @@ def _instances(tmp_path: Path, base: str) -> Path:
 
 def test_swebench_instances_run_end_to_end_and_export_to_pytrec_eval(tmp_path: Path) -> None:
     import pytrec_eval
+
     base = _shop(tmp_path / "repos")
     corpus = tmp_path / "swe" / "corpus.json"
-    assert main(["import", "swebench", str(_instances(tmp_path, base)), "--repos", str(tmp_path / "repos"),
-                 "--out", str(corpus)]) == 0
+    assert (
+        main(
+            [
+                "import",
+                "swebench",
+                str(_instances(tmp_path, base)),
+                "--repos",
+                str(tmp_path / "repos"),
+                "--out",
+                str(corpus),
+            ]
+        )
+        == 0
+    )
     data = json.loads(corpus.read_text())
     cases = {c["name"]: c for c in data["retrieval"]}
     assert cases["acme__shop-1"]["expectedPrimary"] == ["src/orders.py"]  # the added file is not gold
     assert cases["acme__shop-1"]["revision"] == base and cases["acme__shop-1"]["tests"] == ["tests/test_orders.py"]
     assert cases["acme__shop-3"]["shape"] == "names-symbol" and cases["acme__shop-1"]["shape"] == "names-file"
     assert validate_corpus(corpus) == []
-    run = run_eval(corpus, suites=["retrieval"], targets=["bm25", "random"], out_dir=tmp_path / "runs",
-                   progress=False)
+    run = run_eval(corpus, suites=["retrieval"], targets=["bm25", "random"], out_dir=tmp_path / "runs", progress=False)
     assert run.summary["suites"]["retrieval"]["bm25"]["cases"] == 3
     out = tmp_path / "trec"
     assert main(["export", str(run.path), "--format", "trec", "--out", str(out)]) == 0
@@ -95,36 +129,81 @@ def test_swebench_instances_run_end_to_end_and_export_to_pytrec_eval(tmp_path: P
             expected_p = theirs.get(f"P_{k}", 0.0) * k / returned if returned else 0.0
             assert row["precisionAtK"] == pytest.approx(expected_p, abs=1e-9)
         means = run.summary["suites"]["retrieval"][target]["metrics"]
-        assert means["recallAtK"] == pytest.approx(sum(full.get(c, {}).get(f"recall_{k}", 0.0)
-                                                       for c in ours.index) / len(ours), abs=1e-9)
+        assert means["recallAtK"] == pytest.approx(
+            sum(full.get(c, {}).get(f"recall_{k}", 0.0) for c in ours.index) / len(ours), abs=1e-9
+        )
     # and back: the exported files imported as a run score exactly as the run did
-    assert main(["import", "trec", str(out / "qrels.txt"), str(out / "bm25.run"), str(out / "random.run"),
-                 "--out", str(tmp_path / "back" / "corpus.json"), "--runs-dir", str(tmp_path / "back" / "runs")]) == 0
+    assert (
+        main(
+            [
+                "import",
+                "trec",
+                str(out / "qrels.txt"),
+                str(out / "bm25.run"),
+                str(out / "random.run"),
+                "--out",
+                str(tmp_path / "back" / "corpus.json"),
+                "--runs-dir",
+                str(tmp_path / "back" / "runs"),
+            ]
+        )
+        == 0
+    )
     back = load_run(next((tmp_path / "back" / "runs").iterdir()))
     for target in ("bm25", "random"):
         assert back.summary["suites"]["retrieval"][target]["metrics"] == pytest.approx(
-            run.summary["suites"]["retrieval"][target]["metrics"], abs=1e-12)
+            run.summary["suites"]["retrieval"][target]["metrics"], abs=1e-12
+        )
 
 
 def test_swebench_errors_name_the_instance(tmp_path: Path) -> None:
     base = _shop(tmp_path / "repos")
     bad = tmp_path / "bad.jsonl"
-    bad.write_text(json.dumps({"instance_id": "x-1", "repo": "acme/shop", "base_commit": base, "patch": PATCH,
-                               "problem_statement": ""}) + "\n")
+    bad.write_text(
+        json.dumps(
+            {"instance_id": "x-1", "repo": "acme/shop", "base_commit": base, "patch": PATCH, "problem_statement": ""}
+        )
+        + "\n"
+    )
     assert main(["import", "swebench", str(bad), "--repos", str(tmp_path / "repos")]) == 3
-    bad.write_text(json.dumps({"instance_id": "x-2", "repo": "acme/missing", "base_commit": base, "patch": PATCH,
-                               "problem_statement": "p"}) + "\n")
+    bad.write_text(
+        json.dumps(
+            {
+                "instance_id": "x-2",
+                "repo": "acme/missing",
+                "base_commit": base,
+                "patch": PATCH,
+                "problem_statement": "p",
+            }
+        )
+        + "\n"
+    )
     assert main(["import", "swebench", str(bad), "--repos", str(tmp_path / "repos")]) == 3
 
 
 def test_trec_import_scores_like_trec_eval(tmp_path: Path) -> None:
     import pytrec_eval
+
     (tmp_path / "q.qrels").write_text("q1 0 a.py 1\nq1 0 b.py 2\nq2 0 c.py 1\nq3 0 d.py 0\n")
-    (tmp_path / "r.run").write_text("q1 Q0 x.py 1 3.0 sys\nq1 Q0 b.py 2 2.0 sys\nq1 Q0 a.py 3 2.0 sys\n"
-                                    "q2 Q0 z.py 1 1.0 sys\nq9 Q0 c.py 1 1.0 sys\n")
+    (tmp_path / "r.run").write_text(
+        "q1 Q0 x.py 1 3.0 sys\nq1 Q0 b.py 2 2.0 sys\nq1 Q0 a.py 3 2.0 sys\nq2 Q0 z.py 1 1.0 sys\nq9 Q0 c.py 1 1.0 sys\n"
+    )
     corpus = tmp_path / "trec" / "corpus.json"
-    assert main(["import", "trec", str(tmp_path / "q.qrels"), str(tmp_path / "r.run"), "--out", str(corpus),
-                 "--runs-dir", str(tmp_path / "runs")]) == 0
+    assert (
+        main(
+            [
+                "import",
+                "trec",
+                str(tmp_path / "q.qrels"),
+                str(tmp_path / "r.run"),
+                "--out",
+                str(corpus),
+                "--runs-dir",
+                str(tmp_path / "runs"),
+            ]
+        )
+        == 0
+    )
     run = load_run(next((tmp_path / "runs").iterdir()))
     assert run.targets == ["sys"]
     returned = run.cases.set_index("case")["returned"]
@@ -143,10 +222,27 @@ def test_trec_import_scores_like_trec_eval(tmp_path: Path) -> None:
 
 def test_go_code_report_becomes_a_ranking_run(tmp_path: Path) -> None:
     report = tmp_path / "eval.json"
-    report.write_text(json.dumps({"name": "splade", "per_query": [
-        {"id": "a", "query": "parse config", "expected_top_3": [{"file": "config.go", "symbol": "Parse"}],
-         "results": [{"file": "main.go", "symbol": "main"}, {"file": "config.go", "symbol": "Parse"}]},
-        {"id": "b", "query": "open db", "expected_top_3": [{"file": "db.go", "symbol": "Open"}], "results": []}]}))
+    report.write_text(
+        json.dumps(
+            {
+                "name": "splade",
+                "per_query": [
+                    {
+                        "id": "a",
+                        "query": "parse config",
+                        "expected_top_3": [{"file": "config.go", "symbol": "Parse"}],
+                        "results": [{"file": "main.go", "symbol": "main"}, {"file": "config.go", "symbol": "Parse"}],
+                    },
+                    {
+                        "id": "b",
+                        "query": "open db",
+                        "expected_top_3": [{"file": "db.go", "symbol": "Open"}],
+                        "results": [],
+                    },
+                ],
+            }
+        )
+    )
     corpus = tmp_path / "gc" / "corpus.json"
     assert main(["import", "go-code", str(report), "--out", str(corpus), "--runs-dir", str(tmp_path / "runs")]) == 0
     run = load_run(next((tmp_path / "runs").iterdir()))

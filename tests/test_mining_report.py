@@ -1,4 +1,5 @@
 """The retrieval page for big corpora: shapes from mined cases, worst first, one searchable table offline."""
+
 from __future__ import annotations
 
 import re
@@ -11,8 +12,9 @@ from tests.report_runs import build_run
 
 
 def test_case_shapes_prefer_the_cases_own_shape() -> None:
-    rows = pd.DataFrame({"query": ["GET /api/users", "fix the parser", "GET /x"],
-                         "shape": ["words-only", None, float("nan")]})
+    rows = pd.DataFrame(
+        {"query": ["GET /api/users", "fix the parser", "GET /x"], "shape": ["words-only", None, float("nan")]}
+    )
     assert list(wb.views.case_shapes(rows)) == ["words-only", "short", "route"]
 
 

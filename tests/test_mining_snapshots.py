@@ -1,4 +1,5 @@
 """Revision-pinned fixtures: snapshots from git objects, cache reuse and pruning, validate, run, repo untouched."""
+
 from __future__ import annotations
 
 import json
@@ -25,19 +26,27 @@ def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def _state(repo: Path) -> dict[str, object]:
     """Everything mining and running must leave alone: files, refs, HEAD, index, worktrees, status."""
-    files = {p.relative_to(repo).as_posix(): p.read_bytes() for p in repo.rglob("*")
-             if p.is_file() and ".git" not in p.relative_to(repo).parts}
+    files = {
+        p.relative_to(repo).as_posix(): p.read_bytes()
+        for p in repo.rglob("*")
+        if p.is_file() and ".git" not in p.relative_to(repo).parts
+    }
     git_dir = repo / ".git"
-    return {"files": files, "refs": git(repo, "for-each-ref", "--format=%(refname) %(objectname)"),
-            "head": (git_dir / "HEAD").read_text(), "index": (git_dir / "index").read_bytes(),
-            "worktrees": git(repo, "worktree", "list", "--porcelain"),
-            "status": git(repo, "status", "--porcelain", env={"GIT_OPTIONAL_LOCKS": "0"})}
+    return {
+        "files": files,
+        "refs": git(repo, "for-each-ref", "--format=%(refname) %(objectname)"),
+        "head": (git_dir / "HEAD").read_text(),
+        "index": (git_dir / "index").read_bytes(),
+        "worktrees": git(repo, "worktree", "list", "--porcelain"),
+        "status": git(repo, "status", "--porcelain", env={"GIT_OPTIONAL_LOCKS": "0"}),
+    }
 
 
 def test_materialize_reads_the_revision_and_reuses_the_cache(tmp_path: Path, own_cache: Path) -> None:
     repo = init(tmp_path / "r")
-    first = commit(repo, "one", {"a.py": "x = 1\n", "pkg/b.py": "y = 2\n", "run.sh": "#!/bin/sh\n",
-                                 "same.md": "s\n"}, 0)
+    first = commit(
+        repo, "one", {"a.py": "x = 1\n", "pkg/b.py": "y = 2\n", "run.sh": "#!/bin/sh\n", "same.md": "s\n"}, 0
+    )
     os.chmod(repo / "run.sh", 0o755)
     git(repo, "add", "run.sh")
     second = commit(repo, "two", {"a.py": "x = 3\n", "pkg/b.py": None, "c.py": "z = 1\n"}, 1)
@@ -91,12 +100,24 @@ def test_validate_checks_revisions_and_expected_files_at_them(tmp_path: Path) ->
 
     def case(name: str, revision: str, expected: list[str]) -> dict[str, object]:
         return {"name": name, "query": "q", "repoFixture": "r", "revision": revision, "expectedPrimary": expected}
-    corpus.write_text(json.dumps({"fixtureRoots": {"r": str(repo)}, "retrieval": [
-        case("ok", first, ["a.py"]), case("later-file", first, ["b.py"]), case("no-such", "f" * 40, ["a.py"])]}))
+
+    corpus.write_text(
+        json.dumps(
+            {
+                "fixtureRoots": {"r": str(repo)},
+                "retrieval": [
+                    case("ok", first, ["a.py"]),
+                    case("later-file", first, ["b.py"]),
+                    case("no-such", "f" * 40, ["a.py"]),
+                ],
+            }
+        )
+    )
     problems = [str(p) for p in validate_corpus(corpus)]
-    assert problems == [f"retrieval[1].expectedPrimary[0]: 'b.py' does not exist at {first[:12]} in fixture 'r' "
-                        "(case 'later-file')",
-                        f"retrieval[2].revision: revision '{'f' * 40}' is not a commit of fixture 'r' (case 'no-such')"]
+    assert problems == [
+        f"retrieval[1].expectedPrimary[0]: 'b.py' does not exist at {first[:12]} in fixture 'r' (case 'later-file')",
+        f"retrieval[2].revision: revision '{'f' * 40}' is not a commit of fixture 'r' (case 'no-such')",
+    ]
 
 
 @pytest.mark.slow
@@ -113,9 +134,23 @@ def test_mine_then_run_leaves_the_repository_untouched(tmp_path: Path) -> None:
     corpus = load_corpus(out)
     case = next(c for c in corpus.cases("retrieval") if c["source"]["commit"] == shas["symbol"])
     assert (corpus.repo_dir("shop", case) / "src" / "users.py").read_text() == "def find_user(name):\n    return name\n"
-    done = subprocess.run([str(Path(sys.executable).parent / "workbench"), "run", "--corpus", str(out),
-                           "--target", "bm25", "--target", "random", "--out", str(tmp_path / "runs"), "--json"],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "workbench"),
+            "run",
+            "--corpus",
+            str(out),
+            "--target",
+            "bm25",
+            "--target",
+            "random",
+            "--out",
+            str(tmp_path / "runs"),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     assert summary["suites"]["retrieval"]["bm25"]["cases"] == 3
@@ -129,9 +164,10 @@ def test_a_snapshot_used_again_keeps_its_index_loaded(tmp_path, monkeypatch) -> 
     or every case would rebuild the engine's index of it (seen at scale: one build per case)."""
     import subprocess
 
-    from workbench.mining.sources import open_repo
     from workbench.mining.snapshots import materialize
+    from workbench.mining.sources import open_repo
     from workbench.reference import index as index_module
+
     monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path / "cache"))
     repo = tmp_path / "repo"
     (repo / "src").mkdir(parents=True)

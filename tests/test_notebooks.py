@@ -2,6 +2,7 @@
 
 The thinness test reads the notebooks only; the others execute them (marker ``notebooks``).
 """
+
 from __future__ import annotations
 
 import ast
@@ -20,8 +21,23 @@ from workbench.report.render import NOTEBOOKS, notebook_paths, render_report
 from .conftest import REPO_ROOT
 from .report_runs import build_run
 
-FORBIDDEN = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.For, ast.AsyncFor, ast.While,
-             ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.If, ast.IfExp, ast.With, ast.Try)
+FORBIDDEN = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.Lambda,
+    ast.ClassDef,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+    ast.If,
+    ast.IfExp,
+    ast.With,
+    ast.Try,
+)
 IMG = re.compile(r'<img [^>]*src="data:image/png;base64,')
 # Figures each page must show for the small run (with a baseline).
 MIN_FIGURES = {"scoreboard": 2, "retrieval": 2, "classifiers": 1, "ranking": 2, "baseline_diff": 1, "significance": 2}
@@ -63,8 +79,9 @@ def test_notebook_is_thin(path: Path) -> None:
         if isinstance(statement, ast.Assign):
             assert len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name), cell.source
         assert isinstance(statement.value, ast.Call) and rooted_in_wb(statement.value.func), cell.source
-        assert all(not isinstance(a, ast.Call) for a in ast.walk(statement.value) if a is not statement.value), \
+        assert all(not isinstance(a, ast.Call) for a in ast.walk(statement.value) if a is not statement.value), (
             f"one call per cell: {cell.source!r}"
+        )
 
 
 def test_every_report_notebook_exists() -> None:
@@ -76,8 +93,7 @@ def rendered(tmp_path_factory: pytest.TempPathFactory):
     root = tmp_path_factory.mktemp("report")
     base = build_run(root / "runs", seed=1, run_id="20261129T000000Z-base")
     run = build_run(root / "runs")
-    report = render_report(run, baseline=f"{base}#builtin", out_dir=root / "html",
-                           notebook_dir=REPO_ROOT / "notebooks")
+    report = render_report(run, baseline=f"{base}#builtin", out_dir=root / "html", notebook_dir=REPO_ROOT / "notebooks")
     return root, run, base, report
 
 
@@ -90,7 +106,7 @@ def test_every_page_has_its_figures_and_tables_and_no_error(rendered) -> None:
         assert len(IMG.findall(text)) >= MIN_FIGURES[page.name], page.name
         assert "<table" in text, page.name
         assert "Traceback" not in text, page.name
-        assert not re.search(r'<script[^>]+src=', text), page.name
+        assert not re.search(r"<script[^>]+src=", text), page.name
         outputs = [o for cell in nbformat.read(str(page.notebook), 4).cells for o in cell.get("outputs", [])]
         assert not [o for o in outputs if o.output_type == "error"], page.name
         assert not [o for o in outputs if o.output_type == "stream" and o.name == "stderr"], page.name
@@ -123,9 +139,23 @@ def test_cli_renders_the_same_html_for_the_same_run(rendered, capsys: pytest.Cap
 def test_papermill_cli_runs_a_notebook_directly(rendered, tmp_path: Path) -> None:
     _, run, _, _ = rendered
     out = tmp_path / "out.ipynb"
-    done = subprocess.run([sys.executable, "-m", "papermill", "notebooks/retrieval.ipynb", str(out),
-                           "-p", "run_dir", str(run), "--no-progress-bar"], cwd=REPO_ROOT, capture_output=True,
-                          text=True, timeout=180)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "papermill",
+            "notebooks/retrieval.ipynb",
+            str(out),
+            "-p",
+            "run_dir",
+            str(run),
+            "--no-progress-bar",
+        ],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     outputs = [o for cell in nbformat.read(str(out), 4).cells for o in cell.get("outputs", [])]
     assert any("image/png" in o.get("data", {}) for o in outputs)
@@ -135,12 +165,19 @@ def test_papermill_cli_runs_a_notebook_directly(rendered, tmp_path: Path) -> Non
 @pytest.mark.notebooks
 def test_a_failing_notebook_fails_the_report_naming_notebook_and_cell(rendered, tmp_path: Path) -> None:
     _, run, _, _ = rendered
+
     def notebook(name: str, *sources: str) -> None:
         params = nbformat.v4.new_code_cell("run_dir = None\nbaseline = None")
         params.metadata["tags"] = ["parameters"]
         cells = [params, *(nbformat.v4.new_code_cell(s) for s in sources)]
-        nbformat.write(nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": {
-            "name": "python3", "display_name": "Python 3", "language": "python"}}), str(tmp_path / f"{name}.ipynb"))
+        nbformat.write(
+            nbformat.v4.new_notebook(
+                cells=cells,
+                metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+            ),
+            str(tmp_path / f"{name}.ipynb"),
+        )
+
     notebook("broken", "import workbench as wb", "run = wb.views.open_run(run_dir)", "wb.views.no_such_view(run)")
     notebook("slow", "import time", "time.sleep(60)", "print('never')")
     with pytest.raises(RenderError) as failure:
@@ -155,8 +192,9 @@ def test_a_failing_notebook_fails_the_report_naming_notebook_and_cell(rendered, 
 
 
 @pytest.mark.notebooks
-def test_bad_input_stops_before_rendering(tmp_path: Path, capsys: pytest.CaptureFixture,
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bad_input_stops_before_rendering(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     assert main(["report"]) == 3
     assert "no runs yet" in capsys.readouterr().err

@@ -1,4 +1,5 @@
 """Pages that fit what was run: absent suites are one line, no foreign columns, no contradictory headline."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -25,8 +26,10 @@ def test_pages_whose_suites_did_not_run_are_left_out_with_one_line(tmp_path: Pat
     summary = _summary(retrieval={"builtin": {"skipped": None}}, ranking={"builtin": {"skipped": "lacks search"}})
     keep, left_out = split_pages(sources, summary)
     assert [p.stem for p in keep] == ["scoreboard", "retrieval", "mine"]
-    assert left_out == {"classifiers": "not rendered: this run has no risk, harness, gate, findings results",
-                        "ranking": "not rendered: this run has no ranking results"}
+    assert left_out == {
+        "classifiers": "not rendered: this run has no risk, harness, gate, findings results",
+        "ranking": "not rendered: this run has no ranking results",
+    }
     run = Run(tmp_path, {"run_id": "r"}, summary, pd.DataFrame(), pd.DataFrame())
     index = write_index(run, [], tmp_path, left_out).read_text()
     assert "ranking: not rendered: this run has no ranking results" in index
@@ -44,10 +47,26 @@ def test_a_suite_one_side_did_not_run_is_one_line() -> None:
 
 
 def test_suite_rows_leave_out_other_suites_columns(tmp_path: Path) -> None:
-    cases = pd.DataFrame([
-        {"suite": "gate", "target": "builtin", "case": "g", "passed": True, "error": None, "expectedVerdict": "PASS"},
-        {"suite": "findings", "target": "agent", "case": "f", "passed": True, "error": None,
-         "expected_verdict": "BLOCK"}])
+    cases = pd.DataFrame(
+        [
+            {
+                "suite": "gate",
+                "target": "builtin",
+                "case": "g",
+                "passed": True,
+                "error": None,
+                "expectedVerdict": "PASS",
+            },
+            {
+                "suite": "findings",
+                "target": "agent",
+                "case": "f",
+                "passed": True,
+                "error": None,
+                "expected_verdict": "BLOCK",
+            },
+        ]
+    )
     run = Run(tmp_path, {"run_id": "r"}, _summary(gate={"builtin": {}}, findings={"agent": {}}), cases, pd.DataFrame())
     rows = suite_rows(run, "gate")
     assert "expectedVerdict" in rows.columns and "expected_verdict" not in rows.columns
@@ -55,22 +74,28 @@ def test_suite_rows_leave_out_other_suites_columns(tmp_path: Path) -> None:
 
 
 def test_headline_never_says_every_suite_passes_beside_failing_cases(tmp_path: Path) -> None:
-    cases = pd.DataFrame([{"suite": "gate", "target": "builtin", "case": f"c{i}", "passed": False, "error": None}
-                          for i in range(4)])
+    cases = pd.DataFrame(
+        [{"suite": "gate", "target": "builtin", "case": f"c{i}", "passed": False, "error": None} for i in range(4)]
+    )
     summary = _summary(gate={"builtin": {"passed": True, "skipped": None}})
-    text = str(headline(Run(tmp_path, {"run_id": "r", "targets": [{"name": "builtin"}]}, summary, cases,
-                            pd.DataFrame())))
+    text = str(
+        headline(Run(tmp_path, {"run_id": "r", "targets": [{"name": "builtin"}]}, summary, cases, pd.DataFrame()))
+    )
     assert "passes every suite" not in text
     assert "meets the floors of all 1 suite(s) it ran; 0 of its 4 case(s) pass." in text
     skipped = _summary(gate={"builtin": {"passed": None, "skipped": "lacks gate"}})
-    text = str(headline(Run(tmp_path, {"run_id": "r", "targets": [{"name": "builtin"}]}, skipped,
-                            cases.iloc[:0], pd.DataFrame())))
+    text = str(
+        headline(
+            Run(tmp_path, {"run_id": "r", "targets": [{"name": "builtin"}]}, skipped, cases.iloc[:0], pd.DataFrame())
+        )
+    )
     assert "ran no suite" in text
 
 
 def test_change_counts_leave_one_sided_suites_to_one_line() -> None:
     from workbench.report import plots
     from workbench.report.views.diff import change_counts
+
     base = make_run("base", {"retrieval": {"a": {"mrr": 1.0}}, "risk": {f"r{i}": {"accuracy": 1.0} for i in range(57)}})
     run = make_run("run", {"retrieval": {"a": {"mrr": 0.5}}})
     counts = change_counts(compare(base, run, gate="none"))
@@ -79,10 +104,14 @@ def test_change_counts_leave_one_sided_suites_to_one_line() -> None:
 
 
 def test_a_page_lists_only_its_own_suites_regressions() -> None:
-    base = make_run("base", {"retrieval": {"a": {"mrr": 1.0}}, "risk": {"r": {"accuracy": 1.0}},
-                             "gate": {"g": {"caseAccuracy": 1.0}}})
-    run = make_run("run", {"retrieval": {"a": {"mrr": 0.0}}, "risk": {"r": {"accuracy": 0.0}},
-                           "gate": {"g": {"caseAccuracy": 1.0}}})
+    base = make_run(
+        "base",
+        {"retrieval": {"a": {"mrr": 1.0}}, "risk": {"r": {"accuracy": 1.0}}, "gate": {"g": {"caseAccuracy": 1.0}}},
+    )
+    run = make_run(
+        "run",
+        {"retrieval": {"a": {"mrr": 0.0}}, "risk": {"r": {"accuracy": 0.0}}, "gate": {"g": {"caseAccuracy": 1.0}}},
+    )
     comparison = compare(base, run, gate="none")
     own = changed_cases(comparison, "regressed", suite=("risk", "harness", "gate", "findings"))
     assert list(own.data["suite"]) == ["risk"] and own.caption == "1 regressed risk/harness/gate/findings case(s)"

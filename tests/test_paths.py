@@ -1,4 +1,5 @@
 """One resolver for what a user names: run directories, run ids, RUN#TARGET, baselines by name or file."""
+
 from __future__ import annotations
 
 import shutil

@@ -1,4 +1,5 @@
 """Figure builders: a titled, labelled Figure per call, shown once as PNG, controls in grey."""
+
 from __future__ import annotations
 
 import pytest
@@ -24,11 +25,16 @@ def comparison(run: wb.Run):
 
 def figures(run: wb.Run, comparison, metric: str = "ndcg@10") -> dict[str, object]:
     return {
-        "floors": wb.plots.floors(run), "pass_rates": wb.plots.pass_rates(run),
-        "rank_histogram": wb.plots.rank_histogram(run), "savings": wb.plots.savings_vs_accuracy(run),
-        "risk": wb.plots.risk_confusion(run), "per_case": wb.plots.per_case(run, "ranking", metric),
-        "latency": wb.plots.latency(run), "forest": wb.plots.forest(comparison),
-        "case_deltas": wb.plots.case_deltas(comparison), "change_counts": wb.plots.change_counts(comparison),
+        "floors": wb.plots.floors(run),
+        "pass_rates": wb.plots.pass_rates(run),
+        "rank_histogram": wb.plots.rank_histogram(run),
+        "savings": wb.plots.savings_vs_accuracy(run),
+        "risk": wb.plots.risk_confusion(run),
+        "per_case": wb.plots.per_case(run, "ranking", metric),
+        "latency": wb.plots.latency(run),
+        "forest": wb.plots.forest(comparison),
+        "case_deltas": wb.plots.case_deltas(comparison),
+        "change_counts": wb.plots.change_counts(comparison),
     }
 
 
@@ -61,13 +67,18 @@ def test_bars_use_the_target_colours(run: wb.Run) -> None:
     legend = {text.get_text(): handle for handle, text in zip(fig.legends[0].legend_handles, fig.legends[0].texts)}
     assert set(legend) == {"builtin", "bm25 (control)", "random (control)"}
     from matplotlib.colors import to_hex
+
     assert to_hex(legend["bm25 (control)"].get_facecolor()) == colours["bm25"]
 
 
 def test_absent_data_gives_a_note(tmp_path) -> None:
     run = wb.views.open_run(build_run(tmp_path, suites=("risk",)))
-    for shown in (wb.plots.rank_histogram(run), wb.plots.savings_vs_accuracy(run),
-                  wb.plots.per_case(run, "ranking"), wb.plots.forest(wb.views.open_baseline(None))):
+    for shown in (
+        wb.plots.rank_histogram(run),
+        wb.plots.savings_vs_accuracy(run),
+        wb.plots.per_case(run, "ranking"),
+        wb.plots.forest(wb.views.open_baseline(None)),
+    ):
         assert isinstance(shown, Note)
 
 
@@ -83,6 +94,7 @@ def test_png_laid_out_once_matches_savefig_and_keeps_the_layout_engine(run: wb.R
     from matplotlib.figure import Figure
 
     from workbench.report._layout import DPI, GridLayout
+
     fig = wb.plots.floors(run)
     reference = wb.plots.floors(run)
     buffer = io.BytesIO()
@@ -103,6 +115,7 @@ WIDE_TARGETS = ("builtin", "bm25", "random", "semantic-hybrid-reranker-v2", "spa
 def crowded_run(tmp_path) -> wb.Run:
     """Five targets (two with long names, so a long legend) and long metric names."""
     from workbench.columns import METRIC
+
     run = wb.load_run(build_run(tmp_path, targets=WIDE_TARGETS))
     for per in run.summary["suites"].values():
         for result in per.values():
@@ -121,8 +134,11 @@ def drawn_boxes(fig) -> list[tuple[str, object]]:
     boxes += [(f"legend {i}", legend.get_window_extent(renderer)) for i, legend in enumerate(fig.legends)]
     for i, ax in enumerate(ax for ax in fig.axes if ax.get_visible()):
         boxes.append((f"panel {i}", ax.get_tightbbox(renderer, for_layout_only=True)))
-        boxes += [(f"panel {i}", axis.label.get_window_extent(renderer))
-                  for axis in (ax.xaxis, ax.yaxis) if axis.label.get_text()]
+        boxes += [
+            (f"panel {i}", axis.label.get_window_extent(renderer))
+            for axis in (ax.xaxis, ax.yaxis)
+            if axis.label.get_text()
+        ]
     return boxes
 
 
@@ -140,13 +156,15 @@ def test_nothing_is_cut_off_or_overlaps(run: wb.Run, tmp_path, shape: str) -> No
         fig.png()
         boxes, frame = drawn_boxes(fig), fig.bbox
         for owner, box in boxes:
-            assert box.x0 >= -0.5 and box.y0 >= -0.5 and box.x1 <= frame.x1 + 0.5 and box.y1 <= frame.y1 + 0.5, \
+            assert box.x0 >= -0.5 and box.y0 >= -0.5 and box.x1 <= frame.x1 + 0.5 and box.y1 <= frame.y1 + 0.5, (
                 f"{name}: {owner} cut off ({box.extents} in {frame.extents})"
+            )
         for i, (owner, box) in enumerate(boxes):
-            for other, box2 in boxes[i + 1:]:
+            for other, box2 in boxes[i + 1 :]:
                 overlap = box.intersection(box, box2)
-                assert owner == other or overlap is None or min(overlap.width, overlap.height) < 1, \
+                assert owner == other or overlap is None or min(overlap.width, overlap.height) < 1, (
                     f"{name}: {owner} overlaps {other}"
+                )
 
 
 def test_a_wide_legend_wraps_into_rows(tmp_path) -> None:

@@ -1,4 +1,5 @@
 """The ranking suite: go-code's nDCG@10 / Recall@K / MRR rules, golden parsing, end to end."""
+
 from __future__ import annotations
 
 import json
@@ -8,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from workbench.contract import SearchHit
 from workbench.corpus import load_corpus, validate_corpus
 from workbench.errors import CorpusError
-from workbench.suites.goldens import load_golden
 from workbench.run.runner import RunOptions, run
+from workbench.suites.goldens import load_golden
 from workbench.suites.ranking import go_code_metrics, match_matrix
-from workbench.contract import SearchHit
 
 from .conftest import write_corpus
 
@@ -49,7 +50,10 @@ def test_golden_parsing_errors_name_line_and_field(tmp_path: Path) -> None:
     with pytest.raises(CorpusError, match=r"g.jsonl:2.query: expected a non-empty string"):
         load_golden(golden)
     golden.write_text('{"query": "find", "expected_top_3": ["a.go", {"file": "b.go", "symbol": "B"}]}\n')
-    assert load_golden(golden)[0].expected == (("", "a.go", True), ("b.go", "B", False))  # go-code: a bare label is a symbol
+    assert load_golden(golden)[0].expected == (
+        ("", "a.go", True),
+        ("b.go", "B", False),
+    )  # go-code: a bare label is a symbol
 
 
 class _Search:
@@ -67,16 +71,35 @@ def fake_search() -> _Search:
 def test_end_to_end(tiny_corpus: Path, tmp_path: Path) -> None:
     golden = tiny_corpus.parent / "ranking" / "api.jsonl"
     golden.parent.mkdir()
-    golden.write_text("\n".join(json.dumps(r) for r in [
-        {"id": "q1", "query": "orders", "expected": [{"file": "src/orders.ts", "symbol": "listOrders"}], "language": "ts"},
-        {"id": "q2", "query": "users", "expected": [{"file": "src/users.ts"}], "language": "ts"}]) + "\n")
+    golden.write_text(
+        "\n".join(
+            json.dumps(r)
+            for r in [
+                {
+                    "id": "q1",
+                    "query": "orders",
+                    "expected": [{"file": "src/orders.ts", "symbol": "listOrders"}],
+                    "language": "ts",
+                },
+                {"id": "q2", "query": "users", "expected": [{"file": "src/users.ts"}], "language": "ts"},
+            ]
+        )
+        + "\n"
+    )
     data = json.loads(tiny_corpus.read_text())
     data["ranking"] = [{"name": "api", "repoFixture": "api", "golden": "ranking/api.jsonl"}]
     data["thresholds"]["ranking"] = {"ndcg@10": 0.4}
     tiny_corpus.write_text(json.dumps(data))
     assert validate_corpus(tiny_corpus) == []
-    result = run(load_corpus(tiny_corpus), RunOptions(suites=["ranking"], targets=["python:tests.test_ranking:fake_search"],
-                                                       out_dir=tmp_path / "runs", progress=False))
+    result = run(
+        load_corpus(tiny_corpus),
+        RunOptions(
+            suites=["ranking"],
+            targets=["python:tests.test_ranking:fake_search"],
+            out_dir=tmp_path / "runs",
+            progress=False,
+        ),
+    )
     summary = result.summary["suites"]["ranking"]["fake-search"]
     assert summary["metrics"] == {"ndcg@10": 0.5, "recall@10": 0.5, "recall@20": 0.5, "mrr": 0.5}
     assert summary["passed"] is True and summary["passed_cases"] == 1

@@ -1,5 +1,6 @@
 """``--executor ray``: the same summary as a local run, as merged shards and as a resumed Ray run;
 a lost worker's cases are retried and the retries recorded. Runs a local Ray instance."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -24,6 +25,7 @@ TARGETS = ["builtin", "bm25"]
 @pytest.fixture(scope="module", autouse=True)
 def _ray_instance():
     from workbench.run.ray_executor import start_local_ray
+
     if not ray.is_initialized():
         start_local_ray(ray)
     yield
@@ -37,9 +39,10 @@ def _options(out: Path, **extra: Any) -> RunOptions:
 def _verdicts(summary: dict) -> dict:
     """Metrics, pass counts and verdicts: what must not depend on where cases ran."""
     keep = ("cases", "scored", "passed_cases", "errors", "metrics", "passed", "failures", "skipped")
-    return {"passed": summary["passed"],
-            "suites": {s: {t: {k: v.get(k) for k in keep} for t, v in per.items()}
-                       for s, per in summary["suites"].items()}}
+    return {
+        "passed": summary["passed"],
+        "suites": {s: {t: {k: v.get(k) for k in keep} for t, v in per.items()} for s, per in summary["suites"].items()},
+    }
 
 
 @pytest.fixture
@@ -77,11 +80,19 @@ def test_ray_local_shards_and_a_resumed_ray_run_give_one_summary(corpus, tmp_pat
 
 
 def test_a_lost_worker_is_retried_and_the_retry_recorded(tmp_path) -> None:
-    extra = [{"name": "dies-once", "query": "die handler src/orders.ts", "repoFixture": "app",
-              "expectedPrimary": ["src/orders.ts"]}]
+    extra = [
+        {
+            "name": "dies-once",
+            "query": "die handler src/orders.ts",
+            "repoFixture": "app",
+            "expectedPrimary": ["src/orders.ts"],
+        }
+    ]
     corpus = scale_corpus(tmp_path, cases=5, extra=extra)
-    result = run(load_corpus(corpus), _options(tmp_path / "runs", executor="ray",
-                                               targets=["python:tests.engines.flaky_engine:dying"]))
+    result = run(
+        load_corpus(corpus),
+        _options(tmp_path / "runs", executor="ray", targets=["python:tests.engines.flaky_engine:dying"]),
+    )
     rows = result.cases.set_index("case")
     assert rows.loc["dies-once", "retries"] >= 1 and bool(rows.loc["dies-once", "passed"])
     assert result.manifest["executor"]["retries"] >= 1 and result.manifest["executor"]["lost_cases"] == 0
@@ -93,5 +104,7 @@ def test_repeats_on_ray_find_the_same_flaky_cases(tmp_path) -> None:
     options = {"targets": ["python:tests.engines.flaky_engine:flaky"], "repeat": 3}
     local = run(load_corpus(corpus), _options(tmp_path / "local", **options))
     on_ray = run(load_corpus(corpus), _options(tmp_path / "ray", executor="ray", **options))
-    assert on_ray.summary["suites"]["retrieval"]["flaky"]["repeats"] == \
-        local.summary["suites"]["retrieval"]["flaky"]["repeats"]
+    assert (
+        on_ray.summary["suites"]["retrieval"]["flaky"]["repeats"]
+        == local.summary["suites"]["retrieval"]["flaky"]["repeats"]
+    )

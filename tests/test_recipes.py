@@ -1,5 +1,6 @@
 """The recipes of CONTRIBUTING.md ("Where things go"), followed step by step: a new suite, a new
 target, a new metric and a new report page each work through the public extension points."""
+
 from __future__ import annotations
 
 import json
@@ -33,10 +34,12 @@ class EchoSuite(Suite):
         return {"first": pack.primary[0].path if pack.primary else None}
 
     def score(self, outcomes: list[Outcome], ctx: RunContext) -> Scored:
-        rows = [{CASE: o.name, PASSED: bool(o.observation) and o.observation["first"] == o.case["expect"]}
-                for o in outcomes]
-        return Scored(rows, pd.DataFrame({CASE: [r[CASE] for r in rows], METRIC: "hit",
-                                          VALUE: [float(r[PASSED]) for r in rows]}))
+        rows = [
+            {CASE: o.name, PASSED: bool(o.observation) and o.observation["first"] == o.case["expect"]} for o in outcomes
+        ]
+        return Scored(
+            rows, pd.DataFrame({CASE: [r[CASE] for r in rows], METRIC: "hit", VALUE: [float(r[PASSED]) for r in rows]})
+        )
 
     def aggregate(self, scores: pd.DataFrame, case_rows: pd.DataFrame) -> dict[str, float | None]:
         return mean_metrics(scores, ["hit"])
@@ -67,11 +70,20 @@ def test_a_new_suite_and_a_new_target_run_end_to_end(tmp_path: Path, echo_suite:
     for name in ("a.py", "b.py"):
         (tmp_path / "fixtures" / "repo").mkdir(parents=True, exist_ok=True)
         (tmp_path / "fixtures" / "repo" / name).write_text("x = 1\n")
-    corpus = write_corpus(tmp_path, {"fixtureRoots": {"repo": "fixtures/repo"}, "thresholds": {"echo": {"hit": 0.5}},
-                                     "echoCases": [{"name": "one", "query": "q", "repoFixture": "repo", "expect": "a.py"},
-                                                   {"name": "two", "query": "q", "repoFixture": "repo", "expect": "b.py"}]})
-    run = wb.run_eval(corpus, targets=["python:tests.test_recipes:make_engine"], out_dir=tmp_path / "runs",
-                      progress=False)
+    corpus = write_corpus(
+        tmp_path,
+        {
+            "fixtureRoots": {"repo": "fixtures/repo"},
+            "thresholds": {"echo": {"hit": 0.5}},
+            "echoCases": [
+                {"name": "one", "query": "q", "repoFixture": "repo", "expect": "a.py"},
+                {"name": "two", "query": "q", "repoFixture": "repo", "expect": "b.py"},
+            ],
+        },
+    )
+    run = wb.run_eval(
+        corpus, targets=["python:tests.test_recipes:make_engine"], out_dir=tmp_path / "runs", progress=False
+    )
     result = run.summary["suites"]["echo"]["first-file"]
     assert result["metrics"] == {"hit": 0.5} and result["passed"] and result["passed_cases"] == 1
     assert set(run.cases["case"]) == {"one", "two"}
@@ -84,11 +96,15 @@ def hits_in_top_two(h: Hits, k: float) -> np.ndarray:
 
 
 def test_a_new_metric_is_one_registry_entry() -> None:
-    registry.register(registry.Measure("TopTwo", "rank", aliases=("toptwo",), per_case=hits_in_top_two,
-                                       undefined_without_relevant=False))
+    registry.register(
+        registry.Measure(
+            "TopTwo", "rank", aliases=("toptwo",), per_case=hits_in_top_two, undefined_without_relevant=False
+        )
+    )
     try:
-        frame = wb.evaluate([("q", "a", 1), ("q", "b", 2), ("q", "c", 3)], [("q", "b", 1), ("q", "c", 1)],
-                            ["toptwo", "P@3"])
+        frame = wb.evaluate(
+            [("q", "a", 1), ("q", "b", 2), ("q", "c", 3)], [("q", "b", 1), ("q", "c", 1)], ["toptwo", "P@3"]
+        )
         values = dict(zip(frame[METRIC].astype(str), frame[VALUE]))
         assert values == {"toptwo": 1.0, "P@3": pytest.approx(2 / 3)}
         assert registry.higher_is_better("toptwo") and not registry.higher_is_better("pack_tokens")
@@ -103,19 +119,44 @@ def test_a_new_metric_is_one_registry_entry() -> None:
 @pytest.mark.notebooks
 def test_a_new_report_page_renders(tmp_path: Path) -> None:
     from .report_runs import build_run
+
     run_dir = build_run(tmp_path / "runs", suites=("retrieval",))
-    page = {"cells": [
-        {"id": "params", "cell_type": "code", "metadata": {"tags": ["parameters"]}, "source": "run_dir = None\nbaseline = None",
-         "outputs": [], "execution_count": None},
-        {"id": "title", "cell_type": "markdown", "metadata": {}, "source": "# My page"},
-        {"id": "open", "cell_type": "code", "metadata": {}, "source": "import workbench as wb\nrun = wb.views.open_run(run_dir)",
-         "outputs": [], "execution_count": None},
-        {"id": "show", "cell_type": "code", "metadata": {}, "source": "wb.views.headline(run)", "outputs": [], "execution_count": None}],
+    page = {
+        "cells": [
+            {
+                "id": "params",
+                "cell_type": "code",
+                "metadata": {"tags": ["parameters"]},
+                "source": "run_dir = None\nbaseline = None",
+                "outputs": [],
+                "execution_count": None,
+            },
+            {"id": "title", "cell_type": "markdown", "metadata": {}, "source": "# My page"},
+            {
+                "id": "open",
+                "cell_type": "code",
+                "metadata": {},
+                "source": "import workbench as wb\nrun = wb.views.open_run(run_dir)",
+                "outputs": [],
+                "execution_count": None,
+            },
+            {
+                "id": "show",
+                "cell_type": "code",
+                "metadata": {},
+                "source": "wb.views.headline(run)",
+                "outputs": [],
+                "execution_count": None,
+            },
+        ],
         "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-        "nbformat": 4, "nbformat_minor": 5}
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     (tmp_path / "nb").mkdir()
     (tmp_path / "nb" / "mypage.ipynb").write_text(json.dumps(page))
-    report = wb.render_report(run_dir, out_dir=tmp_path / "html", notebooks=["mypage"], notebook_dir=tmp_path / "nb",
-                              jobs=1)
+    report = wb.render_report(
+        run_dir, out_dir=tmp_path / "html", notebooks=["mypage"], notebook_dir=tmp_path / "nb", jobs=1
+    )
     html = (tmp_path / "html" / run_dir.name / "mypage.html").read_text()
     assert [p.name for p in report.pages] == ["mypage"] and "My page" in html and not report.failed

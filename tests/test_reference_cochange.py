@@ -1,4 +1,5 @@
 """Co-change: with git history, files that changed together are neighbours; without it, nothing."""
+
 from __future__ import annotations
 
 import shutil
@@ -11,9 +12,19 @@ from workbench.reference.cochange import MAX_FILES, pair_counts
 
 
 def _git(root: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True,
-                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-                        "GIT_COMMITTER_EMAIL": "t@t", "PATH": "/usr/bin:/bin", "HOME": str(root)})
+    subprocess.run(
+        ["git", "-C", str(root), *args],
+        check=True,
+        capture_output=True,
+        env={
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@t",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@t",
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(root),
+        },
+    )
 
 
 def _commit(root: Path, files: dict[str, str], message: str) -> None:
@@ -26,11 +37,24 @@ def _commit(root: Path, files: dict[str, str], message: str) -> None:
 
 def _history(root: Path) -> None:
     _git(root, "init", "-q")
-    _commit(root, {"src/quota.py": "def quota_limit(user):\n    return 10\n", "src/shapes.pyi": "X: int\n",
-                   "src/other.py": "def other():\n    return 0\n"}, "start")
+    _commit(
+        root,
+        {
+            "src/quota.py": "def quota_limit(user):\n    return 10\n",
+            "src/shapes.pyi": "X: int\n",
+            "src/other.py": "def other():\n    return 0\n",
+        },
+        "start",
+    )
     for i in range(2):
-        _commit(root, {"src/quota.py": f"def quota_limit(user):\n    return {11 + i}\n",
-                       "src/shapes.pyi": f"X: int\nY{i}: int\n"}, f"change {i}")
+        _commit(
+            root,
+            {
+                "src/quota.py": f"def quota_limit(user):\n    return {11 + i}\n",
+                "src/shapes.pyi": f"X: int\nY{i}: int\n",
+            },
+            f"change {i}",
+        )
 
 
 def test_pairs_need_two_commits_and_skip_bulk_commits():

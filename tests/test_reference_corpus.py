@@ -3,6 +3,7 @@
 This runs the real retrieval suite (the lead's scoring rules) over every case of
 ``corpus/corpus.json`` against ``builtin``, ``bm25`` and ``random``.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -21,8 +22,9 @@ def summary(tmp_path_factory: pytest.TempPathFactory) -> dict:
     base = tmp_path_factory.mktemp("corpus-run")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("WORKBENCH_CACHE_DIR", str(base / "cache"))
-        result = run_eval(CORPUS, suites=["retrieval"], targets=["builtin", "bm25", "random"],
-                          out_dir=base / "runs", progress=False)
+        result = run_eval(
+            CORPUS, suites=["retrieval"], targets=["builtin", "bm25", "random"], out_dir=base / "runs", progress=False
+        )
     return result.summary["suites"]["retrieval"]
 
 

@@ -1,4 +1,5 @@
 """What a file says about itself (docstrings, a leading comment) is a field; stems join word forms."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -16,8 +17,9 @@ def test_docstrings_and_leading_comments_give_doc_terms():
     outline = python_outline(source)
     assert outline.docs == ["Retry with backoff.", "Pumps water."]
     assert set(doc_terms(outline, "")) == set(terms("retry backoff pumps water"))
-    assert set(doc_terms(Outline(), "// Package ledger keeps accounts.\npackage ledger\n")) == \
-        set(terms("package ledger keeps accounts"))
+    assert set(doc_terms(Outline(), "// Package ledger keeps accounts.\npackage ledger\n")) == set(
+        terms("package ledger keeps accounts")
+    )
     assert doc_terms(Outline(), "package ledger\n// not a header\n") == {}
 
 
@@ -27,9 +29,11 @@ def test_stemming_joins_scans_and_scanner():
 
 def test_the_file_that_says_what_it_does_ranks_first(tmp_path: Path):
     """The same words, once as the module's docstring and once as a trailing comment."""
-    files = {"pkg/pump.py": '"""Retry failed uploads with exponential backoff."""\n\ndef run(job):\n    return job\n',
-             "pkg/jobs.py": "def run(job):\n    return job\n\n# Retry failed uploads with exponential backoff.\n",
-             "pkg/misc.py": "def noop():\n    return None\n"}
+    files = {
+        "pkg/pump.py": '"""Retry failed uploads with exponential backoff."""\n\ndef run(job):\n    return job\n',
+        "pkg/jobs.py": "def run(job):\n    return job\n\n# Retry failed uploads with exponential backoff.\n",
+        "pkg/misc.py": "def noop():\n    return None\n",
+    }
     for rel, text in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)

@@ -1,4 +1,5 @@
 """Per-file extraction: Python/TS/JS/Go outlines, routes, message literals, catalogs."""
+
 from __future__ import annotations
 
 import random
@@ -70,8 +71,10 @@ def test_commonjs_exports():
 
 
 def test_go_outline():
-    src = b'package stock\nimport (\n "fmt"\n s "example.com/m/pkg/sku"\n)\n' \
-          b'type Service struct{}\nfunc (s *Service) Reserve() {}\nfunc helper() {}\n'
+    src = (
+        b'package stock\nimport (\n "fmt"\n s "example.com/m/pkg/sku"\n)\n'
+        b"type Service struct{}\nfunc (s *Service) Reserve() {}\nfunc helper() {}\n"
+    )
     outline = tree_outline(src, ".go")
     assert outline.package == "stock"
     assert ("Service.Reserve", "method") in {(n, k) for n, k, _ in outline.symbols}
@@ -82,7 +85,8 @@ def test_go_outline():
 def test_routes_served_and_called():
     nest = "@Controller('orders')\nclass C {\n  @Post(':id/cancel')\n  cancel() {}\n}\n"
     assert [(r.role, r.method, r.segments) for r in extract_routes("c.ts", nest)] == [
-        ("serve", "POST", ("orders", ":", "cancel"))]
+        ("serve", "POST", ("orders", ":", "cancel"))
+    ]
     express = "router.delete('/:id', notesController.remove);\napp.use('/notes', notesRouter);\n"
     routes = extract_routes("r.js", express)
     assert ("serve", "DELETE", (":",), "notesController.remove") in [tuple(r) for r in routes]
@@ -93,7 +97,9 @@ def test_routes_served_and_called():
     assert extract_routes("r.py", flask)[0][:3] == ("serve", "POST", ("invoices", ":", "pay"))
     client = "fetch('/api/orders/' + id + '/cancel', { method: 'POST' });\nhttp.post<T>(`/users/${id}`);\n"
     assert {(r.method, r.segments) for r in extract_routes("c.ts", client)} == {
-        ("POST", ("api", "orders", ":", "cancel")), ("POST", ("users", ":"))}
+        ("POST", ("api", "orders", ":", "cancel")),
+        ("POST", ("users", ":")),
+    }
 
 
 def test_decorator_calls_that_are_not_routes():
@@ -102,8 +108,11 @@ def test_decorator_calls_that_are_not_routes():
 
 def test_route_matching_aligns_from_the_end():
     assert normalize("https://h/api/orders/${id}/cancel?x=1") == ("api", "orders", ":", "cancel")
-    assert match(normalize("/orders/:id/cancel"), ("orders", ":", "cancel")) > \
-        match(normalize("/orders/:id/cancel"), (":", "cancel")) > 0
+    assert (
+        match(normalize("/orders/:id/cancel"), ("orders", ":", "cancel"))
+        > match(normalize("/orders/:id/cancel"), (":", "cancel"))
+        > 0
+    )
     assert match(("api", "orders", ":", "cancel"), ("orders", ":", "cancel")) > 0
     assert match(("orders", ":"), ("orders", ":", "cancel")) == 0  # literal vs literal conflict
     assert match((":",), (":",)) == 0  # a bare parameter matches nothing
@@ -112,10 +121,10 @@ def test_route_matching_aligns_from_the_end():
 def test_message_literals_and_catalogs():
     messages, keys = code_literals("raise X(f\"Invoice {n} is already paid\")  # don't, it's\nt('cart.empty')\n")
     assert messages == ["Invoice {n} is already paid"] and keys == ["cart.empty"]
-    assert message_words("Invoice {invoice_id} is already paid") == tuple(
-        message_words("invoice is already paid"))
+    assert message_words("Invoice {invoice_id} is already paid") == tuple(message_words("invoice is already paid"))
     assert ("cart.empty", "Your cart is empty") in catalog_entries(
-        "locales/en.json", '{"cart": {"empty": "Your cart is empty"}}')
+        "locales/en.json", '{"cart": {"empty": "Your cart is empty"}}'
+    )
     assert ("cart.empty", "Vide") in catalog_entries("locales/fr.yaml", "cart:\n  empty: Vide\n")
     assert ("Cart", "Panier") in catalog_entries("fr.po", 'msgid "Cart"\nmsgstr "Panier"\n')
 
@@ -162,9 +171,15 @@ except* ValueError:
     outline = python_outline(src)
     # a try's handlers come after its else and finally blocks; match and except* bodies are not walked
     assert [i.spec for i in outline.imports] == ["a", "c", "d", "b"]
-    assert outline.symbols == [("Outer", "class", 10), ("Outer.Inner", "class", 11),
-                               ("Outer.Inner.deep", "method", 12), ("Outer.Inner.local", "method", 13),
-                               ("X", "constant", 14), ("Y", "constant", 14), ("X", "constant", 15)]
+    assert outline.symbols == [
+        ("Outer", "class", 10),
+        ("Outer.Inner", "class", 11),
+        ("Outer.Inner.deep", "method", 12),
+        ("Outer.Inner.local", "method", 13),
+        ("X", "constant", 14),
+        ("Y", "constant", 14),
+        ("X", "constant", 15),
+    ]
     assert outline.exports == ["Outer", "X", "Y", "X"]
 
 

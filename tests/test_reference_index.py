@@ -1,4 +1,5 @@
 """Indexing a repository: the import graph, mount prefixes, the disk cache and the in-process memo."""
+
 from __future__ import annotations
 
 import json
@@ -81,8 +82,9 @@ def test_mount_prefix_reaches_the_mounted_router(repo: Path):
     assert [r.segments for d, r in ix.routes if d == notes] == [("notes", ":")]
 
 
-def test_second_build_reads_the_cache_and_never_writes_into_the_repo(repo: Path, cache_dir: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch):
+def test_second_build_reads_the_cache_and_never_writes_into_the_repo(
+    repo: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+):
     before = sorted(p.relative_to(repo) for p in repo.rglob("*"))
     first = build(repo)
     assert any(cache_dir.iterdir())
@@ -100,6 +102,7 @@ def test_an_edit_reparses_only_the_changed_file(repo: Path, cache_dir: Path, mon
     def spy(root, rels, sizes):
         seen.extend(rels)
         return parallel.extract_batches(root, rels, sizes)
+
     monkeypatch.setattr(index_module, "extract_batches", spy)
     ix = build(repo)
     assert seen == ["app/db.py"]
@@ -124,11 +127,13 @@ def test_missing_repository_is_a_target_error(tmp_path: Path):
 
 def test_concurrent_loads_build_once(repo: Path, monkeypatch: pytest.MonkeyPatch):
     from concurrent.futures import ThreadPoolExecutor
+
     calls: list[int] = []
 
     def counting(root, rels, sizes):
         calls.append(len(rels))
         return parallel.extract_batches(root, rels, sizes)
+
     monkeypatch.setattr(index_module, "extract_batches", counting)
     with ThreadPoolExecutor(4) as pool:
         loaded = list(pool.map(lambda _: load_index(repo), range(8)))
@@ -160,8 +165,13 @@ print(json.dumps([pool_used, pooled == serial, parallel.extract_all(root, rels, 
 
 def test_worker_pool_agrees_with_serial_parsing_and_survives_a_crashed_worker(repo: Path):
     rels = [rel for rel in FILES if not rel.startswith("ignored")]
-    out = subprocess.run([sys.executable, "-c", _POOL_CHECK, str(repo), *rels], cwd=Path(__file__).parent.parent,
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", _POOL_CHECK, str(repo), *rels],
+        cwd=Path(__file__).parent.parent,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == [True, True, True]  # pool used; same facts; crash -> parsed here
 
@@ -216,6 +226,7 @@ def test_no_cache_entry_is_written_inside_the_indexed_repo(repo: Path, monkeypat
 def test_loaded_indexes_are_bounded(tmp_path, monkeypatch) -> None:
     """A run over many snapshots keeps only the most recently used indexes in memory."""
     from workbench.reference.memo import BoundedMemo
+
     monkeypatch.setenv("WORKBENCH_LOADED_INDEXES", "2")
     memo: BoundedMemo[int] = BoundedMemo()
     for i in range(5):

@@ -1,4 +1,5 @@
 """Context packs of the reference engine: each query shape, demotion, pairing, fallback, rendering."""
+
 from __future__ import annotations
 
 import json
@@ -27,21 +28,24 @@ def primary(query: str, *names: str) -> list[str]:
     return [ref.path for ref in pack(query, *names).primary]
 
 
-@pytest.mark.parametrize("query,fixture,first", [
-    # a named file, by base name or by path
-    ("why does users.service.ts hash with bcrypt", "shop-api", "src/users/users.service.ts"),
-    ("look at internal/stock/ledger.go", "go-inventory", "internal/stock/ledger.go"),
-    # a named symbol, whatever its spelling
-    ("PaymentsService.refund passes the wrong reason", "shop-api", "src/payments/payments.service.ts"),
-    ("user_repository saves stale users", "py-billing", "billing/repositories/user_repository.py"),
-    # an error message: the code that raises it
-    ('"Insufficient stock for SKU" when the shelf is full', "shop-api", "src/inventory/inventory.service.ts"),
-    ('error: unknown destination warehouse "xyz"', "go-inventory", "internal/warehouse/transfer.go"),
-    # demotion: code first, unless the task is about tests or translations
-    ("stock reservation logic oversells", "go-inventory", "internal/stock/stock.go"),
-    ("stock reservation test oversells", "go-inventory", "internal/stock/stock_test.go"),
-    ("French translation of the remove button", "i18n-storefront", "src/locales/fr.json"),
-])
+@pytest.mark.parametrize(
+    "query,fixture,first",
+    [
+        # a named file, by base name or by path
+        ("why does users.service.ts hash with bcrypt", "shop-api", "src/users/users.service.ts"),
+        ("look at internal/stock/ledger.go", "go-inventory", "internal/stock/ledger.go"),
+        # a named symbol, whatever its spelling
+        ("PaymentsService.refund passes the wrong reason", "shop-api", "src/payments/payments.service.ts"),
+        ("user_repository saves stale users", "py-billing", "billing/repositories/user_repository.py"),
+        # an error message: the code that raises it
+        ('"Insufficient stock for SKU" when the shelf is full', "shop-api", "src/inventory/inventory.service.ts"),
+        ('error: unknown destination warehouse "xyz"', "go-inventory", "internal/warehouse/transfer.go"),
+        # demotion: code first, unless the task is about tests or translations
+        ("stock reservation logic oversells", "go-inventory", "internal/stock/stock.go"),
+        ("stock reservation test oversells", "go-inventory", "internal/stock/stock_test.go"),
+        ("French translation of the remove button", "i18n-storefront", "src/locales/fr.json"),
+    ],
+)
 def test_first_primary_file(query: str, fixture: str, first: str):
     assert primary(query, fixture)[0] == first
 
@@ -137,13 +141,18 @@ def test_a_name_in_one_convention_finds_a_file_named_in_another(tmp_path: Path, 
     assert result.primary[0].reason == f"named in the task ({mention})"
 
 
-def test_among_equal_matches_the_widely_imported_file_ranks_first(tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch):
+def test_among_equal_matches_the_widely_imported_file_ranks_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     from workbench.reference import pack as pack_module
+
     body = "def exponential_backoff(attempt, jitter):\n    return 2 ** attempt + jitter\n"
-    for rel, text in {"alpha/__init__.py": "", "alpha/util.py": body, "shared/__init__.py": "",
-                      "shared/util.py": body, "app/__init__.py": "",
-                      **{f"app/user{i}.py": "from shared import util\n" for i in range(3)}}.items():
+    for rel, text in {
+        "alpha/__init__.py": "",
+        "alpha/util.py": body,
+        "shared/__init__.py": "",
+        "shared/util.py": body,
+        "app/__init__.py": "",
+        **{f"app/user{i}.py": "from shared import util\n" for i in range(3)},
+    }.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)
     query = "exponential backoff with jitter"

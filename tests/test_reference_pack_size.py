@@ -1,4 +1,5 @@
 """The pack's size follows its scores: filled while they stay flat, cut where they drop."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -25,17 +26,21 @@ def test_a_flat_distribution_fills_the_pack(tmp_path: Path):
 
 def test_the_pack_stops_where_scores_drop(tmp_path: Path):
     files = {"src/refunds.py": "class RefundPolicy:\n    def refund_window(self):\n        return 'refund window'\n"}
-    files |= {f"src/mod_{i}.py": f"def helper_{i}():\n    # the window of the widget {i}\n    return {i}\n"
-              for i in range(6)}
+    files |= {
+        f"src/mod_{i}.py": f"def helper_{i}():\n    # the window of the widget {i}\n    return {i}\n" for i in range(6)
+    }
     pack = build_pack("refund window policy", [_write(tmp_path, files)])
     assert [ref.path for ref in pack.primary][0] == "src/refunds.py"
     assert len(pack.primary) < MAX_PRIMARY
 
 
 def test_docs_and_config_fill_no_place_after_the_first(tmp_path: Path):
-    files = {"src/cache.py": "def cache_expiry():\n    return 'cache expiry'\n",
-             "README.md": "cache expiry cache expiry\n", "settings.yaml": "cache_expiry: 3\n",
-             "src/store.py": "def store_cache_expiry():\n    return 'cache'\n"}
+    files = {
+        "src/cache.py": "def cache_expiry():\n    return 'cache expiry'\n",
+        "README.md": "cache expiry cache expiry\n",
+        "settings.yaml": "cache_expiry: 3\n",
+        "src/store.py": "def store_cache_expiry():\n    return 'cache'\n",
+    }
     pack = build_pack("cache expiry", [_write(tmp_path, files)])
     paths = [ref.path for ref in pack.primary]
     assert paths[0] == "src/cache.py" and "src/store.py" in paths
@@ -43,8 +48,10 @@ def test_docs_and_config_fill_no_place_after_the_first(tmp_path: Path):
 
 
 def test_the_text_shows_the_head_in_full_and_the_fill_as_outlines(tmp_path: Path):
-    files = {"app/checkout.py": "from app.ledger import post\n\ndef checkout_cart(cart):\n    return post(cart)\n",
-             "app/ledger.py": "def post(entry):\n    return entry\n\n\ndef reverse(entry):\n    return -entry\n"}
+    files = {
+        "app/checkout.py": "from app.ledger import post\n\ndef checkout_cart(cart):\n    return post(cart)\n",
+        "app/ledger.py": "def post(entry):\n    return entry\n\n\ndef reverse(entry):\n    return -entry\n",
+    }
     pack = build_pack("checkout cart", [_write(tmp_path, files)])
     assert [ref.path for ref in pack.primary] == ["app/checkout.py", "app/ledger.py"]
     assert "def checkout_cart(cart):" in pack.text  # the match, in full

@@ -1,4 +1,5 @@
 """Path terms: route groups, bracket parameters and files whose own name says nothing."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -20,10 +21,12 @@ def test_a_parameter_or_generic_file_is_named_by_its_folder():
 
 
 def test_a_bracket_page_is_found_by_its_folder(tmp_path: Path):
-    files = {"app/(tabs)/explore/[id].tsx": "export default function Screen() { return null }\n",
-             "app/(tabs)/home.tsx": "export default function Home() { return null }\n",
-             "app/(tabs)/settings.tsx": "export default function Settings() { return null }\n",
-             "lib/explorer_utils.ts": "export const ratio = 1\n"}
+    files = {
+        "app/(tabs)/explore/[id].tsx": "export default function Screen() { return null }\n",
+        "app/(tabs)/home.tsx": "export default function Home() { return null }\n",
+        "app/(tabs)/settings.tsx": "export default function Settings() { return null }\n",
+        "lib/explorer_utils.ts": "export const ratio = 1\n",
+    }
     for rel, text in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text)

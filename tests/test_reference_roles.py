@@ -1,4 +1,5 @@
 """Role words are file-kind hints, question scaffolding weighs little, templates render from code."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -43,10 +44,12 @@ STORE = "export function markDone(o) {\n  o.state = 'cancel'\n  return o\n}\n"
 
 
 @pytest.mark.parametrize("boost, first", [(pack_module.ROLE_BOOST, "src/orders.js"), (1.0, "src/order_store.js")])
-def test_a_role_word_lifts_the_file_of_that_kind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                 boost: float, first: str):
-    repo = _write(tmp_path, {"src/orders.js": ROUTES, "src/order_store.js": STORE,
-                             "src/users.js": "export const users = []\n"})
+def test_a_role_word_lifts_the_file_of_that_kind(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, boost: float, first: str
+):
+    repo = _write(
+        tmp_path, {"src/orders.js": ROUTES, "src/order_store.js": STORE, "src/users.js": "export const users = []\n"}
+    )
     monkeypatch.setattr(pack_module, "ROLE_BOOST", boost)
     assert build_pack("the endpoint to cancel an order", [repo]).primary[0].path == first
 
@@ -62,10 +65,14 @@ def test_templates_are_a_kind_and_code_names_them():
 
 
 def test_a_template_brings_the_code_that_renders_it(tmp_path: Path):
-    repo = _write(tmp_path, {
-        "views/emails/welcome.hbs": "<h1>Welcome aboard, {{name}}!</h1>\n<p>Your trial lasts 14 days.</p>\n",
-        "src/mailer.js": "export function sendSignupMail(user) {\n  return render('emails/welcome', user)\n}\n",
-        "src/billing.js": "export function charge(card) { return card }\n"})
+    repo = _write(
+        tmp_path,
+        {
+            "views/emails/welcome.hbs": "<h1>Welcome aboard, {{name}}!</h1>\n<p>Your trial lasts 14 days.</p>\n",
+            "src/mailer.js": "export function sendSignupMail(user) {\n  return render('emails/welcome', user)\n}\n",
+            "src/billing.js": "export function charge(card) { return card }\n",
+        },
+    )
     pack = build_pack("say the trial lasts 30 days", [repo])
     paths = [ref.path for ref in [*pack.primary, *pack.related]]
     assert paths[0] == "views/emails/welcome.hbs"

@@ -1,4 +1,5 @@
 """Symbol search of the reference engine, and the shipped ranking golden sets."""
+
 from __future__ import annotations
 
 import json
@@ -6,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from workbench.contract import Repo, capabilities
 from workbench.corpus import validate_corpus
 from workbench.errors import TargetError
-from workbench.suites.goldens import load_golden
 from workbench.reference import index as index_module
 from workbench.reference import symtable
 from workbench.reference.extract import extract_file
 from workbench.reference.search import runs, search
-from workbench.contract import Repo, capabilities
+from workbench.suites.goldens import load_golden
 from workbench.targets.builtin import BuiltinTarget
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,7 +43,7 @@ def parse_header(raw):
     """Mentions parse header parse header parse header in its docs."""
     return []
 ''',
-    "stock/ledger.go": '''package stock
+    "stock/ledger.go": """package stock
 
 // Ledger is the history of stock movements.
 type Ledger struct{ entries []int }
@@ -54,8 +55,8 @@ type Account struct{}
 
 // Balance is an account's money, nothing to do with stock.
 func (a *Account) Balance() int { return 0 }
-''',
-    "web/cart.ts": '''export class Cart {
+""",
+    "web/cart.ts": """export class Cart {
   /** Total price of the cart in cents, discounts applied. */
   total(): number { return 0; }
 
@@ -63,11 +64,14 @@ func (a *Account) Balance() int { return 0 }
 }
 
 export const MAX_ITEMS = 50;
-''',
-    "server/pool.py": 'def shutdown(workers):\n    return workers\n\n\ndef shut_window():\n    """Shut the window."""\n',
+""",
+    "server/pool.py": (
+        'def shutdown(workers):\n    return workers\n\n\ndef shut_window():\n    """Shut the window."""\n'
+    ),
     "billing/test_reminders.py": "def test_send_reminder_for_overdue_invoice():\n    assert True\n",
-    "web/many.ts": "".join(f"export function cartHelper{i}(cart: number): number {{ return cart; }}\n"
-                           for i in range(6)),
+    "web/many.ts": "".join(
+        f"export function cartHelper{i}(cart: number): number {{ return cart; }}\n" for i in range(6)
+    ),
     "web/checkout.ts": "export function checkoutCart(cart: number): number { return cart; }\n",
     "docs/DEPLOYMENT.md": "# Deployment\n\nKubernetes helm chart rollout steps.\n",
     "config/settings.json": '{"kubernetes": {"replicas": 3}}\n',
@@ -94,28 +98,36 @@ def pairs(query: str, repo: Repo, top_k: int = 20) -> list[tuple[str, str]]:
     return [(hit.file, hit.symbol) for hit in search(query, repo, top_k)]
 
 
-@pytest.mark.parametrize("query,first", [
-    # an exact identifier is pinned above a file whose docs repeat its words
-    ("parse_header", ("billing/reminders.py", "parse_header")),
-    ("parse_header() returns the wrong parts", ("billing/reminders.py", "parse_header")),
-    ("parse_header: email reminder to the customer for an overdue invoice", ("billing/reminders.py", "parse_header")),
-    ("_parse_header", ("billing/reminders.py", "_parse_header")),  # as written beats the public twin
-    # a qualified mention picks the owner's method; a one-word query names a symbol
-    ("Ledger.Balance", ("stock/ledger.go", "Ledger.Balance")),
-    ("Account.Balance", ("stock/ledger.go", "Account.Balance")),
-    ("MAX_ITEMS", ("web/cart.ts", "MAX_ITEMS")),
-    # natural language: name words, owner, doc comments and docstrings
-    ("email a reminder about an overdue invoice", ("billing/reminders.py", "send_reminder")),
-    ("total price of the cart", ("web/cart.ts", "Cart.total")),
-    ("sum the stock movements", ("stock/ledger.go", "Ledger.Balance")),
-    ("add an item to the cart", ("web/cart.ts", "Cart.addItem")),
-    # adjacent words count joined: a phrasal verb meets the name that writes it as one word
-    ("shut down the workers", ("server/pool.py", "shutdown")),
-    # tests come after the code they test, unless the query is about tests
-    ("send reminder for an overdue invoice", ("billing/reminders.py", "send_reminder")),
-    ("test send reminder for an overdue invoice",
-     ("billing/test_reminders.py", "test_send_reminder_for_overdue_invoice")),
-])
+@pytest.mark.parametrize(
+    "query,first",
+    [
+        # an exact identifier is pinned above a file whose docs repeat its words
+        ("parse_header", ("billing/reminders.py", "parse_header")),
+        ("parse_header() returns the wrong parts", ("billing/reminders.py", "parse_header")),
+        (
+            "parse_header: email reminder to the customer for an overdue invoice",
+            ("billing/reminders.py", "parse_header"),
+        ),
+        ("_parse_header", ("billing/reminders.py", "_parse_header")),  # as written beats the public twin
+        # a qualified mention picks the owner's method; a one-word query names a symbol
+        ("Ledger.Balance", ("stock/ledger.go", "Ledger.Balance")),
+        ("Account.Balance", ("stock/ledger.go", "Account.Balance")),
+        ("MAX_ITEMS", ("web/cart.ts", "MAX_ITEMS")),
+        # natural language: name words, owner, doc comments and docstrings
+        ("email a reminder about an overdue invoice", ("billing/reminders.py", "send_reminder")),
+        ("total price of the cart", ("web/cart.ts", "Cart.total")),
+        ("sum the stock movements", ("stock/ledger.go", "Ledger.Balance")),
+        ("add an item to the cart", ("web/cart.ts", "Cart.addItem")),
+        # adjacent words count joined: a phrasal verb meets the name that writes it as one word
+        ("shut down the workers", ("server/pool.py", "shutdown")),
+        # tests come after the code they test, unless the query is about tests
+        ("send reminder for an overdue invoice", ("billing/reminders.py", "send_reminder")),
+        (
+            "test send reminder for an overdue invoice",
+            ("billing/test_reminders.py", "test_send_reminder_for_overdue_invoice"),
+        ),
+    ],
+)
 def test_first_hit(repo: Repo, query: str, first: tuple[str, str]) -> None:
     assert pairs(query, repo)[0] == first
 
@@ -174,9 +186,14 @@ def test_runs_join_adjacent_words_stop_words_included() -> None:
     assert "shutdown" in runs("shut down the pool") and "login" in runs("log in, please")
 
 
-@pytest.mark.parametrize("query,top_k,message", [
-    (None, 5, "query must be a string"), ("x", -1, "top_k must be a non-negative integer"),
-    ("x", True, "top_k must be a non-negative integer")])
+@pytest.mark.parametrize(
+    "query,top_k,message",
+    [
+        (None, 5, "query must be a string"),
+        ("x", -1, "top_k must be a non-negative integer"),
+        ("x", True, "top_k must be a non-negative integer"),
+    ],
+)
 def test_bad_input_is_a_target_error(repo: Repo, query, top_k, message: str) -> None:
     with pytest.raises(TargetError, match=message):
         search(query, repo, top_k)
@@ -191,11 +208,14 @@ def test_builtin_target_searches(repo: Repo) -> None:
 def test_spans_take_the_comment_block_above_and_stop_at_the_next_symbol() -> None:
     data = FILES["stock/ledger.go"].encode()
     (ledger, balance, *_) = symtable.spans(data, [4, 7, 9, 12])
-    assert data[ledger[0]:ledger[1]].startswith(b"// Ledger is") and b"Balance sums" not in data[ledger[0]:ledger[1]]
-    assert data[balance[0]:balance[1]].startswith(b"// Balance sums")
+    assert (
+        data[ledger[0] : ledger[1]].startswith(b"// Ledger is") and b"Balance sums" not in data[ledger[0] : ledger[1]]
+    )
+    assert data[balance[0] : balance[1]].startswith(b"// Balance sums")
 
 
 # --- the shipped golden sets ---------------------------------------------------------------
+
 
 def _sets() -> list[dict]:
     return json.loads(CORPUS.read_text(encoding="utf-8"))["ranking"]

@@ -1,4 +1,5 @@
 """Tokenization of the reference engine: stems, identifier terms, symbol keys, kinds."""
+
 from __future__ import annotations
 
 import pytest
@@ -7,14 +8,17 @@ from workbench.reference.kinds import file_kind
 from workbench.reference.text import identifier_terms, stem, symbol_keys, terms
 
 
-@pytest.mark.parametrize("words", [
-    ("parse", "parser", "parsing", "parsed"),
-    ("validate", "validation", "validator", "validating"),
-    ("cancel", "cancelled", "cancellation", "canceling"),
-    ("install", "installer", "installation", "installing"),
-    ("verify", "verification", "verified"),
-    ("order", "orders", "ordering"),
-])
+@pytest.mark.parametrize(
+    "words",
+    [
+        ("parse", "parser", "parsing", "parsed"),
+        ("validate", "validation", "validator", "validating"),
+        ("cancel", "cancelled", "cancellation", "canceling"),
+        ("install", "installer", "installation", "installing"),
+        ("verify", "verification", "verified"),
+        ("order", "orders", "ordering"),
+    ],
+)
 def test_inflections_share_one_stem(words):
     assert len({stem(w) for w in words}) == 1, {w: stem(w) for w in words}
 
@@ -39,28 +43,32 @@ def test_symbol_keys_meet_any_spelling():
     assert "".join(stem(w) for w in ("changing", "password")) in keys
 
 
-@pytest.mark.parametrize("path,kind", [
-    ("src/orders/orders.controller.ts", "controller"),
-    ("src/orders/orders.service.spec.ts", "test"),
-    ("tests/test_tax.py", "test"),
-    ("internal/stock/stock_test.go", "test"),
-    ("src/locales/de.json", "translation"),
-    ("locales/fr/checkout.json", "translation"),
-    ("po/es.po", "translation"),
-    ("billing/services/users_service.py", "service"),
-    ("src/components/Cart.tsx", "component"),
-    ("migrations/0001_init.sql", "migration"),
-    ("README.md", "doc"),
-    ("package.json", "manifest"),
-    ("tsconfig.json", "config"),
-    ("lib/commands/install.js", "source"),
-])
+@pytest.mark.parametrize(
+    "path,kind",
+    [
+        ("src/orders/orders.controller.ts", "controller"),
+        ("src/orders/orders.service.spec.ts", "test"),
+        ("tests/test_tax.py", "test"),
+        ("internal/stock/stock_test.go", "test"),
+        ("src/locales/de.json", "translation"),
+        ("locales/fr/checkout.json", "translation"),
+        ("po/es.po", "translation"),
+        ("billing/services/users_service.py", "service"),
+        ("src/components/Cart.tsx", "component"),
+        ("migrations/0001_init.sql", "migration"),
+        ("README.md", "doc"),
+        ("package.json", "manifest"),
+        ("tsconfig.json", "config"),
+        ("lib/commands/install.js", "source"),
+    ],
+)
 def test_file_kinds(path, kind):
     assert file_kind(path) == kind
 
 
 def test_run_together_names_split_into_known_words():
     from workbench.reference.fields import compound_parts, path_fields
+
     words = frozenset({"arg", "parse", "http", "util", "file", "tar"})
     assert compound_parts("argparse", words) == ["arg", "parse"]
     assert compound_parts("parse", words) == []  # a known word stays whole

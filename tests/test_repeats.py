@@ -1,4 +1,5 @@
 """``--repeat N``: pass^k, pass@k, flaky cases, per-case means, and the journal keyed by repeat."""
+
 from __future__ import annotations
 
 import json
@@ -77,8 +78,11 @@ def test_the_journal_keys_outcomes_by_repeat_and_a_resume_finishes_the_repeats(t
             raise KeyboardInterrupt
 
     with pytest.raises(RunStopped) as stopped:
-        run(load_corpus(corpus), RunOptions(targets=[FLAKY], out_dir=tmp_path / "runs", progress=False, repeat=3),
-            on_case=stop)
+        run(
+            load_corpus(corpus),
+            RunOptions(targets=[FLAKY], out_dir=tmp_path / "runs", progress=False, repeat=3),
+            on_case=stop,
+        )
     journal = Path(stopped.value.journal)
     records = read_outcomes(journal)
     assert [r["repeat"] for r in records] == [0] * 6 + [1] * 2
@@ -94,14 +98,16 @@ def test_the_journal_keys_outcomes_by_repeat_and_a_resume_finishes_the_repeats(t
 
 def test_repeat_on_the_command_line(tmp_path, capsys) -> None:
     corpus = scale_corpus(tmp_path, cases=6)
-    code = main(["run", "--corpus", str(corpus), "--target", FLAKY, "--out", str(tmp_path / "runs"),
-                 "--repeat", "3", "--json"])
+    code = main(
+        ["run", "--corpus", str(corpus), "--target", FLAKY, "--out", str(tmp_path / "runs"), "--repeat", "3", "--json"]
+    )
     summary = json.loads(capsys.readouterr().out)
     assert code in (0, 1) and summary["suites"]["retrieval"]["flaky"]["repeats"]["k"] == 3
 
 
 def test_merged_shards_of_a_repeated_run_keep_its_repeats_section(tmp_path) -> None:
     from workbench.run.merge import merge_runs
+
     corpus = scale_corpus(tmp_path, cases=12)
     whole = _run(corpus, tmp_path / "whole", 3)
     shards = [_run(corpus, tmp_path / "shards", 3, shard=(i, 2)) for i in range(2)]
@@ -112,6 +118,7 @@ def test_merged_shards_of_a_repeated_run_keep_its_repeats_section(tmp_path) -> N
 
 def test_the_repeats_view_shows_pass_k_and_the_flaky_cases(tmp_path) -> None:
     from workbench.report import views
+
     corpus = scale_corpus(tmp_path, cases=12)
     flaky, pass_all, _ = _expected(corpus, 3)
     result = _run(corpus, tmp_path / "runs", 3)
@@ -126,6 +133,7 @@ def test_the_repeats_view_shows_pass_k_and_the_flaky_cases(tmp_path) -> None:
 
 def test_comparisons_pair_each_cases_mean_and_say_so(tmp_path) -> None:
     from workbench.analysis import compare
+
     corpus = scale_corpus(tmp_path, cases=12)
     repeated, single = _run(corpus, tmp_path / "a", 3), _run(corpus, tmp_path / "b", 1)
     comparison = compare(single, repeated)

@@ -1,4 +1,5 @@
 """HTML conversion and the index page (no kernel: executed notebooks are built by hand)."""
+
 from __future__ import annotations
 
 import base64
@@ -10,8 +11,8 @@ import pytest
 
 import workbench as wb
 from workbench.errors import RenderError
-from workbench.report.render import Page, notebook_paths, to_html, write_index, write_runs_index
 from workbench.report._kernels import declared
+from workbench.report.render import Page, notebook_paths, to_html, write_index, write_runs_index
 
 from .report_runs import build_run
 
@@ -24,15 +25,31 @@ def executed_notebook() -> nbformat.NotebookNode:
     params.metadata["tags"] = ["parameters"]
     injected = nbformat.v4.new_code_cell('run_dir = "/x"')  # papermill gives it a random id
     injected.metadata["tags"] = ["injected-parameters"]
-    table = nbformat.v4.new_code_cell("wb.views.verdicts(run)", id="table", execution_count=3, outputs=[
-        nbformat.v4.new_output("execute_result", {"text/html": "<table><tr><td>PASS</td></tr></table>",
-                                                  "text/plain": "frame"}, execution_count=3)])
-    figure = nbformat.v4.new_code_cell("wb.plots.floors(run)", id="figure", execution_count=4, outputs=[
-        nbformat.v4.new_output("execute_result", {"image/png": PNG, "text/plain": "<Figure>"}, execution_count=4)])
+    table = nbformat.v4.new_code_cell(
+        "wb.views.verdicts(run)",
+        id="table",
+        execution_count=3,
+        outputs=[
+            nbformat.v4.new_output(
+                "execute_result",
+                {"text/html": "<table><tr><td>PASS</td></tr></table>", "text/plain": "frame"},
+                execution_count=3,
+            )
+        ],
+    )
+    figure = nbformat.v4.new_code_cell(
+        "wb.plots.floors(run)",
+        id="figure",
+        execution_count=4,
+        outputs=[
+            nbformat.v4.new_output("execute_result", {"image/png": PNG, "text/plain": "<Figure>"}, execution_count=4)
+        ],
+    )
     text = nbformat.v4.new_markdown_cell("# Scoreboard\n\nMath like $x^2$ needs no script.", id="md")
-    return nbformat.v4.new_notebook(cells=[params, injected, text, table, figure],
-                                    metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                                  "language": "python"}})
+    return nbformat.v4.new_notebook(
+        cells=[params, injected, text, table, figure],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+    )
 
 
 def test_html_hides_code_embeds_figures_and_loads_nothing_from_the_network() -> None:
@@ -40,7 +57,7 @@ def test_html_hides_code_embeds_figures_and_loads_nothing_from_the_network() -> 
     assert re.search(r'<img [^>]*src="data:image/png;base64,' + re.escape(PNG[:20]), page)
     assert "<table><tr><td>PASS</td></tr></table>" in page and "<h1" in page
     assert "wb.plots.floors" not in page and "run_dir" not in page  # inputs hidden
-    assert not re.search(r'<script[^>]+src=', page), "a script is fetched"
+    assert not re.search(r"<script[^>]+src=", page), "a script is fetched"
     assert not re.search(r'<link[^>]+href="https?:', page)
     assert "mathjax" not in page.lower() and "require.js" not in page
 
@@ -67,8 +84,10 @@ def test_index_links_every_page_and_marks_failures(tmp_path: Path) -> None:
     run = wb.views.open_run(build_run(tmp_path / "runs", suites=("retrieval", "findings")))
     out = tmp_path / "html" / run.run_id
     out.mkdir(parents=True)
-    pages = [Page("scoreboard", out / "scoreboard.html", out / "scoreboard.ipynb", 1.0),
-             Page("ranking", out / "ranking.html", out / "ranking.ipynb", 1.0, "In [4] `x`: KeyError: 'y'")]
+    pages = [
+        Page("scoreboard", out / "scoreboard.html", out / "scoreboard.ipynb", 1.0),
+        Page("ranking", out / "ranking.html", out / "ranking.ipynb", 1.0, "In [4] `x`: KeyError: 'y'"),
+    ]
     index = write_index(run, pages, out).read_text()
     assert '<a href="scoreboard.html">scoreboard</a>' in index and '<a href="ranking.ipynb">notebook</a>' in index
     assert "<b>failed</b>: In [4] `x`: KeyError: &#x27;y&#x27;" in index
@@ -93,12 +112,15 @@ def test_only_declared_parameters_are_passed(tmp_path: Path) -> None:
 def test_lab_opens_jupyterlab_on_the_notebooks(monkeypatch: pytest.MonkeyPatch) -> None:
     import workbench.report.lab as lab
     from workbench.cli import main
+
     seen: list[list[str]] = []
     import workbench.report
+
     monkeypatch.setattr(workbench.report, "serve_lab", lambda command: seen.append(command) or 7, raising=False)
     monkeypatch.setattr(lab.os, "geteuid", lambda: 1000)
     assert main(["lab", "--no-browser"]) == 7
     from workbench.report.render import notebooks_dir
+
     assert seen[0][1:] == ["-m", "jupyterlab", f"--notebook-dir={notebooks_dir()}", "--no-browser"]
     monkeypatch.setattr(lab.os, "geteuid", lambda: 0)
     assert main(["lab", "--no-browser"]) == 7
@@ -107,10 +129,15 @@ def test_lab_opens_jupyterlab_on_the_notebooks(monkeypatch: pytest.MonkeyPatch) 
 
 def test_kernel_warmup_runs_before_the_first_notebook_and_leaves_counts_alone(tmp_path: Path) -> None:
     from workbench.report._kernels import KernelSlot, execute_notebook
+
     cell = nbformat.v4.new_code_cell("import sys; print(sys.warmed_by)")
     source = tmp_path / "probe.ipynb"
-    nbformat.write(nbformat.v4.new_notebook(cells=[cell], metadata={"kernelspec": {
-        "name": "python3", "display_name": "Python 3", "language": "python"}}), str(source))
+    nbformat.write(
+        nbformat.v4.new_notebook(
+            cells=[cell], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+        ),
+        str(source),
+    )
     slot = KernelSlot(tmp_path, "import sys; sys.warmed_by = 'warmup'")
     try:
         nb, error = execute_notebook(source, tmp_path / "out.ipynb", {}, slot, timeout=60)
@@ -125,17 +152,26 @@ def test_notebook_machinery_loads_without_the_iri_grammar_which_stays_importable
     import importlib.util
     import subprocess
     import sys
-    code = ("import sys, workbench.report._kernels; loaded = 'rfc3987_syntax' in sys.modules\n"
-            "try:\n    import rfc3987_syntax; usable = 'yes'\nexcept ModuleNotFoundError:\n    usable = 'absent'\n"
-            "print(loaded, usable)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                          cwd=Path(__file__).resolve().parent.parent)
+
+    code = (
+        "import sys, workbench.report._kernels; loaded = 'rfc3987_syntax' in sys.modules\n"
+        "try:\n    import rfc3987_syntax; usable = 'yes'\nexcept ModuleNotFoundError:\n    usable = 'absent'\n"
+        "print(loaded, usable)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
     installed = importlib.util.find_spec("rfc3987_syntax") is not None
     assert done.stdout.split() == ["False", "yes" if installed else "absent"]
 
 
 def test_a_follower_notebook_waits_for_the_kernel_of_its_leader(tmp_path: Path) -> None:
     from workbench.report._kernels import Job, JobBoard
+
     board = JobBoard()
     for name in ("significance", "scoreboard", "baseline_diff", "retrieval", "ranking"):
         board.put(Job(tmp_path / f"{name}.ipynb", tmp_path, {}))
@@ -150,6 +186,7 @@ def test_a_follower_notebook_waits_for_the_kernel_of_its_leader(tmp_path: Path) 
 
 def test_a_follower_left_alone_goes_to_any_free_worker(tmp_path: Path) -> None:
     from workbench.report._kernels import Job, JobBoard
+
     board = JobBoard()
     for name in ("significance", "baseline_diff"):
         board.put(Job(tmp_path / f"{name}.ipynb", tmp_path, {}))

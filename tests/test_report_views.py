@@ -1,4 +1,5 @@
 """The display helpers behind the report notebooks: tables, notes, breakdowns, baseline diffs."""
+
 from __future__ import annotations
 
 import subprocess
@@ -10,8 +11,8 @@ import pytest
 
 import workbench as wb
 from workbench.columns import CASE, ERROR, METRIC, PASSED, SUITE, TARGET, VALUE
-from workbench.store.runs import write_run
 from workbench.report.views import Note
+from workbench.store.runs import write_run
 
 from .report_runs import build_run
 
@@ -21,27 +22,71 @@ def synthetic(tmp_path_factory: pytest.TempPathFactory) -> wb.Run:
     return wb.views.open_run(build_run(tmp_path_factory.mktemp("runs")))
 
 
-def tiny_run(root: Path, rows: list[dict], scores: list[dict], run_id: str = "tiny", k: int = 5,
-             targets: tuple[str, ...] = ("builtin",), suites: dict | None = None) -> Path:
+def tiny_run(
+    root: Path,
+    rows: list[dict],
+    scores: list[dict],
+    run_id: str = "tiny",
+    k: int = 5,
+    targets: tuple[str, ...] = ("builtin",),
+    suites: dict | None = None,
+) -> Path:
     """A hand-made run whose every value a test can predict."""
-    summary = {"passed": False, "suites": suites or {"retrieval": {t: {
-        "cases": 2, "passed_cases": 1, "metrics": {"mrr": 0.5}, "thresholds": {"mrr": 0.9}, "passed": False,
-        "failures": ["mrr 0.500 < 0.9"], "skipped": None} for t in targets}}}
-    manifest = {"run_id": run_id, "created": "2026-11-30T00:00:00Z", "corpus": {"path": "c.json", "k": k},
-                "targets": [{"name": t} for t in targets]}
+    summary = {
+        "passed": False,
+        "suites": suites
+        or {
+            "retrieval": {
+                t: {
+                    "cases": 2,
+                    "passed_cases": 1,
+                    "metrics": {"mrr": 0.5},
+                    "thresholds": {"mrr": 0.9},
+                    "passed": False,
+                    "failures": ["mrr 0.500 < 0.9"],
+                    "skipped": None,
+                }
+                for t in targets
+            }
+        },
+    }
+    manifest = {
+        "run_id": run_id,
+        "created": "2026-11-30T00:00:00Z",
+        "corpus": {"path": "c.json", "k": k},
+        "targets": [{"name": t} for t in targets],
+    }
     return write_run(root, run_id, manifest, summary, rows, pd.DataFrame(scores))
 
 
 def retrieval_row(case: str, passed: bool, ranks: dict, target: str = "builtin", **extra) -> dict:
-    return {SUITE: "retrieval", TARGET: target, CASE: case, PASSED: passed, ERROR: None, "seconds": 0.1,
-            "query": extra.pop("query", "list orders"), "fixtures": extra.pop("fixtures", ["api"]),
-            "fallback": not ranks, "expected": list(ranks), "expectedAnyOf": [], "returned": extra.pop("returned", []),
-            "related": [], "expected_ranks": ranks, "any_of_hit": None, "reasons": {}, **extra}
+    return {
+        SUITE: "retrieval",
+        TARGET: target,
+        CASE: case,
+        PASSED: passed,
+        ERROR: None,
+        "seconds": 0.1,
+        "query": extra.pop("query", "list orders"),
+        "fixtures": extra.pop("fixtures", ["api"]),
+        "fallback": not ranks,
+        "expected": list(ranks),
+        "expectedAnyOf": [],
+        "returned": extra.pop("returned", []),
+        "related": [],
+        "expected_ranks": ranks,
+        "any_of_hit": None,
+        "reasons": {},
+        **extra,
+    }
 
 
 def test_absent_suite_is_one_note_not_an_error(synthetic: wb.Run) -> None:
-    for shown in (wb.views.harness_commands(synthetic), wb.views.gate_matrix(synthetic),
-                  wb.views.group_metrics(synthetic, "gate", "verdict")):
+    for shown in (
+        wb.views.harness_commands(synthetic),
+        wb.views.gate_matrix(synthetic),
+        wb.views.group_metrics(synthetic, "gate", "verdict"),
+    ):
         assert isinstance(shown, Note)
         assert "not run" in shown.text and shown._repr_html_().count("<p") == 1
 
@@ -80,10 +125,12 @@ def test_leaderboard_counts_cases_and_ranks_by_pass_rate(synthetic: wb.Run) -> N
 
 
 def test_failures_explain_why(tmp_path: Path) -> None:
-    rows = [retrieval_row("far", False, {"src/a.ts": 7}, returned=["x.ts"] * 7),
-            retrieval_row("gone", False, {"src/b.ts": None}),
-            retrieval_row("ok", True, {"src/c.ts": 1}),
-            {**retrieval_row("boom", False, {"src/d.ts": None}), ERROR: "TargetError: engine crashed"}]
+    rows = [
+        retrieval_row("far", False, {"src/a.ts": 7}, returned=["x.ts"] * 7),
+        retrieval_row("gone", False, {"src/b.ts": None}),
+        retrieval_row("ok", True, {"src/c.ts": 1}),
+        {**retrieval_row("boom", False, {"src/d.ts": None}), ERROR: "TargetError: engine crashed"},
+    ]
     run = wb.views.open_run(tiny_run(tmp_path, rows, []))
     why = wb.views.failures(run).data.set_index(CASE)["why"]
     assert why["far"] == "outside top 5: src/a.ts at rank 7"
@@ -98,8 +145,10 @@ def test_failures_note_when_everything_passed(tmp_path: Path) -> None:
 
 
 def test_retrieval_cases_show_ranks_marks_and_failures_first(tmp_path: Path) -> None:
-    rows = [retrieval_row("a-pass", True, {"src/a.ts": 1}, returned=["src/a.ts", "src/z.ts"]),
-            retrieval_row("b-fail", False, {"src/b.ts": 7}, returned=["src/z.ts"])]
+    rows = [
+        retrieval_row("a-pass", True, {"src/a.ts": 1}, returned=["src/a.ts", "src/z.ts"]),
+        retrieval_row("b-fail", False, {"src/b.ts": 7}, returned=["src/z.ts"]),
+    ]
     run = wb.views.open_run(tiny_run(tmp_path, rows, []))
     frame = wb.views.retrieval_cases(run).data
     assert list(frame[CASE]) == ["b-fail", "a-pass"]
@@ -109,20 +158,32 @@ def test_retrieval_cases_show_ranks_marks_and_failures_first(tmp_path: Path) -> 
     assert frame.set_index(CASE).loc["b-fail", "expected (rank)"] == "src/b.ts  #7  (outside top 5)"
 
 
-@pytest.mark.parametrize("query, shape", [
-    ("GET /api/orders/:id", "route"), ("fix the /users/{id} handler", "route"),
-    ("TypeError: cannot read property 'id' of undefined", "error message"),
-    ("where is checkout.service.ts", "file name"), ("usersService", "identifier"),
-    ("users_service", "identifier"), ("refund a payment", "short"),
-    ("how does the refund flow reach the ledger", "sentence"), (None, "short")])
+@pytest.mark.parametrize(
+    "query, shape",
+    [
+        ("GET /api/orders/:id", "route"),
+        ("fix the /users/{id} handler", "route"),
+        ("TypeError: cannot read property 'id' of undefined", "error message"),
+        ("where is checkout.service.ts", "file name"),
+        ("usersService", "identifier"),
+        ("users_service", "identifier"),
+        ("refund a payment", "short"),
+        ("how does the refund flow reach the ledger", "sentence"),
+        (None, "short"),
+    ],
+)
 def test_query_shape(query: str, shape: str) -> None:
     assert wb.views.query_shape(query) == shape
 
 
 def test_group_and_rank_breakdowns(tmp_path: Path) -> None:
-    rows = [retrieval_row("a", True, {"x.ts": 1}, fixtures=["api"]),
-            retrieval_row("b", False, {"y.ts": 6, "z.ts": None}, fixtures=["api", "web"])]
-    scores = [{SUITE: "retrieval", TARGET: "builtin", CASE: c, METRIC: "mrr", VALUE: v} for c, v in (("a", 1.0), ("b", 0.0))]
+    rows = [
+        retrieval_row("a", True, {"x.ts": 1}, fixtures=["api"]),
+        retrieval_row("b", False, {"y.ts": 6, "z.ts": None}, fixtures=["api", "web"]),
+    ]
+    scores = [
+        {SUITE: "retrieval", TARGET: "builtin", CASE: c, METRIC: "mrr", VALUE: v} for c, v in (("a", 1.0), ("b", 0.0))
+    ]
     run = wb.views.open_run(tiny_run(tmp_path, rows, scores))
     by_fixture = wb.views.retrieval_by_fixture(run).data.set_index("fixture")
     assert by_fixture.loc["api", "mrr"] == 1.0 and by_fixture.loc["api+web", "pass rate"] == 0.0
@@ -153,16 +214,35 @@ def test_findings_per_rule_counts_matched_extra_missed(synthetic: wb.Run) -> Non
 
 
 def test_gate_matrix_and_harness_commands_read_item_lists(tmp_path: Path) -> None:
-    gate = {SUITE: "gate", TARGET: "builtin", CASE: "secret", PASSED: False, ERROR: None, "seconds": 1.0,
-            "expectedVerdict": "FAIL", "verdict": "PASS",
-            "checks": [{"name": "Secret safety", "status": "PASS"}, {"name": "Changelog", "status": "WARN"}]}
-    harness = {SUITE: "harness", TARGET: "builtin", CASE: "node", PASSED: True, ERROR: None, "seconds": 2.0,
-               "commands": [{"command": "npm test", "group": "validate", "passed": True, "exitCode": 0}]}
+    gate = {
+        SUITE: "gate",
+        TARGET: "builtin",
+        CASE: "secret",
+        PASSED: False,
+        ERROR: None,
+        "seconds": 1.0,
+        "expectedVerdict": "FAIL",
+        "verdict": "PASS",
+        "checks": [{"name": "Secret safety", "status": "PASS"}, {"name": "Changelog", "status": "WARN"}],
+    }
+    harness = {
+        SUITE: "harness",
+        TARGET: "builtin",
+        CASE: "node",
+        PASSED: True,
+        ERROR: None,
+        "seconds": 2.0,
+        "commands": [{"command": "npm test", "group": "validate", "passed": True, "exitCode": 0}],
+    }
     suites = {"gate": {"builtin": {"cases": 1}}, "harness": {"builtin": {"cases": 1}}}
     run = wb.views.open_run(tiny_run(tmp_path, [gate, harness], [], suites=suites))
     matrix = wb.views.gate_matrix(run).data.set_index(CASE)
     assert matrix.loc["secret", ["Secret safety", "Changelog", "expectedVerdict", "verdict"]].tolist() == [
-        "PASS", "WARN", "FAIL", "PASS"]
+        "PASS",
+        "WARN",
+        "FAIL",
+        "PASS",
+    ]
     commands = wb.views.harness_commands(run).data
     assert commands.loc[0, "command"] == "npm test" and commands.loc[0, "exitCode"] == "0"
 
@@ -174,8 +254,9 @@ def test_latency_quantiles(tmp_path: Path) -> None:
     assert (frame["cases"], frame["mean"], frame["p50"], frame["max"]) == (10, 5.5, 5.5, 10.0)
 
 
-def test_open_run_defaults_to_the_latest_and_finds_runs_from_notebooks(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_open_run_defaults_to_the_latest_and_finds_runs_from_notebooks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     runs = tmp_path / "reports" / "runs"
     tiny_run(runs, [retrieval_row("a", True, {"a.ts": 1})], [], run_id="older")
     newest = tiny_run(runs, [retrieval_row("a", True, {"a.ts": 1})], [], run_id="newer")
@@ -186,8 +267,9 @@ def test_open_run_defaults_to_the_latest_and_finds_runs_from_notebooks(tmp_path:
     assert wb.views.open_run(None) is wb.views.open_run(None)
 
 
-def test_open_baseline_without_spec_or_with_a_bad_one_is_a_note(tmp_path: Path,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_open_baseline_without_spec_or_with_a_bad_one_is_a_note(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     assert "No baseline given" in wb.views.open_baseline(None).text
     assert "unavailable" in wb.views.open_baseline("no-such-baseline").text
@@ -199,14 +281,22 @@ def test_open_baseline_without_spec_or_with_a_bad_one_is_a_note(tmp_path: Path,
 def test_case_changes_against_a_baseline(tmp_path: Path) -> None:
     def side(run_id: str, passed: dict[str, bool]) -> wb.Run:
         rows = [retrieval_row(c, p, {"a.ts": 1 if p else None}) for c, p in passed.items()]
-        scores = [{SUITE: "retrieval", TARGET: "builtin", CASE: c, METRIC: "mrr", VALUE: float(p)} for c, p in passed.items()]
+        scores = [
+            {SUITE: "retrieval", TARGET: "builtin", CASE: c, METRIC: "mrr", VALUE: float(p)} for c, p in passed.items()
+        ]
         return wb.views.open_run(tiny_run(tmp_path, rows, scores, run_id=run_id))
+
     base = side("base", {"kept": True, "broken": True, "fixed": False, "dropped": True})
     run = side("cand", {"kept": True, "broken": False, "fixed": True, "added": True})
     comparison = wb.views.compare_runs(run, base)
     status = wb.views.case_status(comparison).set_index(CASE)["status"]
-    assert status.to_dict() == {"kept": "unchanged", "broken": "regressed", "fixed": "improved",
-                                "dropped": "missing", "added": "new"}
+    assert status.to_dict() == {
+        "kept": "unchanged",
+        "broken": "regressed",
+        "fixed": "improved",
+        "dropped": "missing",
+        "added": "new",
+    }
     regressed = wb.views.changed_cases(comparison, "regressed").data.set_index(CASE)
     assert regressed.loc["broken", "changes"] == "mrr 1.000 -> 0.000; PASS -> FAIL"
     assert wb.views.changed_cases(comparison, "mixed").text == "No mixed cases."
@@ -225,10 +315,12 @@ def test_case_changes_against_a_baseline(tmp_path: Path) -> None:
 def test_case_listings_need_no_statistics(tmp_path: Path) -> None:
     """diff_runs never imports scipy: only the significance and baseline-diff pages pay for it."""
     run = build_run(tmp_path, suites=("retrieval", "risk"))
-    code = (f"import sys, workbench as wb; run = wb.views.open_run({str(run)!r}); "
-            f"base = wb.views.open_baseline({str(run) + '#bm25'!r}); d = wb.views.diff_runs(run, base); "
-            f"wb.views.change_counts(d).to_html(); wb.views.changed_cases(d, 'regressed'); "
-            f"print(len(d.cases) > 0, 'scipy' in sys.modules)")
+    code = (
+        f"import sys, workbench as wb; run = wb.views.open_run({str(run)!r}); "
+        f"base = wb.views.open_baseline({str(run) + '#bm25'!r}); d = wb.views.diff_runs(run, base); "
+        f"wb.views.change_counts(d).to_html(); wb.views.changed_cases(d, 'regressed'); "
+        f"print(len(d.cases) > 0, 'scipy' in sys.modules)"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
     assert done.stdout.split() == ["True", "False"]
 
@@ -251,20 +343,50 @@ def test_styled_tables_render_identically(synthetic: wb.Run) -> None:
     assert 'id="T_verdicts' in first
 
 
-@pytest.mark.parametrize("row, why", [
-    ({SUITE: "gate", "verdict": "PASS", "expectedVerdict": "FAIL", "missing": ["Secret safety: expected FAIL, got PASS"],
-      "unexpectedFails": ["Changelog"]},
-     "verdict PASS (expected FAIL); Secret safety: expected FAIL, got PASS; unexpected FAIL: Changelog"),
-    ({SUITE: "harness", "commands": [{"command": "npm test", "passed": False, "reason": "exit 1"},
-                                     {"command": "npm install", "passed": True}]}, "npm test: exit 1"),
-    ({SUITE: "findings", "missed": [["sql-injection", "a.go"]], "extra": [], "verdict": "WARN",
-      "expected_verdict": "BLOCK"}, "missed sql-injection in a.go; verdict WARN (expected BLOCK)"),
-    ({SUITE: "ranking", "expected": [["a.go", "Run"], ["b.go", None]], "expected_ranks": [3, None]},
-     "not in the top 20: b.go"),
-    ({SUITE: "risk", "missing": ["secret"], "unexpected": []}, "missing secret"),
-    ({SUITE: "tokens", "savings": -0.5, "recallAtK": 1.0, "primary": ["a.ts"]},
-     "pack not smaller than the dump (savings -0.50)"),
-    ({SUITE: "unknown"}, "did not pass"),
-])
+@pytest.mark.parametrize(
+    "row, why",
+    [
+        (
+            {
+                SUITE: "gate",
+                "verdict": "PASS",
+                "expectedVerdict": "FAIL",
+                "missing": ["Secret safety: expected FAIL, got PASS"],
+                "unexpectedFails": ["Changelog"],
+            },
+            "verdict PASS (expected FAIL); Secret safety: expected FAIL, got PASS; unexpected FAIL: Changelog",
+        ),
+        (
+            {
+                SUITE: "harness",
+                "commands": [
+                    {"command": "npm test", "passed": False, "reason": "exit 1"},
+                    {"command": "npm install", "passed": True},
+                ],
+            },
+            "npm test: exit 1",
+        ),
+        (
+            {
+                SUITE: "findings",
+                "missed": [["sql-injection", "a.go"]],
+                "extra": [],
+                "verdict": "WARN",
+                "expected_verdict": "BLOCK",
+            },
+            "missed sql-injection in a.go; verdict WARN (expected BLOCK)",
+        ),
+        (
+            {SUITE: "ranking", "expected": [["a.go", "Run"], ["b.go", None]], "expected_ranks": [3, None]},
+            "not in the top 20: b.go",
+        ),
+        ({SUITE: "risk", "missing": ["secret"], "unexpected": []}, "missing secret"),
+        (
+            {SUITE: "tokens", "savings": -0.5, "recallAtK": 1.0, "primary": ["a.ts"]},
+            "pack not smaller than the dump (savings -0.50)",
+        ),
+        ({SUITE: "unknown"}, "did not pass"),
+    ],
+)
 def test_explain_names_the_reason(row: dict, why: str) -> None:
     assert wb.views.explain(row, 5) == why

@@ -1,5 +1,6 @@
 """Journals and ``workbench run --resume``: an interrupted run finishes where it stopped, and
 scores exactly as if it had never stopped."""
+
 from __future__ import annotations
 
 import json
@@ -10,13 +11,13 @@ import pandas as pd
 import pytest
 
 from workbench.cli import main
+from workbench.contract import FileRef, Pack
 from workbench.corpus import load_corpus
 from workbench.errors import CorpusError, RunStopped, StoreError, SuiteError
-from workbench.run.resume import HEADER, OUTCOMES, read_outcomes
 from workbench.run.merge import merge_runs
-from workbench.store.headers import latest_run, read_header
+from workbench.run.resume import HEADER, OUTCOMES, read_outcomes
 from workbench.run.runner import RunOptions, run, run_eval
-from workbench.contract import FileRef, Pack
+from workbench.store.headers import latest_run, read_header
 
 TARGET = "python:tests.test_resume:counting"
 # Module state the counting target reads: the queries it answered, and when to stop.
@@ -51,8 +52,15 @@ def _fresh_state() -> None:
 def corpus12(tiny_corpus: Path) -> Path:
     """The tiny corpus with eight more retrieval cases (12 in all)."""
     data = json.loads(tiny_corpus.read_text())
-    data["retrieval"] += [{"name": f"extra-{i}", "query": f"{'find users' if i % 2 else 'list orders'} {i}",
-                           "repoFixture": "api", "expectedPrimary": ["src/orders.ts"]} for i in range(8)]
+    data["retrieval"] += [
+        {
+            "name": f"extra-{i}",
+            "query": f"{'find users' if i % 2 else 'list orders'} {i}",
+            "repoFixture": "api",
+            "expectedPrimary": ["src/orders.ts"],
+        }
+        for i in range(8)
+    ]
     tiny_corpus.write_text(json.dumps(data, indent=2))
     return tiny_corpus
 
@@ -102,8 +110,9 @@ def test_resume_runs_only_the_rest_and_scores_like_an_uninterrupted_run(corpus12
     assert resumed.path == tmp_path / "runs" / run_id and not journal.exists()
     assert resumed.manifest["resumed"]["reused_cases"] == 7
     assert _without_timing(_lines(resumed.path / "cases.jsonl")) == _without_timing(_lines(whole.path / "cases.jsonl"))
-    pd.testing.assert_frame_equal(pd.read_parquet(resumed.path / "scores.parquet"),
-                                  pd.read_parquet(whole.path / "scores.parquet"))
+    pd.testing.assert_frame_equal(
+        pd.read_parquet(resumed.path / "scores.parquet"), pd.read_parquet(whole.path / "scores.parquet")
+    )
     strip = lambda s: {k: v for k, v in s.items() if k != "run_dir"}  # noqa: E731
     assert strip(resumed.summary) == strip(whole.summary)
 
@@ -183,7 +192,7 @@ def test_cli_prints_the_resume_command_and_resumes(corpus12, tmp_path, capsys) -
     code = main(args)
     err = capsys.readouterr().err
     [journal] = out.glob(".*.journal")
-    run_id = journal.name[1:-len(".journal")]
+    run_id = journal.name[1 : -len(".journal")]
     assert code == 130 and "interrupted" in err  # Ctrl-C is not "thresholds not met" (exit 1)
     assert f"6 case(s) saved in {journal}; resume with: workbench run --resume {run_id} --out {out}" in err
     STATE.update(stop_after=None, calls=[])

@@ -1,4 +1,5 @@
 """The risk suite: observing a target, scoring hand-made outcomes (errored ones too), the confusion view."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -39,8 +40,13 @@ class Vocabulary:
 
 def _case(name: str, mode: str, text: str, expected=(), not_expected=()) -> dict:
     key = "query" if mode == "query" else "path"
-    return {"name": name, "mode": mode, key: text, "expectedConcepts": list(expected),
-            "notExpectedConcepts": list(not_expected)}
+    return {
+        "name": name,
+        "mode": mode,
+        key: text,
+        "expectedConcepts": list(expected),
+        "notExpectedConcepts": list(not_expected),
+    }
 
 
 @pytest.fixture
@@ -53,8 +59,11 @@ def test_run_case_observes_sorted_concepts_missing_and_unexpected(ctx: RunContex
     case = _case("guard", "path", "src/pay/roles.guard.ts", [AUTH, "configuration"], [MONEY])
     seen = RiskSuite().run_case(target, case, ctx)
     assert target.calls == [("path", "src/pay/roles.guard.ts")]
-    assert seen == {"concepts": ["auth/security", "data model", "money flow"],
-                    "missing": ["configuration"], "unexpected": ["money flow"]}
+    assert seen == {
+        "concepts": ["auth/security", "data model", "money flow"],
+        "missing": ["configuration"],
+        "unexpected": ["money flow"],
+    }
 
 
 def test_query_mode_sends_the_query(ctx: RunContext) -> None:
@@ -63,18 +72,22 @@ def test_query_mode_sends_the_query(ctx: RunContext) -> None:
     assert seen["missing"] == [] and seen["concepts"] == [MONEY]
 
 
-@pytest.mark.parametrize("answer,message", [("money flow", "returned str"), (None, "returned NoneType"),
-                                            ([1], "non-string concept")])
+@pytest.mark.parametrize(
+    "answer,message", [("money flow", "returned str"), (None, "returned NoneType"), ([1], "non-string concept")]
+)
 def test_garbage_answers_fail_the_case(ctx: RunContext, answer: object, message: str) -> None:
     with pytest.raises(TargetError, match=message):
         RiskSuite().run_case(Answers({("query", "x"): answer}), _case("q", "query", "x"), ctx)
 
 
-@pytest.mark.parametrize("case,message", [
-    ({"name": "m", "mode": "paths", "path": "a"}, r"risk case 'm': mode must be one of"),
-    ({"name": "t", "mode": "path", "path": "  "}, r"risk case 't': needs a non-empty 'query' or 'path'"),
-    ({"name": "l", "mode": "path", "path": "a", "expectedConcepts": "gate"}, r"expectedConcepts must be a list"),
-])
+@pytest.mark.parametrize(
+    "case,message",
+    [
+        ({"name": "m", "mode": "paths", "path": "a"}, r"risk case 'm': mode must be one of"),
+        ({"name": "t", "mode": "path", "path": "  "}, r"risk case 't': needs a non-empty 'query' or 'path'"),
+        ({"name": "l", "mode": "path", "path": "a", "expectedConcepts": "gate"}, r"expectedConcepts must be a list"),
+    ],
+)
 def test_malformed_cases_name_the_case_and_field(ctx: RunContext, case: dict, message: str) -> None:
     with pytest.raises(CorpusError, match=message):
         RiskSuite().run_case(Answers({}), case, ctx)
@@ -102,8 +115,10 @@ def test_score_gives_one_accuracy_row_per_case_and_errors_score_zero(ctx: RunCon
     assert [rows[n][PASSED] for n in ("ok", "wrong", "missed", "broken")] == [True, False, False, False]
     assert rows["broken"]["concepts"] is None and rows["broken"]["missing"] == ["gate"]
     assert rows["wrong"]["unexpected"] == [MONEY] and rows["wrong"]["text"] == "fix payload parsing"
-    assert rows["ok"]["labels"] == [{"concept": AUTH, "expected": True, "returned": True},
-                                    {"concept": MONEY, "expected": False, "returned": False}]
+    assert rows["ok"]["labels"] == [
+        {"concept": AUTH, "expected": True, "returned": True},
+        {"concept": MONEY, "expected": False, "returned": False},
+    ]
 
 
 def test_aggregate_is_the_mean_accuracy(ctx: RunContext) -> None:
@@ -132,8 +147,10 @@ def test_concept_confusion_without_labels() -> None:
 
 def test_builtin_vocabulary_as_a_target(ctx: RunContext) -> None:
     suite = RiskSuite()
-    cases = [_case("payload", "query", "fix payload parsing", [], [MONEY]),
-             _case("guard", "path", "roles.guard.ts", [AUTH], [MONEY])]
+    cases = [
+        _case("payload", "query", "fix payload parsing", [], [MONEY]),
+        _case("guard", "path", "roles.guard.ts", [AUTH], [MONEY]),
+    ]
     outcomes = [Outcome(c, suite.run_case(Vocabulary(), c, ctx)) for c in cases]
     scored = suite.score(outcomes, ctx)
     assert suite.aggregate(scored.scores, pd.DataFrame(scored.case_rows)) == {"accuracy": 1.0}

@@ -1,4 +1,5 @@
 """The risk vocabulary: regression guards from solumbe/otito and the traps real review tools fall into."""
+
 from __future__ import annotations
 
 import json
@@ -6,7 +7,15 @@ import json
 import pytest
 
 from workbench.errors import TargetError
-from workbench.reference.risk.concepts import CONCEPTS, MIN_STEM, compile_vocabulary, default_vocabulary, expand_braces, load_vocabulary, risk_concepts
+from workbench.reference.risk.concepts import (
+    CONCEPTS,
+    MIN_STEM,
+    compile_vocabulary,
+    default_vocabulary,
+    expand_braces,
+    load_vocabulary,
+    risk_concepts,
+)
 from workbench.reference.risk.vocabulary import VOCABULARY
 
 MONEY, AUTH, DATA = "money flow", "auth/security", "data model"
@@ -128,16 +137,19 @@ def _table(**concept: object) -> dict:
     return {"concepts": {"money flow": concept}}
 
 
-@pytest.mark.parametrize("table,message", [
-    (_table(terms=["pay*"]), r"concepts\['money flow'\].terms\[0\]: stem 'pay\*' must be one word"),
-    (_table(files=["@nope"]), r"concepts\['money flow'\].files\[0\]: unknown group '@nope'"),
-    (_table(word=["x"]), r"unknown key 'word'"),
-    (_table(patterns=["("]), r"patterns\[0\]: invalid regular expression"),
-    (_table(terms="payment"), r"terms: expected a list of non-empty strings"),
-    (_table(terms=["--"]), r"terms\[0\]: '--' has no word in it"),
-    ({"concepts": {}}, r"concepts: expected a non-empty object"),
-    ({"concepts": {"a": {}}, "gate": {"concepts": ["b"]}}, r"gate.concepts: unknown concept 'b'"),
-])
+@pytest.mark.parametrize(
+    "table,message",
+    [
+        (_table(terms=["pay*"]), r"concepts\['money flow'\].terms\[0\]: stem 'pay\*' must be one word"),
+        (_table(files=["@nope"]), r"concepts\['money flow'\].files\[0\]: unknown group '@nope'"),
+        (_table(word=["x"]), r"unknown key 'word'"),
+        (_table(patterns=["("]), r"patterns\[0\]: invalid regular expression"),
+        (_table(terms="payment"), r"terms: expected a list of non-empty strings"),
+        (_table(terms=["--"]), r"terms\[0\]: '--' has no word in it"),
+        ({"concepts": {}}, r"concepts: expected a non-empty object"),
+        ({"concepts": {"a": {}}, "gate": {"concepts": ["b"]}}, r"gate.concepts: unknown concept 'b'"),
+    ],
+)
 def test_bad_tables_fail_naming_the_field(table: dict, message: str) -> None:
     with pytest.raises(TargetError, match=message):
         compile_vocabulary(table, "t.json")
@@ -150,12 +162,16 @@ def test_builtin_stems_are_long_enough() -> None:
 
 def test_custom_vocabulary_from_json(tmp_path) -> None:
     path = tmp_path / "vocab.json"
-    path.write_text(json.dumps({
-        "stopWords": ["the"],
-        "concepts": {"telemetry": {"terms": ["OpenTelemetry", "trace span"], "dirs": ["otel"]}},
-        "gate": {"concepts": ["telemetry"], "exempt": {"dirs": ["tests"]}},
-        "secret": {"files": ["*.secret"]},
-    }))
+    path.write_text(
+        json.dumps(
+            {
+                "stopWords": ["the"],
+                "concepts": {"telemetry": {"terms": ["OpenTelemetry", "trace span"], "dirs": ["otel"]}},
+                "gate": {"concepts": ["telemetry"], "exempt": {"dirs": ["tests"]}},
+                "secret": {"files": ["*.secret"]},
+            }
+        )
+    )
     vocab = load_vocabulary(path)
     assert vocab.classify("query", "add an opentelemetry exporter") == {"telemetry"}
     assert vocab.classify("query", "record the trace spans") == {"telemetry"}

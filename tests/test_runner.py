@@ -1,4 +1,5 @@
 """End to end: corpus -> runner -> run directory -> load_run, with a protocol engine."""
+
 from __future__ import annotations
 
 import json
@@ -13,19 +14,19 @@ from workbench.corpus import load_corpus
 from workbench.errors import RunStopped, SuiteError
 from workbench.run.runner import RunOptions, run
 from workbench.run.summary import overall_passed
-from workbench.store.runs import load_run
+from workbench.store.runs import Run, load_run
 
 from .conftest import engine_spec
 
 ANSWERS = {
-    "list orders": ["src/users.ts", "src/orders.ts"],          # hit at rank 2 of 2 returned
-    "find users": ["src/users.ts"],                           # perfect, but expectedAnyOf missing
-    "zzz": ["src/index.ts"],                                  # fallback: non-empty pack passes
+    "list orders": ["src/users.ts", "src/orders.ts"],  # hit at rank 2 of 2 returned
+    "find users": ["src/users.ts"],  # perfect, but expectedAnyOf missing
+    "zzz": ["src/index.ts"],  # fallback: non-empty pack passes
     "orders client": ["api/src/orders.ts", "web/src/client.ts", "api/src/orders.ts"],
 }
 
 
-def _run(tiny_corpus: Path, tmp_path: Path, monkeypatch, **options) -> "Run":
+def _run(tiny_corpus: Path, tmp_path: Path, monkeypatch, **options) -> Run:
     spec = engine_spec(ANSWERS, monkeypatch)
     opts = RunOptions(targets=[spec], out_dir=tmp_path / "runs", progress=False, timeout=5, **options)
     return run(load_corpus(tiny_corpus), opts)
@@ -34,11 +35,11 @@ def _run(tiny_corpus: Path, tmp_path: Path, monkeypatch, **options) -> "Run":
 def test_retrieval_scores_follow_the_seed_rules(tiny_corpus, tmp_path, monkeypatch) -> None:
     result = _run(tiny_corpus, tmp_path, monkeypatch)
     scores = result.scores.pivot_table(index="case", columns="metric", values="value", dropna=False)
-    assert scores.loc["orders", "precisionAtK"] == pytest.approx(0.5)   # 1 relevant of 2 returned
+    assert scores.loc["orders", "precisionAtK"] == pytest.approx(0.5)  # 1 relevant of 2 returned
     assert scores.loc["orders", "mrr"] == pytest.approx(0.5)
     assert scores.loc["users", "precisionAtK"] == 1.0
-    assert scores.loc["pair", "precisionAtK"] == pytest.approx(0.5)     # duplicate counted once
-    assert scores.loc["fallback"].isna().all()                           # excluded from means
+    assert scores.loc["pair", "precisionAtK"] == pytest.approx(0.5)  # duplicate counted once
+    assert scores.loc["fallback"].isna().all()  # excluded from means
     metrics = result.summary["suites"]["retrieval"][result.targets[0]]["metrics"]
     assert metrics["precisionAtK"] == pytest.approx((0.5 + 1 + 0.5) / 3)
     assert metrics["mrr"] == pytest.approx((0.5 + 1 + 1) / 3)
@@ -80,14 +81,15 @@ def test_strict_stops_at_the_first_error(tiny_corpus, tmp_path, monkeypatch) -> 
     data = json.loads(tiny_corpus.read_text())
     data["retrieval"][0]["query"] = "error please"
     tiny_corpus.write_text(json.dumps(data))
-    with pytest.raises(RunStopped, match=r"retrieval\[orders\].*--strict.*resume with: workbench run --resume") as stopped:
+    with pytest.raises(
+        RunStopped, match=r"retrieval\[orders\].*--strict.*resume with: workbench run --resume"
+    ) as stopped:
         _run(tiny_corpus, tmp_path, monkeypatch, strict=True)
     assert isinstance(stopped.value.cause, SuiteError)
 
 
 def test_capability_missing_is_skipped_with_a_reason(tiny_corpus, tmp_path) -> None:
-    opts = RunOptions(targets=["python:tests.test_runner:risk_only"], out_dir=tmp_path / "runs",
-                      progress=False)
+    opts = RunOptions(targets=["python:tests.test_runner:risk_only"], out_dir=tmp_path / "runs", progress=False)
     result = run(load_corpus(tiny_corpus), opts)
     assert result.summary["suites"]["retrieval"]["risk-only"]["skipped"] == "target lacks capability 'context_pack'"
 

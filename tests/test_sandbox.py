@@ -1,4 +1,5 @@
 """The sandbox: allowlisted forms only, no shell, minimal env, timeouts, untouched sources."""
+
 from __future__ import annotations
 
 import json
@@ -10,36 +11,67 @@ from pathlib import Path
 import pytest
 
 from workbench.errors import SuiteError
-from workbench.sandbox import (allowed_argv, baseline_copy, copy_tree, git, init_baseline, normalise,
-                               run_allowlisted, safe_env, temp_copy, tree_digest)
+from workbench.sandbox import (
+    allowed_argv,
+    baseline_copy,
+    copy_tree,
+    git,
+    init_baseline,
+    normalise,
+    run_allowlisted,
+    safe_env,
+    temp_copy,
+    tree_digest,
+)
 
 needs_npm = pytest.mark.skipif(shutil.which("npm") is None, reason="npm not installed")
 
 
-@pytest.mark.parametrize(("command", "argv"), [
-    ("npm install", ["npm", "install", "--ignore-scripts", "--no-audit", "--no-fund"]),
-    ("npm  ci", ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"]),
-    ("npm test", ["npm", "test"]),
-    ("npm run build:prod", ["npm", "run", "build:prod"]),
-    ("pnpm install --frozen-lockfile", ["pnpm", "install", "--frozen-lockfile", "--ignore-scripts"]),
-    ("yarn", ["yarn", "install", "--ignore-scripts"]),
-    ("yarn install --immutable", ["yarn", "install", "--immutable", "--ignore-scripts"]),
-    ("bun run test", ["bun", "run", "test"]),
-    ("go vet ./...", ["go", "vet", "./..."]),
-    ("python -m pytest -q tests", [sys.executable, "-m", "pytest", "-q", "tests"]),
-    ("pytest", [sys.executable, "-m", "pytest"]),
-    ("npm run pytest", ["npm", "run", "pytest"]),
-])
+@pytest.mark.parametrize(
+    ("command", "argv"),
+    [
+        ("npm install", ["npm", "install", "--ignore-scripts", "--no-audit", "--no-fund"]),
+        ("npm  ci", ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund"]),
+        ("npm test", ["npm", "test"]),
+        ("npm run build:prod", ["npm", "run", "build:prod"]),
+        ("pnpm install --frozen-lockfile", ["pnpm", "install", "--frozen-lockfile", "--ignore-scripts"]),
+        ("yarn", ["yarn", "install", "--ignore-scripts"]),
+        ("yarn install --immutable", ["yarn", "install", "--immutable", "--ignore-scripts"]),
+        ("bun run test", ["bun", "run", "test"]),
+        ("go vet ./...", ["go", "vet", "./..."]),
+        ("python -m pytest -q tests", [sys.executable, "-m", "pytest", "-q", "tests"]),
+        ("pytest", [sys.executable, "-m", "pytest"]),
+        ("npm run pytest", ["npm", "run", "pytest"]),
+    ],
+)
 def test_allowlisted_forms_map_to_argv(command: str, argv: list[str]) -> None:
     assert allowed_argv(command) == argv
 
 
-@pytest.mark.parametrize("command", [
-    "npm test; touch pwned", "npm run build && touch pwned", "npm run $(touch pwned)", "npm run `id`",
-    "npm test | tee out", "npm test > out", "npm test\ntouch pwned", "npx cowsay", "npm exec foo",
-    "make test", "node -e 1", "python -m pip install requests", "python script.py", "pytest ../outside",
-    "pytest /etc", "npm run build -- --watch", "go run ./...", "sh -c 'npm test'", "",
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        "npm test; touch pwned",
+        "npm run build && touch pwned",
+        "npm run $(touch pwned)",
+        "npm run `id`",
+        "npm test | tee out",
+        "npm test > out",
+        "npm test\ntouch pwned",
+        "npx cowsay",
+        "npm exec foo",
+        "make test",
+        "node -e 1",
+        "python -m pip install requests",
+        "python script.py",
+        "pytest ../outside",
+        "pytest /etc",
+        "npm run build -- --watch",
+        "go run ./...",
+        "sh -c 'npm test'",
+        "",
+    ],
+)
 def test_everything_else_is_refused(command: str) -> None:
     with pytest.raises(SuiteError, match="refused"):
         allowed_argv(command)
@@ -57,12 +89,16 @@ def _pytest_dir(tmp_path: Path, body: str) -> Path:
     return tmp_path
 
 
-def test_runs_without_a_shell_with_ci_set_and_credentials_dropped(tmp_path: Path,
-                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_runs_without_a_shell_with_ci_set_and_credentials_dropped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "not-for-fixtures")
-    work = _pytest_dir(tmp_path, "import os\n\ndef test_env():\n"
-                                 "    assert os.environ['CI'] == '1'\n"
-                                 "    assert 'AWS_SECRET_ACCESS_KEY' not in os.environ\n")
+    work = _pytest_dir(
+        tmp_path,
+        "import os\n\ndef test_env():\n"
+        "    assert os.environ['CI'] == '1'\n"
+        "    assert 'AWS_SECRET_ACCESS_KEY' not in os.environ\n",
+    )
     run = run_allowlisted("python -m pytest -q", work, timeout=60)
     assert run.ok, run.stdout_tail + run.stderr_tail
     assert run.argv[0] == sys.executable and run.seconds > 0
@@ -85,9 +121,16 @@ def test_timeout_kills_the_command(tmp_path: Path) -> None:
 @needs_npm
 def test_install_never_runs_lifecycle_scripts(tmp_path: Path) -> None:
     hook = "node -e \"require('fs').writeFileSync('hook-ran', 'x')\""
-    (tmp_path / "package.json").write_text(json.dumps({
-        "name": "probe", "version": "1.0.0", "private": True,
-        "scripts": {"preinstall": hook, "install": hook, "postinstall": hook, "prepare": hook}}))
+    (tmp_path / "package.json").write_text(
+        json.dumps(
+            {
+                "name": "probe",
+                "version": "1.0.0",
+                "private": True,
+                "scripts": {"preinstall": hook, "install": hook, "postinstall": hook, "prepare": hook},
+            }
+        )
+    )
     run = run_allowlisted("npm install", tmp_path, timeout=60)
     assert run.ok, run.stderr_tail
     assert not (tmp_path / "hook-ran").exists()

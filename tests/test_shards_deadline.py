@@ -1,4 +1,5 @@
 """Issue 13, parts 5 and 2 (--deadline): shards by case identity, merge completeness, run deadlines."""
+
 from __future__ import annotations
 
 import json
@@ -35,20 +36,22 @@ def _corpus(root: Path, names: list[str]) -> Path:
 
 def test_adding_a_case_leaves_every_other_case_in_its_shard() -> None:
     before = _cases([f"case-{i}" for i in range(40)])
-    after = before[:17] + _cases(["brand-new"]) + before[17:]   # inserted in the middle, not appended
+    after = before[:17] + _cases(["brand-new"]) + before[17:]  # inserted in the middle, not appended
     for count in (2, 3, 4, 7):
         for index in range(count):
             old = {c["name"] for c in select_shard("retrieval", before, (index, count))}
             new = {c["name"] for c in select_shard("retrieval", after, (index, count))}
             assert old <= new and len(new - old) <= 1
-    assert {shard_of("retrieval", c["name"], 4) for c in before} == {0, 1, 2, 3}   # every shard gets cases
+    assert {shard_of("retrieval", c["name"], 4) for c in before} == {0, 1, 2, 3}  # every shard gets cases
     assert shard_of("retrieval", "x", 4) == shard_of("retrieval", "x", 4)
 
 
 def _shard_runs(tmp_path: Path, names: list[str], count: int, out: str = "runs") -> list[Path]:
     corpus = load_corpus(_corpus(tmp_path, names))
-    return [run(corpus, RunOptions(targets=["random"], shard=(i, count), out_dir=tmp_path / out,
-                                   progress=False)).path for i in range(count)]
+    return [
+        run(corpus, RunOptions(targets=["random"], shard=(i, count), out_dir=tmp_path / out, progress=False)).path
+        for i in range(count)
+    ]
 
 
 def test_merge_of_every_shard_is_complete(tmp_path: Path) -> None:
@@ -56,10 +59,13 @@ def test_merge_of_every_shard_is_complete(tmp_path: Path) -> None:
     shards = _shard_runs(tmp_path, names, 3)
     merged = merge_runs(shards, tmp_path / "merged")
     assert sorted(merged.cases["case"]) == sorted(names)
-    whole = run(load_corpus(tmp_path / "corpus" / "corpus.json"),
-                RunOptions(targets=["random"], out_dir=tmp_path / "whole", progress=False))
+    whole = run(
+        load_corpus(tmp_path / "corpus" / "corpus.json"),
+        RunOptions(targets=["random"], out_dir=tmp_path / "whole", progress=False),
+    )
     assert merged.summary["suites"]["retrieval"]["random"]["metrics"] == pytest.approx(
-        whole.summary["suites"]["retrieval"]["random"]["metrics"])
+        whole.summary["suites"]["retrieval"]["random"]["metrics"]
+    )
 
 
 def test_merge_refuses_missing_repeated_mixed_shards(tmp_path: Path) -> None:
@@ -86,16 +92,31 @@ def test_merge_refuses_a_shard_that_lost_cases(tmp_path: Path) -> None:
         merge_runs(shards, tmp_path / "m")
 
 
-def test_deadline_records_cases_not_reached_and_keeps_the_journal(tmp_path: Path, monkeypatch,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_deadline_records_cases_not_reached_and_keeps_the_journal(
+    tmp_path: Path, monkeypatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("ANSWERS", json.dumps({"find b": ["src/a.ts"], "find c": ["src/a.ts"]}))
     path = _corpus(tmp_path, ["a", "b", "c"])
     data = json.loads(path.read_text())
-    data["retrieval"][0]["query"] = "hang here"   # the first case takes its whole --timeout
+    data["retrieval"][0]["query"] = "hang here"  # the first case takes its whole --timeout
     path.write_text(json.dumps(data))
     out = tmp_path / "runs"
-    code = main(["run", "--corpus", str(path), "--target", f"cmd:{sys.executable} {ENGINE}", "--timeout", "1",
-                 "--deadline", "0.5", "--out", str(out), "--json"])
+    code = main(
+        [
+            "run",
+            "--corpus",
+            str(path),
+            "--target",
+            f"cmd:{sys.executable} {ENGINE}",
+            "--timeout",
+            "1",
+            "--deadline",
+            "0.5",
+            "--out",
+            str(out),
+            "--json",
+        ]
+    )
     assert code == 1
     captured = capsys.readouterr()
     summary = json.loads(captured.out)
@@ -105,27 +126,34 @@ def test_deadline_records_cases_not_reached_and_keeps_the_journal(tmp_path: Path
     errors = {r["case"]: r["error"] for r in rows}
     assert errors["a"].startswith("stopped: the run's --deadline of 0.5s passed during this case")
     assert errors["b"] == errors["c"] == "not run: the run's --deadline of 0.5s passed"
-    assert (out / f".{run_dir.name}.journal").is_dir()          # kept for --resume
+    assert (out / f".{run_dir.name}.journal").is_dir()  # kept for --resume
     assert f"--resume {run_dir.name}" in captured.err
-    assert main(["run", "--resume", run_dir.name, "--out", str(out), "--json"]) == 1   # 'a' still hangs
+    assert main(["run", "--resume", run_dir.name, "--out", str(out), "--json"]) == 1  # 'a' still hangs
     resumed = json.loads(capsys.readouterr().out)
     rows = [json.loads(line) for line in (Path(resumed["run_dir"]) / "cases.jsonl").read_text().splitlines()]
     assert {r["case"]: r["passed"] for r in rows} == {"a": False, "b": True, "c": True}
     assert "deadline" not in resumed and not (out / f".{run_dir.name}.journal").exists()
 
 
-@pytest.mark.parametrize("line, message", [
-    ('{"suite": "retrieval", "target": "random", "case": "\\ud800", "hash": "x"}',
-     r"outcomes\.jsonl:1: case: lone surrogate"),
-    ("[" * 3000 + "]" * 3000, r"outcomes\.jsonl:1: nested deeper"),
-    ('{"suite": "retrieval", "seconds": 1e999}', r"outcomes\.jsonl:1: number 1e999 overflows"),
-])
-def test_a_hostile_journal_line_is_named_on_resume(tmp_path: Path, line: str, message: str,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        (
+            '{"suite": "retrieval", "target": "random", "case": "\\ud800", "hash": "x"}',
+            r"outcomes\.jsonl:1: case: lone surrogate",
+        ),
+        ("[" * 3000 + "]" * 3000, r"outcomes\.jsonl:1: nested deeper"),
+        ('{"suite": "retrieval", "seconds": 1e999}', r"outcomes\.jsonl:1: number 1e999 overflows"),
+    ],
+)
+def test_a_hostile_journal_line_is_named_on_resume(
+    tmp_path: Path, line: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = _corpus(tmp_path, ["a", "b"])
     out = tmp_path / "runs"
-    assert main(["run", "--corpus", str(path), "--target", "random", "--deadline", "0", "--out", str(out),
-                 "--json"]) == 1
+    assert (
+        main(["run", "--corpus", str(path), "--target", "random", "--deadline", "0", "--out", str(out), "--json"]) == 1
+    )
     run_id = Path(json.loads(capsys.readouterr().out)["run_dir"]).name
     (out / f".{run_id}.journal" / OUTCOMES).write_text(line + "\n")
     assert main(["run", "--resume", run_id, "--out", str(out)]) == 3
@@ -140,9 +168,17 @@ def test_deadline_ends_a_cmd_request_in_flight(tmp_path: Path, monkeypatch) -> N
     data["retrieval"][0]["query"] = "hang here"
     path.write_text(json.dumps(data))
     started = time.monotonic()
-    result = run(load_corpus(path), RunOptions(targets=[f"cmd:{sys.executable} {ENGINE}"], timeout=60, deadline=1.0,
-                                               out_dir=tmp_path / "runs", progress=False))
-    assert time.monotonic() - started < 15     # not the 60 s request timeout
+    result = run(
+        load_corpus(path),
+        RunOptions(
+            targets=[f"cmd:{sys.executable} {ENGINE}"],
+            timeout=60,
+            deadline=1.0,
+            out_dir=tmp_path / "runs",
+            progress=False,
+        ),
+    )
+    assert time.monotonic() - started < 15  # not the 60 s request timeout
     errors = result.cases.set_index("case")["error"]
     assert errors["a"].startswith("stopped: the run's --deadline of 1s passed during this case")
     assert errors["b"] == "not run: the run's --deadline of 1s passed"

@@ -1,4 +1,5 @@
 """Paired statistics: scipy agreement, worked examples, exactness of the resampling, degenerate inputs."""
+
 from __future__ import annotations
 
 import itertools
@@ -21,8 +22,9 @@ def _pair(seed: int, n: int, discrete: bool = False) -> tuple[np.ndarray, np.nda
     return a, np.clip(a + rng.normal(0.03, 0.1, n), 0, 1)
 
 
-@pytest.mark.parametrize("seed,n,discrete", [(0, 5, False), (1, 22, False), (2, 200, False),
-                                             (3, 22, True), (4, 300, True)])
+@pytest.mark.parametrize(
+    "seed,n,discrete", [(0, 5, False), (1, 22, False), (2, 200, False), (3, 22, True), (4, 300, True)]
+)
 def test_p_values_equal_scipy(seed: int, n: int, discrete: bool) -> None:
     a, b = _pair(seed, n, discrete)
     result = stats.paired_comparison(a, b, seed=seed)
@@ -126,7 +128,9 @@ def test_minimum_detectable_effect_has_the_stated_power() -> None:
     for n in (2, 5, 22, 200):
         dz = stats.mde_sd(n)
         crit, nc = sps.t.ppf(0.975, n - 1), dz * np.sqrt(n)
-        assert sps.nct.sf(crit, n - 1, nc) + np.nan_to_num(sps.nct.cdf(-crit, n - 1, nc)) == pytest.approx(0.8, abs=1e-6)
+        assert sps.nct.sf(crit, n - 1, nc) + np.nan_to_num(sps.nct.cdf(-crit, n - 1, nc)) == pytest.approx(
+            0.8, abs=1e-6
+        )
     normal = (sps.norm.ppf(0.975) + sps.norm.ppf(0.8)) / np.sqrt(10_000)
     assert stats.mde_sd(10_000) == pytest.approx(normal, rel=1e-3)
     a, b = _pair(10, 22)
@@ -134,10 +138,15 @@ def test_minimum_detectable_effect_has_the_stated_power() -> None:
     assert result.mde == pytest.approx(result.mde_sd * np.std(b - a, ddof=1))
 
 
-@pytest.mark.parametrize("d,reason", [
-    ([], "fewer than 2 pairs (n=0)"), ([0.3], "fewer than 2 pairs (n=1)"),
-    ([0.0, 0.0, 0.0], "all differences are zero"), ([0.1, 0.1, 0.1], "zero variance: every difference equals 0.1"),
-])
+@pytest.mark.parametrize(
+    "d,reason",
+    [
+        ([], "fewer than 2 pairs (n=0)"),
+        ([0.3], "fewer than 2 pairs (n=1)"),
+        ([0.0, 0.0, 0.0], "all differences are zero"),
+        ([0.1, 0.1, 0.1], "zero variance: every difference equals 0.1"),
+    ],
+)
 def test_degenerate_inputs_are_defined_and_quiet(d: list[float], reason: str) -> None:
     d = np.array(d)
     with warnings.catch_warnings():

@@ -4,6 +4,7 @@ workbench.stats recomputes ttest_1samp, wilcoxon (every branch of its 'auto'
 method), binomtest and the noncentral-t power solve from numpy and
 scipy.special; these tests call the scipy.stats originals on the same inputs.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -91,10 +92,13 @@ def test_wilcoxon_equals_scipy_on_every_branch() -> None:
     assert checked >= 360
 
 
-@pytest.mark.parametrize("d,statistic,p", [
-    ([1.0, 2.0, 3.0], 0.0, 0.25),  # exact: R+ = 6 is 1 of 8 patterns, doubled
-    ([-1.0, 2.0, 2.0, 0.0], 1.0, 0.5),  # permutation: zero dropped, ranks 1, 2.5, 2.5; R+ >= 5 in 2 of 8
-])
+@pytest.mark.parametrize(
+    "d,statistic,p",
+    [
+        ([1.0, 2.0, 3.0], 0.0, 0.25),  # exact: R+ = 6 is 1 of 8 patterns, doubled
+        ([-1.0, 2.0, 2.0, 0.0], 1.0, 0.5),  # permutation: zero dropped, ranks 1, 2.5, 2.5; R+ >= 5 in 2 of 8
+    ],
+)
 def test_wilcoxon_worked_examples(d: list[float], statistic: float, p: float) -> None:
     result = stats.wilcoxon(np.array(d))
     assert (result.statistic, result.p) == (statistic, p)
@@ -147,11 +151,14 @@ def _scipy_mde(n: int, alpha: float, power: float) -> float:
     return float(optimize.brentq(shortfall, 0.0, high, xtol=1e-10))
 
 
-@pytest.mark.parametrize("alpha,power,ns", [
-    (0.05, 0.8, [*range(2, 301), 500, 1000, 10_000, 100_000]),
-    (0.01, 0.9, [2, 3, 5, 8, 13, 22, 50, 51, 120, 300, 5000]),
-    (0.1, 0.5, [2, 3, 5, 8, 13, 22, 50, 51, 120, 300, 5000]),
-])
+@pytest.mark.parametrize(
+    "alpha,power,ns",
+    [
+        (0.05, 0.8, [*range(2, 301), 500, 1000, 10_000, 100_000]),
+        (0.01, 0.9, [2, 3, 5, 8, 13, 22, 50, 51, 120, 300, 5000]),
+        (0.1, 0.5, [2, 3, 5, 8, 13, 22, 50, 51, 120, 300, 5000]),
+    ],
+)
 def test_mde_sd_equals_the_scipy_solve(alpha: float, power: float, ns: list[int]) -> None:
     # Both solves stop within xtol = 1e-10 of the root (brentq vs bisection), hence abs=1e-9.
     for n in ns:

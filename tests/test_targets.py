@@ -1,4 +1,5 @@
 """Target resolution and the JSON protocol adapters (cmd: and http://)."""
+
 from __future__ import annotations
 
 import json
@@ -9,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from workbench.contract import FileRef, Repo, capabilities
 from workbench.errors import TargetError
 from workbench.targets import resolve_target
-from workbench.contract import FileRef, Repo, capabilities
 from workbench.targets.command import CommandTransport
 from workbench.targets.http import HttpTarget, parse_go_code_results
 from workbench.targets.protocol import ProtocolTarget
@@ -89,8 +90,10 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path == "/v1/context_pack":
             answer = {"primary": [{"repo": "api", "path": "src/a.ts"}], "related": []}
         elif self.path == "/api/tools/semantic_search":
-            xml = (f"<results><result><file>{body['repo']}/x.go</file><symbol>Find</symbol></result>"
-                   "<result><file>y.go</file><symbol>Y</symbol></result></results>")
+            xml = (
+                f"<results><result><file>{body['repo']}/x.go</file><symbol>Find</symbol></result>"
+                "<result><file>y.go</file><symbol>Y</symbol></result></results>"
+            )
             answer = {"content": [{"type": "text", "text": xml}], "is_error": False}
         else:
             self.send_response(404)

@@ -1,4 +1,5 @@
 """The o200k token counter: known counts, chunking of huge texts, memoisation by content."""
+
 from __future__ import annotations
 
 import pytest
@@ -42,5 +43,6 @@ def test_counter_memoises_by_content() -> None:
 
 def test_unknown_encoding_is_a_clear_error() -> None:
     from workbench.errors import SuiteError
+
     with pytest.raises(SuiteError, match="unknown token encoding 'nope'"):
         count_tokens("x", "nope")

@@ -1,4 +1,5 @@
 """The token-savings suite: the naive dump's definition, pack counting, labels, scoring and aggregation."""
+
 from __future__ import annotations
 
 import math
@@ -8,12 +9,11 @@ import pandas as pd
 import pytest
 
 from workbench.columns import CASE, METRIC, PASSED, VALUE
+from workbench.contract import FileRef, Pack
 from workbench.corpus import Corpus
 from workbench.errors import TargetError
 from workbench.suites.base import Outcome, RunContext
-from workbench.suites.tokens import (METRICS, TokensSuite, expected_primary, header, naive_dump,
-                                     naive_plan, pack_tokens)
-from workbench.contract import FileRef, Pack
+from workbench.suites.tokens import METRICS, TokensSuite, expected_primary, header, naive_dump, naive_plan, pack_tokens
 from workbench.tokens import TokenCounter, count_tokens
 
 from .conftest import write_tree
@@ -63,26 +63,32 @@ def test_naive_dump_is_listing_plus_always_read_plus_sources(repo: Path) -> None
 def test_pack_tokens_counts_text_or_files_once_each(repo: Path) -> None:
     counter, roots = TokenCounter(), {"shop": repo}
     assert pack_tokens(Pack(text="hello world"), roots, counter) == (2, "text", [])
-    pack = Pack(primary=[FileRef("shop", "src/payment.ts"), FileRef("shop", "src/payment.ts")],
-                related=[FileRef("shop", "src/orders.ts")])
+    pack = Pack(
+        primary=[FileRef("shop", "src/payment.ts"), FileRef("shop", "src/payment.ts")],
+        related=[FileRef("shop", "src/orders.ts")],
+    )
     expected = _file(repo, "src/payment.ts") + _file(repo, "src/orders.ts")
     assert pack_tokens(pack, roots, counter) == (expected, "files", [])
 
 
 def test_pack_tokens_reports_missing_and_escaping_files(repo: Path) -> None:
     (repo.parent / "secret.txt").write_text("outside the repository\n")
-    pack = Pack(primary=[FileRef("shop", "src/nope.ts"), FileRef("shop", "../secret.txt"),
-                         FileRef("other", "a.ts")])
+    pack = Pack(primary=[FileRef("shop", "src/nope.ts"), FileRef("shop", "../secret.txt"), FileRef("other", "a.ts")])
     tokens, source, missing = pack_tokens(pack, {"shop": repo}, TokenCounter())
     assert missing == ["shop/src/nope.ts", "shop/../secret.txt", "other/a.ts"]
     assert tokens == sum(count_tokens(header(r)) for r in ("src/nope.ts", "../secret.txt", "a.ts"))
 
 
 def test_expected_primary_from_the_case_or_the_matching_retrieval_case() -> None:
-    retrieval = [{"name": "r1", "repoFixture": "shop", "query": "refund a payment",
-                  "expectedPrimary": ["src/payment.ts"]},
-                 {"name": "r2", "repoFixtures": ["shop", "web"], "query": "refund a payment",
-                  "expectedPrimary": ["web/src/x.ts"]}]
+    retrieval = [
+        {"name": "r1", "repoFixture": "shop", "query": "refund a payment", "expectedPrimary": ["src/payment.ts"]},
+        {
+            "name": "r2",
+            "repoFixtures": ["shop", "web"],
+            "query": "refund a payment",
+            "expectedPrimary": ["web/src/x.ts"],
+        },
+    ]
     own = {"name": "t", "repoFixture": "shop", "query": "q", "expectedPrimary": ["a.ts"]}
     assert expected_primary(own, retrieval) == (["a.ts"], "case")
     borrowed = {"name": "t", "repoFixture": "shop", "query": " refund a payment "}
@@ -108,17 +114,20 @@ class Packer:
 
 @pytest.fixture
 def ctx(repo: Path) -> RunContext:
-    data = {"k": 5, "retrieval": [{"name": "r", "repoFixture": "shop", "query": "refund a payment",
-                                   "expectedPrimary": ["src/payment.ts"]}]}
-    return RunContext(corpus=Corpus(path=repo.parent / "corpus.json", data=data, sha256="",
-                                    fixtures={"shop": repo}))
+    data = {
+        "k": 5,
+        "retrieval": [
+            {"name": "r", "repoFixture": "shop", "query": "refund a payment", "expectedPrimary": ["src/payment.ts"]}
+        ],
+    }
+    return RunContext(corpus=Corpus(path=repo.parent / "corpus.json", data=data, sha256="", fixtures={"shop": repo}))
 
 
 def test_run_case_asks_for_eight_files_and_counts_both_sides(ctx: RunContext, repo: Path) -> None:
     target = Packer(Pack(primary=[FileRef("shop", "src/payment.ts")]))
     suite = TokensSuite(budget=10_000)
     seen = suite.run_case(target, {"name": "t", "repoFixture": "shop", "query": "refund a payment"}, ctx)
-    (query, repos, limit), = target.calls
+    ((query, repos, limit),) = target.calls
     assert (query, limit, repos[0].name, repos[0].path) == ("refund a payment", 8, "shop", repo)
     assert seen["primary"] == ["src/payment.ts"] and seen["pack_source"] == "files"
     assert seen["pack_tokens"] == _file(repo, "src/payment.ts")
@@ -132,8 +141,16 @@ def test_run_case_rejects_a_non_pack(ctx: RunContext) -> None:
 
 
 def _observed(primary: list[str], pack: int, naive: int) -> dict:
-    return {"primary": primary, "related": [], "pack_source": "files", "pack_tokens": pack,
-            "missing_files": [], "naive_tokens": naive, "naive_files": 4, "naive_truncated": False}
+    return {
+        "primary": primary,
+        "related": [],
+        "pack_source": "files",
+        "pack_tokens": pack,
+        "missing_files": [],
+        "naive_tokens": naive,
+        "naive_files": 4,
+        "naive_truncated": False,
+    }
 
 
 def _outcomes() -> list[Outcome]:
@@ -141,10 +158,12 @@ def _outcomes() -> list[Outcome]:
     wrong = {"name": "wrong", "repoFixture": "shop", "query": "q2", "expectedPrimary": ["src/payment.ts"]}
     free = {"name": "unlabelled", "repoFixture": "shop", "query": "q3"}
     broken = {"name": "broken", "repoFixture": "shop", "query": "q4", "expectedPrimary": ["src/app.ts"]}
-    return [Outcome(labelled, _observed(["src/payment.ts"], 100, 400)),
-            Outcome(wrong, _observed(["src/orders.ts"], 100, 400)),
-            Outcome(free, _observed(["src/app.ts"], 300, 400)),
-            Outcome(broken, None, error="TargetError: timed out")]
+    return [
+        Outcome(labelled, _observed(["src/payment.ts"], 100, 400)),
+        Outcome(wrong, _observed(["src/orders.ts"], 100, 400)),
+        Outcome(free, _observed(["src/app.ts"], 300, 400)),
+        Outcome(broken, None, error="TargetError: timed out"),
+    ]
 
 
 def _wide(scores: pd.DataFrame) -> pd.DataFrame:

@@ -1,4 +1,5 @@
 """`workbench validate` stays fast by importing neither pandas nor jsonschema's IRI grammars."""
+
 from __future__ import annotations
 
 import subprocess

@@ -6,6 +6,7 @@ stays cheap (no pandas, papermill or tree-sitter until used). Each subpackage (`
 ``.store``, ``.analysis``, ``.report``, ``.targets``, ``.reference``, ``.suites``) lists its own
 public names in its ``__all__``; modules and names starting with ``_`` are private.
 """
+
 from __future__ import annotations
 
 from ._lazy import exports

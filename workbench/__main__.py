@@ -1,4 +1,5 @@
 """``python -m workbench`` runs the CLI."""
+
 import sys
 
 from .cli import main

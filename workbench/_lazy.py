@@ -1,5 +1,6 @@
 """Lazy public exports for the package ``__init__`` files: ``import workbench`` (or a subpackage)
 stays cheap, and a name's module is imported the first time the name is used."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -7,8 +8,9 @@ from importlib import import_module
 from typing import Any
 
 
-def exports(package: str, names: dict[str, str], namespaces: frozenset[str] = frozenset()
-            ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+def exports(
+    package: str, names: dict[str, str], namespaces: frozenset[str] = frozenset()
+) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """``__getattr__`` and ``__dir__`` for ``package``: ``names`` maps each public name to the
     module (relative to ``package``) defining it; a name in ``namespaces`` is that module itself."""
     scope = import_module(package).__dict__

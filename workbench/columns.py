@@ -3,6 +3,7 @@
 Frames are tidy and long; notebooks, stats and the store refer to these
 constants, never to string literals.
 """
+
 from __future__ import annotations
 
 SUITE = "suite"

@@ -4,6 +4,7 @@ A target is any object with a ``name`` and some of the capability methods
 below; ``capabilities(target)`` says which. Suites ask for one capability and
 are skipped, with a stated reason, when the target lacks it.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

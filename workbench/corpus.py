@@ -6,40 +6,21 @@ the JSON-pointer-like location of the bad field, plus semantic checks a schema
 cannot express (unknown fixtures, expected files missing from their fixture,
 duplicate case names).
 """
+
 from __future__ import annotations
 
 import hashlib
-import json
-import sys
 from dataclasses import dataclass, field
-from functools import lru_cache
-from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .errors import CorpusError
+from .schemas import Problem, schema_problems
 from .strictjson import loads_strict, read_bytes
-
-if TYPE_CHECKING:
-    import jsonschema
 
 DEFAULT_CORPUS = Path("corpus/corpus.json")
 DEFAULT_K = 5
 CASE_SECTIONS = ("retrieval", "risk", "harnessExecution", "gateEffectiveness", "tokenSavings")
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with a corpus: where (``retrieval[3].expectedPrimary``) and what."""
-
-    location: str
-    message: str
-    case: str | None = None
-
-    def __str__(self) -> str:
-        where = f"{self.location}: " if self.location else ""
-        named = f" (case {self.case!r})" if self.case else ""
-        return f"{where}{self.message}{named}"
 
 
 @dataclass
@@ -62,8 +43,9 @@ class Corpus:
         floors: dict[str, dict[str, float]] = {}
         for suite, metrics in self.data.get("thresholds", {}).items():
             if isinstance(metrics, dict):
-                floors[suite] = {m: float(v) for m, v in metrics.items()
-                                 if isinstance(v, (int, float)) and not isinstance(v, bool)}
+                floors[suite] = {
+                    m: float(v) for m, v in metrics.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
+                }
         return floors
 
     def cases(self, section: str) -> list[dict[str, Any]]:
@@ -82,6 +64,7 @@ class Corpus:
         """The directory ``case`` runs against in fixture ``name``: the fixture itself, or (a case with a
         ``revision``, or a fixture with no work tree) that revision's tree materialized read-only from git."""
         from .mining.fixtures import case_repo_dir
+
         return case_repo_dir(self.fixture_dir(name), case)
 
     def is_executable(self, name: str) -> bool:
@@ -92,110 +75,11 @@ class Corpus:
 # Importing jsonschema imports its format checkers, and the ``iri`` one compiles some forty lark
 # grammars (rfc3987_syntax): 1-3 s, most of what ``workbench validate`` used to take. The corpus
 # schema uses no ``format``, so that module is kept out while jsonschema loads.
-_FORMAT_ONLY = ("rfc3987_syntax",)
-
-
-def _jsonschema() -> Any:
-    """The jsonschema module, imported without the format-checker dependencies the schema never uses."""
-    if "jsonschema" in sys.modules:
-        return sys.modules["jsonschema"]
-    blocked = [name for name in _FORMAT_ONLY if name not in sys.modules]
-    for name in blocked:
-        sys.modules[name] = None  # type: ignore[assignment]  # makes ``import name`` raise ImportError
-    try:
-        import jsonschema
-    finally:
-        for name in blocked:
-            del sys.modules[name]
-    return jsonschema
-
-
-@lru_cache(maxsize=1)
-def corpus_schema() -> dict[str, Any]:
-    """The corpus JSON Schema shipped in ``workbench/schemas``."""
-    text = resources.files("workbench").joinpath("schemas/corpus.schema.json").read_text()
-    return json.loads(text)
 
 
 def _read(path: Path) -> tuple[bytes, Any]:
     raw = read_bytes(path, "corpus file", CorpusError)
     return raw, loads_strict(raw, str(path), CorpusError)
-
-
-def _location(parts: Any) -> str:
-    text = ""
-    for part in parts:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text
-
-
-def _describe(schema: dict[str, Any]) -> str:
-    kind = schema.get("type")
-    if "$ref" in schema:
-        ref = schema["$ref"].rsplit("/", 1)[-1]
-        schema = corpus_schema()["$defs"].get(ref, {})
-        kind = schema.get("type")
-    if kind == "array" and schema.get("items", {}).get("type") == "string":
-        return "a list of strings"
-    names = {"array": "a list", "object": "an object", "string": "a string",
-             "integer": "an integer", "number": "a number", "boolean": "true or false"}
-    if isinstance(kind, list):
-        return " or ".join(names.get(str(k), str(k)) for k in kind)
-    return names.get(str(kind), str(kind))
-
-
-def _message(error: "jsonschema.ValidationError") -> str:
-    got = json.dumps(error.instance, ensure_ascii=False)
-    got = got if len(got) <= 60 else got[:57] + "..."
-    if error.validator == "type":
-        return f"expected {_describe(error.schema)}, got {got}"
-    if error.validator == "required":
-        missing = [r for r in error.validator_value if r not in error.instance]
-        return f"missing required field {missing[0]!r}" if missing else error.message
-    if error.validator == "enum":
-        return f"expected one of {', '.join(map(str, error.validator_value))}, got {got}"
-    if error.validator == "oneOf":
-        options = [next(iter(s.get("required", ["?"]))) for s in error.validator_value]
-        return f"needs exactly one of {' or '.join(options)}"
-    if error.validator == "minLength":
-        return "must not be empty"
-    if error.validator == "minItems":
-        return "must not be an empty list"
-    if error.validator == "pattern":
-        return f"must match {error.validator_value}, got {got}"
-    if error.validator == "minimum":
-        return f"must be at least {error.validator_value}, got {got}"
-    if error.validator == "maximum":
-        return f"must be at most {error.validator_value}, got {got}"
-    return error.message
-
-
-def _case_name(data: Any, parts: list[Any]) -> str | None:
-    if len(parts) >= 2 and isinstance(parts[0], str) and isinstance(parts[1], int):
-        try:
-            name = data[parts[0]][parts[1]].get("name")
-        except (AttributeError, IndexError, KeyError, TypeError):
-            return None
-        return name if isinstance(name, str) else None
-    return None
-
-
-def schema_problems(data: Any) -> list[Problem]:
-    """Every schema violation, in document order, as one-line problems.
-
-    A field of the wrong type reports only that (not the consequential errors at the same spot).
-    """
-    validator = _jsonschema().Draft202012Validator(corpus_schema())
-    errors = list(validator.iter_errors(data))
-    mistyped = {tuple(e.absolute_path) for e in errors if e.validator == "type"}
-    found = []
-    for error in errors:
-        parts = list(error.absolute_path)
-        if error.validator != "type" and tuple(parts) in mistyped:
-            continue
-        order = tuple((0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in parts)
-        found.append((order, Problem(_location(parts), _message(error), _case_name(data, parts))))
-    return [problem for _, problem in sorted(found, key=lambda item: item[0])]
 
 
 def _resolve_fixture(corpus_dir: Path, entry: str) -> tuple[Path | None, bool]:
@@ -225,8 +109,9 @@ def _fixtures(path: Path, data: dict[str, Any]) -> tuple[dict[str, Path], set[st
             continue
         found, runnable = _resolve_fixture(corpus_dir, entry)
         if found is None:
-            problems.append(Problem(f"fixtureRoots.{name}",
-                                    f"directory {entry!r} not found next to the corpus or its parent"))
+            problems.append(
+                Problem(f"fixtureRoots.{name}", f"directory {entry!r} not found next to the corpus or its parent")
+            )
             continue
         fixtures[name] = found
         if runnable:
@@ -239,8 +124,13 @@ def _fixtures(path: Path, data: dict[str, Any]) -> tuple[dict[str, Path], set[st
                 found, runnable = _resolve_fixture(corpus_dir, f"fixtures/{name}")
                 if found is None:
                     key = "repoFixture" if "repoFixture" in case else "repoFixtures"
-                    problems.append(Problem(f"{section}[{index}].{key}",
-                                            f"unknown fixture {name!r} (not in fixtureRoots)", case.get("name")))
+                    problems.append(
+                        Problem(
+                            f"{section}[{index}].{key}",
+                            f"unknown fixture {name!r} (not in fixtureRoots)",
+                            case.get("name"),
+                        )
+                    )
                     continue
                 fixtures[name] = found
                 if runnable:
@@ -337,8 +227,11 @@ def _path_problems(data: dict[str, Any]) -> list[Problem]:
                     problem = inside_path_problem(expected) if isinstance(expected, str) else None
                     if problem:
                         name = case.get("name")
-                        problems.append(Problem(f"{section}[{index}].{key}[{item}]", problem,
-                                                name if isinstance(name, str) else None))
+                        problems.append(
+                            Problem(
+                                f"{section}[{index}].{key}[{item}]", problem, name if isinstance(name, str) else None
+                            )
+                        )
     return problems
 
 
@@ -363,17 +256,26 @@ def validate_corpus(path: Path | str = DEFAULT_CORPUS) -> list[Problem]:
     raw, data, fixtures, executable, problems = _check(path)
     if isinstance(data, dict):
         from .mining.fixtures import revision_problems
+
         problems += _expected_file_problems(data, fixtures)
         problems += [Problem(where, message, case) for where, message, case in revision_problems(data, fixtures)]
     if not problems:
-        problems += _data_file_problems(Corpus(path=path.resolve(), data=data, sha256=hashlib.sha256(raw).hexdigest(),
-                                               fixtures=fixtures, executable=frozenset(executable)))
+        problems += _data_file_problems(
+            Corpus(
+                path=path.resolve(),
+                data=data,
+                sha256=hashlib.sha256(raw).hexdigest(),
+                fixtures=fixtures,
+                executable=frozenset(executable),
+            )
+        )
     return problems
 
 
 def _data_file_problems(corpus: Corpus) -> list[Problem]:
     """Problems each suite finds in the data files its section points to (goldens, gold records)."""
     from .suites import check_data, suite_names, suite_section
+
     problems = []
     for name in suite_names():
         if corpus.data.get(suite_section(name)):
@@ -391,5 +293,10 @@ def load_corpus(path: Path | str = DEFAULT_CORPUS) -> Corpus:
     if problems:
         more = f" (+{len(problems) - 1} more; run `workbench validate`)" if len(problems) > 1 else ""
         raise CorpusError(f"{path}: {problems[0]}{more}")
-    return Corpus(path=path.resolve(), data=data, sha256=hashlib.sha256(raw).hexdigest(),
-                  fixtures=fixtures, executable=frozenset(executable))
+    return Corpus(
+        path=path.resolve(),
+        data=data,
+        sha256=hashlib.sha256(raw).hexdigest(),
+        fixtures=fixtures,
+        executable=frozenset(executable),
+    )

@@ -3,6 +3,7 @@
 The CLI turns any ``WorkbenchError`` into a one-line message and exit code 3;
 anything else is an internal error (exit 4, traceback shown).
 """
+
 from __future__ import annotations
 
 
@@ -42,14 +43,22 @@ class RunStopped(WorkbenchError):
 
     def __init__(self, journal: str, run_id: str, out_dir: str, saved_cases: int, cause: BaseException) -> None:
         self.journal, self.run_id, self.out_dir, self.saved_cases, self.cause = (
-            journal, run_id, out_dir, saved_cases, cause)
+            journal,
+            run_id,
+            out_dir,
+            saved_cases,
+            cause,
+        )
         super().__init__(f"{cause or type(cause).__name__}; {self.hint()}")
 
     def hint(self) -> str:
         """One line: the cases saved and the command that resumes the run."""
         import shlex
-        return (f"{self.saved_cases} case(s) saved in {self.journal}; resume with: workbench run --resume "
-                f"{shlex.quote(self.run_id)} --out {shlex.quote(self.out_dir)}")
+
+        return (
+            f"{self.saved_cases} case(s) saved in {self.journal}; resume with: workbench run --resume "
+            f"{shlex.quote(self.run_id)} --out {shlex.quote(self.out_dir)}"
+        )
 
 
 class GitError(WorkbenchError):

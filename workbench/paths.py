@@ -5,6 +5,7 @@ The CLI, ``load_run``, ``compare``, the report and the notebooks all resolve thr
 ``workbench report <run-id>`` and ``wb.load_run("<run-id>")`` mean what ``compare`` means.
 Nothing here reads a run's frames (no pandas).
 """
+
 from __future__ import annotations
 
 import os
@@ -57,8 +58,9 @@ class SideRef:
     is_run: bool
 
 
-def locate_side(spec: str, runs_dir: Path | str = DEFAULT_RUNS_DIR,
-                baselines: Path | str = DEFAULT_BASELINES_DIR) -> SideRef:
+def locate_side(
+    spec: str, runs_dir: Path | str = DEFAULT_RUNS_DIR, baselines: Path | str = DEFAULT_BASELINES_DIR
+) -> SideRef:
     """Resolve a spec to a run directory (a path, or a run id under ``runs_dir``) or a baseline
     file (a ``.json`` path, or a name in ``baselines``); a ``#TARGET`` suffix narrows it to one
     target. A CompareError says when it is neither."""
@@ -68,8 +70,7 @@ def locate_side(spec: str, runs_dir: Path | str = DEFAULT_RUNS_DIR,
         return SideRef(spec, run, target, True)
     path = baseline_path(base, baselines)
     if not path.is_file():
-        raise CompareError(f"{spec}: not a run directory, a run id in {runs_dir}, "
-                           f"or a baseline in {baselines}")
+        raise CompareError(f"{spec}: not a run directory, a run id in {runs_dir}, or a baseline in {baselines}")
     return SideRef(spec, path, target, False)
 
 

@@ -25,6 +25,7 @@ Commands run with a minimal environment (``PATH``, ``HOME``, locale, temp dir) p
 new process group that is killed whole on timeout, under bubblewrap when it is available (see
 "Containment" below: only the copy is writable, no network, own PID namespace).
 """
+
 from __future__ import annotations
 
 import atexit
@@ -53,7 +54,8 @@ _INSTALL = "install"
 _PYTHON_WORDS = ("python", "python3", "pytest")
 # (pattern over the whitespace-normalised command, flags appended for installs)
 FORMS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
-    (re.compile(pattern), extra) for pattern, extra in (
+    (re.compile(pattern), extra)
+    for pattern, extra in (
         (r"npm (?:install|i|ci)", ("--ignore-scripts", "--no-audit", "--no-fund")),
         (rf"npm (?:test|t|run {_SCRIPT})", ()),
         (r"pnpm (?:install|i)(?: --frozen-lockfile)?", ("--ignore-scripts",)),
@@ -64,15 +66,27 @@ FORMS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple(
         (rf"bun (?:test|run {_SCRIPT})", ()),
         (rf"(?:python3? -m )?pytest(?: {_PYTEST_ARG})*", ()),
         (r"go (?:test|build|vet) \./\.\.\.", ()),
-    ))
+    )
+)
 _ENV_KEEP = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TEMP", "TMP", "SYSTEMROOT", "USER")
 GIT_IDENTITY = {
-    "GIT_AUTHOR_NAME": "workbench", "GIT_AUTHOR_EMAIL": "workbench@example.invalid",
-    "GIT_COMMITTER_NAME": "workbench", "GIT_COMMITTER_EMAIL": "workbench@example.invalid",
-    "GIT_AUTHOR_DATE": "2024-01-01T00:00:00+0000", "GIT_COMMITTER_DATE": "2024-01-01T00:00:00+0000",
+    "GIT_AUTHOR_NAME": "workbench",
+    "GIT_AUTHOR_EMAIL": "workbench@example.invalid",
+    "GIT_COMMITTER_NAME": "workbench",
+    "GIT_COMMITTER_EMAIL": "workbench@example.invalid",
+    "GIT_AUTHOR_DATE": "2024-01-01T00:00:00+0000",
+    "GIT_COMMITTER_DATE": "2024-01-01T00:00:00+0000",
 }
-_GIT_CONFIG = ("-c", "core.hooksPath=/dev/null", "-c", "commit.gpgSign=false",
-               "-c", "core.autocrlf=false", "-c", "core.quotePath=false")
+_GIT_CONFIG = (
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "commit.gpgSign=false",
+    "-c",
+    "core.autocrlf=false",
+    "-c",
+    "core.quotePath=false",
+)
 
 
 def normalise(command: str) -> str:
@@ -87,7 +101,7 @@ def allowed_argv(command: str) -> list[str]:
         if pattern.fullmatch(text):
             words = text.split(" ")
             if words[0] in _PYTHON_WORDS:
-                return [sys.executable, "-m", *words[words.index("pytest"):]]
+                return [sys.executable, "-m", *words[words.index("pytest") :]]
             if extra and words[0] == "yarn" and words[1:2] != [_INSTALL]:
                 words.insert(1, _INSTALL)
             return [*words, *extra]
@@ -97,8 +111,14 @@ def allowed_argv(command: str) -> list[str]:
 def safe_env() -> dict[str, str]:
     """A minimal environment for fixture commands: no credentials, ``CI=1``, no update checks."""
     env = {key: os.environ[key] for key in _ENV_KEEP if key in os.environ}
-    env.update(CI="1", NO_COLOR="1", PYTHONDONTWRITEBYTECODE="1", npm_config_update_notifier="false",
-               npm_config_fund="false", npm_config_audit="false")
+    env.update(
+        CI="1",
+        NO_COLOR="1",
+        PYTHONDONTWRITEBYTECODE="1",
+        npm_config_update_notifier="false",
+        npm_config_fund="false",
+        npm_config_audit="false",
+    )
     return env
 
 
@@ -139,8 +159,15 @@ def run_allowlisted(command: str, cwd: Path, timeout: float) -> Execution:
     if program is None:
         return Execution(normalise(command), tuple(argv), None, 0.0, reason=f"{argv[0]} not found on PATH")
     started = time.perf_counter()
-    with subprocess.Popen(contain([program, *argv[1:]], cwd), cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True) as proc:
+    with subprocess.Popen(
+        contain([program, *argv[1:]], cwd),
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    ) as proc:
         try:
             out, err = proc.communicate(timeout=timeout)
             code: int | None = proc.returncode
@@ -149,8 +176,9 @@ def run_allowlisted(command: str, cwd: Path, timeout: float) -> Execution:
             os.killpg(proc.pid, signal.SIGKILL)  # npm and friends spawn children: kill the group
             out, err = proc.communicate()
             code, reason = None, f"timed out after {timeout:g} s"
-    return Execution(normalise(command), tuple(argv), code, round(time.perf_counter() - started, 3),
-                     _tail(out), _tail(err), reason)
+    return Execution(
+        normalise(command), tuple(argv), code, round(time.perf_counter() - started, 3), _tail(out), _tail(err), reason
+    )
 
 
 def copy_tree(src: Path, dest: Path) -> Path:
@@ -185,16 +213,21 @@ def tree_digest(root: Path) -> str:
     return digest.hexdigest()
 
 
-def git(args: list[str], cwd: Path, identity: bool = False,
-        error: type[WorkbenchError] = SuiteError) -> str:
+def git(args: list[str], cwd: Path, identity: bool = False, error: type[WorkbenchError] = SuiteError) -> str:
     """Run git without hooks, user config or prompts; ``identity`` pins author, committer and dates.
 
     A failure raises ``error`` with git's last stderr line.
     """
-    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
-           "GIT_TERMINAL_PROMPT": "0", **(GIT_IDENTITY if identity else {})}
-    proc = subprocess.run(["git", *_GIT_CONFIG, *args], cwd=cwd, env=env, capture_output=True,
-                          stdin=subprocess.DEVNULL, check=False)
+    env = {
+        **os.environ,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_TERMINAL_PROMPT": "0",
+        **(GIT_IDENTITY if identity else {}),
+    }
+    proc = subprocess.run(
+        ["git", *_GIT_CONFIG, *args], cwd=cwd, env=env, capture_output=True, stdin=subprocess.DEVNULL, check=False
+    )
     if proc.returncode != 0:
         message = proc.stderr.decode("utf-8", errors="replace").strip().splitlines()
         raise error(f"git {args[0]} in {cwd} failed: {message[-1] if message else proc.returncode}")
@@ -271,8 +304,13 @@ def _bwrap() -> str | None:
     if found is None:
         return None
     try:
-        probe = subprocess.run([found, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "--", "true"],
-                               stdin=subprocess.DEVNULL, capture_output=True, timeout=10, check=False)
+        probe = subprocess.run(
+            [found, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "--", "true"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=10,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return found if probe.returncode == 0 else None
@@ -291,9 +329,34 @@ def contain(argv: list[str], writable: Path) -> list[str]:
     if bwrap is None:
         return argv
     where = str(writable.resolve())
-    return [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-            "--bind", where, where, "--unshare-all", "--die-with-parent", "--new-session",
-            "--setenv", "HOME", "/tmp", "--setenv", "TMPDIR", "/tmp", "--chdir", where, "--", *argv]
+    return [
+        bwrap,
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--tmpfs",
+        "/tmp",
+        "--bind",
+        where,
+        where,
+        "--unshare-all",
+        "--die-with-parent",
+        "--new-session",
+        "--setenv",
+        "HOME",
+        "/tmp",
+        "--setenv",
+        "TMPDIR",
+        "/tmp",
+        "--chdir",
+        where,
+        "--",
+        *argv,
+    ]
 
 
 def drop_escaping_links(root: Path) -> list[str]:

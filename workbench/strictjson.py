@@ -9,6 +9,7 @@ pointer); ``read_json``/``read_jsonl`` do the same for files. The checks run at 
 common path: the text is scanned for bracket depth and surrogate escapes with regular expressions,
 and only a document that has a surrogate escape is walked to find the field.
 """
+
 from __future__ import annotations
 
 import json
@@ -106,8 +107,9 @@ def lone_surrogate(value: Any) -> str | None:
     return None
 
 
-def loads_strict(text: str | bytes, source: str, error: type[WorkbenchError] = WorkbenchError,
-                 max_depth: int = MAX_DEPTH) -> Any:
+def loads_strict(
+    text: str | bytes, source: str, error: type[WorkbenchError] = WorkbenchError, max_depth: int = MAX_DEPTH
+) -> Any:
     """Parse one JSON document or raise ``error("<source>: <what>")``; see the module doc."""
     if isinstance(text, (bytes, bytearray)):
         try:
@@ -164,8 +166,9 @@ def decode_text(raw: bytes, source: str, error: type[WorkbenchError]) -> str:
         raise error(f"{source}:{line}: not UTF-8 (byte 0x{raw[exc.start]:02x})") from None
 
 
-def jsonl_lines(raw: bytes, source: str, error: type[WorkbenchError],
-                skip_comments: bool = False) -> Iterator[tuple[int, Any]]:
+def jsonl_lines(
+    raw: bytes, source: str, error: type[WorkbenchError], skip_comments: bool = False
+) -> Iterator[tuple[int, Any]]:
     """(line number, value) for each non-blank line of a JSON-lines text (``#`` lines skipped if asked)."""
     for number, line in enumerate(decode_text(raw, source, error).splitlines(), 1):
         stripped = line.strip()

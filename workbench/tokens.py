@@ -5,11 +5,12 @@ The encoding ships inside the package and loads once per process on first use
 counts by content digest, so a file that many packs and dumps share is encoded
 once per run.
 """
+
 from __future__ import annotations
 
 import hashlib
 import warnings
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from .errors import SuiteError
@@ -19,7 +20,7 @@ ENCODING = "o200k_base"
 CHUNK_CHARS = 200_000
 
 
-@lru_cache(maxsize=None)
+@cache
 def encoding(name: str = ENCODING) -> Any:
     """The named ``bpe_openai`` encoding, loaded once."""
     with warnings.catch_warnings():  # bpe-openai 0.1.4 reads its tables with a deprecated API

@@ -9,6 +9,7 @@ Every engine answers a context_pack with the path its query ends with (``"find s
   worker); a marker file beside the fixture makes the second time answer normally.
 - ``steady``: always right; its version is known and it opts into ``--cache``.
 """
+
 from __future__ import annotations
 
 import hashlib

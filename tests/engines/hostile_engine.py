@@ -6,6 +6,7 @@ repository; ``surrogate``: a path with a lone surrogate; ``deaf``: stops reading
 ``no-id``: answers without echoing the id. Anything else: ``src/a.ts`` with the id echoed.
 Started with ``--deaf`` it never reads stdin at all.
 """
+
 import json
 import os
 import sys

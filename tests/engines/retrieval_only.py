@@ -1,6 +1,7 @@
 """A retrieval-only JSON-lines engine, written from the README alone: it answers the
 ``capabilities`` handshake (unless HANDSHAKE=0) and ``context_pack`` from the ANSWERS env var
 (query -> [paths]); every other capability gets ``{"error": "unsupported capability: X"}``."""
+
 import json
 import os
 import sys

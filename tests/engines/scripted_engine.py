@@ -5,6 +5,7 @@ prints a non-JSON line, ``error`` answers ``{"error": ...}``; otherwise the pack
 ``expectedPrimary``-like list given in the ANSWERS env var (JSON: query -> [paths], with
 ``<fixture>/<path>`` for multi-repo requests).
 """
+
 import json
 import os
 import sys

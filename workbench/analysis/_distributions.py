@@ -1,6 +1,7 @@
 """Null distributions behind ``stats``' p-values and its minimum detectable effect, from numpy and
 ``scipy.special`` only (equal to ``scipy.stats``: tests/test_stats_parity.py). ``scipy.special`` is
 imported inside the functions that need it, so importing this module loads no scipy."""
+
 from __future__ import annotations
 
 import math
@@ -8,7 +9,6 @@ from collections.abc import Callable
 from functools import lru_cache
 
 import numpy as np
-
 
 
 def average_ranks(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -41,6 +41,7 @@ def signed_rank_exact_p(ranks: np.ndarray, r_plus: float) -> float:
 def signed_rank_normal_p(tie_sizes: np.ndarray, r_plus: float) -> float:
     """Two-sided normal p of ``r_plus`` on k = sum(tie_sizes) ranks, scipy's tie-corrected variance."""
     from scipy.special import ndtr
+
     k = float(tie_sizes.sum())
     mean = k * (k + 1.0) * 0.25
     ties = float(np.sum(tie_sizes.astype(float) ** 3 - tie_sizes))
@@ -57,6 +58,7 @@ def sign_test_p(k: int, n: int) -> float:
     scipy's binomial CDF evaluates. p = 1 when the tails meet (2k + 1 >= n).
     """
     from scipy.special import betainc
+
     if 2 * k + 1 >= n:
         return 1.0
     return min(1.0, 2.0 * float(betainc(n - k, k + 1, 0.5)))
@@ -72,6 +74,7 @@ def mde_sd(n: int, alpha: float = 0.05, power: float = 0.8) -> float:
     bisection instead of ``scipy.optimize.brentq``: results agree to ~1e-10.
     """
     from scipy.special import nctdtr, ndtri, stdtrit
+
     if n < 2:
         return float("nan")
     df, crit = n - 1.0, float(stdtrit(n - 1.0, 1.0 - alpha / 2.0))

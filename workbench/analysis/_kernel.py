@@ -4,6 +4,7 @@ each case's ranking (trec_eval tie-breaking), drop duplicates, and reduce hits t
 Everything here works on numpy arrays of category codes; nothing hashes a string except the
 tie-break on doc ids, which sorts the doc categories once per call.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -20,6 +21,7 @@ DOC, RANK, SCORE, RELEVANCE = "doc", "rank", "score", "relevance"
 
 
 # ---------------------------------------------------------------- validation
+
 
 @dataclass
 class _Inputs:
@@ -40,8 +42,12 @@ def prepare(ranking: pd.DataFrame, qrels: pd.DataFrame, cases: Sequence[str] | N
     require_columns(qrels, "qrels", [CASE, DOC, RELEVANCE])
     case_cats, (r_case, q_case) = _align([ranking[CASE], qrels[CASE]], first=cases or ())
     doc_cats, (r_doc, q_doc) = _align([ranking[DOC], qrels[DOC]])
-    for codes, frame, what, col in ((r_case, ranking, "ranking", CASE), (r_doc, ranking, "ranking", DOC),
-                                    (q_case, qrels, "qrels", CASE), (q_doc, qrels, "qrels", DOC)):
+    for codes, frame, what, col in (
+        (r_case, ranking, "ranking", CASE),
+        (r_doc, ranking, "ranking", DOC),
+        (q_case, qrels, "qrels", CASE),
+        (q_doc, qrels, "qrels", DOC),
+    ):
         _no_missing(codes, frame, what, col)
     primary = _primary(ranking, r_case, case_cats)
     gain = _finite(qrels[RELEVANCE], q_case, case_cats, "qrels", RELEVANCE)
@@ -86,11 +92,9 @@ def _primary(ranking: pd.DataFrame, case: np.ndarray, cats: pd.Index) -> np.ndar
     rank = ranking[RANK].to_numpy()
     if rank.dtype.kind not in "iu":
         rank = _finite(ranking[RANK], case, cats, "ranking", RANK)
-    bad = np.flatnonzero((rank < 1) | (rank != np.floor(rank))) if rank.dtype.kind == "f" \
-        else np.flatnonzero(rank < 1)
+    bad = np.flatnonzero((rank < 1) | (rank != np.floor(rank))) if rank.dtype.kind == "f" else np.flatnonzero(rank < 1)
     if bad.size:
-        raise SuiteError(f"ranking: case {cats[case[bad[0]]]!r}: rank must be an integer >= 1, "
-                         f"got {rank[bad[0]]:g}")
+        raise SuiteError(f"ranking: case {cats[case[bad[0]]]!r}: rank must be an integer >= 1, got {rank[bad[0]]:g}")
     return rank.astype(np.int64, copy=False)
 
 
@@ -101,8 +105,7 @@ def _finite(column: pd.Series, case: np.ndarray, cats: pd.Index, what: str, name
         raise SuiteError(f"{what}.{name}: expected numbers, got {column.dtype}") from None
     bad = np.flatnonzero(~np.isfinite(values))
     if bad.size:
-        raise SuiteError(f"{what}: case {cats[case[bad[0]]]!r}: {name} must be a finite number, "
-                         f"got {values[bad[0]]:g}")
+        raise SuiteError(f"{what}: case {cats[case[bad[0]]]!r}: {name} must be a finite number, got {values[bad[0]]:g}")
     return values
 
 
@@ -115,6 +118,7 @@ def _unique_qrels(case: np.ndarray, doc: np.ndarray, n_docs: int, cases: pd.Inde
 
 
 # ---------------------------------------------------------------- kernel
+
 
 def _order(case: np.ndarray, primary: np.ndarray, doc: np.ndarray, docs: pd.Index) -> np.ndarray | None:
     """Row order by (case, primary, doc id descending); None when the rows already are in it."""
@@ -160,8 +164,8 @@ def _break_ties(order: np.ndarray, tie: np.ndarray, doc: np.ndarray, docs: pd.In
 class _Hits:
     """Relevant docs found in the rankings (first occurrences) and per-case counts."""
 
-    case: np.ndarray      # case code of each hit
-    pos: np.ndarray       # 0-based position after duplicates are dropped
+    case: np.ndarray  # case code of each hit
+    pos: np.ndarray  # 0-based position after duplicates are dropped
     gain: np.ndarray
     returned: np.ndarray  # per case: distinct docs returned
     relevant: np.ndarray  # per case: relevant docs in the qrels
@@ -184,9 +188,16 @@ def find_hits(x: _Inputs) -> _Hits:
     at = np.minimum(np.searchsorted(pairs.keys, q_keys), max(pairs.keys.size - 1, 0))
     found = (pairs.keys[at] == q_keys) if pairs.keys.size else np.zeros(q_keys.size, dtype=bool)
     ideal = np.lexsort((-x.gain, x.q_case))
-    return _Hits(x.q_case[found], position(pairs.rows(at[found])), x.gain[found], returned,
-                 np.bincount(x.q_case, minlength=n_cases), x.q_case[ideal],
-                 _within_case(x.q_case[ideal], n_cases), x.gain[ideal])
+    return _Hits(
+        x.q_case[found],
+        position(pairs.rows(at[found])),
+        x.gain[found],
+        returned,
+        np.bincount(x.q_case, minlength=n_cases),
+        x.q_case[ideal],
+        _within_case(x.q_case[ideal], n_cases),
+        x.gain[ideal],
+    )
 
 
 @dataclass
@@ -219,8 +230,9 @@ def _flat_pairs(case: np.ndarray, doc: np.ndarray, n_docs: int) -> _Pairs:
     return _Pairs(keys, n_docs, perm[1:][keys[1:] == keys[:-1]], perm.__getitem__)
 
 
-def _dense_pairs(case: np.ndarray, doc: np.ndarray, counts: np.ndarray, starts: np.ndarray,
-                 n_docs: int, width: int, shift: int) -> _Pairs:
+def _dense_pairs(
+    case: np.ndarray, doc: np.ndarray, counts: np.ndarray, starts: np.ndarray, n_docs: int, width: int, shift: int
+) -> _Pairs:
     """One row per answered case holding ``doc << shift | position``, sorted row-wise."""
     present = np.flatnonzero(counts)
     cell = np.arange(case.size)

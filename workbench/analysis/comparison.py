@@ -9,6 +9,7 @@ the frames for notebooks, ``to_dict`` is the ``--json`` object and
 ``to_markdown`` the terminal table. ``diff_cases`` is the per-case half alone
 (no statistics, no scipy), for pages that only list what changed.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,21 +20,41 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import stats
-from .gates import UNCHANGED as NOTHING_CHANGED
-from .gates import GateDecision, GateRule, default_rule
-from .registry import higher_is_better
 from ..columns import CASE, METRIC, PASSED, SUITE, TARGET, VALUE
 from ..errors import CompareError
 from ..paths import DEFAULT_BASELINES_DIR, DEFAULT_RUNS_DIR, locate_side, run_path
 from ..store.runs import RunLike
+from . import stats
+from .gates import UNCHANGED as NOTHING_CHANGED
+from .gates import GateDecision, GateRule, default_rule
+from .registry import higher_is_better
+from .statuses import IMPROVED, MISSING, NEW, REGRESSED, UNCHANGED
 
-IMPROVED, REGRESSED, UNCHANGED, NEW, MISSING = "improved", "regressed", "unchanged", "new", "missing"
 NO_GATE = "NO_GATE"
 KEY = [SUITE, CASE, METRIC]
-COMPARISON_COLUMNS = [SUITE, METRIC, "n", "mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_t",
-                      "p_wilcoxon", "p_randomization", "p_mcnemar", "p_holm", "effect_size", "wins",
-                      "ties", "losses", "mde", "mde_sd", "reason", "higher_is_better"]
+COMPARISON_COLUMNS = [
+    SUITE,
+    METRIC,
+    "n",
+    "mean_a",
+    "mean_b",
+    "delta",
+    "ci_low",
+    "ci_high",
+    "p_t",
+    "p_wilcoxon",
+    "p_randomization",
+    "p_mcnemar",
+    "p_holm",
+    "effect_size",
+    "wins",
+    "ties",
+    "losses",
+    "mde",
+    "mde_sd",
+    "reason",
+    "higher_is_better",
+]
 CASE_COLUMNS = [SUITE, CASE, METRIC, "value_a", "value_b", "delta", "status", "higher_is_better"]
 _TIE = 1e-12
 
@@ -77,23 +98,28 @@ class Comparison(CaseDiff):
     def to_dict(self) -> dict[str, Any]:
         """The ``--json`` object; NaN and infinities become null."""
         from ..store.files import dumps
-        return json.loads(dumps({
-            "a": self.a, "b": self.b, "gate": str(self.gate) if self.gate else None,
-            "verdict": self.verdict, "reason": self.reason,
-            "reasons": list(self.decision.reasons) if self.decision else [],
-            "comparisons": self.comparisons.to_dict("records"), "cases": self.cases.to_dict("records"),
-            "notes": list(self.notes),
-        }))
+
+        return json.loads(
+            dumps(
+                {
+                    "a": self.a,
+                    "b": self.b,
+                    "gate": str(self.gate) if self.gate else None,
+                    "verdict": self.verdict,
+                    "reason": self.reason,
+                    "reasons": list(self.decision.reasons) if self.decision else [],
+                    "comparisons": self.comparisons.to_dict("records"),
+                    "cases": self.cases.to_dict("records"),
+                    "notes": list(self.notes),
+                }
+            )
+        )
 
     def to_markdown(self) -> str:
         """Per-metric table, pass/fail changes, detectable-effect note and the verdict."""
-        alpha = self.gate.alpha if self.gate else 0.05
-        metrics = self.comparisons[self.comparisons[METRIC] != PASSED]
-        lines = [f"A: {self.a}", f"B: {self.b}   (delta = B - A, paired by case)", *self.notes, ""]
-        lines += _md_table(_HEADER, [_metric_cells(row) for row in metrics.itertuples(index=False)])
-        lines += _pass_fail_lines(self.comparisons[self.comparisons[METRIC] == PASSED])
-        lines += _mde_lines(metrics, alpha) + _case_lines(self.cases) + _verdict_lines(self)
-        return "\n".join(lines)
+        from .comparison_text import comparison_markdown
+
+        return comparison_markdown(self)
 
     __str__ = to_markdown
 
@@ -112,8 +138,7 @@ def compare(a: RunLike, b: RunLike, gate: GateRule | str | None = None, seed: in
     p = np.where(table[METRIC] == PASSED, table["p_mcnemar"], table[rule.p_column if rule else "p_t"])
     table["p_holm"] = stats.holm(p.astype(float))
     decision = unchanged_decision(diff.cases, rule) or (rule.evaluate(table) if rule else None)
-    return Comparison(diff.a, diff.b, diff.cases, table[COMPARISON_COLUMNS], rule, decision,
-                      _repeat_notes(a, b))
+    return Comparison(diff.a, diff.b, diff.cases, table[COMPARISON_COLUMNS], rule, decision, _repeat_notes(a, b))
 
 
 def _repeat_notes(a: RunLike, b: RunLike) -> tuple[str, ...]:
@@ -133,8 +158,10 @@ def unchanged_decision(cases: pd.DataFrame, rule: GateRule | None) -> GateDecisi
         return None
     alone = int(cases["status"].isin([NEW, MISSING]).sum())
     extra = f" ({alone} value(s) on one side only are not compared)" if alone else ""
-    summary = (f"Every paired difference is zero: both sides score the same on all {len(paired)} shared "
-               f"case-metric values{extra}, so nothing changed.")
+    summary = (
+        f"Every paired difference is zero: both sides score the same on all {len(paired)} shared "
+        f"case-metric values{extra}, so nothing changed."
+    )
     return GateDecision(NOTHING_CHANGED, (summary,), str(rule) if rule else "none", summary)
 
 
@@ -164,8 +191,9 @@ def long_values(run: RunLike) -> pd.DataFrame:
     """One side as a long (suite, case, metric, value) frame; per-case pass/fail as metric ``passed``."""
     targets = sorted(set(run.scores[TARGET].dropna()) | set(run.cases[TARGET].dropna()))
     if len(targets) > 1:
-        raise CompareError(f"{run.run_id}: has targets {', '.join(targets)}; "
-                           f"compare one of them as {run.run_id}#<target>")
+        raise CompareError(
+            f"{run.run_id}: has targets {', '.join(targets)}; compare one of them as {run.run_id}#<target>"
+        )
     passed = run.cases[[SUITE, CASE, PASSED]].rename(columns={PASSED: VALUE}).assign(**{METRIC: PASSED})
     passed[VALUE] = pd.to_numeric(passed[VALUE].astype(object), errors="coerce")
     frame = pd.concat([run.scores[KEY + [VALUE]], passed[KEY + [VALUE]]], ignore_index=True)
@@ -187,12 +215,29 @@ def align(long_a: pd.DataFrame, long_b: pd.DataFrame) -> pd.DataFrame:
     gain = np.where(upward, delta, -delta)
     where = merged["_merge"].to_numpy()
     status = np.select(
-        [where == "left_only", where == "right_only", fa & fb & (gain > _TIE),
-         fa & fb & (gain < -_TIE), fa & ~fb, ~fa & fb],
-        [MISSING, NEW, IMPROVED, REGRESSED, MISSING, NEW], default=UNCHANGED)
-    return pd.DataFrame({SUITE: merged[SUITE], CASE: merged[CASE], METRIC: merged[METRIC],
-                         "value_a": va, "value_b": vb, "delta": delta, "status": status,
-                         "higher_is_better": upward})
+        [
+            where == "left_only",
+            where == "right_only",
+            fa & fb & (gain > _TIE),
+            fa & fb & (gain < -_TIE),
+            fa & ~fb,
+            ~fa & fb,
+        ],
+        [MISSING, NEW, IMPROVED, REGRESSED, MISSING, NEW],
+        default=UNCHANGED,
+    )
+    return pd.DataFrame(
+        {
+            SUITE: merged[SUITE],
+            CASE: merged[CASE],
+            METRIC: merged[METRIC],
+            "value_a": va,
+            "value_b": vb,
+            "delta": delta,
+            "status": status,
+            "higher_is_better": upward,
+        }
+    )
 
 
 def directions(metrics: pd.Series) -> np.ndarray:
@@ -232,16 +277,19 @@ def _metric_row(suite: str, metric: str, group: pd.DataFrame | None, seed: int, 
 def resolve_run(spec: str, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> RunLike | None:
     """``RUN`` (a run directory or a run id under ``runs_dir``) or ``RUN#TARGET``; None when no such run."""
     from ..store.runs import load_run
+
     base, _, target = spec.partition("#")
     path = run_path(base, runs_dir)
     return _narrow(load_run(path), target, spec) if path is not None else None
 
 
-def resolve_side(spec: str, runs_dir: Path | str = DEFAULT_RUNS_DIR,
-                 baselines_dir: Path | str = DEFAULT_BASELINES_DIR) -> RunLike:
+def resolve_side(
+    spec: str, runs_dir: Path | str = DEFAULT_RUNS_DIR, baselines_dir: Path | str = DEFAULT_BASELINES_DIR
+) -> RunLike:
     """A run (``RUN``, ``RUN#TARGET``, see ``resolve_run``), else a baseline by file or name."""
     from ..store.baselines import load_baseline
     from ..store.runs import load_run
+
     side = locate_side(spec, runs_dir, baselines_dir)
     return _narrow(load_run(side.path) if side.is_run else load_baseline(side.path), side.target, spec)
 
@@ -252,71 +300,3 @@ def _narrow(side: RunLike, target: str, spec: str) -> RunLike:
     if target not in side.targets:
         raise CompareError(f"{spec}: no target {target!r} (has {', '.join(side.targets)})")
     return side.select(target)
-
-
-_HEADER = ["suite", "metric", "better", "n", "A", "B", "delta", "95% CI", "p t", "p wilcoxon", "p rand", "p holm",
-           "d_z", "W/T/L", "MDE"]
-
-
-def _num(x: float, digits: int = 3) -> str:
-    return "-" if pd.isna(x) else f"{x:.{digits}f}" if np.isfinite(x) else ("+inf" if x > 0 else "-inf")
-
-
-def _p(x: float) -> str:
-    return "-" if pd.isna(x) else f"{x:.3g}"
-
-
-def _metric_cells(row: Any) -> list[str]:
-    mde = _num(row.mde) if not pd.isna(row.mde) else (f"{row.mde_sd:.2f} SD" if not pd.isna(row.mde_sd) else "-")
-    return [row.suite, row.metric, "higher" if row.higher_is_better else "lower", str(row.n), _num(row.mean_a), _num(row.mean_b), _num(row.delta, 4),
-            f"[{_num(row.ci_low, 4)}, {_num(row.ci_high, 4)}]", _p(row.p_t), _p(row.p_wilcoxon),
-            _p(row.p_randomization), _p(row.p_holm), _num(row.effect_size, 2),
-            f"{row.wins}/{row.ties}/{row.losses}", mde]
-
-
-def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max(len(cell) for cell in column) for column in zip(header, *rows)]
-    def line(cells: list[str]) -> str:
-        return "| " + " | ".join(c.ljust(w) if i < 3 else c.rjust(w)
-                                 for i, (c, w) in enumerate(zip(cells, widths))) + " |"
-    rule = "|" + "|".join("-" * (w + 2) if i < 3 else "-" * (w + 1) + ":" for i, w in enumerate(widths)) + "|"
-    return [line(header), rule] + [line(r) for r in rows]
-
-
-def _pass_fail_lines(rows: pd.DataFrame) -> list[str]:
-    lines = [""] if len(rows) else []
-    for row in rows.itertuples(index=False):
-        lines.append(f"{row.suite} pass/fail: {round(row.mean_a * row.n) if row.n else 0} -> "
-                     f"{round(row.mean_b * row.n) if row.n else 0} of {row.n} cases pass "
-                     f"({row.wins} fixed, {row.losses} broken), McNemar exact p={_p(row.p_mcnemar)}")
-    return lines
-
-
-def _mde_lines(metrics: pd.DataFrame, alpha: float) -> list[str]:
-    lines = [""]
-    for suite, rows in metrics.groupby(SUITE, sort=False):
-        parts = [f"{r.metric} {_num(r.mde)}" if not pd.isna(r.mde) else f"{r.metric} {r.mde_sd:.2f} SD"
-                 for r in rows.itertuples(index=False) if not pd.isna(r.mde_sd)]
-        if parts:
-            lines.append(f"{suite}: with {rows['n'].max()} paired cases, a change smaller than "
-                         f"{', '.join(parts)} cannot be detected (paired t, 80% power, alpha {alpha:g}).")
-    return lines
-
-
-def _case_lines(cases: pd.DataFrame, limit: int = 10) -> list[str]:
-    counts = cases["status"].value_counts()
-    summary = ", ".join(f"{int(counts.get(s, 0))} {s}" for s in (IMPROVED, REGRESSED, UNCHANGED, NEW, MISSING))
-    lines = ["", f"Per-case values: {summary}."]
-    regressed = cases[cases["status"] == REGRESSED]
-    worst = regressed.assign(_loss=np.where(regressed["higher_is_better"], -regressed["delta"], regressed["delta"]))
-    worst = worst.nlargest(limit, "_loss")
-    lines += [f"  regressed: {r.suite}[{r.case}] {r.metric} {_num(r.value_a)} -> {_num(r.value_b)}"
-              for r in worst.itertuples(index=False)]
-    return lines
-
-
-def _verdict_lines(comparison: Comparison) -> list[str]:
-    if comparison.decision is None:
-        return ["", "Gate: none applies to these metrics (pass --gate RULE); verdict NO_GATE."]
-    reasons = [f"  - {reason}" for reason in comparison.decision.reasons if reason != comparison.reason]
-    return ["", f"Gate [{comparison.decision.rule}]: {comparison.verdict}: {comparison.reason}"] + reasons

@@ -8,6 +8,7 @@ registry's ``higher_is_better``: a smaller pack or latency is an improvement). A
 is evaluated on the per-metric comparison frame built by ``workbench.compare``; every
 decision carries a one-sentence ``summary`` besides one reason per checked metric.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields, replace
@@ -52,11 +53,12 @@ class GateRule:
 
     def __str__(self) -> str:
         parts = {f.name: getattr(self, f.name) for f in fields(self)}
-        return ",".join(f"{k}={'none' if v is None else v}" for k, v in parts.items()
-                        if not (k == "suite" and v is None))
+        return ",".join(
+            f"{k}={'none' if v is None else v}" for k, v in parts.items() if not (k == "suite" and v is None)
+        )
 
     @classmethod
-    def parse(cls, text: str) -> "GateRule":
+    def parse(cls, text: str) -> GateRule:
         """``go-code``, ``retrieval``, ``primary=mrr,noninferior=recallAtK,margin=0.02,alpha=0.05,test=t``,
         or a preset with overrides (``go-code,alpha=0.01``); unnamed fields keep go-code's values."""
         rule, changes = PRESETS["go-code"], {}
@@ -65,8 +67,9 @@ class GateRule:
             key = key.strip()
             if not sep:
                 if position or key not in PRESETS:
-                    raise CompareError(f"gate rule {text!r}: unknown preset {key!r} "
-                                       f"(presets: {', '.join(sorted(PRESETS))})")
+                    raise CompareError(
+                        f"gate rule {text!r}: unknown preset {key!r} (presets: {', '.join(sorted(PRESETS))})"
+                    )
                 rule = PRESETS[key]
                 continue
             changes[key] = _field_value(text, key, value.strip())
@@ -75,7 +78,7 @@ class GateRule:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
-    def evaluate(self, comparisons: pd.DataFrame) -> "GateDecision":
+    def evaluate(self, comparisons: pd.DataFrame) -> GateDecision:
         """Apply the rule to a comparison frame (one row per suite and metric)."""
         primary = self._row(comparisons, self.primary)
         checks = [(self.primary, primary)]
@@ -85,8 +88,9 @@ class GateRule:
             checks.append((self.noninferior, noninferior))
         short = [f"{name}: {int(row['n'])} pair(s), need 2" for name, row in checks if row["n"] < 2]
         if short:
-            return GateDecision(INSUFFICIENT_DATA, tuple(short), str(self),
-                                f"Too few paired cases to judge ({'; '.join(short)}).")
+            return GateDecision(
+                INSUFFICIENT_DATA, tuple(short), str(self), f"Too few paired cases to judge ({'; '.join(short)})."
+            )
         reasons = [self._primary_reason(primary)]
         improved = gain(primary) > 0 and primary[self.p_column] < self.alpha
         regressed = False
@@ -94,19 +98,25 @@ class GateRule:
             regressed = gain(noninferior) < -self.margin and noninferior[self.p_column] < self.alpha
             reasons.append(self._noninferior_reason(noninferior, regressed))
         verdict = PASS if improved and not regressed else FAIL
-        return GateDecision(verdict, tuple(reasons), str(self), self._summary(primary, noninferior, improved,
-                                                                              regressed))
+        return GateDecision(
+            verdict, tuple(reasons), str(self), self._summary(primary, noninferior, improved, regressed)
+        )
 
     def _summary(self, primary: pd.Series, noninferior: pd.Series | None, improved: bool, regressed: bool) -> str:
         """The decision in one sentence."""
         p = primary[self.p_column]
-        head = (f"{self.primary} improved significantly (p={p:.3g})" if improved else
-                f"{self.primary} did not improve significantly (delta {primary['delta']:+.4f}, p={p:.3g})")
+        head = (
+            f"{self.primary} improved significantly (p={p:.3g})"
+            if improved
+            else f"{self.primary} did not improve significantly (delta {primary['delta']:+.4f}, p={p:.3g})"
+        )
         if noninferior is None:
             return f"{head}."
         if regressed:
-            tail = (f"{self.noninferior} regressed beyond {self.margin:g} "
-                    f"(delta {noninferior['delta']:+.4f}, p={noninferior[self.p_column]:.3g})")
+            tail = (
+                f"{self.noninferior} regressed beyond {self.margin:g} "
+                f"(delta {noninferior['delta']:+.4f}, p={noninferior[self.p_column]:.3g})"
+            )
         else:
             tail = f"{self.noninferior} did not regress beyond {self.margin:g}"
         return f"{head}, {'but' if improved and regressed else 'and'} {tail}."
@@ -117,11 +127,14 @@ class GateRule:
             rows = rows[rows[SUITE] == self.suite]
         if rows.empty:
             where = f" in suite {self.suite!r}" if self.suite else ""
-            raise CompareError(f"gate metric {metric!r}{where} is not compared in both runs "
-                               f"(compared: {', '.join(sorted(set(comparisons[METRIC])))})")
+            raise CompareError(
+                f"gate metric {metric!r}{where} is not compared in both runs "
+                f"(compared: {', '.join(sorted(set(comparisons[METRIC])))})"
+            )
         if len(rows) > 1:
-            raise CompareError(f"gate metric {metric!r} appears in suites {', '.join(rows[SUITE])}; "
-                               f"add suite=<name> to the gate rule")
+            raise CompareError(
+                f"gate metric {metric!r} appears in suites {', '.join(rows[SUITE])}; add suite=<name> to the gate rule"
+            )
         return rows.iloc[0]
 
     def _primary_reason(self, row: pd.Series) -> str:
@@ -132,8 +145,11 @@ class GateRule:
 
     def _noninferior_reason(self, row: pd.Series, regressed: bool) -> str:
         p = row[self.p_column]
-        verdict = (f"significant regression beyond -{self.margin:g}" if regressed
-                   else f"non-inferior (delta >= -{self.margin:g} or p >= {self.alpha:g})")
+        verdict = (
+            f"significant regression beyond -{self.margin:g}"
+            if regressed
+            else f"non-inferior (delta >= -{self.margin:g} or p >= {self.alpha:g})"
+        )
         return f"{self.noninferior}: delta {row['delta']:+.4f}, p={p:.3g} ({self.test}): {verdict}"
 
 
@@ -185,5 +201,6 @@ def _field_value(text: str, key: str, value: str) -> Any:
         return None if value.lower() in ("", "none") else value
     if key in ("primary", "test"):
         return value
-    raise CompareError(f"gate rule {text!r}: unknown key {key!r} "
-                       f"(keys: primary, noninferior, margin, alpha, test, suite)")
+    raise CompareError(
+        f"gate rule {text!r}: unknown key {key!r} (keys: primary, noninferior, margin, alpha, test, suite)"
+    )

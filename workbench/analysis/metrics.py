@@ -49,6 +49,7 @@ Success also work without a cut-off (whole ranking). With binary relevance
 nDCG equals the go-code rule (ideal from the number of expected items) and is
 never above 1.
 """
+
 from __future__ import annotations
 
 import re
@@ -67,10 +68,9 @@ from ._kernel import DOC, RANK, RELEVANCE, SCORE, Hits, find_hits, prepare, requ
 from .registry import MEASURES as REGISTRY
 from .registry import lookup, rank_measures
 
-
-
 CORPUS_NAMES = {m.name: m.corpus_name for m in rank_measures() if m.corpus_name}
 _NAME = re.compile(r"^([A-Za-z_]+?)(?:[@_](\d+))?$")
+
 
 @dataclass(frozen=True)
 class Metric:
@@ -108,7 +108,7 @@ class Metric:
         return self.label
 
 
-def parse_metric(spec: "str | Metric", k: int | None = None) -> Metric:
+def parse_metric(spec: str | Metric, k: int | None = None) -> Metric:
     """Parse ``P@5``, ``ndcg@10``, ``recall_20``, ``RR``, or a corpus spelling with ``k``.
 
     ``k`` (the corpus cut-off) only applies to the corpus spellings; ``mrr``
@@ -119,18 +119,26 @@ def parse_metric(spec: "str | Metric", k: int | None = None) -> Metric:
     text = str(spec).strip()
     match = _NAME.match(text)
     if match is None:
-        raise SuiteError(f"unknown metric {text!r}; known: P@k, P_ret@k, R@k, RR[@k], nDCG@k, "
-                         "Success@k, precisionAtK, recallAtK, mrr, ndcgAtK")
+        raise SuiteError(
+            f"unknown metric {text!r}; known: P@k, P_ret@k, R@k, RR[@k], nDCG@k, "
+            "Success@k, precisionAtK, recallAtK, mrr, ndcgAtK"
+        )
     word = match.group(1)
     measure = lookup(word)
-    if measure is not None and measure.per_case is not None and match.group(2) is None \
-            and word.lower() == (measure.corpus_name or "").lower():
+    if (
+        measure is not None
+        and measure.per_case is not None
+        and match.group(2) is None
+        and word.lower() == (measure.corpus_name or "").lower()
+    ):
         if k is None and measure.name != "RR":
             raise SuiteError(f"metric {text!r} needs the corpus k")
         return Metric(measure.name, k, spelling=text)
     if measure is None or measure.per_case is None:
-        raise SuiteError(f"unknown metric {text!r}; known: P@k, P_ret@k, R@k, RR[@k], nDCG@k, "
-                         "Success@k, precisionAtK, recallAtK, mrr, ndcgAtK")
+        raise SuiteError(
+            f"unknown metric {text!r}; known: P@k, P_ret@k, R@k, RR[@k], nDCG@k, "
+            "Success@k, precisionAtK, recallAtK, mrr, ndcgAtK"
+        )
     cutoff = int(match.group(2)) if match.group(2) is not None else None
     return Metric(measure.name, cutoff, spelling=text)
 
@@ -146,8 +154,10 @@ def metric_values(metric: Metric, hits: Hits) -> np.ndarray:
 
 # ---------------------------------------------------------------- interning
 
-def intern_frames(ranking: Iterable[Sequence[Any]], qrels: Iterable[Sequence[Any]],
-                  cases: Sequence[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+
+def intern_frames(
+    ranking: Iterable[Sequence[Any]], qrels: Iterable[Sequence[Any]], cases: Sequence[str] | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Build the ranking and qrels frames from row tuples, sharing case and doc categories.
 
     Ranking rows are ``(case, doc, rank)`` or ``(case, doc, rank, score)``; qrel
@@ -165,15 +175,18 @@ def intern_frames(ranking: Iterable[Sequence[Any]], qrels: Iterable[Sequence[Any
     return pd.DataFrame(ranked), pd.DataFrame(judged)
 
 
-def frames_from_results(results: Mapping[str, Sequence[str]],
-                        relevant: Mapping[str, Mapping[str, float] | Iterable[str]]
-                        ) -> tuple[pd.DataFrame, pd.DataFrame]:
+def frames_from_results(
+    results: Mapping[str, Sequence[str]], relevant: Mapping[str, Mapping[str, float] | Iterable[str]]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Frames from ``{case: ranked docs}`` and ``{case: {doc: relevance}}`` (or ``{case: docs}``, relevance 1)."""
     ranking = [(case, doc, rank) for case, docs in results.items() for rank, doc in enumerate(docs, 1)]
     if any(isinstance(judged, str) for judged in relevant.values()):
         raise SuiteError("relevant: each case needs a collection of docs or {doc: relevance}, not a string")
-    qrels = [(case, doc, rel) for case, judged in relevant.items()
-             for doc, rel in (judged.items() if isinstance(judged, Mapping) else ((d, 1) for d in judged))]
+    qrels = [
+        (case, doc, rel)
+        for case, judged in relevant.items()
+        for doc, rel in (judged.items() if isinstance(judged, Mapping) else ((d, 1) for d in judged))
+    ]
     return intern_frames(ranking, qrels, cases=list(dict.fromkeys([*relevant, *results])))
 
 
@@ -198,8 +211,7 @@ def _shared_categories(parts: list[list], skip: int = 0) -> list[pd.Categorical]
     codes, uniques = pd.factorize(values)
     dtype = pd.CategoricalDtype(uniques)
     bounds = np.cumsum([0, *sizes])
-    return [pd.Categorical.from_codes(codes[a:b], dtype=dtype)
-            for a, b in zip(bounds[skip:-1], bounds[skip + 1:])]
+    return [pd.Categorical.from_codes(codes[a:b], dtype=dtype) for a, b in zip(bounds[skip:-1], bounds[skip + 1 :])]
 
 
 def _numbers(values: list, what: str, column: str, dtype: type) -> np.ndarray:
@@ -211,9 +223,15 @@ def _numbers(values: list, what: str, column: str, dtype: type) -> np.ndarray:
 
 # ---------------------------------------------------------------- public entry points
 
-def evaluate(ranking: pd.DataFrame | Iterable[Sequence[Any]], qrels: pd.DataFrame | Iterable[Sequence[Any]],
-             metrics: Iterable["str | Metric"], *, k: int | None = None,
-             cases: Sequence[str] | None = None) -> pd.DataFrame:
+
+def evaluate(
+    ranking: pd.DataFrame | Iterable[Sequence[Any]],
+    qrels: pd.DataFrame | Iterable[Sequence[Any]],
+    metrics: Iterable[str | Metric],
+    *,
+    k: int | None = None,
+    cases: Sequence[str] | None = None,
+) -> pd.DataFrame:
     """Per-case values of ``metrics``: a long ``case, metric, value`` frame.
 
     ``ranking`` and ``qrels`` are frames (see the module docstring) or row
@@ -231,12 +249,15 @@ def evaluate(ranking: pd.DataFrame | Iterable[Sequence[Any]], qrels: pd.DataFram
     hits = find_hits(x)
     values = np.column_stack([metric_values(m, hits) for m in chosen]) if chosen else np.empty((len(x.cases), 0))
     n_cases, n_metrics = values.shape
-    return pd.DataFrame({
-        CASE: pd.Categorical.from_codes(np.repeat(np.arange(n_cases), n_metrics), categories=x.cases),
-        METRIC: pd.Categorical.from_codes(np.tile(np.arange(n_metrics), n_cases),
-                                          categories=[m.label for m in chosen]),
-        VALUE: values.ravel(),
-    })
+    return pd.DataFrame(
+        {
+            CASE: pd.Categorical.from_codes(np.repeat(np.arange(n_cases), n_metrics), categories=x.cases),
+            METRIC: pd.Categorical.from_codes(
+                np.tile(np.arange(n_metrics), n_cases), categories=[m.label for m in chosen]
+            ),
+            VALUE: values.ravel(),
+        }
+    )
 
 
 def aggregate(frame: pd.DataFrame) -> dict[str, float]:

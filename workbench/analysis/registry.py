@@ -5,6 +5,7 @@ better, its kind, and, for ranking measures, its per-case function over the hit 
 (``_kernel``). Adding a measure is one ``register`` call: ``parse_metric`` reads the names and
 aliases from here, ``evaluate`` the function, and compare, gates and plots the direction.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -80,15 +81,32 @@ def rank_measures() -> list[Measure]:
 
 
 # Ranking measures (``evaluate``); trec_eval names are aliases.
-register(Measure("P", "rank", aliases=("p", "prec", "precision"), needs_cutoff=True,
-                 per_case=_kernel.precision, undefined_without_relevant=False))
-register(Measure("P_ret", "rank", corpus_name="precisionAtK", needs_cutoff=True,
-                 per_case=_kernel.precision_returned, undefined_without_relevant=False))
+register(
+    Measure(
+        "P",
+        "rank",
+        aliases=("p", "prec", "precision"),
+        needs_cutoff=True,
+        per_case=_kernel.precision,
+        undefined_without_relevant=False,
+    )
+)
+register(
+    Measure(
+        "P_ret",
+        "rank",
+        corpus_name="precisionAtK",
+        needs_cutoff=True,
+        per_case=_kernel.precision_returned,
+        undefined_without_relevant=False,
+    )
+)
 register(Measure("R", "rank", aliases=("r", "recall"), corpus_name="recallAtK", per_case=_kernel.recall))
 register(Measure("RR", "rank", aliases=("rr", "recip_rank"), corpus_name="mrr", per_case=_kernel.reciprocal_rank))
 register(Measure("nDCG", "rank", aliases=("ndcg", "ndcg_cut"), corpus_name="ndcgAtK", per_case=_kernel.ndcg))
-register(Measure("Success", "rank", aliases=("success", "hit"), per_case=_kernel.success,
-                 undefined_without_relevant=False))
+register(
+    Measure("Success", "rank", aliases=("success", "hit"), per_case=_kernel.success, undefined_without_relevant=False)
+)
 
 # Suite measures: computed by their suites, registered for their direction and kind.
 register(Measure("passed", "pass"))

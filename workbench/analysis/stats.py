@@ -11,6 +11,7 @@ computed from numpy and ``scipy.special`` only: ``scipy.stats`` (which loads
 kernel that compares two runs. ``scipy.special`` (~0.2 s) is imported inside the
 functions that need it, so aligning per-case diffs imports no scipy at all.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -19,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import CompareError
-from ._distributions import average_ranks, sign_test_p, signed_rank_exact_p, signed_rank_normal_p, mde_sd
+from ._distributions import average_ranks, mde_sd, sign_test_p, signed_rank_exact_p, signed_rank_normal_p
 
 RESAMPLES = 10_000
 PERMUTATIONS = 10_000
@@ -117,6 +118,7 @@ def paired_t(diffs: np.ndarray) -> Significance:
     reason = degeneracy(diffs)
     if reason is None:
         from scipy.special import stdtr
+
         n, mean = diffs.size, diffs.mean()
         var = np.mean((diffs - mean) ** 2) * (n / (n - 1.0))
         t = float(mean / np.sqrt(var / n))

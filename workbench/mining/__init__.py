@@ -5,15 +5,28 @@ read-only tree of a revision; ``import_swebench``, ``import_trec``, ``import_go_
 ``export_trec`` the ``workbench import``/``export`` commands. Git is only ever read. Names are
 imported on first use, so ``import workbench.mining.<module>`` stays cheap.
 """
+
 from __future__ import annotations
 
 from importlib import import_module
 from typing import Any
 
-_HOME = {"MineOptions": "filters", "import_go_code": "gocode", "MineResult": "mine", "mine": "mine",
-         "mine_corpus": "mine", "materialize": "snapshots", "GitRepo": "sources", "open_repo": "sources",
-         "import_swebench": "swebench", "export_trec": "trec", "import_trec": "trec",
-         "mine_command": "commands", "import_command": "commands", "export_command": "commands"}
+_HOME = {
+    "MineOptions": "filters",
+    "import_go_code": "gocode",
+    "MineResult": "mine",
+    "mine": "mine",
+    "mine_corpus": "mine",
+    "materialize": "snapshots",
+    "GitRepo": "sources",
+    "open_repo": "sources",
+    "import_swebench": "swebench",
+    "export_trec": "trec",
+    "import_trec": "trec",
+    "mine_command": "commands",
+    "import_command": "commands",
+    "export_command": "commands",
+}
 __all__ = sorted(_HOME)
 
 

@@ -7,6 +7,7 @@ same name in place, and new cases go at the end. The entry's path is relative to
 corpus file when the repository lies inside the corpus's parent directory (so the
 corpus moves with its checkout), absolute otherwise. Writes are atomic.
 """
+
 from __future__ import annotations
 
 import json
@@ -62,11 +63,15 @@ def fixture_name(repo: GitRepo, existing: dict[str, Any], out: Path | None) -> s
     return name
 
 
-def merged_corpus(existing: dict[str, Any], repo: GitRepo, fixture: str, cases: list[dict[str, Any]],
-                  out: Path | None) -> dict[str, Any]:
+def merged_corpus(
+    existing: dict[str, Any], repo: GitRepo, fixture: str, cases: list[dict[str, Any]], out: Path | None
+) -> dict[str, Any]:
     """``existing`` (or a new corpus) with the repository's fixture and the mined cases merged in."""
-    data: dict[str, Any] = dict(existing) if existing else {
-        "description": f"Retrieval cases mined from the git history of {repo.name} by `workbench mine`.", "k": 5}
+    data: dict[str, Any] = (
+        dict(existing)
+        if existing
+        else {"description": f"Retrieval cases mined from the git history of {repo.name} by `workbench mine`.", "k": 5}
+    )
     listed = data.get("fixtureRoots")
     roots: dict[str, Any] = dict(listed) if isinstance(listed, dict) else {}
     roots[fixture] = root_entry(repo, out)

@@ -4,6 +4,7 @@ Each filter says why a commit is not a task (a merge, a release, a bot, a change
 docs only, ...). ``apply_filters`` records the name of the first filter a commit fails,
 so ``workbench mine --dry-run`` can print how many commits each one dropped.
 """
+
 from __future__ import annotations
 
 import re
@@ -20,12 +21,38 @@ from .queries import build_query, query_key
 # Kinds of code file that are not the product's source (the engine's file kinds).
 NOT_SOURCE_KINDS = frozenset({"test", "fixture", "doc", "translation", "migration", "manifest", "script"})
 TEST_KINDS = frozenset({"test", "fixture"})
-MANIFESTS = frozenset({"package.json", "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "go.mod", "go.sum",
-                       "pyproject.toml", "setup.cfg", "setup.py", "Pipfile", "Pipfile.lock", "poetry.lock",
-                       "uv.lock", "Cargo.toml", "Cargo.lock", "Gemfile", "Gemfile.lock", "composer.json",
-                       "composer.lock", "tox.ini", "bun.lockb", "deno.json", "deno.lock"})
-_BOT = re.compile(r"\[bot\]|\bbot@|^(?:dependabot|renovate|greenkeeper|snyk|github-actions|pre-commit-ci|"
-                  r"allcontributors|semantic-release|mergify|imgbot|pyup)", re.IGNORECASE)
+MANIFESTS = frozenset(
+    {
+        "package.json",
+        "package-lock.json",
+        "yarn.lock",
+        "pnpm-lock.yaml",
+        "go.mod",
+        "go.sum",
+        "pyproject.toml",
+        "setup.cfg",
+        "setup.py",
+        "Pipfile",
+        "Pipfile.lock",
+        "poetry.lock",
+        "uv.lock",
+        "Cargo.toml",
+        "Cargo.lock",
+        "Gemfile",
+        "Gemfile.lock",
+        "composer.json",
+        "composer.lock",
+        "tox.ini",
+        "bun.lockb",
+        "deno.json",
+        "deno.lock",
+    }
+)
+_BOT = re.compile(
+    r"\[bot\]|\bbot@|^(?:dependabot|renovate|greenkeeper|snyk|github-actions|pre-commit-ci|"
+    r"allcontributors|semantic-release|mergify|imgbot|pyup)",
+    re.IGNORECASE,
+)
 _REVERT = re.compile(r"^\s*(?:revert|reverts|reverted|un-?revert)\b", re.IGNORECASE)
 _RELEASE = re.compile(
     r"^\s*(?:release|releasing|prepare(?:d)?\s+(?:for\s+)?(?:the\s+)?release|version\s+bump|new\s+version|"
@@ -34,19 +61,28 @@ _RELEASE = re.compile(
     r"^\s*v?\d+\.\d+(?:\.\d+)?(?:[-.+]?\w+)*\s*$|"
     r"\bbump(?:ed|s)?\s+(?:the\s+)?(?:package\s+)?version\b|\b(?:set|update|change)\s+version\s+(?:to|number)\b|"
     r"\bbump(?:ed|s)?\s+(?:to\s+)?(?:the\s+)?(?:next\s+)?(?:dev|development)(?:\s+version)?\s*$|\b(?:dev|development)\s+version\b|"
-    r"\brelease\s+v?\d+\.\d+|^\s*(?:update|bump)\s+(?:to\s+)?v?\d+\.\d+(?:\.\d+)?\s*$", re.IGNORECASE)
+    r"\brelease\s+v?\d+\.\d+|^\s*(?:update|bump)\s+(?:to\s+)?v?\d+\.\d+(?:\.\d+)?\s*$",
+    re.IGNORECASE,
+)
 _DEPENDENCY = re.compile(
     r"^\s*(?:\w+)\((?:deps|deps-dev|dependencies|dev-deps)\)|^\s*deps?(?:-dev)?\s*:|"
     r"\bbump\s+\S+\s+from\s+\S+\s+to\s+\S+|"
     r"\b(?:update|upgrade|bump|pin|unpin)\s+(?:\w+\s+)?(?:dependenc\w*|deps|dev-?dependenc\w*|lock\s*files?|"
-    r"requirements)\b", re.IGNORECASE)
+    r"requirements)\b",
+    re.IGNORECASE,
+)
 _CHORE_TYPES = ("docs", "doc", "ci", "style", "test", "tests", "chore", "build")
 _CHORE = re.compile(
     rf"^\s*(?:{'|'.join(_CHORE_TYPES)})(?:\([^)]*\))?!?\s*:|^\s*\[(?:{'|'.join(_CHORE_TYPES)})\]|"
     r"\b(?:typos?|spelling|whitespace|formatting|reformat(?:ted)?|lint(?:ing|er)?|pre-commit|flake8|isort|"
-    r"prettier|gofmt|ruff|mypy|changelog|readme|copyright)\b", re.IGNORECASE)
-_VAGUE = re.compile(r"^(?:wip|minor|small|misc\w*|various|some|more|tiny)?\s*(?:fix(?:es)?|changes?|cleanups?|"
-                    r"clean\s*up|tweaks?|improvements?|updates?|refactor(?:ing)?|stuff|wip)$", re.IGNORECASE)
+    r"prettier|gofmt|ruff|mypy|changelog|readme|copyright)\b",
+    re.IGNORECASE,
+)
+_VAGUE = re.compile(
+    r"^(?:wip|minor|small|misc\w*|various|some|more|tiny)?\s*(?:fix(?:es)?|changes?|cleanups?|"
+    r"clean\s*up|tweaks?|improvements?|updates?|refactor(?:ing)?|stuff|wip)$",
+    re.IGNORECASE,
+)
 
 
 @dataclass
@@ -128,22 +164,34 @@ FILTERS: tuple[Filter, ...] = (
     Filter("merge", "merge commits", lambda c, o: len(c.commit.parents) <= 1),
     Filter("root", "the first commit (no parent revision to run at)", lambda c, o: len(c.commit.parents) == 1),
     Filter("bot", "commits by bots", lambda c, o: not (_BOT.search(c.commit.author) or _BOT.search(c.commit.email))),
-    Filter("date", "outside --since/--until", lambda c, o: (o.since is None or c.commit.time >= o.since)
-           and (o.until is None or c.commit.time <= o.until)),
+    Filter(
+        "date",
+        "outside --since/--until",
+        lambda c, o: (o.since is None or c.commit.time >= o.since) and (o.until is None or c.commit.time <= o.until),
+    ),
     Filter("revert", "reverts", lambda c, o: not _REVERT.search(c.commit.subject)),
     Filter("release", "releases and version bumps", lambda c, o: not _RELEASE.search(c.commit.subject)),
-    Filter("dependency", "dependency-only changes",
-           lambda c, o: not (_DEPENDENCY.search(c.commit.subject) or _only_manifests(c))),
-    Filter("docs-ci-style", "docs, CI, style, test and chore changes",
-           lambda c, o: not _CHORE.search(c.commit.subject)),
-    Filter("no-source", "no existing source file modified (docs-, config- or test-only)",
-           lambda c, o: bool(c.source)),
+    Filter(
+        "dependency",
+        "dependency-only changes",
+        lambda c, o: not (_DEPENDENCY.search(c.commit.subject) or _only_manifests(c)),
+    ),
+    Filter(
+        "docs-ci-style", "docs, CI, style, test and chore changes", lambda c, o: not _CHORE.search(c.commit.subject)
+    ),
+    Filter("no-source", "no existing source file modified (docs-, config- or test-only)", lambda c, o: bool(c.source)),
     Filter("new-or-deleted-source", "adds, deletes or renames a source file", lambda c, o: not c.new_or_gone),
-    Filter("too-many-files", "modifies more source files than the maximum (3 by default)",
-           lambda c, o: len(c.source) <= o.max_files),
+    Filter(
+        "too-many-files",
+        "modifies more source files than the maximum (3 by default)",
+        lambda c, o: len(c.source) <= o.max_files,
+    ),
     Filter("path", "a source file outside --path", lambda c, o: all(o.in_paths(p) for p in c.source)),
-    Filter("vague-query", "the cleaned subject is too short or says nothing",
-           lambda c, o: len(c.key.split()) >= o.min_words and not _VAGUE.match(c.key)),
+    Filter(
+        "vague-query",
+        "the cleaned subject is too short or says nothing",
+        lambda c, o: len(c.key.split()) >= o.min_words and not _VAGUE.match(c.key),
+    ),
 )
 DUPLICATE = "duplicate-query"  # the last, stateful filter: one case per distinct query
 

@@ -5,6 +5,7 @@ with ``"revision"`` runs against that commit's tree, materialized by ``snapshots
 case without one runs against the directory itself (a work tree, as before), or against
 the snapshot of ``HEAD`` when the fixture has no work tree (a bare repository or a bundle).
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -74,8 +75,13 @@ def revision_problems(data: dict[str, Any], fixtures: dict[str, Path]) -> list[F
             continue
         name = names[0]
         if not is_git_source(fixtures[name]):
-            problems.append((f"{where}.revision", f"fixture {name!r} is not a git repository "
-                             "(a work tree, bare repository or .bundle)", case.get("name")))
+            problems.append(
+                (
+                    f"{where}.revision",
+                    f"fixture {name!r} is not a git repository (a work tree, bare repository or .bundle)",
+                    case.get("name"),
+                )
+            )
             continue
         revision = str(case.get("revision") or "HEAD")
         for key in ("expectedPrimary", "expectedAnyOf"):
@@ -101,14 +107,16 @@ def _check_fixture(name: str, path: Path, items: list[tuple[str, str, str, dict[
             commit = commits.get(revision)
             if commit is None:
                 if not rel:
-                    problems.append((where, f"revision {revision!r} is not a commit of fixture {name!r}",
-                                     case.get("name")))
+                    problems.append(
+                        (where, f"revision {revision!r} is not a commit of fixture {name!r}", case.get("name"))
+                    )
                 continue
             if rel:
                 found = objects.read(f"{commit}:{rel}")
                 if found is None or found[0] != "blob":
-                    problems.append((where, f"{rel!r} does not exist at {revision[:12]} in fixture {name!r}",
-                                     case.get("name")))
+                    problems.append(
+                        (where, f"{rel!r} does not exist at {revision[:12]} in fixture {name!r}", case.get("name"))
+                    )
     return problems
 
 

@@ -5,6 +5,7 @@ rankings recorded elsewhere (a TREC run file, a go-code report) into a workbench
 directory, scored by the suite's own rules, so imported results get workbench's
 comparisons and reports. ``trec_id`` makes an id safe for whitespace-separated files.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -63,8 +64,14 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def recorded_run(corpus_path: Path, suite_name: str, rankings: dict[str, dict[str, list[Any]]],
-                 observation: Any, source: dict[str, Any], out_dir: Path = DEFAULT_RUNS_DIR) -> Path:
+def recorded_run(
+    corpus_path: Path,
+    suite_name: str,
+    rankings: dict[str, dict[str, list[Any]]],
+    observation: Any,
+    source: dict[str, Any],
+    out_dir: Path = DEFAULT_RUNS_DIR,
+) -> Path:
     """Write a run of ``suite_name`` whose targets answered as ``rankings`` (target -> case -> ranked items).
 
     ``observation(items)`` turns one case's ranked items into the suite's observation. A case of
@@ -76,6 +83,7 @@ def recorded_run(corpus_path: Path, suite_name: str, rankings: dict[str, dict[st
     from ..run.summary import overall_passed, summarise
     from ..store.runs import free_run_id, write_run
     from ..suites import Outcome, RunContext, get_suite
+
     corpus = load_corpus(corpus_path)
     suite = get_suite(suite_name)
     ctx = RunContext(corpus=corpus)
@@ -83,17 +91,22 @@ def recorded_run(corpus_path: Path, suite_name: str, rankings: dict[str, dict[st
     per_suite, rows, frames = {}, [], []
     for target, ranked in rankings.items():
         outcomes = [Outcome(case, observation(ranked.get(str(case["name"]), [])), None, 0.0) for case in cases]
-        per_suite[target], target_rows, scores = summarise(suite, target, outcomes, ctx,
-                                                            corpus.thresholds.get(suite.name, {}))
+        per_suite[target], target_rows, scores = summarise(
+            suite, target, outcomes, ctx, corpus.thresholds.get(suite.name, {})
+        )
         rows += target_rows
         frames.append(scores)
     summary = {"run_dir": None, "passed": overall_passed({suite.name: per_suite}), "suites": {suite.name: per_suite}}
     now = datetime.now(UTC)
     label = "+".join(rankings)[:80] or "imported"
     run_id = free_run_id(out_dir, f"{now.strftime('%Y%m%dT%H%M%SZ')}-{label}")
-    manifest = {"run_id": run_id, "created": now.isoformat(timespec="seconds").replace("+00:00", "Z"),
-                "corpus": {"path": str(corpus.path), "sha256": corpus.sha256, "k": corpus.k},
-                "targets": [{"name": t, "spec": f"imported:{t}", "version": "imported"} for t in rankings],
-                "imported": source, "seed": 0,
-                "options": {"suites": [suite.name], "timeout": None, "jobs": 1, "strict": False, "shard": None}}
+    manifest = {
+        "run_id": run_id,
+        "created": now.isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "corpus": {"path": str(corpus.path), "sha256": corpus.sha256, "k": corpus.k},
+        "targets": [{"name": t, "spec": f"imported:{t}", "version": "imported"} for t in rankings],
+        "imported": source,
+        "seed": 0,
+        "options": {"suites": [suite.name], "timeout": None, "jobs": 1, "strict": False, "shard": None},
+    }
     return write_run(out_dir, run_id, manifest, summary, rows, pd.concat(frames, ignore_index=True))

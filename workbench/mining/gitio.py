@@ -5,6 +5,7 @@ commands run with ``--git-dir`` (never a work tree), ``GIT_OPTIONAL_LOCKS=0`` (n
 opportunistic index refresh) and no pager or prompt. ``CatFile`` keeps one
 ``git cat-file --batch`` process open, so reading thousands of objects costs one process.
 """
+
 from __future__ import annotations
 
 import os
@@ -51,8 +52,9 @@ def git_text(git_dir: Path, *args: str) -> str:
 def stream_records(git_dir: Path, args: list[str], separator: bytes, chunk: int = 1 << 16) -> Iterator[bytes]:
     """Stream one git command's stdout split on ``separator`` (never held whole in memory)."""
     try:
-        process = subprocess.Popen(git_command(git_dir, *args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   env=git_env())
+        process = subprocess.Popen(
+            git_command(git_dir, *args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=git_env()
+        )
     except FileNotFoundError:
         raise GitError("git is not installed (needed to read repository history)") from None
     stdout, stderr = cast(IO[bytes], process.stdout), cast(IO[bytes], process.stderr)
@@ -78,8 +80,13 @@ class CatFile:
     def __init__(self, git_dir: Path) -> None:
         self.git_dir = git_dir
         try:
-            self._process = subprocess.Popen(git_command(git_dir, "cat-file", "--batch"), stdin=subprocess.PIPE,
-                                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=git_env())
+            self._process = subprocess.Popen(
+                git_command(git_dir, "cat-file", "--batch"),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=git_env(),
+            )
         except FileNotFoundError:
             raise GitError("git is not installed (needed to read repository objects)") from None
         self._in = cast(IO[bytes], self._process.stdin)
@@ -129,8 +136,13 @@ def resolve_commits(git_dir: Path, revisions: list[str]) -> dict[str, str | None
         return {}
     query = "".join(f"{r}^{{commit}}\n" for r in unique).encode()
     try:
-        done = subprocess.run(git_command(git_dir, "cat-file", "--batch-check"), input=query, capture_output=True,
-                              env=git_env(), timeout=600)
+        done = subprocess.run(
+            git_command(git_dir, "cat-file", "--batch-check"),
+            input=query,
+            capture_output=True,
+            env=git_env(),
+            timeout=600,
+        )
     except FileNotFoundError:
         raise GitError("git is not installed (needed to read repository objects)") from None
     if done.returncode != 0:

@@ -9,6 +9,7 @@ or ``"file:symbol"`` strings). The rows become a golden file beside the written 
 hits a run of the ranking suite, target = the report's ``name``/``engine`` or file stem,
 scored by the ranking suite's own (go-code) rules.
 """
+
 from __future__ import annotations
 
 import json
@@ -63,8 +64,9 @@ def _golden_and_hits(path: Path, rows: list[dict[str, Any]]) -> tuple[list[dict[
     return golden, hits
 
 
-def import_go_code(paths: list[Path], corpus_out: Path, repos: Path | None = None,
-                   runs_dir: Path | None = None) -> tuple[Path, Path]:
+def import_go_code(
+    paths: list[Path], corpus_out: Path, repos: Path | None = None, runs_dir: Path | None = None
+) -> tuple[Path, Path]:
     """Write the corpus (and its golden files) of the reports' queries, and their run; both paths."""
     if corpus_out.exists():
         raise CorpusError(f"{corpus_out}: exists; choose another --out")
@@ -79,10 +81,21 @@ def import_go_code(paths: list[Path], corpus_out: Path, repos: Path | None = Non
         sets.append({"name": path.stem, "repoFixture": "go-code", "golden": golden_file.name})
         ranked = rankings.setdefault(name, {})
         ranked.update({f"{path.stem}/{ident}": items for ident, items in hits.items()})
-    write_corpus(corpus_out, {"description": "Imported from go-code eval reports by `workbench import go-code`.",
-                              "fixtureRoots": {"go-code": str(repos.resolve()) if repos else "."},
-                              "ranking": sets})
+    write_corpus(
+        corpus_out,
+        {
+            "description": "Imported from go-code eval reports by `workbench import go-code`.",
+            "fixtureRoots": {"go-code": str(repos.resolve()) if repos else "."},
+            "ranking": sets,
+        },
+    )
     kwargs = {"out_dir": runs_dir} if runs_dir else {}
-    run = recorded_run(corpus_out, "ranking", rankings, lambda items: {"hits": items},
-                       {"format": "go-code", "files": [str(p) for p in paths]}, **kwargs)
+    run = recorded_run(
+        corpus_out,
+        "ranking",
+        rankings,
+        lambda items: {"hits": items},
+        {"format": "go-code", "files": [str(p) for p in paths]},
+        **kwargs,
+    )
     return corpus_out, run

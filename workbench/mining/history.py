@@ -5,6 +5,7 @@ records are parsed as they arrive, so a long history costs one process and memor
 for one commit at a time. Renames are not detected (a rename reads as a delete and
 an add), merges list no files (git shows no diff for them by default).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -67,8 +68,17 @@ def count_commits(git_dir: Path, rev: str = "HEAD") -> int:
 
 def iter_commits(git_dir: Path, rev: str = "HEAD") -> Iterator[Commit]:
     """Every commit reachable from ``rev``, newest first, with its changed files."""
-    args = ["log", rev, "-z", "--no-renames", "--name-status", "--no-color", "--no-show-signature",
-            f"--format={_FORMAT}", "--"]
+    args = [
+        "log",
+        rev,
+        "-z",
+        "--no-renames",
+        "--name-status",
+        "--no-color",
+        "--no-show-signature",
+        f"--format={_FORMAT}",
+        "--",
+    ]
     for record in stream_records(git_dir, args, _RECORD):
         commit = _parse(record)
         if commit is not None:

@@ -8,6 +8,7 @@ expects the modified source files, records the tests the commit changed (not
 scored) and its provenance, and carries its ``shape``: the gold files' bytes are
 read at the parent through one ``git cat-file --batch`` process.
 """
+
 from __future__ import annotations
 
 import sys
@@ -77,8 +78,16 @@ def spread_sample(items: list[Candidate], count: int | None, seed: int) -> list[
 
 def _candidates(repo: GitRepo, options: MineOptions, result: MineResult, progress: bool) -> list[Candidate]:
     total = count_commits(repo.git_dir) if progress else None
-    with tqdm(iter_commits(repo.git_dir), total=total, desc=f"mining {repo.name}", unit="commit", delay=0.5,
-              disable=None if progress else True, file=sys.stderr, leave=False) as commits:
+    with tqdm(
+        iter_commits(repo.git_dir),
+        total=total,
+        desc=f"mining {repo.name}",
+        unit="commit",
+        delay=0.5,
+        disable=None if progress else True,
+        file=sys.stderr,
+        leave=False,
+    ) as commits:
         counted = _counting(commits, result)
         kept = list(apply_filters(counted, options, result.dropped))
     kept.reverse()  # oldest first: the sample's slices run through the history in order
@@ -95,9 +104,15 @@ def _counting(commits: Any, result: MineResult) -> Any:
 def _case(candidate: Candidate, fixture: str, shape: str) -> dict[str, Any]:
     commit = candidate.commit
     when = datetime.fromtimestamp(commit.time, tz=UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-    case: dict[str, Any] = {"name": f"{fixture}-{commit.sha[:10]}", "query": candidate.query, "repoFixture": fixture,
-                            "revision": commit.parents[0], "expectedPrimary": list(candidate.source),
-                            "shape": shape, "source": {"commit": commit.sha, "date": when, "subject": commit.subject}}
+    case: dict[str, Any] = {
+        "name": f"{fixture}-{commit.sha[:10]}",
+        "query": candidate.query,
+        "repoFixture": fixture,
+        "revision": commit.parents[0],
+        "expectedPrimary": list(candidate.source),
+        "shape": shape,
+        "source": {"commit": commit.sha, "date": when, "subject": commit.subject},
+    }
     if candidate.tests:
         case["tests"] = list(candidate.tests)
     return case
@@ -113,15 +128,24 @@ def shape_cases(repo: GitRepo, picked: list[Candidate], fixture: str) -> list[di
             for path in candidate.source:
                 found = objects.read(f"{parent}:{path}")
                 if found is None or found[0] != "blob":
-                    raise GitError(f"{repo.path}: {path} is missing at {parent[:12]} "
-                                   f"(commit {candidate.commit.sha[:12]} modifies it)")
+                    raise GitError(
+                        f"{repo.path}: {path} is missing at {parent[:12]} "
+                        f"(commit {candidate.commit.sha[:12]} modifies it)"
+                    )
                 symbols |= symbol_names(outline_of(path, found[1]))
             cases.append(_case(candidate, fixture, query_shape(candidate.query, list(candidate.source), symbols)))
     return cases
 
 
-def mine(repo_path: Path | str, options: MineOptions | None = None, max_cases: int | None = DEFAULT_MAX_CASES,
-         seed: int = 0, fixture: str | None = None, dry_run: bool = False, progress: bool = True) -> MineResult:
+def mine(
+    repo_path: Path | str,
+    options: MineOptions | None = None,
+    max_cases: int | None = DEFAULT_MAX_CASES,
+    seed: int = 0,
+    fixture: str | None = None,
+    dry_run: bool = False,
+    progress: bool = True,
+) -> MineResult:
     """Mine cases from the repository at ``repo_path`` (work tree, bare repository or bundle), read-only."""
     options = options or MineOptions()
     repo = open_repo(repo_path)
@@ -134,8 +158,9 @@ def mine(repo_path: Path | str, options: MineOptions | None = None, max_cases: i
     return result
 
 
-def mine_corpus(repo_path: Path | str, out: Path | None = None, append: bool = False, dry_run: bool = False,
-                **mine_options: Any) -> tuple[MineResult, str | None]:
+def mine_corpus(
+    repo_path: Path | str, out: Path | None = None, append: bool = False, dry_run: bool = False, **mine_options: Any
+) -> tuple[MineResult, str | None]:
     """Mine ``repo_path`` into the corpus file ``out`` (None: return the text for stdout).
 
     Without ``append`` an existing ``out`` is refused (nothing is overwritten); with it the
@@ -144,6 +169,7 @@ def mine_corpus(repo_path: Path | str, out: Path | None = None, append: bool = F
     """
     from ..errors import CorpusError
     from .corpus_out import corpus_text, fixture_name, merged_corpus, read_existing, write_corpus
+
     if append and out is None:
         raise CorpusError("--append needs --out FILE (the corpus to merge into)")
     if out is not None and out.exists() and not append and not dry_run:

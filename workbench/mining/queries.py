@@ -7,25 +7,49 @@ references (``(#123)``, ``GH-12``, ``PR #4``, ``.../pull/9``), trailing "Closes 
 clauses and a final period. ``with_body`` appends the body's first paragraph (trailers
 such as ``Signed-off-by:`` dropped), cleaned the same way.
 """
+
 from __future__ import annotations
 
 import re
 
-CONVENTIONAL_TYPES = ("feat", "feature", "fix", "bugfix", "hotfix", "refactor", "perf", "chore", "build", "ci",
-                      "docs", "doc", "style", "test", "tests", "revert", "deps", "security", "types", "typing")
+CONVENTIONAL_TYPES = (
+    "feat",
+    "feature",
+    "fix",
+    "bugfix",
+    "hotfix",
+    "refactor",
+    "perf",
+    "chore",
+    "build",
+    "ci",
+    "docs",
+    "doc",
+    "style",
+    "test",
+    "tests",
+    "revert",
+    "deps",
+    "security",
+    "types",
+    "typing",
+)
 _TYPES = "|".join(CONVENTIONAL_TYPES)
 _CONVENTIONAL = re.compile(rf"^(?:{_TYPES})(?:\([^)]*\))?!?\s*:\s*", re.IGNORECASE)
 _TAG = re.compile(rf"^\[(?:{_TYPES})\]\s*[:\-]?\s*", re.IGNORECASE)
 _GITMOJI = re.compile(r"^(?::[a-z0-9_+\-]+:\s*)+")
-_CLOSES = re.compile(r"[\s,;.(\[-]*\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|refs?|see|related\s+to|part\s+of)"
-                     r"\s*:?\s*(?:[\w.-]+/[\w.-]+)?(?:#|gh-)\d+(?:\s*(?:,|and)\s*(?:#|gh-)?\d+)*[\s)\].]*$",
-                     re.IGNORECASE)
-_REFS = re.compile(r"\(\s*(?:(?:see|refs?|close[sd]?|fix(?:e[sd])?|cf\.?)\s+)?(?:(?:#|gh-|pr\s*#?)\d+\s*,?\s*)+\)|"
-                   r"\[\s*(?:#|gh-)\d+\s*\]|"
-                   r"\b(?:pr|pull request)\s*#\d+|(?<![\w&])(?:gh-|#)\d+\b|https?://\S+/(?:pull|issues)/\d+\S*",
-                   re.IGNORECASE)
-_LEADING_REF = re.compile(r"^(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?|issue)?\s*(?:#|gh-)\d+\s*[:\-]\s*",
-                          re.IGNORECASE)
+_CLOSES = re.compile(
+    r"[\s,;.(\[-]*\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|refs?|see|related\s+to|part\s+of)"
+    r"\s*:?\s*(?:[\w.-]+/[\w.-]+)?(?:#|gh-)\d+(?:\s*(?:,|and)\s*(?:#|gh-)?\d+)*[\s)\].]*$",
+    re.IGNORECASE,
+)
+_REFS = re.compile(
+    r"\(\s*(?:(?:see|refs?|close[sd]?|fix(?:e[sd])?|cf\.?)\s+)?(?:(?:#|gh-|pr\s*#?)\d+\s*,?\s*)+\)|"
+    r"\[\s*(?:#|gh-)\d+\s*\]|"
+    r"\b(?:pr|pull request)\s*#\d+|(?<![\w&])(?:gh-|#)\d+\b|https?://\S+/(?:pull|issues)/\d+\S*",
+    re.IGNORECASE,
+)
+_LEADING_REF = re.compile(r"^(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?|issue)?\s*(?:#|gh-)\d+\s*[:\-]\s*", re.IGNORECASE)
 _TRAILER = re.compile(r"^[A-Z][\w-]*(?:-by)?:\s", re.MULTILINE)
 _SPACE = re.compile(r"\s+")
 

@@ -10,6 +10,7 @@ ordinary word (``parse``) counts only when the query writes it as code (`` `pars
 ``parse()``, ``.parse``). Names shorter than three characters never count.
 Otherwise ``words-only``: the honest slice, where only meaning links query and file.
 """
+
 from __future__ import annotations
 
 import re

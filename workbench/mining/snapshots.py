@@ -16,6 +16,7 @@ snapshot (at most once a minute per process) the least recently used ones (a use
 snapshot's mtime) are deleted, never one this process has handed out, then the blobs no
 snapshot links any more.
 """
+
 from __future__ import annotations
 
 import os
@@ -123,8 +124,13 @@ def _entries(data: bytes, width: int) -> list[tuple[str, str, str]]:
     while at < len(data):
         space = data.index(b" ", at)
         nul = data.index(b"\0", space)
-        entries.append((data[at:space].decode(), data[space + 1:nul].decode("utf-8", "surrogateescape"),
-                        data[nul + 1:nul + 1 + width].hex()))
+        entries.append(
+            (
+                data[at:space].decode(),
+                data[space + 1 : nul].decode("utf-8", "surrogateescape"),
+                data[nul + 1 : nul + 1 + width].hex(),
+            )
+        )
         at = nul + 1 + width
     return entries
 
@@ -208,10 +214,16 @@ def prune(max_entries: int | None = None, max_bytes: int | None = None) -> int:
     max_bytes = default_bytes if max_bytes is None else max_bytes
     root = snapshots_root()
     try:
-        snapshots = sorted((entry.stat().st_mtime, entry.name) for entry in os.scandir(root)
-                           if entry.is_dir(follow_symlinks=False) and not entry.name.startswith("."))
-        blobs = {entry.stat().st_ino: (entry.path, entry.stat().st_size) for entry in os.scandir(root / BLOBS)
-                 if not entry.name.startswith(".")}
+        snapshots = sorted(
+            (entry.stat().st_mtime, entry.name)
+            for entry in os.scandir(root)
+            if entry.is_dir(follow_symlinks=False) and not entry.name.startswith(".")
+        )
+        blobs = {
+            entry.stat().st_ino: (entry.path, entry.stat().st_size)
+            for entry in os.scandir(root / BLOBS)
+            if not entry.name.startswith(".")
+        }
     except OSError:
         return 0
     total = sum(size for _, size in blobs.values())
@@ -242,8 +254,11 @@ def _remove_abandoned(root: Path) -> None:
     cutoff = time.time() - cache.TEMP_AGE
     for directory, is_blobs in ((root, False), (root / BLOBS, True)):
         try:
-            stale = [e for e in os.scandir(directory) if e.name.startswith(".") and e.name != BLOBS
-                     and e.stat(follow_symlinks=False).st_mtime < cutoff]
+            stale = [
+                e
+                for e in os.scandir(directory)
+                if e.name.startswith(".") and e.name != BLOBS and e.stat(follow_symlinks=False).st_mtime < cutoff
+            ]
         except OSError:
             continue
         for entry in stale:

@@ -4,6 +4,7 @@ Only the git dir is ever used, read-only. A bundle is cloned (``git clone --bare
 reads it; nothing writes to it) into a bare repository under the workbench cache
 directory, keyed by the bundle's content, so every later call reuses that clone.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -67,8 +68,11 @@ def open_repo(path: Path | str, name: str | None = None) -> GitRepo:
         return GitRepo(label, given.resolve(), given.resolve(), "bare")
     if not (given / ".git").exists():
         raise GitError(f"{given}: not a git repository (no .git; give a work tree, bare repository or .bundle)")
-    git_dir = Path(git_text(given / ".git" if (given / ".git").is_dir() else _linked_git_dir(given),
-                            "rev-parse", "--absolute-git-dir").strip())
+    git_dir = Path(
+        git_text(
+            given / ".git" if (given / ".git").is_dir() else _linked_git_dir(given), "rev-parse", "--absolute-git-dir"
+        ).strip()
+    )
     return GitRepo(label, given.resolve(), git_dir, "worktree")
 
 
@@ -85,6 +89,7 @@ def _point_head(clone: Path) -> None:
     """A bundle made without HEAD leaves the clone's HEAD dangling: point it (in our clone, never the
     bundle) at the bundle's first branch, so ``HEAD`` names the tip the bundle carries."""
     from .gitio import git_bytes
+
     if git_bytes(clone, "rev-parse", "--verify", "--quiet", "HEAD", check=False).strip():
         return
     heads = git_text(clone, "for-each-ref", "--format=%(refname)", "refs/heads").split()
@@ -114,8 +119,12 @@ def _bundle_clone(bundle: Path) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     temp = Path(tempfile.mkdtemp(dir=root, prefix=f".{key}-"))
     try:
-        done = subprocess.run(["git", "clone", "--bare", "--quiet", str(bundle), str(temp / "repo.git")],
-                              capture_output=True, env=git_env(), timeout=600)
+        done = subprocess.run(
+            ["git", "clone", "--bare", "--quiet", str(bundle), str(temp / "repo.git")],
+            capture_output=True,
+            env=git_env(),
+            timeout=600,
+        )
         if done.returncode != 0:
             lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
             raise GitError(f"{bundle}: not a readable bundle ({lines[-1] if lines else done.returncode})")

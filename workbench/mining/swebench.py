@@ -8,6 +8,7 @@ at ``base_commit``, its query is the problem statement, its gold the files the p
 modifies (files it only adds do not exist at the base: an instance that only adds files
 is skipped), ``tests`` the files of ``test_patch``, and ``shape`` as for mined cases.
 """
+
 from __future__ import annotations
 
 import re
@@ -58,9 +59,15 @@ def _fixture(repo: str, taken: dict[str, str]) -> str:
 
 
 def _case(instance: dict[str, Any], fixture: str, gold: list[str], tests: list[str], shape: str) -> dict[str, Any]:
-    case = {"name": instance["instance_id"], "query": instance["problem_statement"].strip(), "repoFixture": fixture,
-            "revision": instance["base_commit"], "expectedPrimary": gold, "shape": shape,
-            "source": {"instance_id": instance["instance_id"], "repo": instance["repo"]}}
+    case = {
+        "name": instance["instance_id"],
+        "query": instance["problem_statement"].strip(),
+        "repoFixture": fixture,
+        "revision": instance["base_commit"],
+        "expectedPrimary": gold,
+        "shape": shape,
+        "source": {"instance_id": instance["instance_id"], "repo": instance["repo"]},
+    }
     if tests:
         case["tests"] = tests
     return case
@@ -81,8 +88,10 @@ def import_swebench(paths: list[Path], repos: Path, out: Path | None) -> tuple[d
         if instance["repo"] not in opened:
             clone = find_clone(repos, instance["repo"])
             if clone is None:
-                raise CorpusError(f"{path}: {label}: repo {instance['repo']!r}: no clone under {repos} "
-                                  "(<name>, <owner>__<name>, <owner>/<name>, .git or .bundle)")
+                raise CorpusError(
+                    f"{path}: {label}: repo {instance['repo']!r}: no clone under {repos} "
+                    "(<name>, <owner>__<name>, <owner>/<name>, .git or .bundle)"
+                )
             fixture = _fixture(instance["repo"], taken)
             taken[fixture] = instance["repo"]
             opened[instance["repo"]] = (fixture, open_repo(clone, fixture))
@@ -93,9 +102,12 @@ def import_swebench(paths: list[Path], repos: Path, out: Path | None) -> tuple[d
             continue
         tests = sorted(set(sum(patch_files(str(instance.get("test_patch") or "")), [])))
         cases.append(_case(instance, fixture, gold, tests, _shape(repo, instance, gold, path, label)))
-    data = {"description": "Imported from SWE-bench-style instances by `workbench import swebench`.", "k": 5,
-            "fixtureRoots": {fixture: root_entry(repo, out) for fixture, repo in opened.values()},
-            "retrieval": cases}
+    data = {
+        "description": "Imported from SWE-bench-style instances by `workbench import swebench`.",
+        "k": 5,
+        "fixtureRoots": {fixture: root_entry(repo, out) for fixture, repo in opened.values()},
+        "retrieval": cases,
+    }
     if out is not None:
         write_corpus(out, data)
     return data, skipped
@@ -110,7 +122,8 @@ def _shape(repo: GitRepo, instance: dict[str, Any], gold: list[str], path: Path,
         for rel in gold:
             found = objects.read(f"{commit}:{rel}")
             if found is None or found[0] != "blob":
-                raise CorpusError(f"{path}: {label}: the patch modifies {rel!r}, which does not exist at "
-                                  f"base_commit {commit[:12]}")
+                raise CorpusError(
+                    f"{path}: {label}: the patch modifies {rel!r}, which does not exist at base_commit {commit[:12]}"
+                )
             symbols |= symbol_names(outline_of(rel, found[1]))
     return query_shape(instance["problem_statement"], gold, symbols)

@@ -8,6 +8,7 @@ graded relevance becomes binary) and each run tag a target, ranked as trec_eval 
 files are the qrels (fallback cases, which have none, are left out) and each target's
 returned files its run, scores strictly decreasing with rank so any reader keeps the order.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -55,17 +56,29 @@ def trec_order(pairs: list[tuple[str, float]]) -> list[str]:
 
 def trec_corpus(qrels: Qrels, root: str) -> dict[str, Any]:
     """A retrieval corpus with one case per qrels query, its documents relative to fixture ``trec``."""
-    cases = [{"name": qid, "query": qid, "repoFixture": "trec",
-              "expectedPrimary": sorted(doc for doc, rel in docs.items() if rel > 0)}
-             for qid, docs in sorted(qrels.items())]
-    return {"description": "Imported from TREC qrels by `workbench import trec` (queries are the qids).",
-            "k": 5, "fixtureRoots": {"trec": root}, "retrieval": cases}
+    cases = [
+        {
+            "name": qid,
+            "query": qid,
+            "repoFixture": "trec",
+            "expectedPrimary": sorted(doc for doc, rel in docs.items() if rel > 0),
+        }
+        for qid, docs in sorted(qrels.items())
+    ]
+    return {
+        "description": "Imported from TREC qrels by `workbench import trec` (queries are the qids).",
+        "k": 5,
+        "fixtureRoots": {"trec": root},
+        "retrieval": cases,
+    }
 
 
-def import_trec(paths: list[Path], corpus_out: Path, repos: Path | None = None,
-                runs_dir: Path | None = None) -> tuple[Path, Path | None]:
+def import_trec(
+    paths: list[Path], corpus_out: Path, repos: Path | None = None, runs_dir: Path | None = None
+) -> tuple[Path, Path | None]:
     """Write the corpus of the qrels to ``corpus_out`` and, if there are run files, the run; both paths."""
     from .corpus_out import write_corpus
+
     qrels, runs = read_trec(paths)
     if corpus_out.exists():
         raise CorpusError(f"{corpus_out}: exists; choose another --out")
@@ -88,6 +101,7 @@ def export_trec(run_path: Path, out_dir: Path, target: str = "") -> list[Path]:
     """Write ``qrels.txt`` and one ``<target>.run`` per target (or only ``target``) of a run's retrieval
     suite; the paths written."""
     from ..store.runs import load_run
+
     run = load_run(run_path)
     cases = run.cases
     if cases.empty or "suite" not in cases or not (cases["suite"] == "retrieval").any():
@@ -99,18 +113,26 @@ def export_trec(run_path: Path, out_dir: Path, target: str = "") -> list[Path]:
             raise StoreError(f"{run_path}: no retrieval cases of target {target!r}")
     out_dir.mkdir(parents=True, exist_ok=True)
     first = rows[rows["target"] == rows["target"].iloc[0]]
-    qrels = [f"{trec_id(str(case))} 0 {trec_id(str(doc))} 1\n" for case, expected in zip(first["case"],
-             first["expected"], strict=True) if isinstance(expected, list) for doc in expected]
+    qrels = [
+        f"{trec_id(str(case))} 0 {trec_id(str(doc))} 1\n"
+        for case, expected in zip(first["case"], first["expected"], strict=True)
+        if isinstance(expected, list)
+        for doc in expected
+    ]
     written = [out_dir / "qrels.txt"]
     from ..store.files import write_text_atomic
+
     write_text_atomic(written[0], "".join(qrels))
     for target, group in rows.groupby("target", sort=False):
         lines = []
         for case, returned, fallback in zip(group["case"], group["returned"], group["fallback"], strict=True):
             if fallback or not isinstance(returned, list):
                 continue
-            lines += [f"{trec_id(str(case))} Q0 {trec_id(str(doc))} {rank} {len(returned) - rank + 1} "
-                      f"{trec_id(str(target))}\n" for rank, doc in enumerate(returned, 1)]
+            lines += [
+                f"{trec_id(str(case))} Q0 {trec_id(str(doc))} {rank} {len(returned) - rank + 1} "
+                f"{trec_id(str(target))}\n"
+                for rank, doc in enumerate(returned, 1)
+            ]
         path = out_dir / f"{str(target).replace('/', '_')}.run"
         write_text_atomic(path, "".join(lines))
         written.append(path)

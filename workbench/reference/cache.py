@@ -24,6 +24,7 @@ recently used entries (a load refreshes an entry's mtime) until at most
 overrides the size; a value that is no number is ignored). Only files named like this module's entries are ever deleted.
 Writes are atomic; an unreadable or unwritable cache is only ever a miss.
 """
+
 from __future__ import annotations
 
 import hashlib

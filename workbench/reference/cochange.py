@@ -7,6 +7,7 @@ Commits touching many files (renames, formatting, releases) say nothing about a 
 and are skipped. Without a work tree (a snapshot, a copy) there is no history and
 nothing is added. The pairs are computed once per root and tree, and kept in memory.
 """
+
 from __future__ import annotations
 
 import subprocess
@@ -28,8 +29,14 @@ _LOCK = threading.Lock()
 
 def _git(root: Path, *args: str) -> str | None:
     try:
-        done = subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=TIMEOUT,
-                              encoding="utf-8", errors="replace")
+        done = subprocess.run(
+            ["git", "-C", str(root), *args],
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            encoding="utf-8",
+            errors="replace",
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout if done.returncode == 0 else None
@@ -59,7 +66,7 @@ def pair_counts(commits: list[list[str]], ids: dict[str, int]) -> Partners:
         docs = sorted({ids[f] for f in files if f in ids})
         if len(docs) < 2 or len(files) > MAX_FILES:
             continue
-        together.update((a, b) for i, a in enumerate(docs) for b in docs[i + 1:])
+        together.update((a, b) for i, a in enumerate(docs) for b in docs[i + 1 :])
     partners: dict[int, list[tuple[int, int]]] = defaultdict(list)
     for (a, b), n in together.items():
         if n >= MIN_TOGETHER:

@@ -4,6 +4,7 @@ Declared entries come first (``package.json`` ``main``/``bin``/``module``, ``pyp
 scripts, Go ``package main``), then conventional names (``main.py``, ``app.ts``,
 ``index.js``, ``server.go``, ...) preferring shallow paths, then the root README.
 """
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,21 @@ from pathlib import Path
 
 from .kinds import is_code
 
-CONVENTIONAL = ("main", "app", "index", "server", "cli", "__main__", "manage", "wsgi", "asgi",
-                "application", "bootstrap", "start", "run")
+CONVENTIONAL = (
+    "main",
+    "app",
+    "index",
+    "server",
+    "cli",
+    "__main__",
+    "manage",
+    "wsgi",
+    "asgi",
+    "application",
+    "bootstrap",
+    "start",
+    "run",
+)
 _SCRIPT = re.compile(r"^\s*[\w.-]+\s*=\s*[\"'](?P<module>[\w.]+)(?::\w+)?[\"']", re.MULTILINE)
 
 
@@ -44,8 +58,15 @@ def _declared_by_pyproject(root: Path) -> list[str]:
 
 
 def _resolve(declared: str, ids: dict[str, int]) -> int | None:
-    for candidate in (declared, declared + ".py", declared + "/__init__.py", declared + "/__main__.py",
-                      declared + ".js", declared + ".ts", "src/" + declared + ".py"):
+    for candidate in (
+        declared,
+        declared + ".py",
+        declared + "/__init__.py",
+        declared + "/__main__.py",
+        declared + ".js",
+        declared + ".ts",
+        "src/" + declared + ".py",
+    ):
         if candidate in ids:
             return ids[candidate]
     return None
@@ -59,11 +80,14 @@ def entry_points(root: Path, files: list[str], go_packages: list[str]) -> list[i
         hit = _resolve(declared, ids)
         if hit is not None:
             ranked.append(hit)
-    ranked += sorted((i for i, pkg in enumerate(go_packages) if pkg == "main"),
-                     key=lambda i: (files[i].count("/"), files[i]))
-    conventional = [(CONVENTIONAL.index(stem), files[i].count("/"), i) for i, stem in
-                    ((i, posixpath.basename(p).split(".")[0]) for i, p in enumerate(files))
-                    if stem in CONVENTIONAL and is_code(files[i]) and files[i].count("/") <= 2]
+    ranked += sorted(
+        (i for i, pkg in enumerate(go_packages) if pkg == "main"), key=lambda i: (files[i].count("/"), files[i])
+    )
+    conventional = [
+        (CONVENTIONAL.index(stem), files[i].count("/"), i)
+        for i, stem in ((i, posixpath.basename(p).split(".")[0]) for i, p in enumerate(files))
+        if stem in CONVENTIONAL and is_code(files[i]) and files[i].count("/") <= 2
+    ]
     ranked += [i for _, _, i in sorted(conventional, key=lambda t: (t[1], t[0]))]
     ranked += [i for i, p in enumerate(files) if p.lower().startswith("readme")]
     return list(dict.fromkeys(ranked))

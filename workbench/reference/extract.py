@@ -5,6 +5,7 @@ stores (keyed by a digest of extension and content) and what cold indexing runs 
 worker processes. Anything that depends on other files (imports resolved to
 paths, mount prefixes, kinds refined by routes) happens later in ``index``.
 """
+
 from __future__ import annotations
 
 import gc
@@ -25,8 +26,9 @@ from .text import identifier_terms
 from .tssymbols import GRAMMARS, tree_outline
 
 # Cached facts are only valid for the code that extracted them.
-EXTRACTOR_VERSION = code_digest("extract", "fields", "kinds", "messages", "outline", "pysymbols", "routes",
-                                "templates", "text", "tssymbols")
+EXTRACTOR_VERSION = code_digest(
+    "extract", "fields", "kinds", "messages", "outline", "pysymbols", "routes", "templates", "text", "tssymbols"
+)
 _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _SEPARATE = bytes(c if c in _WORD_BYTES else 0x20 for c in range(256))  # every other byte -> space
 _DIGITS = b"0123456789"

@@ -4,6 +4,7 @@ Content-only fields are computed once per file where it is parsed (and cached wi
 its facts); the path fields are recomputed per index, because the same bytes may
 live under different paths.
 """
+
 from __future__ import annotations
 
 import re
@@ -47,8 +48,27 @@ def path_fields(rel: str, words: frozenset[str] = frozenset()) -> tuple[dict[str
     return name, folders
 
 
-GENERIC_NAMES = frozenset({"__init__", "__main__", "index", "page", "layout", "route", "main", "mod", "default",
-                           "+page", "+layout", "+server", "+page.server", "_layout", "screen", "view", "template"})
+GENERIC_NAMES = frozenset(
+    {
+        "__init__",
+        "__main__",
+        "index",
+        "page",
+        "layout",
+        "route",
+        "main",
+        "mod",
+        "default",
+        "+page",
+        "+layout",
+        "+server",
+        "+page.server",
+        "_layout",
+        "screen",
+        "view",
+        "template",
+    }
+)
 
 
 def _is_segment_shape(part: str) -> bool:

@@ -6,6 +6,7 @@
 targets. It answers ``{"setup": [...], "validate": [...], "runtime": [...]}`` with one
 ``Command(kind, command, script)`` per step, never running anything.
 """
+
 from __future__ import annotations
 
 import configparser
@@ -20,7 +21,8 @@ from ..contract import Command, Repo
 GROUPS = ("setup", "validate", "runtime")
 # script or make-target name -> (group, kind); first matching pattern wins
 _NAME_KINDS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
-    (re.compile(pattern), group, kind) for pattern, group, kind in (
+    (re.compile(pattern), group, kind)
+    for pattern, group, kind in (
         (r".+:(?:fix|write|watch)|fmt|format|prettier", "", ""),  # rewrites files or never ends
         (r"(?:type-?check|check-?types|tsc|types)(?::.*)?|check:types", "validate", "typecheck"),
         (r"(?:lint|eslint|stylelint|format:check|fmt:check|prettier:check)(?::.*)?", "validate", "lint"),
@@ -30,12 +32,23 @@ _NAME_KINDS: tuple[tuple[re.Pattern[str], str, str], ...] = tuple(
         (r"(?:install|setup|deps|bootstrap)", "setup", "install"),
         (r"(?:start|serve|run)", "runtime", "start"),
         (r"(?:dev|watch|preview)(?::.*)?", "runtime", "dev"),
-    ))
+    )
+)
 _KIND_ORDER = ("install", "typecheck", "lint", "test", "check", "build", "start", "dev")
-_LOCKFILES = (("pnpm-lock.yaml", "pnpm"), ("yarn.lock", "yarn"), ("bun.lockb", "bun"),
-              ("bun.lock", "bun"), ("package-lock.json", "npm"), ("npm-shrinkwrap.json", "npm"))
-_FROZEN = {"npm": "npm ci", "pnpm": "pnpm install --frozen-lockfile",
-           "yarn": "yarn install --frozen-lockfile", "bun": "bun install --frozen-lockfile"}
+_LOCKFILES = (
+    ("pnpm-lock.yaml", "pnpm"),
+    ("yarn.lock", "yarn"),
+    ("bun.lockb", "bun"),
+    ("bun.lock", "bun"),
+    ("package-lock.json", "npm"),
+    ("npm-shrinkwrap.json", "npm"),
+)
+_FROZEN = {
+    "npm": "npm ci",
+    "pnpm": "pnpm install --frozen-lockfile",
+    "yarn": "yarn install --frozen-lockfile",
+    "bun": "bun install --frozen-lockfile",
+}
 _NPM_PLACEHOLDER = "no test specified"
 _SHORTHANDS = ("test", "start")
 _MAKE_TARGET = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.-]*)\s*:(?![:=])", re.MULTILINE)
@@ -96,7 +109,7 @@ def _node(root: Path) -> list[tuple[str, Command]]:
         install = "yarn install --immutable"
     found = [("setup", Command("install", install))]
     scripts = manifest.get("scripts")
-    for name, body in (scripts.items() if isinstance(scripts, dict) else []):
+    for name, body in scripts.items() if isinstance(scripts, dict) else []:
         place = classify(name)
         if place is None or (name == "test" and _NPM_PLACEHOLDER in str(body)):
             continue
@@ -107,8 +120,9 @@ def _node(root: Path) -> list[tuple[str, Command]]:
     return found
 
 
-def _pytest_configured(root: Path, tool: dict[str, Any], setup_cfg: configparser.ConfigParser,
-                       tox: configparser.ConfigParser) -> bool:
+def _pytest_configured(
+    root: Path, tool: dict[str, Any], setup_cfg: configparser.ConfigParser, tox: configparser.ConfigParser
+) -> bool:
     if "pytest" in tool or (root / "pytest.ini").is_file():
         return True
     if setup_cfg.has_section("tool:pytest") or tox.has_section("pytest") or (root / "conftest.py").is_file():
@@ -150,10 +164,12 @@ def _python(root: Path) -> list[tuple[str, Command]]:
 def _go(root: Path) -> list[tuple[str, Command]]:
     if not (root / "go.mod").is_file():
         return []
-    return [("setup", Command("install", "go mod download")),
-            ("validate", Command("build", "go build ./...")),
-            ("validate", Command("lint", "go vet ./...")),
-            ("validate", Command("test", "go test ./..."))]
+    return [
+        ("setup", Command("install", "go mod download")),
+        ("validate", Command("build", "go build ./...")),
+        ("validate", Command("lint", "go vet ./...")),
+        ("validate", Command("test", "go test ./...")),
+    ]
 
 
 def _make(root: Path) -> list[tuple[str, Command]]:

@@ -7,6 +7,7 @@ extension and ``index`` probing (``./x.js`` may name ``x.ts``), ``tsconfig``/``j
 their ``package.json`` name. Go: package imports under each ``go.mod`` module path.
 Imports of anything outside the repository resolve to nothing.
 """
+
 from __future__ import annotations
 
 import json
@@ -135,16 +136,18 @@ class Resolver:
             return None
         if len(candidates) == 1:
             return candidates[0]
+
         def closeness(i: int) -> tuple[int, int]:
             path = self.files[i]
             shared = len(posixpath.commonprefix([path, importer]).split("/"))
             return (-shared, path.count("/"))
+
         return min(candidates, key=closeness)
 
     def _go(self, spec: str) -> list[int]:
         for module, directory in self.go_modules:
             if spec == module or spec.startswith(module + "/"):
-                rel = posixpath.normpath(posixpath.join(directory, spec[len(module) + 1:]))
+                rel = posixpath.normpath(posixpath.join(directory, spec[len(module) + 1 :]))
                 return self.go_dirs.get("" if rel == "." else rel, [])
         return []
 
@@ -154,14 +157,15 @@ class Resolver:
         for prefix, targets in self.aliases:
             if spec.startswith(prefix) and (prefix or not spec.startswith("@")):
                 for target in targets:
-                    hit = self._probe(posixpath.normpath(posixpath.join(target, spec[len(prefix):])))
+                    hit = self._probe(posixpath.normpath(posixpath.join(target, spec[len(prefix) :])))
                     if hit is not None:
                         return hit
         for name, directory in self.packages.items():
             if spec == name or spec.startswith(name + "/"):
-                rest = spec[len(name) + 1:] or "index"
+                rest = spec[len(name) + 1 :] or "index"
                 return self._probe(posixpath.join(directory, rest)) or self._probe(
-                    posixpath.join(directory, "src", rest))
+                    posixpath.join(directory, "src", rest)
+                )
         return None
 
     def _probe(self, base: str) -> int | None:

@@ -9,6 +9,7 @@ content, so a temp copy of a tree reuses the entry of the original). Within a
 process, an index is reused while a stat of its files and directories shows nothing
 changed.
 """
+
 from __future__ import annotations
 
 import os
@@ -80,8 +81,12 @@ def _mounted(files: list[str], facts: list[FileFacts], imports: list[tuple[int, 
             best = max(imports[i], default=None, key=lambda j: len(wanted & set(terms(files[j]))))
             if best is not None and wanted & set(terms(files[best])):
                 prefix[best] = route.segments
-    return [(i, r._replace(segments=prefix.get(i, ()) + r.segments) if r.role == "serve" else r)
-            for i, f in enumerate(facts) for r in f.routes if r.role != "mount"]
+    return [
+        (i, r._replace(segments=prefix.get(i, ()) + r.segments) if r.role == "serve" else r)
+        for i, f in enumerate(facts)
+        for r in f.routes
+        if r.role != "mount"
+    ]
 
 
 def _messages(facts: list[FileFacts]) -> MessageIndex:
@@ -95,19 +100,27 @@ def link(root: Path, files: list[str], facts: list[FileFacts]) -> RepoIndex:
     """Everything that depends on more than one file, built from per-file facts."""
     resolver = Resolver(root, files)
     rendered = template_edges(files, [getattr(f, "templates", []) for f in facts])
-    imports = [tuple(sorted(set(resolver.resolve(rel, f.outline)) | rendered[i]))
-               for i, (rel, f) in enumerate(zip(files, facts, strict=True))]
+    imports = [
+        tuple(sorted(set(resolver.resolve(rel, f.outline)) | rendered[i]))
+        for i, (rel, f) in enumerate(zip(files, facts, strict=True))
+    ]
     importers: list[list[int]] = [[] for _ in files]
     for i, targets in enumerate(imports):
         for j in targets:
             importers[j].append(i)
     words = frozenset(w for f in facts if f.outline.symbols for w in identifier_parts(f.outline))
     paths = [path_fields(rel, words) for rel in files]
-    ranker = ranking.fit({"name": [p[0] for p in paths], "dir": [p[1] for p in paths],
-                          "symbols": [f.symbol_terms for f in facts], "exports": [f.export_terms for f in facts],
-                          "docs": [getattr(f, "doc_terms", {}) for f in facts],
-                          "routes": [f.route_terms for f in facts],
-                          "content": [f.content for f in facts]})
+    ranker = ranking.fit(
+        {
+            "name": [p[0] for p in paths],
+            "dir": [p[1] for p in paths],
+            "symbols": [f.symbol_terms for f in facts],
+            "exports": [f.export_terms for f in facts],
+            "docs": [getattr(f, "doc_terms", {}) for f in facts],
+            "routes": [f.route_terms for f in facts],
+            "content": [f.content for f in facts],
+        }
+    )
     symbols: dict[str, list[int]] = {}
     for i, f in enumerate(facts):
         for key in f.lookup_keys:
@@ -116,12 +129,24 @@ def link(root: Path, files: list[str], facts: list[FileFacts]) -> RepoIndex:
     for i, f in enumerate(facts):
         for key in f.keys:
             key_users.setdefault(key.replace(":", "."), []).append(i)
-    slim = [replace(f, content={}, symbol_terms={}, doc_terms={}, export_terms={}, route_terms={}, message_words=[])
-            for f in facts]
-    return RepoIndex(root, files, [_refined_kind(rel, f) for rel, f in zip(files, facts, strict=True)], slim, imports,
-                     [tuple(x) for x in importers], ranker, symbols, _mounted(files, facts, imports),
-                     _messages(facts), entry_points(root, files, [f.outline.package for f in facts]),
-                     key_users)
+    slim = [
+        replace(f, content={}, symbol_terms={}, doc_terms={}, export_terms={}, route_terms={}, message_words=[])
+        for f in facts
+    ]
+    return RepoIndex(
+        root,
+        files,
+        [_refined_kind(rel, f) for rel, f in zip(files, facts, strict=True)],
+        slim,
+        imports,
+        [tuple(x) for x in importers],
+        ranker,
+        symbols,
+        _mounted(files, facts, imports),
+        _messages(facts),
+        entry_points(root, files, [f.outline.package for f in facts]),
+        key_users,
+    )
 
 
 def stat_paths(root: Path, files: list[str]) -> list[str]:
@@ -166,8 +191,7 @@ def _build(root: Path) -> RepoIndex:
             pass  # pickled by an older shape of RepoIndex
     previous, known = _cached_facts(root)
     todo = [i for i, d in enumerate(digests) if d not in known]
-    fresh, frames = _parse(root, [files[i] for i in todo], [sizes[i] for i in todo],
-                           [digests[i] for i in todo])
+    fresh, frames = _parse(root, [files[i] for i in todo], [sizes[i] for i in todo], [digests[i] for i in todo])
     facts = [known.get(d) or fresh[d] for d in digests]
     if fresh or known.keys() != set(digests) or previous != source:
         kept = [d for d in dict.fromkeys(digests) if d not in fresh]
@@ -185,8 +209,9 @@ def _pickled(value: object) -> bytes:
     return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _parse(root: Path, rels: list[str], sizes: list[int],
-           digests: list[str]) -> tuple[dict[str, FileFacts], list[bytes]]:
+def _parse(
+    root: Path, rels: list[str], sizes: list[int], digests: list[str]
+) -> tuple[dict[str, FileFacts], list[bytes]]:
     """The facts of ``rels`` by digest, and the facts cache frames holding them: per batch its
     digests, then its facts exactly as the worker pickled them (never pickled twice)."""
     fresh: dict[str, FileFacts] = {}
@@ -231,6 +256,7 @@ def load_index(root: Path | str) -> RepoIndex:
     root = Path(root).resolve()
     if not root.is_dir():
         from ..errors import TargetError
+
         raise TargetError(f"{root}: repository directory not found")
     memo = _MEMO.get(str(root))
     if memo is not None and memo[1] and memo[1] == snapshot(memo[0]):

@@ -5,25 +5,90 @@ directory segments, file-name suffixes or a file-name pattern. Kinds drive
 demotion (tests, catalogs, docs) and give the ranking a word for the role
 (``orders.controller.ts`` is a controller even if no identifier says so).
 """
+
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-CODE_EXTENSIONS = frozenset({
-    ".py", ".pyi", ".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".go", ".vue",
-    ".svelte", ".rb", ".java", ".kt", ".rs", ".php", ".cs", ".swift", ".c", ".h", ".cc", ".cpp",
-    ".hpp", ".scala", ".sh", ".sql",
-})
+CODE_EXTENSIONS = frozenset(
+    {
+        ".py",
+        ".pyi",
+        ".ts",
+        ".tsx",
+        ".mts",
+        ".cts",
+        ".js",
+        ".jsx",
+        ".mjs",
+        ".cjs",
+        ".go",
+        ".vue",
+        ".svelte",
+        ".rb",
+        ".java",
+        ".kt",
+        ".rs",
+        ".php",
+        ".cs",
+        ".swift",
+        ".c",
+        ".h",
+        ".cc",
+        ".cpp",
+        ".hpp",
+        ".scala",
+        ".sh",
+        ".sql",
+    }
+)
 # Templates and markup: first-class files an agent opens to change what a page or an email says.
-TEMPLATE_EXTENSIONS = (".hbs", ".handlebars", ".mustache", ".ejs", ".njk", ".nunjucks", ".jinja", ".jinja2",
-                       ".j2", ".html", ".htm", ".twig", ".liquid", ".pug", ".jade", ".erb", ".tmpl", ".tpl",
-                       ".gohtml", ".mjml", ".eta", ".haml", ".slim")
-CATALOG_EXTENSIONS = (".json", ".yaml", ".yml", ".po", ".pot", ".xlf", ".xliff", ".arb",
-                      ".properties", ".ftl", ".toml", ".strings", ".resx")
-LOCALE_NAME = re.compile(r"^(?:[a-z]{2,3}(?:[-_][A-Za-z]{2,4})?|messages|strings|translations?)"
-                         r"(?:\.[a-z]{2,3}(?:[-_][A-Za-z]{2,4})?)?$")
+TEMPLATE_EXTENSIONS = (
+    ".hbs",
+    ".handlebars",
+    ".mustache",
+    ".ejs",
+    ".njk",
+    ".nunjucks",
+    ".jinja",
+    ".jinja2",
+    ".j2",
+    ".html",
+    ".htm",
+    ".twig",
+    ".liquid",
+    ".pug",
+    ".jade",
+    ".erb",
+    ".tmpl",
+    ".tpl",
+    ".gohtml",
+    ".mjml",
+    ".eta",
+    ".haml",
+    ".slim",
+)
+CATALOG_EXTENSIONS = (
+    ".json",
+    ".yaml",
+    ".yml",
+    ".po",
+    ".pot",
+    ".xlf",
+    ".xliff",
+    ".arb",
+    ".properties",
+    ".ftl",
+    ".toml",
+    ".strings",
+    ".resx",
+)
+LOCALE_NAME = re.compile(
+    r"^(?:[a-z]{2,3}(?:[-_][A-Za-z]{2,4})?|messages|strings|translations?)"
+    r"(?:\.[a-z]{2,3}(?:[-_][A-Za-z]{2,4})?)?$"
+)
 
 
 @dataclass(frozen=True)
@@ -38,64 +103,116 @@ class Rule:
     code_only: bool = False
 
 
-def _rule(kind: str, dirs: str = "", suffixes: str = "", names: str = "", pattern: str = "",
-          code_only: bool = False) -> Rule:
-    return Rule(kind, frozenset(dirs.split()), tuple(suffixes.split()), frozenset(names.split()),
-                re.compile(pattern) if pattern else None, code_only)
+def _rule(
+    kind: str, dirs: str = "", suffixes: str = "", names: str = "", pattern: str = "", code_only: bool = False
+) -> Rule:
+    return Rule(
+        kind,
+        frozenset(dirs.split()),
+        tuple(suffixes.split()),
+        frozenset(names.split()),
+        re.compile(pattern) if pattern else None,
+        code_only,
+    )
 
 
 RULES: tuple[Rule, ...] = (
     _rule("fixture", dirs="fixtures __fixtures__ testdata test-data __mocks__ mocks snapshots __snapshots__"),
-    _rule("test", dirs="test tests __tests__ spec specs e2e testing",
-          suffixes=".test.ts .test.tsx .test.js .test.jsx .spec.ts .spec.tsx .spec.js .spec.jsx "
-                   "_test.go _test.py _spec.rb .test.mjs .spec.mjs",
-          names="conftest.py", pattern=r"^test_.*\.py$"),
+    _rule(
+        "test",
+        dirs="test tests __tests__ spec specs e2e testing",
+        suffixes=".test.ts .test.tsx .test.js .test.jsx .spec.ts .spec.tsx .spec.js .spec.jsx "
+        "_test.go _test.py _spec.rb .test.mjs .spec.mjs",
+        names="conftest.py",
+        pattern=r"^test_.*\.py$",
+    ),
     _rule("example", dirs="examples example recipes recipe cookbook samples sample demo demos _examples"),
-    _rule("migration", dirs="migrations migration migrate alembic db/migrate",
-          pattern=r"^\d{3,}[_-].*\.(sql|py|ts|js)$"),
-    _rule("doc", dirs="docs doc documentation man website", suffixes=".md .mdx .rst .adoc .txt",
-          names="README LICENSE CHANGELOG AUTHORS NOTICE CONTRIBUTING"),
+    _rule(
+        "migration", dirs="migrations migration migrate alembic db/migrate", pattern=r"^\d{3,}[_-].*\.(sql|py|ts|js)$"
+    ),
+    _rule(
+        "doc",
+        dirs="docs doc documentation man website",
+        suffixes=".md .mdx .rst .adoc .txt",
+        names="README LICENSE CHANGELOG AUTHORS NOTICE CONTRIBUTING",
+    ),
     _rule("template", suffixes=" ".join(TEMPLATE_EXTENSIONS)),
-    _rule("manifest", names="package.json go.mod pyproject.toml setup.py setup.cfg requirements.txt "
-                            "Cargo.toml Gemfile composer.json Pipfile deno.json"),
-    _rule("schema", dirs="schemas schema models model entities entity dto dtos",
-          suffixes=".schema.ts .schema.js .schema.json .model.ts .model.js .entity.ts .dto.ts "
-                   ".proto .graphql .gql .prisma",
-          names="schema.py models.py schema.ts schema.go models.go model.go schema.sql"),
-    _rule("route", dirs="routes router routers urls",
-          suffixes=".routes.ts .routes.js .router.ts .router.js .route.ts .route.js",
-          names="urls.py routes.py router.py routes.ts routes.js router.ts router.js routes.go "
-                "router.go route.ts route.js", code_only=True),
-    _rule("controller", dirs="controllers controller handlers handler api/handlers",
-          suffixes=".controller.ts .controller.js _controller.py _handler.go _handler.py .handler.ts "
-                   ".handler.js", names="views.py handlers.py handler.go handlers.go controller.go",
-          code_only=True),
-    _rule("api client", dirs="clients client api-client",
-          suffixes=".api.ts .api.js .client.ts .client.js _client.py _client.go Client.ts Client.js",
-          names="client.ts client.js client.py client.go api.ts api.js", code_only=True),
-    _rule("service", dirs="services service usecases",
-          suffixes=".service.ts .service.js _service.py _service.go Service.ts Service.js",
-          names="service.py service.go service.ts services.py", code_only=True),
-    _rule("component", dirs="components component widgets pages views screens",
-          suffixes=".tsx .jsx .vue .svelte", code_only=True),
+    _rule(
+        "manifest",
+        names="package.json go.mod pyproject.toml setup.py setup.cfg requirements.txt "
+        "Cargo.toml Gemfile composer.json Pipfile deno.json",
+    ),
+    _rule(
+        "schema",
+        dirs="schemas schema models model entities entity dto dtos",
+        suffixes=".schema.ts .schema.js .schema.json .model.ts .model.js .entity.ts .dto.ts "
+        ".proto .graphql .gql .prisma",
+        names="schema.py models.py schema.ts schema.go models.go model.go schema.sql",
+    ),
+    _rule(
+        "route",
+        dirs="routes router routers urls",
+        suffixes=".routes.ts .routes.js .router.ts .router.js .route.ts .route.js",
+        names="urls.py routes.py router.py routes.ts routes.js router.ts router.js routes.go "
+        "router.go route.ts route.js",
+        code_only=True,
+    ),
+    _rule(
+        "controller",
+        dirs="controllers controller handlers handler api/handlers",
+        suffixes=".controller.ts .controller.js _controller.py _handler.go _handler.py .handler.ts .handler.js",
+        names="views.py handlers.py handler.go handlers.go controller.go",
+        code_only=True,
+    ),
+    _rule(
+        "api client",
+        dirs="clients client api-client",
+        suffixes=".api.ts .api.js .client.ts .client.js _client.py _client.go Client.ts Client.js",
+        names="client.ts client.js client.py client.go api.ts api.js",
+        code_only=True,
+    ),
+    _rule(
+        "service",
+        dirs="services service usecases",
+        suffixes=".service.ts .service.js _service.py _service.go Service.ts Service.js",
+        names="service.py service.go service.ts services.py",
+        code_only=True,
+    ),
+    _rule(
+        "component",
+        dirs="components component widgets pages views screens",
+        suffixes=".tsx .jsx .vue .svelte",
+        code_only=True,
+    ),
     _rule("style", suffixes=".css .scss .sass .less .styl"),
-    _rule("config", dirs="config configs conf settings .github .circleci deploy",
-          suffixes=".config.ts .config.js .config.mjs .config.cjs .yaml .yml .toml .ini .cfg .conf "
-                   ".env .json .xml .properties",
-          names="Dockerfile Makefile .editorconfig .gitignore .npmrc .nvmrc tsconfig.json "
-                "settings.py config.py config.go config.ts config.js", pattern=r"^\.env(\..+)?$"),
+    _rule(
+        "config",
+        dirs="config configs conf settings .github .circleci deploy",
+        suffixes=".config.ts .config.js .config.mjs .config.cjs .yaml .yml .toml .ini .cfg .conf "
+        ".env .json .xml .properties",
+        names="Dockerfile Makefile .editorconfig .gitignore .npmrc .nvmrc tsconfig.json "
+        "settings.py config.py config.go config.ts config.js",
+        pattern=r"^\.env(\..+)?$",
+    ),
     _rule("script", dirs="scripts bin tools"),
 )
-CATALOG_DIRS = frozenset({"locales", "locale", "i18n", "l10n", "lang", "langs", "translations",
-                          "messages", "intl"})
+CATALOG_DIRS = frozenset({"locales", "locale", "i18n", "l10n", "lang", "langs", "translations", "messages", "intl"})
 # The task intent (see ``query.INTENTS``) that makes each kind of file wanted, not demoted.
-LIFTED_BY = {"test": "test", "fixture": "test", "translation": "translation", "doc": "doc",
-             "config": "config", "manifest": "config", "migration": "migration", "style": "style"}
+LIFTED_BY = {
+    "test": "test",
+    "fixture": "test",
+    "translation": "translation",
+    "doc": "doc",
+    "config": "config",
+    "manifest": "config",
+    "migration": "migration",
+    "style": "style",
+}
 
 
 def _dirs_of(parts: list[str]) -> set[str]:
     dirs = set(parts[:-1])
-    dirs.update("/".join(parts[i:i + 2]) for i in range(len(parts) - 2))
+    dirs.update("/".join(parts[i : i + 2]) for i in range(len(parts) - 2))
     return dirs
 
 
@@ -106,14 +223,19 @@ def _is_catalog(parts: list[str], name: str) -> bool:
         return False
     stem = name.rsplit(".", 1)[0]
     return bool(CATALOG_DIRS & set(parts[:-1])) and (
-        LOCALE_NAME.match(stem) is not None or any(LOCALE_NAME.match(p) for p in parts[-2:-1]))
+        LOCALE_NAME.match(stem) is not None or any(LOCALE_NAME.match(p) for p in parts[-2:-1])
+    )
 
 
 def _matches(rule: Rule, parts: list[str], name: str, is_code: bool) -> bool:
     if rule.code_only and not is_code:
         return False
-    return bool((rule.dirs and rule.dirs & _dirs_of(parts)) or (rule.suffixes and name.endswith(rule.suffixes))
-                or name in rule.names or (rule.pattern and rule.pattern.match(name)))
+    return bool(
+        (rule.dirs and rule.dirs & _dirs_of(parts))
+        or (rule.suffixes and name.endswith(rule.suffixes))
+        or name in rule.names
+        or (rule.pattern and rule.pattern.match(name))
+    )
 
 
 @lru_cache(maxsize=65536)

@@ -4,6 +4,7 @@ BM25 models), so a run over many snapshots holds a bounded number of them, not a
 ``$WORKBENCH_LOADED_INDEXES`` sets the bound (default 8 per map): a run over hundreds of
 revisions then stays in flat memory, and one over a few fixtures keeps every index warm.
 """
+
 from __future__ import annotations
 
 import os

@@ -4,6 +4,7 @@ An error-message-shaped query ("Order is already cancelled") is answered by the
 code that holds that literal. When the literal lives in a translation catalog,
 the catalog key (``orders.errors.alreadyCancelled``) leads to the code that uses it.
 """
+
 from __future__ import annotations
 
 import json
@@ -15,8 +16,10 @@ from .text import stem
 
 # A quote not glued to a word on its left (so ``don't ... it's`` is no literal);
 # f/r/b prefixes are allowed.
-_QUOTED = re.compile(r"""["'](?<=(?<![A-Za-eg-qs-z0-9_\\])["'])"""  # quote first: the scan stays fast
-                     r"""(?:(?<=")([^"\n\\]{4,240})"|(?<=')([^'\n\\]{4,240})'(?![A-Za-z0-9_]))""")
+_QUOTED = re.compile(
+    r"""["'](?<=(?<![A-Za-eg-qs-z0-9_\\])["'])"""  # quote first: the scan stays fast
+    r"""(?:(?<=")([^"\n\\]{4,240})"|(?<=')([^'\n\\]{4,240})'(?![A-Za-z0-9_]))"""
+)
 _BACKTICK = re.compile(r"`([^`\\]{4,240})`")
 _KEY = re.compile(r"""['"`]([A-Za-z_][\w-]*(?:[.:][\w-]+)+)['"`]""")
 _PLACEHOLDER = re.compile(r"\$\{[^}]*\}|\{[^}]*\}|%\(\w+\)[sdif]|%[sdifvqwx]|<[^>]*>")
@@ -117,8 +120,7 @@ class MessageIndex:
         self.postings = {w: np.asarray(ids, dtype=np.int64) for w, ids in postings.items()}
         self.lengths = np.asarray(lengths, dtype=np.float32)
 
-    def match(self, words: set[str], min_words: int = 3,
-              min_coverage: float = 0.8) -> list[tuple[int, float, int]]:
+    def match(self, words: set[str], min_words: int = 3, min_coverage: float = 0.8) -> list[tuple[int, float, int]]:
         """(entry, coverage, words matched) of literals with >= ``min_words`` words, at least
         ``min_coverage`` of them in ``words``; best covered first."""
         if not self.entries or not words:

@@ -3,6 +3,7 @@
 Every language extractor returns an ``Outline``; it is plain data (tuples and
 strings) so it pickles small into the on-disk index cache.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

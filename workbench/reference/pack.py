@@ -9,6 +9,7 @@ for files many others import and a lift for long modules (where changes land), p
 while the scores stay flat (a task's second and third file) and are cut where they
 really drop; tests, docs and config only lead a pack, they never fill it.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -24,8 +25,18 @@ from .related import graph_fill, quiet, related_files
 from .render import render_text
 from .signals import SYMBOL_PIN, named_files, named_locales, named_symbols, quoted_messages, route_matches
 
-DEMOTION = {"example": 0.4, "test": 0.25, "fixture": 0.2, "translation": 0.2, "doc": 0.25, "migration": 0.4,
-            "style": 0.5, "config": 0.6, "manifest": 0.5, "other": 0.6}
+DEMOTION = {
+    "example": 0.4,
+    "test": 0.25,
+    "fixture": 0.2,
+    "translation": 0.2,
+    "doc": 0.25,
+    "migration": 0.4,
+    "style": 0.5,
+    "config": 0.6,
+    "manifest": 0.5,
+    "other": 0.6,
+}
 INTENT_BOOST = 1.6
 ROLE_BOOST = 1.5  # a file of a kind the task's role words name
 FLOOR = 0.15  # a further primary file scores at least this share of the best ranked one
@@ -91,8 +102,9 @@ def _rank(index: RepoIndex, q: Query) -> tuple[np.ndarray, np.ndarray, list[str]
     query_terms = q.terms + joined
     weights = np.asarray(q.weights + [JOINED_WEIGHT] * len(joined), dtype=np.float32)
     unknown_idf = float(np.log1p((ranker.size + 0.5) / 0.5))
-    idf_all = np.asarray([ranker.idf[ranker.vocab[t]] if t in ranker.vocab else unknown_idf for t in query_terms],
-                         dtype=np.float32)
+    idf_all = np.asarray(
+        [ranker.idf[ranker.vocab[t]] if t in ranker.vocab else unknown_idf for t in query_terms], dtype=np.float32
+    )
     known = [j for j, t in enumerate(query_terms) if t in ranker.vocab]
     ideal = float((idf_all * weights).sum()) * (K1 + 1.0) or 1.0
     if not known:
@@ -110,8 +122,9 @@ def _propagate(index: RepoIndex, base: np.ndarray) -> np.ndarray:
     """One step down the import graph: a matching file used by a strong match gains a share
     of that match's score (a page's data-fetching helper rises with the page)."""
     lifted = base.copy()
-    strong: list[int] = (np.flatnonzero(base >= PROPAGATE_FROM * base.max()).tolist()
-                         if base.size and base.max() > 0 else [])
+    strong: list[int] = (
+        np.flatnonzero(base >= PROPAGATE_FROM * base.max()).tolist() if base.size and base.max() > 0 else []
+    )
     for src in strong:
         for dst in index.imports[src]:
             if base[dst] > 0:
@@ -150,8 +163,12 @@ def _score(index: RepoIndex, q: Query) -> Scored:
     # How each kind of evidence meets a demoted file: a pin or a named language is the task's
     # own word and counts in full; a route counts demoted; a message found in a test or a doc
     # is an assertion or an explanation of it, not the code that raises it, so it counts not at all.
-    for evidence, policy in ((route_matches(index, q), "demote"), (quoted_messages(index, q), "skip"),
-                             (named_locales(index, q), "full"), (pins, "full")):
+    for evidence, policy in (
+        (route_matches(index, q), "demote"),
+        (quoted_messages(index, q), "skip"),
+        (named_locales(index, q), "full"),
+        (pins, "full"),
+    ):
         for doc, (strength, reason) in evidence.items():
             factor = 1.0 if policy == "full" else float(factors[doc])
             if policy == "skip" and factor < 1.0:
@@ -210,8 +227,13 @@ def _fallback(scored: list[Scored], limit: int, q: Query) -> list[tuple[int, int
     return entries[: min(MAX_PRIMARY, limit)]
 
 
-def _core(scored: list[Scored], chosen: list[tuple[int, int]], q: Query, room: int,
-          reason: str = "a core file of the repository (long, widely imported)") -> list[tuple[int, int]]:
+def _core(
+    scored: list[Scored],
+    chosen: list[tuple[int, int]],
+    q: Query,
+    room: int,
+    reason: str = "a core file of the repository (long, widely imported)",
+) -> list[tuple[int, int]]:
     """The repositories' core source files (long and widely imported) for a pack that neither
     the ranking nor the import graph could fill: where a vague task most likely lands."""
     if room <= 0:
@@ -219,8 +241,11 @@ def _core(scored: list[Scored], chosen: list[tuple[int, int]], q: Query, room: i
     pool = []
     for r, s in enumerate(scored):
         prior = centrality(s.index) * size_prior(s.index)
-        pool += [(float(prior[d]), r, d) for d, kind in enumerate(s.index.kinds)
-                 if not quiet(kind, q) and kind != "example" and is_code(s.index.files[d]) and (r, d) not in chosen]
+        pool += [
+            (float(prior[d]), r, d)
+            for d, kind in enumerate(s.index.kinds)
+            if not quiet(kind, q) and kind != "example" and is_code(s.index.files[d]) and (r, d) not in chosen
+        ]
     pool.sort(key=lambda t: -t[0])
     picked = [(r, d) for _, r, d in pool[:room]]
     for r, d in picked:
@@ -262,14 +287,24 @@ def build_pack(query: str, repos: list[Repo], limit: int = 8) -> Pack:
         for r, d, reason in graph_fill(scored, chosen, q, min(MAX_PRIMARY, limit) - len(chosen)):
             chosen.append((r, d))
             scored[r].reasons.setdefault(d, reason)
-    if sum(1 for r, d in chosen if not quiet(scored[r].index.kinds[d], q) and scored[r].index.kinds[d] != "example"
-           and is_code(scored[r].index.files[d])) < CORE_FILL:
+    if (
+        sum(
+            1
+            for r, d in chosen
+            if not quiet(scored[r].index.kinds[d], q)
+            and scored[r].index.kinds[d] != "example"
+            and is_code(scored[r].index.files[d])
+        )
+        < CORE_FILL
+    ):
         chosen += _core(scored, chosen, q, min(MAX_PRIMARY, limit) - len(chosen))
     related = related_files(scored, chosen, q, max(0, limit - len(chosen)))
     primary = [FileRef(repos[r].name, scored[r].index.files[d], scored[r].reason(d)) for r, d in chosen]
     others = [FileRef(repos[r].name, scored[r].index.files[d], reason) for r, d, reason in related]
     head = _head(scored, chosen)
-    outlines = {(repos[r].name, scored[r].index.files[d]): scored[r].index.facts[d].outline.symbols
-                for r, d in [*chosen[head:], *((r, d) for r, d, _ in related)]}
+    outlines = {
+        (repos[r].name, scored[r].index.files[d]): scored[r].index.facts[d].outline.symbols
+        for r, d in [*chosen[head:], *((r, d) for r, d, _ in related)]
+    }
     text = render_text(primary[:head], primary[head:] + others, repos, outlines)
     return Pack(primary=primary, related=others, text=text)

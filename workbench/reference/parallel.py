@@ -7,6 +7,7 @@ this process. Either way the facts come back pickled per batch: the parent unpic
 each batch once and stores the same bytes in the facts cache, so nothing is pickled
 twice.
 """
+
 from __future__ import annotations
 
 import multiprocessing
@@ -48,8 +49,12 @@ def _read_and_extract(root: str, rels: list[str]) -> bytes:
 def _pool_pays(sizes: list[int]) -> bool:
     # Forking a process that runs other threads (a progress bar, a runner's --jobs) can
     # deadlock the child on a lock some thread held: parse in this process then.
-    return workers() >= 2 and sum(sizes) >= POOL_MIN_BYTES and threading.active_count() == 1 and \
-        "fork" in multiprocessing.get_all_start_methods()
+    return (
+        workers() >= 2
+        and sum(sizes) >= POOL_MIN_BYTES
+        and threading.active_count() == 1
+        and "fork" in multiprocessing.get_all_start_methods()
+    )
 
 
 def extract_batches(root: Path, rels: list[str], sizes: list[int]) -> Iterator[tuple[list[int], bytes]]:

@@ -7,9 +7,11 @@ first paragraph of the docstrings of the module, its classes and top-level funct
 Statements are dispatched on their exact node type (the parser never subclasses
 them), one dictionary lookup each instead of a chain of ``isinstance`` calls.
 """
+
 from __future__ import annotations
 
 import ast
+from typing import cast
 
 from .outline import Import, Outline
 
@@ -17,8 +19,12 @@ _DEFS = {ast.FunctionDef: "function", ast.AsyncFunctionDef: "function", ast.Clas
 # Compound statements whose statement lists are walked, in this order (a ``try``'s
 # handlers come last); ``match`` and ``try``/``except*`` bodies are not walked.
 _BLOCKS: dict[type, tuple[str, ...]] = {
-    ast.If: ("body", "orelse"), ast.For: ("body", "orelse"), ast.AsyncFor: ("body", "orelse"),
-    ast.While: ("body", "orelse"), ast.With: ("body",), ast.AsyncWith: ("body",),
+    ast.If: ("body", "orelse"),
+    ast.For: ("body", "orelse"),
+    ast.AsyncFor: ("body", "orelse"),
+    ast.While: ("body", "orelse"),
+    ast.With: ("body",),
+    ast.AsyncWith: ("body",),
     ast.Try: ("body", "orelse", "finalbody"),
 }
 _ASSIGNS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
@@ -55,8 +61,8 @@ class _Visitor:
             if kind is not None:
                 self._define(node, kind, owner, top)  # type: ignore[arg-type]
             elif cls is ast.ImportFrom:
-                imports.append(Import(node.module or "", node.level,  # type: ignore[attr-defined]
-                                      tuple(a.name for a in node.names)))  # type: ignore[attr-defined]
+                found = cast(ast.ImportFrom, node)
+                imports.append(Import(found.module or "", found.level, tuple(a.name for a in found.names)))
             elif cls is ast.Import:
                 imports.extend(Import(alias.name) for alias in node.names)  # type: ignore[attr-defined]
             elif cls in _BLOCKS:
@@ -68,8 +74,9 @@ class _Visitor:
             elif top and cls in _ASSIGNS:
                 self._assign(node)
 
-    def _define(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, kind: str, owner: str,
-                top: bool) -> None:
+    def _define(
+        self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, kind: str, owner: str, top: bool
+    ) -> None:
         if owner:
             name = f"{owner}.{node.name}"
             kind = "method" if kind == "function" else kind
@@ -90,8 +97,7 @@ class _Visitor:
                 if found is not None:
                     self.declared_all = (self.declared_all or []) + found
             elif not name.startswith("_"):
-                self.outline.symbols.append((name, "constant" if name.isupper() else "variable",
-                                             node.lineno))
+                self.outline.symbols.append((name, "constant" if name.isupper() else "variable", node.lineno))
                 self.public.append(name)
 
 

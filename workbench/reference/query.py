@@ -6,6 +6,7 @@ symbol (``OrdersService``, ``parse_header``, ``Cart.total``, ``useCart()``), a r
 (the task is about tests, translations, docs, config) that lift the demotion of
 those kinds of files.
 """
+
 from __future__ import annotations
 
 import re
@@ -18,38 +19,97 @@ from .text import STOP_WORDS, identifier_terms, stem, symbol_keys
 
 # Words that say which kinds of file the task is about (matched on whole, lower-case words).
 INTENTS: dict[str, frozenset[str]] = {
-    "test": frozenset("test tests testing tested spec specs unittest unittests e2e flaky coverage "
-                      "fixture fixtures mock mocks assertion assertions pytest jest vitest".split()),
-    "translation": frozenset("translation translations translate translated translating i18n l10n locale "
-                             "locales localization localisation localize localise wording catalog catalogs "
-                             "french german spanish italian portuguese dutch japanese chinese korean russian "
-                             "polish swedish turkish arabic hindi language languages".split()),
+    "test": frozenset(
+        "test tests testing tested spec specs unittest unittests e2e flaky coverage "
+        "fixture fixtures mock mocks assertion assertions pytest jest vitest".split()
+    ),
+    "translation": frozenset(
+        "translation translations translate translated translating i18n l10n locale "
+        "locales localization localisation localize localise wording catalog catalogs "
+        "french german spanish italian portuguese dutch japanese chinese korean russian "
+        "polish swedish turkish arabic hindi language languages".split()
+    ),
     "doc": frozenset("doc docs documentation readme guide changelog".split()),
-    "config": frozenset("config configuration configure setting settings env environment yaml toml "
-                        "dockerfile ci pipeline tsconfig eslint prettier".split()),
+    "config": frozenset(
+        "config configuration configure setting settings env environment yaml toml "
+        "dockerfile ci pipeline tsconfig eslint prettier".split()
+    ),
     "migration": frozenset("migration migrations migrate".split()),
     "style": frozenset("css style styles styling stylesheet theme".split()),
 }
-ERROR_WORDS = frozenset("error errors exception exceptions throws thrown throw raises raised raise message "
-                        "traceback panic panics crash crashes fails failing says shows warning".split())
-FILE_EXTENSIONS = ("py", "pyi", "ts", "tsx", "js", "jsx", "mjs", "cjs", "go", "json", "md", "yaml", "yml",
-                   "toml", "vue", "svelte", "css", "scss", "html", "sql", "sh", "rs", "java", "rb", "po")
+ERROR_WORDS = frozenset(
+    "error errors exception exceptions throws thrown throw raises raised raise message "
+    "traceback panic panics crash crashes fails failing says shows warning".split()
+)
+FILE_EXTENSIONS = (
+    "py",
+    "pyi",
+    "ts",
+    "tsx",
+    "js",
+    "jsx",
+    "mjs",
+    "cjs",
+    "go",
+    "json",
+    "md",
+    "yaml",
+    "yml",
+    "toml",
+    "vue",
+    "svelte",
+    "css",
+    "scss",
+    "html",
+    "sql",
+    "sh",
+    "rs",
+    "java",
+    "rb",
+    "po",
+)
 _FILE = re.compile(r"(?<![\w/.-])((?:[\w@.-]+/)*[\w@-][\w@.-]*\.(?:" + "|".join(FILE_EXTENSIONS) + r"))\b")
 _PATHLIKE = re.compile(r"(?<![\w/])((?:[\w@.-]+/)+[\w@.-]+)")
 _SEGMENT = r"[\w:{}\[\]<>$.*-]"
-_ROUTE = re.compile(r"(?:\b(?P<verb>" + "|".join(VERBS) + r")\s+)?(?<![\w.])"
-                    r"(?P<path>/" + _SEGMENT + r"+(?:/" + _SEGMENT + r"*)*)")
+_ROUTE = re.compile(
+    r"(?:\b(?P<verb>" + "|".join(VERBS) + r")\s+)?(?<![\w.])"
+    r"(?P<path>/" + _SEGMENT + r"+(?:/" + _SEGMENT + r"*)*)"
+)
 _QUOTED = re.compile(r"\"([^\"]{3,})\"|“([^”]{3,})”|`([^`]{3,})`|(?<![\w])'([^']{3,}?)'(?![\w])")
 _TOKEN = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(\))?")
 _ERROR_PREFIX = re.compile(r"^\s*(?:[A-Z]\w*(?:Error|Exception)|Error|panic|fatal)\b:?", re.IGNORECASE)
 _EXCEPTION_LINE = re.compile(r"^\s*(?:[\w.]+\.)?(?P<name>[A-Z]\w+):\s+\S")
 # Language names a task may use for a translation catalog, and the locale codes they stand for.
-LANGUAGES = {"english": "en", "french": "fr", "german": "de", "spanish": "es", "italian": "it",
-             "portuguese": "pt", "dutch": "nl", "japanese": "ja", "chinese": "zh", "korean": "ko",
-             "russian": "ru", "polish": "pl", "swedish": "sv", "turkish": "tr", "arabic": "ar", "hindi": "hi",
-             "danish": "da", "norwegian": "nb", "finnish": "fi", "czech": "cs", "greek": "el",
-             "hebrew": "he", "ukrainian": "uk", "romanian": "ro", "hungarian": "hu", "indonesian": "id",
-             "vietnamese": "vi", "thai": "th"}
+LANGUAGES = {
+    "english": "en",
+    "french": "fr",
+    "german": "de",
+    "spanish": "es",
+    "italian": "it",
+    "portuguese": "pt",
+    "dutch": "nl",
+    "japanese": "ja",
+    "chinese": "zh",
+    "korean": "ko",
+    "russian": "ru",
+    "polish": "pl",
+    "swedish": "sv",
+    "turkish": "tr",
+    "arabic": "ar",
+    "hindi": "hi",
+    "danish": "da",
+    "norwegian": "nb",
+    "finnish": "fi",
+    "czech": "cs",
+    "greek": "el",
+    "hebrew": "he",
+    "ukrainian": "uk",
+    "romanian": "ro",
+    "hungarian": "hu",
+    "indonesian": "id",
+    "vietnamese": "vi",
+    "thai": "th",
+}
 
 
 @dataclass
@@ -107,7 +167,7 @@ def _shapes(q: Query, text: str) -> tuple[str, str]:
         q.route = ((route.group("verb") or "").upper(), normalize(route.group("path")))
         text = _blank(text, route.start(), route.end())
     for m in list(_FILE.finditer(text)) + list(_PATHLIKE.finditer(text)):
-        if m.group(1) not in q.files and text[m.start(1):m.end(1)] == m.group(1):
+        if m.group(1) not in q.files and text[m.start(1) : m.end(1)] == m.group(1):
             q.files.append(m.group(1))
             text = _blank(text, m.start(1), m.end(1))
     naming = text
@@ -136,8 +196,9 @@ def analyse(raw: str) -> Query:
         _add_terms(q, identifier, 1.5)
     if q.route:
         _add_terms(q, " ".join(s for s in q.route[1] if s != ":"), 1.5)
-    _add_terms(q, " ".join(w for w in re.findall(r"[A-Za-z_$][\w$]*", text) if w.lower() not in STOP_WORDS), 1.0,
-               plain=True)
+    _add_terms(
+        q, " ".join(w for w in re.findall(r"[A-Za-z_$][\w$]*", text) if w.lower() not in STOP_WORDS), 1.0, plain=True
+    )
     q.roles = wanted_kinds(lower_words)
     _add_joined(q, text)
     q.words = set(message_words(raw))
@@ -152,9 +213,9 @@ def _add_joined(q: Query, text: str) -> None:
         words = [w.lower() for w in run.split() if w.lower() not in STOP_WORDS]
         for n in (2, 3):
             for i in range(len(words) - n + 1):
-                shown = " ".join(words[i:i + n])
+                shown = " ".join(words[i : i + n])
                 q.phrases.append((shown, symbol_keys(shown)))
-                term = stem("".join(words[i:i + n]))
+                term = stem("".join(words[i : i + n]))
                 if term not in q.sources and term not in q.joined:
                     q.joined.append(term)
                     q.sources[term] = shown

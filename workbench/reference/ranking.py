@@ -8,6 +8,7 @@ term frequency is length-normalized (``b``) and weighted; the fields are summed
 a file's name and all over its body does not count twice. Rarity enters through
 the IDF over the files of the repository.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -77,12 +78,16 @@ def _triples(rows: list[dict[str, int]], vocab: dict[str, int]) -> tuple[np.ndar
                 col = vocab[term] = len(vocab)
             terms.append(col)
             counts.append(n)
-    return (np.asarray(docs, dtype=np.int64), np.asarray(terms, dtype=np.int64),
-            np.asarray(counts, dtype=np.float32))
+    return (np.asarray(docs, dtype=np.int64), np.asarray(terms, dtype=np.int64), np.asarray(counts, dtype=np.float32))
 
 
-def fit(fields: dict[str, list[dict[str, int]]], weights: dict[str, float] = WEIGHTS,
-        b: dict[str, float] = B, sublinear: frozenset[str] = SUBLINEAR, name_field: str | None = "name") -> Ranker:
+def fit(
+    fields: dict[str, list[dict[str, int]]],
+    weights: dict[str, float] = WEIGHTS,
+    b: dict[str, float] = B,
+    sublinear: frozenset[str] = SUBLINEAR,
+    name_field: str | None = "name",
+) -> Ranker:
     """Fit BM25F on per-field term counts (one dict per document, same order in every field).
 
     With one field of weight 1 this is exactly Okapi BM25 (what the ``bm25`` control uses).
@@ -107,6 +112,9 @@ def fit(fields: dict[str, list[dict[str, int]]], weights: dict[str, float] = WEI
     terms, docs = np.divmod(unique, max(n_docs, 1))
     df = np.bincount(terms, minlength=len(vocab))
     idf = np.log1p((n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
-    named = Postings.from_triples(name_terms, name_docs, np.ones(len(name_terms)), len(vocab)) \
-        if name_field in fields else None
+    named = (
+        Postings.from_triples(name_terms, name_docs, np.ones(len(name_terms)), len(vocab))
+        if name_field in fields
+        else None
+    )
     return Ranker(vocab, Postings.from_triples(terms, docs, values, len(vocab)), named, idf, n_docs)

@@ -6,6 +6,7 @@ exercises a primary file, then files a primary imports or is imported by (Go: it
 package siblings), best ranked first, then further tests. ``graph_fill`` offers the
 same neighbours to fill the primary files of a pack the ranking left short.
 """
+
 from __future__ import annotations
 
 import posixpath
@@ -26,8 +27,25 @@ MAX_GRAPH = 3
 MAX_TESTS = 2
 MAX_PAIRS = 3
 MAX_PAIR_FILL = 2  # route counterparts that may fill primary places
-GENERIC_STEMS = frozenset({"__init__", "__main__", "index", "main", "mod", "init", "app", "utils", "util",
-                           "types", "base", "common", "helpers", "lib", "core"})
+GENERIC_STEMS = frozenset(
+    {
+        "__init__",
+        "__main__",
+        "index",
+        "main",
+        "mod",
+        "init",
+        "app",
+        "utils",
+        "util",
+        "types",
+        "base",
+        "common",
+        "helpers",
+        "lib",
+        "core",
+    }
+)
 QUIET_KINDS = frozenset({"translation", "fixture", "doc", "test", "migration", "other", "manifest", "config"})
 
 
@@ -37,8 +55,9 @@ def _on_topic(route_segments: tuple[str, ...], q: Query) -> float:
     return float(sum(1 for seg in route_segments if seg != ":" and set(terms(seg)) & wanted))
 
 
-def _counterparts(scored: list[Scored], r: int, d: int, route: Route,
-                  q: Query) -> Iterator[tuple[int, int, float, str]]:
+def _counterparts(
+    scored: list[Scored], r: int, d: int, route: Route, q: Query
+) -> Iterator[tuple[int, int, float, str]]:
     """(repo, doc, quality, reason) of files on the other side of one route of ``(r, d)``."""
     other_role = "call" if route.role == "serve" else "serve"
     verb = "calls" if other_role == "call" else "handles"
@@ -72,14 +91,19 @@ def _neighbours(s: Scored, d: int) -> list[tuple[int, str]]:
     path = index.files[d]
     out = [(j, f"imported by {path}") for j in index.imports[d]]
     out += [(j, f"imports {path}") for j in index.importers[d]]
-    out += [(j, f"declares the types of {path}" if _is_stub(index.files[j]) else f"implements {path}")
-            for j in _stub_siblings(index.files, path)]
+    out += [
+        (j, f"declares the types of {path}" if _is_stub(index.files[j]) else f"implements {path}")
+        for j in _stub_siblings(index.files, path)
+    ]
     history = partners(index.root, index.files, index.tree) if COCHANGE else {}
     out += [(j, f"changed together with {path} in {n} earlier commits") for j, n in history.get(d, [])]
     if extension(path) == ".go":
         folder = posixpath.dirname(path)
-        out += [(j, f"same Go package as {path}") for j, p in enumerate(index.files)
-                if j != d and posixpath.dirname(p) == folder and p.endswith(".go") and index.kinds[j] != "test"]
+        out += [
+            (j, f"same Go package as {path}")
+            for j, p in enumerate(index.files)
+            if j != d and posixpath.dirname(p) == folder and p.endswith(".go") and index.kinds[j] != "test"
+        ]
     return out
 
 
@@ -127,8 +151,7 @@ def _graph(scored: list[Scored], chosen: list[tuple[int, int]], q: Query) -> lis
     return [(r, d, reason) for (r, d), (_, reason) in ranked[:MAX_GRAPH]]
 
 
-def graph_fill(scored: list[Scored], chosen: list[tuple[int, int]], q: Query,
-               room: int) -> list[tuple[int, int, str]]:
+def graph_fill(scored: list[Scored], chosen: list[tuple[int, int]], q: Query, room: int) -> list[tuple[int, int, str]]:
     """(repo, doc, reason) of files that may fill a pack the ranking left short: the other side
     of a route a primary file serves or calls (in any repository), then import-graph (and
     co-change) neighbours, best scored first, then the longest (where changes land)."""
@@ -176,8 +199,9 @@ def _tests(scored: list[Scored], chosen: list[tuple[int, int]]) -> list[tuple[in
     return found[:MAX_TESTS]
 
 
-def related_files(scored: list[Scored], chosen: list[tuple[int, int]], q: Query,
-                  room: int) -> list[tuple[int, int, str]]:
+def related_files(
+    scored: list[Scored], chosen: list[tuple[int, int]], q: Query, room: int
+) -> list[tuple[int, int, str]]:
     """(repo, doc, reason) of related files, best first, at most ``room``."""
     graph = _graph(scored, chosen, q)
     sources = chosen + [(r, d) for r, d, _ in graph if scored[r].index.kinds[d] in ("api client", "route")]

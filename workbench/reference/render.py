@@ -4,6 +4,7 @@ The agent text holds each primary file in full (up to ``MAX_FILE_CHARS``) and ea
 related file as its outline (the symbols it defines), which is what makes a pack
 much smaller than a dump while still naming everything the agent may need.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -42,8 +43,12 @@ def _outline(symbols: list[tuple[str, str, int]]) -> str:
     return "\n".join(f"  {kind} {name} (line {line})" for name, kind, line in symbols[:MAX_OUTLINE])
 
 
-def render_text(primary: list[FileRef], related: list[FileRef], repos: list[Repo],
-                outlines: dict[tuple[str, str], list[tuple[str, str, int]]]) -> str:
+def render_text(
+    primary: list[FileRef],
+    related: list[FileRef],
+    repos: list[Repo],
+    outlines: dict[tuple[str, str], list[tuple[str, str, int]]],
+) -> str:
     """The context an agent receives: primary files in full, related files as outlines
     (``outlines`` maps (repo, path) to the symbols the file defines)."""
     roots = {repo.name: Path(repo.path) for repo in repos}

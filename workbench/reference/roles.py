@@ -5,6 +5,7 @@ name the kind of file an agent would open, not a term it contains: they weigh li
 as terms and lift files of that kind instead. In a question, its scaffolding (``where is
 ... implemented``, ``how is ... computed``) carries no topic and weighs little.
 """
+
 from __future__ import annotations
 
 import re
@@ -25,17 +26,22 @@ for _kinds, _words in (
 ):
     for _word in _words.split():
         ROLES[_word] = frozenset(_kinds.split())
-SCAFFOLDING = frozenset("""
+SCAFFOLDING = frozenset(
+    """
 implemented implement implements implementation located location defined definition declared
 computed compute computes calculated calculate calculates determined determine decided decide
 happen happens happening live lives living code logic file files function functions method methods
 responsible responsibility place places part parts work works working somewhere piece part
 show tell explain understand know
-""".split())
+""".split()
+)
 ROLE_WEIGHT = 0.5  # a role word still matches as a term, at half weight
 SCAFFOLD_WEIGHT = 0.2
-_QUESTION = re.compile(r"^\s*(?:where|how|which|what|who|why|when|is there|are there|can you|could you|show me|"
-                       r"find)\b|\?\s*$", re.IGNORECASE)
+_QUESTION = re.compile(
+    r"^\s*(?:where|how|which|what|who|why|when|is there|are there|can you|could you|show me|"
+    r"find)\b|\?\s*$",
+    re.IGNORECASE,
+)
 
 
 def is_question(text: str) -> bool:

@@ -8,15 +8,39 @@ URL literals. Paths become segment tuples with every parameter spelled ``:``
 (``:id``, ``{id}``, ``<int:pk>``, ``[id]``, ``${id}``, digits), and two routes match
 when they agree from their last segment backwards, which tolerates mount prefixes.
 """
+
 from __future__ import annotations
 
 import re
 from typing import NamedTuple
 
 VERBS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
-CLIENTS = frozenset({"axios", "api", "client", "http", "httpclient", "apiclient", "ky", "request",
-                     "requests", "httpx", "session", "superagent", "$http", "fetcher", "this.http",
-                     "this.api", "this.client", "got", "agent", "s.client", "c.client", "resty"})
+CLIENTS = frozenset(
+    {
+        "axios",
+        "api",
+        "client",
+        "http",
+        "httpclient",
+        "apiclient",
+        "ky",
+        "request",
+        "requests",
+        "httpx",
+        "session",
+        "superagent",
+        "$http",
+        "fetcher",
+        "this.http",
+        "this.api",
+        "this.client",
+        "got",
+        "agent",
+        "s.client",
+        "c.client",
+        "resty",
+    }
+)
 MOUNTS = frozenset({"use", "route", "group", "mount", "include_router", "register_blueprint"})
 
 
@@ -33,19 +57,26 @@ _STR = r"""f?(?P<q>['"`])(?P<path>[^'"`\n]*)(?P=q)"""
 # A path argument as routers and clients write it: absolute, a URL, a template, or Go's "VERB /path".
 _URL_STR = r"""f?(?P<q>['"`])(?P<path>(?:/|https?:|\$\{[\w.]*\}/|\{\w*\}/|[A-Z]{3,7} /)[^'"`\n]*)(?P=q)"""
 _ROUTE_STR = r"""(?P<q>['"`])(?P<path>[\w/:{}<>\[\]*.$-]*)(?P=q)"""
-_DECORATOR = re.compile(r"@(?:(?:[\w.]+\.)(?P<verb>get|post|put|patch|delete|head|options|route|api_route|websocket)|"
-                        r"(?P<nest>Get|Post|Put|Patch|Delete|Head|Options|All))\(\s*(?:" + _ROUTE_STR
-                        + r")?(?P<rest>[^\n]{0,200})")
-_PREFIX = re.compile(r"@Controller\(\s*(?:\{\s*path:\s*)?['\"`](?P<path>[^'\"`]*)['\"`]|"
-                     r"(?:APIRouter|Blueprint)\([^)]*?(?:url_)?prefix\s*=\s*['\"](?P<path2>[^'\"]*)['\"]")
-_CALL = re.compile(r"\.(?P<verb>get|post|put|patch|delete|all|use|route|options|head|handle|handlefunc|any|"
-                   r"group|mount|request|GET|POST|PUT|PATCH|DELETE|Get|Post|Put|Patch|Delete|Handle|HandleFunc|Any|"
-                   r"Group|Mount|Route|Use|Options|Head)(?:<[^<>()]*>)?\(\s*"  # generic type args: post<T>(
-                   + _URL_STR + r"(?=(?P<rest>[^\n]{0,200}))")
+_DECORATOR = re.compile(
+    r"@(?:(?:[\w.]+\.)(?P<verb>get|post|put|patch|delete|head|options|route|api_route|websocket)|"
+    r"(?P<nest>Get|Post|Put|Patch|Delete|Head|Options|All))\(\s*(?:" + _ROUTE_STR + r")?(?P<rest>[^\n]{0,200})"
+)
+_PREFIX = re.compile(
+    r"@Controller\(\s*(?:\{\s*path:\s*)?['\"`](?P<path>[^'\"`]*)['\"`]|"
+    r"(?:APIRouter|Blueprint)\([^)]*?(?:url_)?prefix\s*=\s*['\"](?P<path2>[^'\"]*)['\"]"
+)
+_CALL = re.compile(
+    r"\.(?P<verb>get|post|put|patch|delete|all|use|route|options|head|handle|handlefunc|any|"
+    r"group|mount|request|GET|POST|PUT|PATCH|DELETE|Get|Post|Put|Patch|Delete|Handle|HandleFunc|Any|"
+    r"Group|Mount|Route|Use|Options|Head)(?:<[^<>()]*>)?\(\s*"  # generic type args: post<T>(
+    + _URL_STR
+    + r"(?=(?P<rest>[^\n]{0,200}))"
+)
 _RECEIVER = re.compile(r"(?:[\w$]+\.)?[\w$]+$")
 _FETCH = re.compile(r"(?:fetch|useFetch|useSWR|request)\(\s*" + _URL_STR + r"(?=(?P<rest>.{0,300}))", re.DOTALL)
-_NEW_REQUEST = re.compile(r"NewRequest(?:WithContext)?\([^\"]*\"(?P<verb>[A-Z]+)\"\s*,\s*" + _URL_STR
-                          + r"(?=(?P<rest>[^\n]{0,200}))")
+_NEW_REQUEST = re.compile(
+    r"NewRequest(?:WithContext)?\([^\"]*\"(?P<verb>[A-Z]+)\"\s*,\s*" + _URL_STR + r"(?=(?P<rest>[^\n]{0,200}))"
+)
 _DJANGO = re.compile(r"\b(?:re_)?path\(\s*r?" + _STR + r"\s*,\s*(?P<handler>[\w.]+)")
 _API_LITERAL = re.compile(r"""(?<![\w.])['"`](?P<path>(?:https?://[^/'"`\s]+)?/(?:api|v\d+)/[^'"`\s]*)['"`]""")
 _API_HINT = re.compile(r"/(?:api|v\d+)/")
@@ -77,7 +108,7 @@ def _joined(m: re.Match[str]) -> str:
         if not more:
             return path
         path = f"{path}/:/{more.group('tail') or ''}"
-        rest = rest[more.end():] if more.group("tail") is not None else ""
+        rest = rest[more.end() :] if more.group("tail") is not None else ""
 
 
 def _method_path(raw: str, method: str) -> tuple[str, tuple[str, ...]]:
@@ -98,7 +129,7 @@ def _served(text: str) -> list[Route]:
     if "@" not in text and "urlpatterns" not in text:
         return found
     prefix = _PREFIX.search(text)
-    base = normalize((prefix.group("path") or prefix.group("path2") or "")) if prefix else ()
+    base = normalize(prefix.group("path") or prefix.group("path2") or "") if prefix else ()
     for m in _DECORATOR.finditer(text):
         verb = m.group("verb") or m.group("nest")
         if m.group("path") is None and not (m.group("rest") or "").startswith(")"):
@@ -115,7 +146,7 @@ def _served(text: str) -> list[Route]:
 def _classify(m: re.Match[str], text: str) -> Route | None:
     before = _RECEIVER.search(text, max(0, m.start() - 40), m.start())
     recv = before.group(0) if before else ""
-    if before is not None and text[max(0, before.start() - 1):before.start()] == "@":
+    if before is not None and text[max(0, before.start() - 1) : before.start()] == "@":
         return None  # a decorator, already read by _served
     verb, rest = m.group("verb").lower(), m.group("rest")
     handler = _HANDLER.match(rest)
@@ -148,12 +179,14 @@ def extract_routes(rel: str, text: str) -> list[Route]:
     if _CALL_HINT.search(text):
         routes += [r for r in (_classify(m, text) for m in _CALL.finditer(text)) if r is not None]
         routes += _fetched(text)
-    routes += [Route("call", _verb(m.group("verb")), normalize(_joined(m)))
-               for m in (_NEW_REQUEST.finditer(text) if "NewRequest" in text else ())]
+    routes += [
+        Route("call", _verb(m.group("verb")), normalize(_joined(m)))
+        for m in (_NEW_REQUEST.finditer(text) if "NewRequest" in text else ())
+    ]
     seen = {r.segments for r in routes}
     for m in _API_LITERAL.finditer(text) if _API_HINT.search(text) else ():
         segments = normalize(m.group("path"))
-        if not any(known[:len(segments)] == segments for known in seen):
+        if not any(known[: len(segments)] == segments for known in seen):
             routes.append(Route("call", "", segments))
     file_route = _NEXT_ROUTE.search(rel)
     if file_route:

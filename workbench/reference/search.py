@@ -13,6 +13,7 @@ Beyond ``PER_FILE`` symbols of one file, each further one counts ``CROWDED`` tim
 so other files get their turn; files defining no symbol take part as file-level hits
 (symbol ``""``), and when no symbol matches at all the answer is the file ranking.
 """
+
 from __future__ import annotations
 
 import re
@@ -20,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import TargetError
 from ..contract import Repo, SearchHit
+from ..errors import TargetError
 from .index import RepoIndex, load_index
 from .pack import kind_factors
 from .query import Query, analyse
@@ -47,8 +48,7 @@ def _share(ranker: Ranker, terms: list[str], weights: np.ndarray) -> np.ndarray:
     """BM25F as a share of a perfect match of every query term (a term the repository never
     saw counts against a match at the rarest IDF)."""
     unknown = float(np.log1p((ranker.size + 0.5) / 0.5))
-    idf = np.asarray([ranker.idf[ranker.vocab[t]] if t in ranker.vocab else unknown for t in terms],
-                     dtype=np.float32)
+    idf = np.asarray([ranker.idf[ranker.vocab[t]] if t in ranker.vocab else unknown for t in terms], dtype=np.float32)
     known = [j for j, t in enumerate(terms) if t in ranker.vocab]
     if not known:
         return np.zeros(ranker.size, dtype=np.float32)
@@ -60,7 +60,7 @@ def runs(raw: str) -> list[str]:
     """Every two or three adjacent words of ``raw`` written as one lower-case word, stop words
     included: names join phrasal verbs (``shut down`` -> ``shutdown``, ``log in`` -> ``login``)."""
     words = [w.lower() for w in _WORD.findall(raw)]
-    return list(dict.fromkeys("".join(words[i:i + n]) for n in (2, 3) for i in range(len(words) - n + 1)))
+    return list(dict.fromkeys("".join(words[i : i + n]) for n in (2, 3) for i in range(len(words) - n + 1)))
 
 
 def _query_terms(q: Query, *rankers: Ranker) -> tuple[list[str], np.ndarray]:
@@ -80,8 +80,11 @@ def _mentions(q: Query) -> list[str]:
 def _near(index: RepoIndex, table: SymbolTable, found: list[int], owner: str) -> list[int]:
     """Of ``found``, those whose file or folder is named ``owner`` (``sku.Parse`` in ``sku/``)."""
     wanted = set(symbol_keys(owner))
-    near = [s for s in found if wanted & {k for part in index.files[table.file[s]].split("/")[-2:]
-                                          for k in symbol_keys(Path(part).stem)}]
+    near = [
+        s
+        for s in found
+        if wanted & {k for part in index.files[table.file[s]].split("/")[-2:] for k in symbol_keys(Path(part).stem)}
+    ]
     return near or found
 
 
@@ -109,12 +112,14 @@ def _evidence(index: RepoIndex, table: SymbolTable, q: Query) -> np.ndarray:
     return lift
 
 
-def _lift_handlers(index: RepoIndex, table: SymbolTable, route: tuple[str, tuple[str, ...]],
-                   lift: np.ndarray) -> None:
+def _lift_handlers(index: RepoIndex, table: SymbolTable, route: tuple[str, tuple[str, ...]], lift: np.ndarray) -> None:
     """The handler a matching route names (``mux.HandleFunc("GET /x", h.GetStock)``)."""
     method, segments = route
-    served = [r for _, r in index.routes if r.role == "serve" and r.handler
-              and (not method or not r.method or r.method == method)]
+    served = [
+        r
+        for _, r in index.routes
+        if r.role == "serve" and r.handler and (not method or not r.method or r.method == method)
+    ]
     quality = [match(segments, r.segments) for r in served]
     best = max(quality, default=0.0)
     for r, value in zip(served, quality):
@@ -123,8 +128,7 @@ def _lift_handlers(index: RepoIndex, table: SymbolTable, route: tuple[str, tuple
                 lift[s] = max(lift[s], HANDLER * value / best)
 
 
-def _file_scores(index: RepoIndex, q: Query, terms: list[str], weights: np.ndarray,
-                 factors: np.ndarray) -> np.ndarray:
+def _file_scores(index: RepoIndex, q: Query, terms: list[str], weights: np.ndarray, factors: np.ndarray) -> np.ndarray:
     """Each file's score: its BM25F share plus route evidence, kind-weighted."""
     scores = _share(index.ranker, terms, weights)
     for doc, (strength, _) in route_matches(index, q).items():
@@ -148,7 +152,7 @@ def _diverse(order: np.ndarray, files: np.ndarray, pinned: np.ndarray, values: n
     position = np.arange(len(order)) - np.maximum.accumulate(np.where(group_start, np.arange(len(order)), 0))
     beyond = np.empty(len(order), dtype=np.int64)
     beyond[by_file] = np.maximum(position - PER_FILE + 1, 0)
-    adjusted = np.where(pinned[order], values[order], values[order] * CROWDED ** beyond)
+    adjusted = np.where(pinned[order], values[order], values[order] * CROWDED**beyond)
     return order[np.lexsort((np.arange(len(order)), -adjusted))]
 
 
@@ -166,8 +170,12 @@ def search_index(index: RepoIndex, query: str, top_k: int = 20) -> list[SearchHi
     if not own.any() and not lift.any():
         order = _ranked(files)[:top_k]
         return [SearchHit(index.files[d], "", None, round(float(files[d]), 6)) for d in order]
-    values = np.concatenate([table.prior * (own * factors[table.file] + FILE_SHARE * files[table.file]) + lift,
-                             FILE_SHARE * files[table.bare_files]])
+    values = np.concatenate(
+        [
+            table.prior * (own * factors[table.file] + FILE_SHARE * files[table.file]) + lift,
+            FILE_SHARE * files[table.bare_files],
+        ]
+    )
     file_of = np.concatenate([table.file, table.bare_files])
     pinned = np.concatenate([lift >= PIN, np.zeros(len(table.bare_files), dtype=bool)])
     chosen = _diverse(_ranked(values), file_of, pinned, values)[:top_k]

@@ -4,6 +4,7 @@ Each function returns ``{document: (strength, reason)}`` for one repository inde
 strengths are on the scale of a ranking score (a perfect match of every query term
 scores 1), so a pin of 2 puts a file above anything ranking alone can find.
 """
+
 from __future__ import annotations
 
 import posixpath
@@ -151,8 +152,12 @@ def _key_users(index: RepoIndex, key: str) -> list[int]:
     if key in index.key_users:
         return index.key_users[key]
     tail = key.split(".", 1)[-1] if key.count(".") >= 2 else None
-    return [doc for used, docs in index.key_users.items()
-            if used.endswith("." + key) or (tail is not None and used == tail) for doc in docs]
+    return [
+        doc
+        for used, docs in index.key_users.items()
+        if used.endswith("." + key) or (tail is not None and used == tail)
+        for doc in docs
+    ]
 
 
 def _probes(q: Query) -> list[tuple[set[str], int, float, float]]:
@@ -188,8 +193,8 @@ def quoted_messages(index: RepoIndex, q: Query) -> Evidence:
 def _credit(index: RepoIndex, found: Evidence, doc: int, message: str, key: str, strength: float) -> None:
     shown = message if len(message) <= 60 else message[:57] + "..."
     if key:
-        _add(found, doc, strength * 0.8, f"translates \"{shown}\" ({key})")
+        _add(found, doc, strength * 0.8, f'translates "{shown}" ({key})')
         for user in _key_users(index, key):
-            _add(found, user, strength, f"shows \"{shown}\" via {key}")
+            _add(found, user, strength, f'shows "{shown}" via {key}')
     else:
-        _add(found, doc, strength, f"contains \"{shown}\"")
+        _add(found, doc, strength, f'contains "{shown}"')

@@ -7,6 +7,7 @@ from the comments and decorators just above it to the next symbol, so doc commen
 docstrings and route decorators count). Bodies are read once per indexed tree; the
 table is kept in memory per tree and in the disk cache beside the index.
 """
+
 from __future__ import annotations
 
 import threading
@@ -73,10 +74,13 @@ def spans(data: bytes, symbol_lines: list[int]) -> list[tuple[int, int]]:
     for line in distinct:
         heads[line] = _head(lines, min(max(line, 1), n_lines), floor)
         floor = line
-    ends = {line: (heads[nxt] if nxt is not None else n_lines + 1)
-            for line, nxt in zip(distinct, distinct[1:] + [None])}
-    return [(int(starts[heads[line] - 1]), int(starts[min(max(ends[line], heads[line] + 1), n_lines + 1) - 1]))
-            for line in symbol_lines]
+    ends = {
+        line: (heads[nxt] if nxt is not None else n_lines + 1) for line, nxt in zip(distinct, distinct[1:] + [None])
+    }
+    return [
+        (int(starts[heads[line] - 1]), int(starts[min(max(ends[line], heads[line] + 1), n_lines + 1) - 1]))
+        for line in symbol_lines
+    ]
 
 
 def _prior(name: str, kind: str) -> float:
@@ -97,8 +101,14 @@ def _counts(terms: list[str] | tuple[str, ...], into: dict[str, int] | None = No
 def compound_words(names: list[str]) -> frozenset[str]:
     """Words the repository writes as separate parts of longer names (``url`` of ``url_open``):
     what a run-together name (``urlsplit``, ``copytree``) may be made of."""
-    return frozenset(p for name in names for parts in [split_identifier(name.rsplit(".", 1)[-1])]
-                     if len(parts) > 1 for p in parts if len(p) >= 3 and p.isalpha())
+    return frozenset(
+        p
+        for name in names
+        for parts in [split_identifier(name.rsplit(".", 1)[-1])]
+        if len(parts) > 1
+        for p in parts
+        if len(p) >= 3 and p.isalpha()
+    )
 
 
 def name_terms(member: str, words: frozenset[str]) -> dict[str, int]:
@@ -148,18 +158,26 @@ def build_table(index: RepoIndex) -> SymbolTable:
     fields: dict[str, list[dict[str, int]]] = {
         "name": [name_terms(name.rsplit(".", 1)[-1], words) for _, name, _, _ in symbols],
         "owner": [_counts(identifier_terms(name.rpartition(".")[0])) for _, name, _, _ in symbols],
-        "file": [paths[doc][0] for doc, _, _, _ in symbols], "dir": [paths[doc][1] for doc, _, _, _ in symbols],
-        "body": [body for file_bodies in _bodies(index, docs) for body in file_bodies]}
+        "file": [paths[doc][0] for doc, _, _, _ in symbols],
+        "dir": [paths[doc][1] for doc, _, _, _ in symbols],
+        "body": [body for file_bodies in _bodies(index, docs) for body in file_bodies],
+    }
     keys: dict[str, list[int]] = {}
     for sid, (_, name, _, _) in enumerate(symbols):
         owner, _, member = name.rpartition(".")
         for key in set(symbol_keys(member)) | (set(symbol_keys(name)) if owner else set()):
             keys.setdefault(key, []).append(sid)
     model = ranking.fit(fields, weights=WEIGHTS, b=B, sublinear=frozenset({"body"}), name_field="name")
-    return SymbolTable(index.tree, np.asarray([s[0] for s in symbols], dtype=np.int32), [s[1] for s in symbols],
-                       np.asarray([s[3] for s in symbols], dtype=np.int32),
-                       np.asarray([_prior(s[1], s[2]) for s in symbols], dtype=np.float32), model, keys,
-                       np.setdiff1d(np.arange(len(index.files)), docs).astype(np.int32))
+    return SymbolTable(
+        index.tree,
+        np.asarray([s[0] for s in symbols], dtype=np.int32),
+        [s[1] for s in symbols],
+        np.asarray([s[3] for s in symbols], dtype=np.int32),
+        np.asarray([_prior(s[1], s[2]) for s in symbols], dtype=np.float32),
+        model,
+        keys,
+        np.setdiff1d(np.arange(len(index.files)), docs).astype(np.int32),
+    )
 
 
 _MEMO: BoundedMemo[SymbolTable] = BoundedMemo()

@@ -7,6 +7,7 @@ opens next. Code names its templates in string literals: ``res.render('emails/we
 resolved against the repository's template files, become edges of the import graph, so
 a template brings its service along and the other way round.
 """
+
 from __future__ import annotations
 
 import re

@@ -4,6 +4,7 @@ Identifiers split on camelCase, snake_case, kebab-case, digits and path separato
 words are lower-cased; ``fold_plural`` maps simple English plurals to their singular,
 so ``users``, ``user`` and ``UserService`` share the token ``user``.
 """
+
 from __future__ import annotations
 
 import re
@@ -46,7 +47,8 @@ def tokens(text: str) -> list[str]:
 
 
 # Words that carry no retrieval signal in a task description or in code.
-STOP_WORDS = frozenset("""
+STOP_WORDS = frozenset(
+    """
 a an the and or but nor not no of in on at to for from by with without into onto over under
 about after before between through during is are was were be been being am do does did done
 doing have ha had having it its this that these those there here then than so such as if
@@ -56,7 +58,8 @@ just only very more most less least too again still yet up down out off per via 
 our us you your he she they them their his her one two new fix fixes fixed fixing bug bugs issue
 problem broken wrong please ensure properly correctly current currently instead something
 anything way thing happen happens etc e g ie eg like see look find where
-""".split())
+""".split()
+)
 _INFLECTIONS = ("ing", "ed")
 _DERIVATIONS = ("ification", "ation", "ition", "ment", "ator", "able", "ible", "ion", "ity", "ate", "er", "or")
 _VOWELS = frozenset("aeiou")

@@ -4,9 +4,10 @@ One query per grammar captures everything in a single pass (definitions,
 exports, imports); grammars, parsers and compiled queries are built once per
 process, on first use, so importing this module stays cheap.
 """
+
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from .outline import Import, Outline
@@ -55,28 +56,41 @@ _GO_QUERY = """
 (source_file (const_declaration (const_spec name: (identifier) @constant)))
 (source_file (var_declaration (var_spec name: (identifier) @variable)))
 """
-GRAMMARS = {".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
-            ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
-            ".go": "go"}
+GRAMMARS = {
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".tsx": "tsx",
+    ".js": "javascript",
+    ".jsx": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".go": "go",
+}
 
 
 def _language(grammar: str) -> Any:
     from tree_sitter import Language
+
     if grammar == "go":
         import tree_sitter_go
+
         return Language(tree_sitter_go.language())
     if grammar == "javascript":
         import tree_sitter_javascript
+
         return Language(tree_sitter_javascript.language())
     import tree_sitter_typescript
+
     raw = tree_sitter_typescript.language_tsx() if grammar == "tsx" else tree_sitter_typescript.language_typescript()
     return Language(raw)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _toolkit(grammar: str) -> tuple[Any, Any]:
     """(parser, query) for a grammar, built once per process."""
     from tree_sitter import Parser, Query
+
     language = _language(grammar)
     source = _GO_QUERY if grammar == "go" else _JS_QUERY + ("" if grammar == "javascript" else _TS_DEFS)
     if grammar == "javascript":
@@ -87,8 +101,12 @@ def _toolkit(grammar: str) -> tuple[Any, Any]:
 def _owner(node: Any) -> str:
     """The name of the class a method node sits in, or ``""`` (object-literal methods)."""
     parent = node.parent
-    while parent is not None and parent.type not in ("class_declaration", "abstract_class_declaration",
-                                                     "class", "method_declaration"):
+    while parent is not None and parent.type not in (
+        "class_declaration",
+        "abstract_class_declaration",
+        "class",
+        "method_declaration",
+    ):
         parent = parent.parent
     if parent is None:
         return ""
@@ -119,8 +137,11 @@ def _is_import_alias(node: Any) -> bool:
     if value.type != "call_expression":
         return False
     function = value.child_by_field_name("function")
-    return function is not None and function.type in ("import", "identifier") and (
-        function.type == "import" or function.text == b"require")
+    return (
+        function is not None
+        and function.type in ("import", "identifier")
+        and (function.type == "import" or function.text == b"require")
+    )
 
 
 def tree_outline(source: bytes, ext: str) -> Outline:
@@ -129,6 +150,7 @@ def tree_outline(source: bytes, ext: str) -> Outline:
     if grammar is None:
         return Outline()
     from tree_sitter import QueryCursor
+
     parser, query = _toolkit(grammar)
     captures = QueryCursor(query).captures(parser.parse(source).root_node)
     outline = Outline()

@@ -4,6 +4,7 @@ Honours ``.gitignore`` files (root and nested), and skips version-control
 metadata, vendored and generated trees, binaries and oversized files, so every
 consumer (the reference engine, the controls, the naive dump) sees the same set.
 """
+
 from __future__ import annotations
 
 import os
@@ -12,18 +13,76 @@ from pathlib import Path
 
 import pathspec
 
-SKIP_DIRS = frozenset({
-    ".git", ".hg", ".svn", "node_modules", "vendor", "third_party", "dist", "build",
-    "out", "target", "coverage", ".next", ".nuxt", ".venv", "venv", "env", "__pycache__",
-    ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".idea", ".vscode",
-    ".gradle", "bower_components", ".workbench-cache", ".solumbe", ".otito",
-})
-SKIP_SUFFIXES = (".min.js", ".min.css", ".map", ".lock", ".pyc", ".pyo", ".so", ".o",
-                 ".a", ".dll", ".exe", ".class", ".jar", ".png", ".jpg", ".jpeg", ".gif",
-                 ".ico", ".pdf", ".zip", ".gz", ".tgz", ".bz2", ".xz", ".woff", ".woff2",
-                 ".ttf", ".eot", ".mp3", ".mp4", ".wasm", ".db", ".sqlite")
-GENERATED_NAMES = frozenset({"package-lock.json", "yarn.lock", "pnpm-lock.yaml",
-                             "poetry.lock", "Cargo.lock", "go.sum", "composer.lock"})
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "node_modules",
+        "vendor",
+        "third_party",
+        "dist",
+        "build",
+        "out",
+        "target",
+        "coverage",
+        ".next",
+        ".nuxt",
+        ".venv",
+        "venv",
+        "env",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".tox",
+        ".idea",
+        ".vscode",
+        ".gradle",
+        "bower_components",
+        ".workbench-cache",
+        ".solumbe",
+        ".otito",
+    }
+)
+SKIP_SUFFIXES = (
+    ".min.js",
+    ".min.css",
+    ".map",
+    ".lock",
+    ".pyc",
+    ".pyo",
+    ".so",
+    ".o",
+    ".a",
+    ".dll",
+    ".exe",
+    ".class",
+    ".jar",
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".gif",
+    ".ico",
+    ".pdf",
+    ".zip",
+    ".gz",
+    ".tgz",
+    ".bz2",
+    ".xz",
+    ".woff",
+    ".woff2",
+    ".ttf",
+    ".eot",
+    ".mp3",
+    ".mp4",
+    ".wasm",
+    ".db",
+    ".sqlite",
+)
+GENERATED_NAMES = frozenset(
+    {"package-lock.json", "yarn.lock", "pnpm-lock.yaml", "poetry.lock", "Cargo.lock", "go.sum", "composer.lock"}
+)
 MAX_BYTES = 512 * 1024
 BINARY_PROBE = 8192
 
@@ -49,7 +108,7 @@ def _ignore_spec(directory: Path) -> pathspec.GitIgnoreSpec | None:
 
 def _ignored(rel_to_spec: str, specs: list[tuple[str, pathspec.GitIgnoreSpec]], is_dir: bool) -> bool:
     for base, spec in specs:
-        rel = rel_to_spec[len(base):] if base else rel_to_spec
+        rel = rel_to_spec[len(base) :] if base else rel_to_spec
         if spec.match_file(rel + "/" if is_dir else rel):
             return True
     return False

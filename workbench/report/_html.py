@@ -6,6 +6,7 @@ and the CSS selectors it compiles for that cost as much again once per process. 
 puts both into the page as it is rendered instead (the alt text a figure gives in its output
 metadata, the focus attribute by one substitution), so the page is the same without the re-parse.
 """
+
 from __future__ import annotations
 
 import logging
@@ -58,16 +59,20 @@ def _exporter_class() -> type:
     from nbconvert.filters.widgetsdatatypefilter import WidgetsDataTypeFilter
 
     class PageExporter(HTMLExporter):
-        def from_notebook_node(self, nb: Any, resources: dict[str, Any] | None = None,  # type: ignore[override]
-                               **kw: Any) -> tuple[str, dict[str, Any]]:  # HTML text, not a notebook
+        def from_notebook_node(  # type: ignore[override]  # returns HTML text, not a notebook
+            self, nb: Any, resources: dict[str, Any] | None = None, **kw: Any
+        ) -> tuple[str, dict[str, Any]]:
             """HTMLExporter.from_notebook_node's filters and rendering, then the focus attributes."""
             language = nb.metadata.get("language_info", {})
             lexer = language.get("pygments_lexer", language.get("name"))
-            self.register_filter("highlight_code", self.filters.get(
-                "highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self)))
+            self.register_filter(
+                "highlight_code", self.filters.get("highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self))
+            )
             resources = self._init_resources(resources)
-            self.register_filter("filter_data_type", WidgetsDataTypeFilter(
-                notebook_metadata=self._nb_metadata, parent=self, resources=resources))
+            self.register_filter(
+                "filter_data_type",
+                WidgetsDataTypeFilter(notebook_metadata=self._nb_metadata, parent=self, resources=resources),
+            )
             page, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
             return _FOCUSABLE.sub(r'\1 tabindex="0"', page), resources
 
@@ -79,15 +84,21 @@ def to_html(nb: Any) -> str:
     ``None`` converts an empty notebook, to load nbconvert and compile its template early."""
     global _EXPORTER
     from ._kernels import nbformat
+
     with _LOCK:
         if _EXPORTER is None:
             from jinja2 import DictLoader
+
             quiet = logging.getLogger("workbench.report.nbconvert")
             quiet.setLevel(logging.ERROR)
             _EXPORTER = _exporter_class()(
-                template_file="offline.html.j2", exclude_input=True, exclude_input_prompt=True,
-                exclude_output_prompt=True, log=quiet,
-                extra_loaders=[DictLoader({"offline.html.j2": OFFLINE_TEMPLATE})])
+                template_file="offline.html.j2",
+                exclude_input=True,
+                exclude_input_prompt=True,
+                exclude_output_prompt=True,
+                log=quiet,
+                extra_loaders=[DictLoader({"offline.html.j2": OFFLINE_TEMPLATE})],
+            )
             _EXPORTER.environment.globals["NO_ALT"] = NO_ALT
         for index, cell in enumerate(nb.cells if nb is not None else []):
             tag = next((t for t in cell.get("metadata", {}).get("tags", []) if t in STABLE_IDS), None)

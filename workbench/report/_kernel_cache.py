@@ -6,6 +6,7 @@ value, a page rendered alone computes the same thing, and nothing is keyed by ob
 A key names the files behind a value and their modification stamps, so a re-recorded baseline or
 a rewritten run is a miss. The cache holds at most ``LIMIT`` values (a long JupyterLab session).
 """
+
 from __future__ import annotations
 
 from collections import OrderedDict

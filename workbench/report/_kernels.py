@@ -7,6 +7,7 @@ slot's client, so no notebook pays for a kernel start or a client handshake. A n
 deadline for all its cells: the cell still running at the deadline is interrupted and the notebook
 fails there. A kernel that died or stopped answering is replaced before the next notebook.
 """
+
 from __future__ import annotations
 
 import sys
@@ -62,7 +63,7 @@ class KernelSlot:
         self.kc: Any = None
         self.used = False
 
-    def start(self) -> "KernelSlot":
+    def start(self) -> KernelSlot:
         """Start the kernel and connect the client, unless a live kernel is already there."""
         if self.km is not None and not run_sync(self.km.is_alive)():
             self.shutdown()
@@ -73,11 +74,12 @@ class KernelSlot:
             self.kc.start_channels()
             run_sync(self.kc.wait_for_ready)(timeout=60)
             if self.warmup:  # a failure here resurfaces, with its cell, in the notebook that needs it
-                run_sync(self.kc.execute_interactive)(self.warmup, store_history=False, timeout=60,
-                                                      output_hook=lambda msg: None)
+                run_sync(self.kc.execute_interactive)(
+                    self.warmup, store_history=False, timeout=60, output_hook=lambda msg: None
+                )
         return self
 
-    def ready(self) -> "KernelSlot":
+    def ready(self) -> KernelSlot:
         """The slot with a live kernel whose namespace is empty."""
         self.start()
         if self.used:
@@ -101,18 +103,36 @@ class SlotEngine(Engine):
     being executed to ``keep`` so that a crash still leaves the partial outputs."""
 
     @classmethod
-    def execute_managed_notebook(cls, nb_man: Any, kernel_name: str, slot: KernelSlot | None = None,
-                                 keep: dict[str, Any] | None = None, start_timeout: float = 60,
-                                 execution_timeout: float | None = None, log_output: bool = False,
-                                 stdout_file: Any = None, stderr_file: Any = None, **kwargs: Any) -> Any:
+    def execute_managed_notebook(
+        cls,
+        nb_man: Any,
+        kernel_name: str,
+        slot: KernelSlot | None = None,
+        keep: dict[str, Any] | None = None,
+        start_timeout: float = 60,
+        execution_timeout: float | None = None,
+        log_output: bool = False,
+        stdout_file: Any = None,
+        stderr_file: Any = None,
+        **kwargs: Any,
+    ) -> Any:
         if slot is None:
             raise ValueError("the workbench engine needs a KernelSlot (slot=...)")
         if keep is not None:
             keep["nb"] = nb_man.nb
         kwargs.pop("input_path", None)
-        client = PapermillNotebookClient(nb_man, km=slot.km, kernel_name=kernel_name, timeout=execution_timeout,
-                                         startup_timeout=start_timeout, log=logger, log_output=log_output,
-                                         stdout_file=stdout_file, stderr_file=stderr_file, **kwargs)
+        client = PapermillNotebookClient(
+            nb_man,
+            km=slot.km,
+            kernel_name=kernel_name,
+            timeout=execution_timeout,
+            startup_timeout=start_timeout,
+            log=logger,
+            log_output=log_output,
+            stdout_file=stdout_file,
+            stderr_file=stderr_file,
+            **kwargs,
+        )
         client.kc = slot.kc
         return client.execute()
 
@@ -126,17 +146,26 @@ def declared(source: Path, params: dict[str, Any]) -> dict[str, Any]:
     return {name: value for name, value in params.items() if name in names}
 
 
-def execute_notebook(source: Path, dest: Path, params: dict[str, Any], slot: KernelSlot,
-                     timeout: float) -> tuple[Any, str | None]:
+def execute_notebook(
+    source: Path, dest: Path, params: dict[str, Any], slot: KernelSlot, timeout: float
+) -> tuple[Any, str | None]:
     """Run ``source`` into ``dest`` on ``slot``; return the executed notebook (partial on failure)
     and the failure, naming the cell, or None."""
     deadline, keep = time.monotonic() + timeout, {}  # type: tuple[float, dict[str, Any]]
     try:
         nb = papermill.execute_notebook(
-            str(source), str(dest), parameters=declared(source, params), engine_name=ENGINE,
-            kernel_name=KERNEL, progress_bar=False, request_save_on_cell_execute=False,
-            slot=slot.ready(), keep=keep, interrupt_on_timeout=True,
-            timeout_func=lambda cell: max(1.0, deadline - time.monotonic()))
+            str(source),
+            str(dest),
+            parameters=declared(source, params),
+            engine_name=ENGINE,
+            kernel_name=KERNEL,
+            progress_bar=False,
+            request_save_on_cell_execute=False,
+            slot=slot.ready(),
+            keep=keep,
+            interrupt_on_timeout=True,
+            timeout_func=lambda cell: max(1.0, deadline - time.monotonic()),
+        )
         return nb, None
     except PapermillExecutionError as exc:
         what = f"timed out after {timeout:g}s" if time.monotonic() >= deadline else f"{exc.ename}: {exc.evalue}"
@@ -202,8 +231,10 @@ class JobBoard:
                 self._changed.wait()
             if not self._jobs:
                 return None
-            job = next((j for j in self._jobs if self._ran_on.get(FOLLOWS.get(j.source.stem, ""), worker) == worker),
-                       self._jobs[0])
+            job = next(
+                (j for j in self._jobs if self._ran_on.get(FOLLOWS.get(j.source.stem, ""), worker) == worker),
+                self._jobs[0],
+            )
             self._jobs.remove(job)
             self._ran_on[job.source.stem] = worker
             return job

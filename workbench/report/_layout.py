@@ -5,6 +5,7 @@ constrained layout, which measures every artist several times): margins start fr
 guess, are measured once, and measured again only when resizing changed the ticks. Figure
 builders in ``plots.py`` never touch this module's internals.
 """
+
 from __future__ import annotations
 
 import io
@@ -15,9 +16,9 @@ import numpy as np
 from matplotlib import rc_context
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
-from matplotlib.gridspec import SubplotSpec
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.gridspec import SubplotSpec
 from matplotlib.layout_engine import LayoutEngine
 from matplotlib.ticker import LogFormatter
 
@@ -68,8 +69,9 @@ class ReportFigure(Figure):
         return buffer.getvalue()
 
 
-def figure(title: str, rows: int = 1, cols: int = 1, width: float = 9.0, height: float = 3.6,
-           **grid: Any) -> tuple[ReportFigure, np.ndarray]:
+def figure(
+    title: str, rows: int = 1, cols: int = 1, width: float = 9.0, height: float = 3.6, **grid: Any
+) -> tuple[ReportFigure, np.ndarray]:
     """A titled figure with a grid of axes (always 2-D), laid out to fit its labels.
 
     ``grid`` goes to the GridSpec (``height_ratios``, ...). The panels start about where the
@@ -86,8 +88,14 @@ def first_guess(width: float, height: float) -> dict[str, float]:
     panels, so that the ticks a panel gets where it is measured are usually those it keeps."""
     across = min(1.0, 0.6 * width / (0.75 + 0.2))  # margins shrink to leave a small figure 40% inside
     down = min(1.0, 0.6 * height / (0.75 + 0.45))
-    return {"left": 0.75 * across / width, "right": 1 - 0.2 * across / width, "bottom": 0.75 * down / height,
-            "top": 1 - 0.45 * down / height, "wspace": 0.3, "hspace": 0.5}
+    return {
+        "left": 0.75 * across / width,
+        "right": 1 - 0.2 * across / width,
+        "bottom": 0.75 * down / height,
+        "top": 1 - 0.45 * down / height,
+        "wspace": 0.3,
+        "hspace": 0.5,
+    }
 
 
 class GridLayout(LayoutEngine):
@@ -115,8 +123,9 @@ class GridLayout(LayoutEngine):
 
 def _tick_locations(panels: Sequence[Axes]) -> list[list[float]]:
     """Where every axis's locators put its ticks (cheap: no text is laid out)."""
-    return [[*axis.get_major_locator()(), *axis.get_minor_locator()()]
-            for ax in panels for axis in (ax.xaxis, ax.yaxis)]
+    return [
+        [*axis.get_major_locator()(), *axis.get_minor_locator()()] for ax in panels for axis in (ax.xaxis, ax.yaxis)
+    ]
 
 
 def _place(fig: Figure, panels: Sequence[Axes]) -> None:
@@ -186,8 +195,9 @@ def _suptitle_margin(fig: Figure, renderer: Any) -> float:
     return title.get_window_extent(renderer).height / fig.dpi + 2 * PAD
 
 
-def _spans(length: float, reserved: tuple[float, float], before: np.ndarray, after: np.ndarray,
-           ratios: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _spans(
+    length: float, reserved: tuple[float, float], before: np.ndarray, after: np.ndarray, ratios: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Offsets (from the left or top edge) and sizes, in inches, of a grid's cells along one
     direction: ``reserved`` kept free at both ends, each cell's margins ``before`` and ``after``
     it, the rest shared by ``ratios``."""
@@ -201,8 +211,10 @@ def _label_lengths(ax: Axes, renderer: Any, room: tuple[float, float, float, flo
     """The lengths (inches) of the x and y labels, after shrinking the font of any longer than all
     the ``room`` (x0, y0, x1, y1) there is for it, so that it can be shown whole."""
     lengths = []
-    for text, along, space in ((ax.xaxis.label, "width", room[2] - room[0]),
-                               (ax.yaxis.label, "height", room[3] - room[1])):
+    for text, along, space in (
+        (ax.xaxis.label, "width", room[2] - room[0]),
+        (ax.yaxis.label, "height", room[3] - room[1]),
+    ):
         length = getattr(text.get_window_extent(renderer), along) / ax.figure.dpi if text.get_text() else 0.0
         if length > space:
             text.set_fontsize(float(text.get_fontsize()) * space / length)
@@ -210,8 +222,12 @@ def _label_lengths(ax: Axes, renderer: Any, room: tuple[float, float, float, flo
     return lengths[0], lengths[1]
 
 
-def _keep_labels_inside(ax: Axes, box: tuple[float, float, float, float], room: tuple[float, float, float, float],
-                        lengths: tuple[float, float]) -> None:
+def _keep_labels_inside(
+    ax: Axes,
+    box: tuple[float, float, float, float],
+    room: tuple[float, float, float, float],
+    lengths: tuple[float, float],
+) -> None:
     """Slide an axis label longer than its panel (``box``: x, y, width, height) along it, off the
     panel's centre just enough to stay within ``room`` (x0, y0, x1, y1): clear of the figure's
     edges, suptitle and legends. Layouts leave a label's length out, so a long one would be cut."""

@@ -6,6 +6,7 @@ process, which then asks the server to shut down (SIGTERM: it stops its kernels 
 kills its process group if it has not exited within ``GRACE`` seconds. Before, an interrupted
 ``workbench lab`` could leave the server (and its kernels) running.
 """
+
 from __future__ import annotations
 
 import os
@@ -49,6 +50,7 @@ def stop(proc: subprocess.Popen[bytes], grace: float = GRACE) -> None:
 
 def serve_lab(argv: Sequence[str], grace: float = GRACE) -> int:
     """Run ``argv`` in its own session until it exits, or until we are told to stop (then stop it)."""
+
     def on_signal(signum: int, frame: FrameType | None) -> None:
         raise _Stop(signum)
 

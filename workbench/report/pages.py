@@ -5,6 +5,7 @@ target of the run (absent, or skipped for every target), the page would only rep
 was not run" under every heading, so it is left out and the index says so in one line. Pages not
 listed (the scoreboard, the baseline diff, significance, a user's own notebooks) always render.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -19,8 +20,11 @@ PAGE_SUITES: dict[str, tuple[str, ...]] = {
 
 def ran_suites(summary: dict[str, Any]) -> set[str]:
     """Suites with a result (not skipped) for at least one target."""
-    return {suite for suite, per in (summary.get("suites") or {}).items()
-            if any(not result.get("skipped") for result in per.values())}
+    return {
+        suite
+        for suite, per in (summary.get("suites") or {}).items()
+        if any(not result.get("skipped") for result in per.values())
+    }
 
 
 def split_pages(sources: list[Path], summary: dict[str, Any]) -> tuple[list[Path], dict[str, str]]:

@@ -4,9 +4,11 @@ Figures are built without pyplot (no global state, safe under Agg, never shown t
 show in Jupyter as one PNG. Colours are fixed per target: candidates take the palette in run
 order, controls are grey. A suite the run lacks gives a one-line ``Note`` instead.
 """
+
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -24,6 +26,8 @@ from .views.common import Note, is_control, label, primary_target, suite_rows, t
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 GREYS = {"bm25": "#7f7f7f", "random": "#c7c7c7"}
 UP, DOWN, MUTED = "#1a73e8", "#e8710a", "#80868b"
+
+
 def target_colours(targets: Sequence[str]) -> dict[str, str]:
     """Target -> colour: candidates in order through the palette, controls grey."""
     candidates = [t for t in targets if not is_control(t)]
@@ -31,8 +35,15 @@ def target_colours(targets: Sequence[str]) -> dict[str, str]:
     return {t: GREYS.get(t, "#999999") if is_control(t) else colours[t] for t in targets}
 
 
-def bars(ax: Axes, at: np.ndarray, values: np.ndarray, width: float, horizontal: bool = False,
-         base: np.ndarray | float = 0.0, **style: Any) -> PolyCollection:
+def bars(
+    ax: Axes,
+    at: np.ndarray,
+    values: np.ndarray,
+    width: float,
+    horizontal: bool = False,
+    base: np.ndarray | float = 0.0,
+    **style: Any,
+) -> PolyCollection:
     """Bars from ``base`` to ``base + values`` centred on ``at``, drawn like ``Axes.bar`` (the
     axis stops at the base, no margin) but as one collection: a Rectangle per bar costs ~0.5 ms to
     add (each re-computes the data limits) and is laid out and drawn one by one."""
@@ -54,8 +65,17 @@ def grouped_bars(ax: Axes, wide: pd.DataFrame, colours: dict[str, str], horizont
     for i, target in enumerate(wide.columns):
         offset = positions - 0.4 + width * (i + 0.5)
         values = wide[target].to_numpy(float)
-        bars(ax, offset, np.nan_to_num(values), width, horizontal, label=label(str(target)),
-             facecolor=colours.get(str(target)), edgecolor="white", linewidth=0.5)
+        bars(
+            ax,
+            offset,
+            np.nan_to_num(values),
+            width,
+            horizontal,
+            label=label(str(target)),
+            facecolor=colours.get(str(target)),
+            edgecolor="white",
+            linewidth=0.5,
+        )
     ticks = ax.set_yticks if horizontal else ax.set_xticks
     ticks(positions, [str(c) for c in wide.index])
 
@@ -82,8 +102,7 @@ def floors(run: Run) -> ReportFigure | Note:
         return Note("No metrics to plot.")
     suites = list(dict.fromkeys(long[SUITE]))
     cols = min(len(suites), 2)
-    fig, axes = figure("Metrics against their floors (black ticks)", (len(suites) + 1) // 2, cols,
-                       height=3.0)
+    fig, axes = figure("Metrics against their floors (black ticks)", (len(suites) + 1) // 2, cols, height=3.0)
     colours = target_colours(targets_of(run))
     for ax, suite in zip(axes.flat, suites):
         rows = long[long[SUITE] == suite]
@@ -95,7 +114,7 @@ def floors(run: Run) -> ReportFigure | Note:
         title(ax, suite)
         ax.set_ylabel("value")
         ax.tick_params(axis="x", labelrotation=20, labelsize=8)
-    for ax in axes.flat[len(suites):]:
+    for ax in axes.flat[len(suites) :]:
         ax.set_visible(False)
     _legend(fig, axes)
     return fig
@@ -107,9 +126,12 @@ def pass_rates(run: Run) -> ReportFigure | Note:
     if cases.empty:
         return Note("No cases to plot.")
     rates = cases.assign(_passed=cases[PASSED].fillna(False).astype(float)).pivot_table(
-        index=SUITE, columns=TARGET, values="_passed", aggfunc="mean", sort=False)
+        index=SUITE, columns=TARGET, values="_passed", aggfunc="mean", sort=False
+    )
     rates = rates.reindex(columns=[t for t in targets_of(run) if t in rates.columns])
-    fig, axes = figure("Share of cases passed, per suite", height=0.5 + 0.55 * len(rates) * max(1, len(rates.columns)) / 2)
+    fig, axes = figure(
+        "Share of cases passed, per suite", height=0.5 + 0.55 * len(rates) * max(1, len(rates.columns)) / 2
+    )
     grouped_bars(axes[0, 0], rates, target_colours(targets_of(run)), horizontal=True)
     axes[0, 0].set_xlim(0, 1)
     axes[0, 0].set_xlabel("cases passed (share)")
@@ -143,8 +165,16 @@ def savings_vs_accuracy(run: Run, seed: int = 0) -> ReportFigure | Note:
         mine = rows[rows[TARGET] == target]
         x = pd.to_numeric(mine["savings"], errors="coerce").to_numpy(float)
         y = pd.to_numeric(mine["recallAtK"], errors="coerce").to_numpy(float)
-        ax.scatter(x, y + rng.uniform(-0.02, 0.02, len(y)), s=36, alpha=0.8, color=colours[target],
-                   label=label(target), edgecolors="white", linewidths=0.5)
+        ax.scatter(
+            x,
+            y + rng.uniform(-0.02, 0.02, len(y)),
+            s=36,
+            alpha=0.8,
+            color=colours[target],
+            label=label(target),
+            edgecolors="white",
+            linewidths=0.5,
+        )
     ax.set_xlabel("token savings (1 - pack / naive dump)")
     ax.set_ylabel("recall@k of the pack")
     ax.set_ylim(-0.08, 1.08)
@@ -158,8 +188,9 @@ def risk_confusion(run: Run, target: str | None = None) -> ReportFigure | Note:
     if isinstance(counts, Note):
         return counts
     matrix = counts[["tp", "fn", "fp", "tn"]]
-    fig, axes = figure(f"Risk concepts: confusion for {target or primary_target(run)}", width=6.5,
-                       height=0.6 + 0.4 * len(matrix))
+    fig, axes = figure(
+        f"Risk concepts: confusion for {target or primary_target(run)}", width=6.5, height=0.6 + 0.4 * len(matrix)
+    )
     ax = axes[0, 0]
     ax.imshow(matrix.to_numpy(float), cmap="Blues", aspect="auto")
     ax.set_xticks(range(4), ["tp", "fn (missed)", "fp (wrong)", "tn"])
@@ -177,15 +208,24 @@ def per_case(run: Run, suite: str, metric: str | None = None) -> ReportFigure | 
         return rows
     scores = run.scores[run.scores[SUITE] == suite]
     metric = metric or str(scores[METRIC].iloc[0])
-    wide = scores[scores[METRIC] == metric].pivot_table(index=CASE, columns=TARGET, values=VALUE,
-                                                        aggfunc="first", sort=False)
+    wide = scores[scores[METRIC] == metric].pivot_table(
+        index=CASE, columns=TARGET, values=VALUE, aggfunc="first", sort=False
+    )
     lead = primary_target(run) if primary_target(run) in wide.columns else wide.columns[0]
     wide = wide.sort_values(lead, kind="stable")
     fig, axes = figure(f"{metric} per case ({suite}), sorted by {lead}", width=9, height=3.8)
     ax, colours = axes[0, 0], target_colours(targets_of(run))
     for target in [t for t in targets_of(run) if t in wide.columns]:
-        ax.plot(np.arange(len(wide)), wide[target].to_numpy(float), marker="o", markersize=3, linewidth=1,
-                color=colours[target], label=label(target), alpha=0.9)
+        ax.plot(
+            np.arange(len(wide)),
+            wide[target].to_numpy(float),
+            marker="o",
+            markersize=3,
+            linewidth=1,
+            color=colours[target],
+            label=label(target),
+            alpha=0.9,
+        )
     ax.set_xlabel(f"case (n={len(wide)})")
     ax.set_ylabel(metric)
     ax.set_xticks([])
@@ -209,8 +249,13 @@ def latency(run: Run, suite: str | None = None) -> ReportFigure | Note:
     for i, target in enumerate(targets):
         data = [seconds[(cases[SUITE] == s) & (cases[TARGET] == target)].dropna().to_numpy() for s in suites]
         keep = [j for j, values in enumerate(data) if len(values)]
-        parts = ax.boxplot([data[j] for j in keep], positions=[j - 0.4 + width * (i + 0.5) for j in keep],
-                           widths=width * 0.9, patch_artist=True, manage_ticks=False)
+        parts = ax.boxplot(
+            [data[j] for j in keep],
+            positions=[j - 0.4 + width * (i + 0.5) for j in keep],
+            widths=width * 0.9,
+            patch_artist=True,
+            manage_ticks=False,
+        )
         for box in parts["boxes"]:
             box.set_facecolor(colours[target])
         ax.plot([], [], color=colours[target], linewidth=6, label=label(target))
@@ -237,8 +282,14 @@ def forest(comparison: Any) -> ReportFigure | Note:
     panels = [rows[extent <= 1.0]] + [rows.loc[[i]] for i in rows.index[extent > 1.0]]
     panels = [p for p in panels if len(p)]
     heights = [0.6 + 0.3 * len(p) for p in panels]
-    fig, axes = figure("Differences B - A with 95% bootstrap CIs", len(panels), 1, width=8,
-                       height=(sum(heights) + 0.8) / len(panels), height_ratios=heights)
+    fig, axes = figure(
+        "Differences B - A with 95% bootstrap CIs",
+        len(panels),
+        1,
+        width=8,
+        height=(sum(heights) + 0.8) / len(panels),
+        height_ratios=heights,
+    )
     for i, (ax, panel) in enumerate(zip(axes.flat, panels)):
         _forest_panel(ax, panel.iloc[::-1])
         ax.set_ylabel("0-1 scale" if i == 0 and (extent <= 1.0).any() else "own scale")
@@ -308,13 +359,27 @@ def change_counts(comparison: Any) -> ReportFigure | Note:
     if statuses.empty:
         return Note(" ".join(f"{suite}: not in {side}." for suite, side in one_sided.items()) or "No cases to count.")
     counts = pd.crosstab(statuses[SUITE], statuses["status"]).reindex(columns=list(diff.CASE_STATUSES), fill_value=0)
-    colours = {"regressed": "#c5221f", "mixed": "#f29900", "improved": "#137333", "new": "#1a73e8",
-               "missing": "#5f6368", "unchanged": "#dadce0"}
+    colours = {
+        "regressed": "#c5221f",
+        "mixed": "#f29900",
+        "improved": "#137333",
+        "new": "#1a73e8",
+        "missing": "#5f6368",
+        "unchanged": "#dadce0",
+    }
     fig, axes = figure("Cases by change, per suite", height=0.8 + 0.45 * len(counts))
     ax, left = axes[0, 0], np.zeros(len(counts))
     for status in counts.columns:
-        bars(ax, np.arange(len(counts)), counts[status].to_numpy(float), 0.8, horizontal=True, base=left,
-             facecolor=colours[status], label=status)
+        bars(
+            ax,
+            np.arange(len(counts)),
+            counts[status].to_numpy(float),
+            0.8,
+            horizontal=True,
+            base=left,
+            facecolor=colours[status],
+            label=status,
+        )
         left += counts[status].to_numpy()
     ax.set_yticks(range(len(counts)), counts.index)
     ax.set_xlabel("cases")

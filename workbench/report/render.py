@@ -10,6 +10,7 @@ cores with the kernels. The executed ``.ipynb`` is kept beside each page, and
 ``<out>/<run-id>/index.html`` links them under a summary table. A failing notebook still gets its
 partial page; ``render_report`` then raises ``RenderError`` naming the notebook and cell (exit 3).
 """
+
 from __future__ import annotations
 
 import html
@@ -37,8 +38,7 @@ DEFAULT_TIMEOUT = 300.0
 # Run in each kernel as it starts: the imports every notebook makes, with the collector paused
 # for them and their objects then frozen out of it (the cyclic collector need not walk pandas' and
 # matplotlib's import-time objects again on every collection, e.g. at each namespace reset).
-WARMUP = ("import gc; gc.disable(); import workbench.report.plots, workbench.report.views; gc.freeze(); "
-          "gc.enable()")
+WARMUP = "import gc; gc.disable(); import workbench.report.plots, workbench.report.views; gc.freeze(); gc.enable()"
 
 
 @dataclass
@@ -86,13 +86,15 @@ def _worker(jobs: JobBoard, worker: int, timeout: float, reuse: bool, converter:
 
     Pages are converted on ``converter`` so the kernel moves straight on to its next notebook."""
     from ._kernels import KernelSlot, execute_notebook
+
     pages, slot = [], KernelSlot(Path.cwd(), WARMUP)
     try:
         try:
             slot.start()
         except Exception as exc:  # no such kernel, or it died on start
-            raise RenderError(f"cannot start the notebook kernel ({type(exc).__name__}: {exc}); "
-                              "`make setup` registers it in .venv") from None
+            raise RenderError(
+                f"cannot start the notebook kernel ({type(exc).__name__}: {exc}); `make setup` registers it in .venv"
+            ) from None
         while (job := jobs.take(worker)) is not None:
             started = time.perf_counter()
             nb, error = execute_notebook(job.source, job.out / job.source.name, job.params, slot, timeout)
@@ -111,11 +113,18 @@ def _convert(job: Job, nb: Any, error: str | None, started: float) -> Page:
     return Page(job.source.stem, html_path, job.out / job.source.name, time.perf_counter() - started, error)
 
 
-def render_report(run_dir: Path | str | None = None, baseline: str | None = None,
-                  out_dir: Path | str = DEFAULT_OUT, notebooks: list[str] | None = None,
-                  jobs: int | None = None, timeout: float = DEFAULT_TIMEOUT,
-                  reuse_kernels: bool = True, notebook_dir: Path | None = None,
-                  corpus: Path | str | None = None, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> Report:
+def render_report(
+    run_dir: Path | str | None = None,
+    baseline: str | None = None,
+    out_dir: Path | str = DEFAULT_OUT,
+    notebooks: list[str] | None = None,
+    jobs: int | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    reuse_kernels: bool = True,
+    notebook_dir: Path | None = None,
+    corpus: Path | str | None = None,
+    runs_dir: Path | str = DEFAULT_RUNS_DIR,
+) -> Report:
     """Render every report notebook for a run (default: the latest) into ``<out_dir>/<run-id>/``.
 
     ``run_dir`` is a run directory or a run id under ``runs_dir``. ``baseline`` is a baseline name
@@ -129,8 +138,10 @@ def render_report(run_dir: Path | str | None = None, baseline: str | None = None
     sources = notebook_paths(notebooks, notebook_dir)
     board = JobBoard()
     workers = max(1, min(jobs or len(os.sched_getaffinity(0)), len(sources)))
-    with ThreadPoolExecutor(workers, thread_name_prefix="report") as pool, \
-            ThreadPoolExecutor(1, thread_name_prefix="html") as converter:
+    with (
+        ThreadPoolExecutor(workers, thread_name_prefix="report") as pool,
+        ThreadPoolExecutor(1, thread_name_prefix="html") as converter,
+    ):
         futures = [pool.submit(_worker, board, i, timeout, reuse_kernels, converter) for i in range(workers)]
         converter.submit(to_html, None)  # load nbconvert and compile its template while the kernels start
         try:
@@ -156,8 +167,7 @@ def render_report(run_dir: Path | str | None = None, baseline: str | None = None
     return report
 
 
-def _prepare(run_dir: Path | str | None, out_dir: Path, runs_dir: Path | str = DEFAULT_RUNS_DIR
-             ) -> tuple[Any, Path]:
+def _prepare(run_dir: Path | str | None, out_dir: Path, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> tuple[Any, Path]:
     """The run's header (default: the latest run; its frames are the kernels' to load) and its
     page directory. ``run_dir`` may be a run id under ``runs_dir``."""
     run = read_header(locate_run(str(run_dir), runs_dir).path if run_dir else latest_run(runs_dir))
@@ -194,21 +204,32 @@ def write_index(run: Any, pages: list[Page], out: Path, left_out: dict[str, str]
     """``index.html``: the run's verdict per suite and target, a link to every page, and one line
     for each page left out (its suites were not run)."""
     from .text import verdict_text
+
     suites = run.summary.get("suites") or {}
     targets = list(dict.fromkeys(t for per in suites.values() for t in per))
     head = "".join(f"<th>{html.escape(t)}</th>" for t in targets)
-    rows = "".join(f"<tr><td>{html.escape(s)}</td>" + "".join(
-        _cell(verdict_text(per[t]) if t in per else "-") for t in targets) + "</tr>" for s, per in suites.items())
-    links = "".join(f'<li><a href="{html.escape(p.html.name)}">{html.escape(p.name)}</a>'
-                    f'{" - <b>failed</b>: " + html.escape(p.error) if p.error else ""}'
-                    f' (<a href="{html.escape(p.notebook.name)}">notebook</a>)</li>' for p in pages)
-    links += "".join(f'<li class="muted">{html.escape(name)}: {html.escape(why)}</li>'
-                     for name, why in (left_out or {}).items())
+    rows = "".join(
+        f"<tr><td>{html.escape(s)}</td>"
+        + "".join(_cell(verdict_text(per[t]) if t in per else "-") for t in targets)
+        + "</tr>"
+        for s, per in suites.items()
+    )
+    links = "".join(
+        f'<li><a href="{html.escape(p.html.name)}">{html.escape(p.name)}</a>'
+        f"{' - <b>failed</b>: ' + html.escape(p.error) if p.error else ''}"
+        f' (<a href="{html.escape(p.notebook.name)}">notebook</a>)</li>'
+        for p in pages
+    )
+    links += "".join(
+        f'<li class="muted">{html.escape(name)}: {html.escape(why)}</li>' for name, why in (left_out or {}).items()
+    )
     verdict = "PASS" if run.summary.get("passed") else "FAIL"
-    body = (f"<h1>Run {html.escape(run.run_id)}: {verdict}</h1><p>Corpus "
-            f"{html.escape(str((run.manifest.get('corpus') or {}).get('path', '?')))}, created "
-            f"{html.escape(str(run.manifest.get('created', '?')))}. Controls (bm25, random) never gate the verdict.</p>"
-            f"<table><tr><th>suite</th>{head}</tr>{rows}</table><h2>Reports</h2><ul>{links}</ul>")
+    body = (
+        f"<h1>Run {html.escape(run.run_id)}: {verdict}</h1><p>Corpus "
+        f"{html.escape(str((run.manifest.get('corpus') or {}).get('path', '?')))}, created "
+        f"{html.escape(str(run.manifest.get('created', '?')))}. Controls (bm25, random) never gate the verdict.</p>"
+        f"<table><tr><th>suite</th>{head}</tr>{rows}</table><h2>Reports</h2><ul>{links}</ul>"
+    )
     path = out / "index.html"
     write_text_atomic(path, _page(f"workbench report {run.run_id}", body))
     return path
@@ -220,11 +241,15 @@ def _cell(text: str) -> str:
 
 
 def _page(title: str, body: str) -> str:
-    style = ("body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse}"
-             "td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}"
-             ".pass{background:#e6f4ea}.fail{background:#fce8e6}.muted{color:#888}")
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
-            f"<style>{style}</style></head><body>{body}</body></html>\n")
+    style = (
+        "body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}table{border-collapse:collapse}"
+        "td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}"
+        ".pass{background:#e6f4ea}.fail{background:#fce8e6}.muted{color:#888}"
+    )
+    return (
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f"<style>{style}</style></head><body>{body}</body></html>\n"
+    )
 
 
 def write_runs_index(out_dir: Path) -> Path:

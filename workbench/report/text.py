@@ -1,4 +1,5 @@
 """Render a run summary as the scoreboard the seeds print (markdown table + one line per suite)."""
+
 from __future__ import annotations
 
 from collections.abc import Set
@@ -17,12 +18,14 @@ def _fmt(value: Any) -> str:
 
 def _table(header: list[str], rows: list[list[str]], align: list[str]) -> list[str]:
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+
     def line(cells: list[str]) -> str:
-        padded = [c.rjust(w) if a == "r" else c.center(w) if a == "c" else c.ljust(w)
-                  for c, w, a in zip(cells, widths, align)]
+        padded = [
+            c.rjust(w) if a == "r" else c.center(w) if a == "c" else c.ljust(w) for c, w, a in zip(cells, widths, align)
+        ]
         return "| " + " | ".join(padded) + " |"
-    rule = {"l": lambda w: "-" * (w + 2), "r": lambda w: "-" * (w + 1) + ":",
-            "c": lambda w: ":" + "-" * w + ":"}
+
+    rule = {"l": lambda w: "-" * (w + 2), "r": lambda w: "-" * (w + 1) + ":", "c": lambda w: ":" + "-" * w + ":"}
     return [line(header), "|" + "|".join(rule[a](w) for a, w in zip(align, widths)) + "|"] + [line(r) for r in rows]
 
 
@@ -36,8 +39,7 @@ def verdict_text(result: dict[str, Any]) -> str:
     return f"FAIL ({cases}; {'; '.join(result.get('failures') or ['below a floor'])})"
 
 
-def scoreboard_rows(summary: dict[str, Any], regressions: Set[tuple[str, str, str]] = frozenset()
-                    ) -> list[list[str]]:
+def scoreboard_rows(summary: dict[str, Any], regressions: Set[tuple[str, str, str]] = frozenset()) -> list[list[str]]:
     """One row per (suite, target, metric): value, floor and pass mark."""
     rows = []
     for suite, per_target in summary["suites"].items():
@@ -61,16 +63,16 @@ def suite_line(suite: str, target: str, result: dict[str, Any], k: int) -> str:
         return f"{suite.capitalize()} [{target}]: skipped ({result['skipped']})"
     parts = [f"{SHORT.get(m, m).format(k=k)}={_fmt(v)}" for m, v in result["metrics"].items()]
     errors = f", {result['errors']} errored" if result.get("errors") else ""
-    return (f"{suite.capitalize()} [{target}]: {', '.join(parts)} "
-            f"({result['passed_cases']}/{result['cases']} cases pass{errors})")
+    return (
+        f"{suite.capitalize()} [{target}]: {', '.join(parts)} "
+        f"({result['passed_cases']}/{result['cases']} cases pass{errors})"
+    )
 
 
-def render_scoreboard(summary: dict[str, Any], k: int = 5,
-                      regressions: Set[tuple[str, str, str]] = frozenset()) -> str:
+def render_scoreboard(summary: dict[str, Any], k: int = 5, regressions: Set[tuple[str, str, str]] = frozenset()) -> str:
     """The full scoreboard text for a run summary."""
     rows = scoreboard_rows(summary, regressions)
-    lines = _table(["Group", "Target", "Metric", "Value", "Threshold", "Pass"], rows,
-                   ["l", "l", "l", "r", "r", "c"])
+    lines = _table(["Group", "Target", "Metric", "Value", "Threshold", "Pass"], rows, ["l", "l", "l", "r", "r", "c"])
     for suite, per_target in summary["suites"].items():
         for target, result in per_target.items():
             lines.append(suite_line(suite, target, result, k))

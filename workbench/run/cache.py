@@ -11,6 +11,7 @@ outcomes are marked ``cached`` and carry no time, so no latency figure is drawn 
 Entries live in one SQLite file, ``results/results.sqlite`` under ``paths.cache_dir()``, bounded by ``max_entries``:
 the least recently used are dropped first.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -91,8 +92,7 @@ class ResultCache:
             self.directory.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.directory / "results.sqlite", isolation_level=None)
             self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, observation TEXT,"
-                             " used REAL)")
+            self._db.execute("CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, observation TEXT, used REAL)")
         return self._db
 
     def _fixtures(self, case: dict[str, Any], ctx: RunContext) -> list[str]:
@@ -117,8 +117,18 @@ class ResultCache:
         for obj in (suite, target):
             if id(type(obj)) not in self._code:
                 self._code[id(type(obj))] = _code_digest(obj)
-        parts = [FORMAT, str(target.name), str(target.version), self._code[id(type(target))], suite.name,
-                 self._code[id(type(suite))], case_hash(case), str(repeat), str(ctx.seed), *fixtures]
+        parts = [
+            FORMAT,
+            str(target.name),
+            str(target.version),
+            self._code[id(type(target))],
+            suite.name,
+            self._code[id(type(suite))],
+            case_hash(case),
+            str(repeat),
+            str(ctx.seed),
+            *fixtures,
+        ]
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
     def get_many(self, keys: list[str]) -> dict[str, dict[str, Any]]:
@@ -126,7 +136,7 @@ class ResultCache:
         found: dict[str, dict[str, Any]] = {}
         db = self._conn()
         for start in range(0, len(keys), 500):
-            chunk = keys[start:start + 500]
+            chunk = keys[start : start + 500]
             marks = ",".join("?" * len(chunk))
             for key, text in db.execute(f"SELECT key, observation FROM results WHERE key IN ({marks})", chunk):
                 found[key] = json.loads(text)
@@ -145,14 +155,18 @@ class ResultCache:
         db = self._conn()
         now = time.time()
         db.execute("BEGIN")
-        db.executemany("INSERT OR REPLACE INTO results VALUES (?, ?, ?)",
-                       [(key, dumps(observation), now) for key, observation in entries])
+        db.executemany(
+            "INSERT OR REPLACE INTO results VALUES (?, ?, ?)",
+            [(key, dumps(observation), now) for key, observation in entries],
+        )
         db.execute("COMMIT")
         self.stored += len(entries)
         (count,) = db.execute("SELECT COUNT(*) FROM results").fetchone()
         if count > self.max_entries:
-            db.execute("DELETE FROM results WHERE key IN (SELECT key FROM results ORDER BY used LIMIT ?)",
-                       (count - self.max_entries,))
+            db.execute(
+                "DELETE FROM results WHERE key IN (SELECT key FROM results ORDER BY used LIMIT ?)",
+                (count - self.max_entries,),
+            )
 
     def close(self) -> None:
         if self._db is not None:

@@ -7,6 +7,7 @@ also closes its ``cmd:`` engines, so a request in flight ends then (recorded the
 in-process or ``http://`` request in flight ends within its own ``--timeout``. The summary notes
 ``{"deadline": {"seconds", "not_run"}}``.
 """
+
 from __future__ import annotations
 
 import threading
@@ -42,8 +43,12 @@ class RunDeadline:
         """A case that failed once the deadline passed: recorded as stopped by it (a resume reruns it)."""
         with self._lock:
             self.not_run += 1
-        return Outcome(outcome.case, None, f"stopped: the run's --deadline of {self.seconds:g}s passed during "
-                       f"this case ({outcome.error})", outcome.seconds)
+        return Outcome(
+            outcome.case,
+            None,
+            f"stopped: the run's --deadline of {self.seconds:g}s passed during this case ({outcome.error})",
+            outcome.seconds,
+        )
 
     def not_reached(self, case: dict[str, Any]) -> Outcome:
         """The outcome of a case the deadline left out."""

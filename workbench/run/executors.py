@@ -6,6 +6,7 @@ executor decides only where and how concurrently cases run, never what a run rec
 ``local`` runs them in this process (``--jobs`` threads), ``ray[:ADDRESS]`` on a Ray
 cluster (``workbench.run.ray_executor``, imported only when asked for).
 """
+
 from __future__ import annotations
 
 from collections.abc import Generator
@@ -25,8 +26,9 @@ if TYPE_CHECKING:
 class Executor(Protocol):
     """Runs work items and streams their outcomes back as they finish."""
 
-    def run(self, suite: Suite, target: Any, items: list[WorkItem], ctx: RunContext
-            ) -> Generator[tuple[WorkItem, Outcome], None, None]:
+    def run(
+        self, suite: Suite, target: Any, items: list[WorkItem], ctx: RunContext
+    ) -> Generator[tuple[WorkItem, Outcome], None, None]:
         """Each item with its outcome, as they finish. Closing the iterator early (``--strict``,
         Ctrl-C) lets the cases in flight end and starts no more."""
         ...
@@ -55,4 +57,5 @@ def make_executor(options: RunOptions, specs: dict[str, str]) -> Executor:
     if kind == "local":
         return LocalExecutor(options.jobs)
     from .ray_executor import RayExecutor
+
     return RayExecutor(address, specs, options)

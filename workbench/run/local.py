@@ -1,4 +1,5 @@
 """The local executor: a run's cases in this process, one at a time or in ``--jobs`` threads."""
+
 from __future__ import annotations
 
 from collections.abc import Generator
@@ -15,8 +16,9 @@ class LocalExecutor:
     def __init__(self, jobs: int = 1) -> None:
         self.jobs = jobs
 
-    def run(self, suite: Suite, target: Any, items: list[WorkItem], ctx: RunContext
-            ) -> Generator[tuple[WorkItem, Outcome], None, None]:
+    def run(
+        self, suite: Suite, target: Any, items: list[WorkItem], ctx: RunContext
+    ) -> Generator[tuple[WorkItem, Outcome], None, None]:
         if self.jobs <= 1:
             for item in items:
                 yield item, run_one(suite, target, item.case, ctx, item.repeat)
@@ -41,8 +43,7 @@ class LocalExecutor:
                         continue
                     following = next(queue, None) if failure is None else None
                     if following is not None:
-                        pending[pool.submit(run_one, suite, target, following.case, ctx,
-                                            following.repeat)] = following
+                        pending[pool.submit(run_one, suite, target, following.case, ctx, following.repeat)] = following
                     yield item, outcome
             if failure is not None:
                 raise failure

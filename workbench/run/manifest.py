@@ -1,4 +1,5 @@
 """The provenance record of a run: what ran, on what, with which versions."""
+
 from __future__ import annotations
 
 import platform
@@ -13,8 +14,18 @@ if TYPE_CHECKING:
     from ..corpus import Corpus
     from .options import RunOptions
 
-PACKAGES = ("workbench", "pandas", "numpy", "scipy", "pyarrow", "papermill", "nbconvert",
-            "matplotlib", "bpe-openai", "tree-sitter")
+PACKAGES = (
+    "workbench",
+    "pandas",
+    "numpy",
+    "scipy",
+    "pyarrow",
+    "papermill",
+    "nbconvert",
+    "matplotlib",
+    "bpe-openai",
+    "tree-sitter",
+)
 
 
 def package_version(name: str) -> str | None:
@@ -28,12 +39,16 @@ def package_version(name: str) -> str | None:
 def git_commit(directory: Path) -> str | None:
     """The HEAD commit of the repository holding ``directory`` (with ``-dirty``), or None."""
     try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=directory, capture_output=True,
-                              text=True, timeout=5)
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=directory, capture_output=True, text=True, timeout=5)
         if head.returncode != 0:
             return None
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=directory,
-                               capture_output=True, text=True, timeout=5)
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=directory,
+            capture_output=True,
+            text=True,
+            timeout=5,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return head.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
@@ -45,10 +60,10 @@ def run_id(started: datetime, target_names: list[str]) -> str:
     return f"{started.strftime('%Y%m%dT%H%M%SZ')}-{label[:80]}"
 
 
-def build_manifest(corpus: "Corpus", targets: list[Any], options: "RunOptions",
-                   started: datetime) -> dict[str, Any]:
+def build_manifest(corpus: Corpus, targets: list[Any], options: RunOptions, started: datetime) -> dict[str, Any]:
     """Everything needed to reproduce or audit a run."""
     from ..mining.fixtures import corpus_revisions
+
     names = [t.name for t in targets]
     revisions = corpus_revisions(corpus)
     return {
@@ -62,9 +77,16 @@ def build_manifest(corpus: "Corpus", targets: list[Any], options: "RunOptions",
         "platform": platform.platform(),
         "packages": {name: package_version(name) for name in PACKAGES},
         "seed": options.seed,
-        "options": {"suites": options.suites, "timeout": options.timeout, "jobs": options.jobs,
-                    "strict": options.strict, "shard": list(options.shard) if options.shard else None,
-                    "repeat": options.repeat, "executor": options.executor, "cache": options.cache},
+        "options": {
+            "suites": options.suites,
+            "timeout": options.timeout,
+            "jobs": options.jobs,
+            "strict": options.strict,
+            "shard": list(options.shard) if options.shard else None,
+            "repeat": options.repeat,
+            "executor": options.executor,
+            "cache": options.cache,
+        },
         **({"revisions": revisions} if revisions else {}),
     }
 

@@ -1,7 +1,8 @@
 """Merge the run directories of ``--shard`` runs (or any runs over one corpus) into one run."""
+
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +21,10 @@ from .summary import overall_passed, suite_summary
 def _check_compatible(runs: list[Run]) -> None:
     digests = {str(run.manifest.get("corpus", {}).get("sha256")) for run in runs}
     if len(digests) > 1:
-        raise StoreError("cannot merge runs over different corpora: "
-                         + ", ".join(f"{r.path} ({str(r.manifest['corpus'].get('sha256'))[:12]})" for r in runs))
+        raise StoreError(
+            "cannot merge runs over different corpora: "
+            + ", ".join(f"{r.path} ({str(r.manifest['corpus'].get('sha256'))[:12]})" for r in runs)
+        )
     cases = pd.concat([r.cases[[SUITE, TARGET, CASE]] for r in runs], ignore_index=True)
     check_shards(runs, cases.astype(str).itertuples(index=False, name=None))
     duplicated = cases[cases.duplicated()]
@@ -30,15 +33,20 @@ def _check_compatible(runs: list[Run]) -> None:
         raise StoreError(f"case {first[SUITE]}/{first[TARGET]}/{first[CASE]} appears in more than one run")
 
 
-def _suite_summary(suite_name: str, target: str, runs: list[Run], cases: pd.DataFrame,
-                   scores: pd.DataFrame) -> dict[str, Any]:
-    parts = [r.summary["suites"][suite_name][target] for r in runs
-             if target in r.summary.get("suites", {}).get(suite_name, {})]
+def _suite_summary(
+    suite_name: str, target: str, runs: list[Run], cases: pd.DataFrame, scores: pd.DataFrame
+) -> dict[str, Any]:
+    parts = [
+        r.summary["suites"][suite_name][target]
+        for r in runs
+        if target in r.summary.get("suites", {}).get(suite_name, {})
+    ]
     live = [p for p in parts if not p.get("skipped")]
     if not live:
         return dict(parts[0])
-    summary = suite_summary(get_suite(suite_name), scores.drop(columns=[SUITE, TARGET]), cases,
-                            live[0].get("thresholds") or {})
+    summary = suite_summary(
+        get_suite(suite_name), scores.drop(columns=[SUITE, TARGET]), cases, live[0].get("thresholds") or {}
+    )
     if has_repeats(cases):
         summary["repeats"] = repeats_section(cases)
     return summary
@@ -56,16 +64,28 @@ def merge_runs(paths: list[Path | str], out_dir: Path | str = DEFAULT_RUNS_DIR) 
     for suite_name in dict.fromkeys(s for r in runs for s in r.summary.get("suites", {})):
         targets = dict.fromkeys(t for r in runs for t in r.summary["suites"].get(suite_name, {}))
         suites[suite_name] = {
-            t: _suite_summary(suite_name, t, runs,
-                              cases[(cases[SUITE] == suite_name) & (cases[TARGET] == t)],
-                              scores[(scores[SUITE] == suite_name) & (scores[TARGET] == t)])
-            for t in targets}
-    started = datetime.now(timezone.utc)
-    manifest = dict(runs[0].manifest, created=started.isoformat(timespec="seconds").replace("+00:00", "Z"),
-                    merged_from=[r.run_id for r in runs])
+            t: _suite_summary(
+                suite_name,
+                t,
+                runs,
+                cases[(cases[SUITE] == suite_name) & (cases[TARGET] == t)],
+                scores[(scores[SUITE] == suite_name) & (scores[TARGET] == t)],
+            )
+            for t in targets
+        }
+    started = datetime.now(UTC)
+    manifest = dict(
+        runs[0].manifest,
+        created=started.isoformat(timespec="seconds").replace("+00:00", "Z"),
+        merged_from=[r.run_id for r in runs],
+    )
     manifest["options"] = dict(manifest.get("options", {}), shard=None)
     run_id = free_run_id(out_dir, f"{started.strftime('%Y%m%dT%H%M%SZ')}-merged")
     rows = cases.astype(object).where(cases.notna(), None).to_dict("records")
-    summary = {"run_dir": None, "passed": overall_passed(suites), "suites": suites,
-               "sandbox": runs[0].summary.get("sandbox")}
+    summary = {
+        "run_dir": None,
+        "passed": overall_passed(suites),
+        "suites": suites,
+        "sandbox": runs[0].summary.get("sandbox"),
+    }
     return load_run(write_run(out_dir, run_id, manifest, summary, rows, scores))

@@ -1,4 +1,5 @@
 """How a run runs: the options of ``workbench run`` as one value object."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -13,6 +13,7 @@ Without an address (and without ``RAY_ADDRESS``) a local Ray instance is started
 and stopped after it. Workers on a cluster need workbench installed and the corpus and its
 fixtures at the same paths as the driver (a shared filesystem or the same checkout).
 """
+
 from __future__ import annotations
 
 import os
@@ -39,6 +40,7 @@ class CaseWorker:
 
     def __init__(self, spec: str, seed: int, timeout: float, corpus: Any) -> None:
         from ..targets import resolve_target
+
         self.target = resolve_target(spec, seed, timeout)
         self.ctx = RunContext(corpus=corpus, timeout=timeout, seed=seed)
         self.suites: dict[str, Suite] = {}
@@ -55,6 +57,7 @@ class CaseWorker:
 
     def close(self) -> None:
         from ..targets import close_target
+
         close_target(self.target)
 
 
@@ -111,18 +114,20 @@ class RayExecutor:
 
     def _actor(self, target: str, node: str | None) -> Any:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
         strategy = NodeAffinitySchedulingStrategy(node, soft=True) if node else "DEFAULT"
-        return self._remote.options(num_cpus=0, max_concurrency=max(1, self.options.jobs),
-                                    scheduling_strategy=strategy).remote(
-            self.specs[target], self.options.seed, self.options.timeout, self._corpus_ref)
+        return self._remote.options(
+            num_cpus=0, max_concurrency=max(1, self.options.jobs), scheduling_strategy=strategy
+        ).remote(self.specs[target], self.options.seed, self.options.timeout, self._corpus_ref)
 
     def _slots(self, target: str) -> list[Any]:
         if target not in self.actors:
             self.actors[target] = [self._actor(target, node) for node in self.nodes]
         return self.actors[target]
 
-    def run(self, suite: Suite, target: Any, items: list[WorkItem], ctx: RunContext
-            ) -> Generator[tuple[WorkItem, Outcome], None, None]:
+    def run(
+        self, suite: Suite, target: Any, items: list[WorkItem], ctx: RunContext
+    ) -> Generator[tuple[WorkItem, Outcome], None, None]:
         name = str(getattr(target, "name", ""))
         if name not in self.specs:  # recorded data (findings), not an engine: nothing to distribute
             yield from LocalExecutor(self.options.jobs).run(suite, target, items, ctx)
@@ -133,7 +138,7 @@ class RayExecutor:
         generation = [0] * len(slots)
         pending: dict[Any, tuple[list[WorkItem], int, int, int]] = {}  # ref -> chunk, attempt, slot, generation
         size = max(1, min(MAX_CHUNK, len(items) // (IN_FLIGHT_PER_SLOT * len(slots) * max(1, self.options.jobs))))
-        queue = iter([items[i:i + size] for i in range(0, len(items), size)])
+        queue = iter([items[i : i + size] for i in range(0, len(items), size)])
         turn = 0
 
         def submit(chunk: list[WorkItem], attempt: int, slot: int) -> None:
@@ -151,8 +156,11 @@ class RayExecutor:
                 chunk, attempt, slot, gen = pending.pop(ready)
                 try:
                     answers = ray.get(ready)
-                except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError,
-                        ray.exceptions.ObjectLostError) as exc:
+                except (
+                    ray.exceptions.RayActorError,
+                    ray.exceptions.WorkerCrashedError,
+                    ray.exceptions.ObjectLostError,
+                ) as exc:
                     if gen == generation[slot]:  # the first loss seen from this actor: replace it
                         generation[slot] += 1
                         slots[slot] = self._actor(name, self.nodes[slot % len(self.nodes)])
@@ -180,10 +188,17 @@ class RayExecutor:
                     pass
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "ray", "address": self.address or "local", "nodes": len(self.nodes),
-                "actors": {name: len(slots) for name, slots in self.actors.items()},
-                "jobs": self.options.jobs, "retries": self.retries, "lost_cases": self.lost,
-                "max_retries": MAX_RETRIES, "startup_seconds": round(self.startup_seconds, 2)}
+        return {
+            "kind": "ray",
+            "address": self.address or "local",
+            "nodes": len(self.nodes),
+            "actors": {name: len(slots) for name, slots in self.actors.items()},
+            "jobs": self.options.jobs,
+            "retries": self.retries,
+            "lost_cases": self.lost,
+            "max_retries": MAX_RETRIES,
+            "startup_seconds": round(self.startup_seconds, 2),
+        }
 
     def close(self) -> None:
         """Stop this run's actors, and the Ray instance when this executor started it."""

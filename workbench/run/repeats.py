@@ -15,6 +15,7 @@ folded into one case row and one score per metric, so every frame keeps one row 
 
 With N = 1 nothing changes: the summary, rows and scores are a single run's.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -29,8 +30,9 @@ from .summary import SuiteSummary, suite_summary, summarise
 NOTE = "metrics are means over each case's repeats; comparisons pair each case's mean"
 
 
-def summarise_repeats(suite: Suite, target: str, by_repeat: list[list[Outcome]], ctx: RunContext,
-                      floors: dict[str, float]) -> tuple[SuiteSummary, list[dict[str, Any]], pd.DataFrame]:
+def summarise_repeats(
+    suite: Suite, target: str, by_repeat: list[list[Outcome]], ctx: RunContext, floors: dict[str, float]
+) -> tuple[SuiteSummary, list[dict[str, Any]], pd.DataFrame]:
     """Score every repeat of one (suite, target) and fold them: summary, case rows, scores."""
     if len(by_repeat) == 1:
         return summarise(suite, target, by_repeat[0], ctx, floors)
@@ -61,13 +63,24 @@ def fold_rows(rows_by_repeat: list[list[dict[str, Any]]], scores: list[pd.DataFr
         errors = [r.get(ERROR) for r in runs]
         seconds = [r.get("seconds") for r in runs]
         timed = [s for s in seconds if s is not None]
-        folded.append({**row, PASSED: all(passed), ERROR: next((e for e in errors if e), None),
-                       "seconds": round(float(np.mean(timed)), 4) if timed else None,
-                       "repeats": len(runs), "repeat_passed": passed, "repeat_errors": errors,
-                       "repeat_seconds": seconds, "pass_all": all(passed), "pass_any": any(passed),
-                       "flaky": any(passed) and not all(passed),
-                       "repeat_scores": {m: [_plain(v.get((name, m))) for v in values] for m in metrics
-                                         if (name, m) in values[0]}})
+        folded.append(
+            {
+                **row,
+                PASSED: all(passed),
+                ERROR: next((e for e in errors if e), None),
+                "seconds": round(float(np.mean(timed)), 4) if timed else None,
+                "repeats": len(runs),
+                "repeat_passed": passed,
+                "repeat_errors": errors,
+                "repeat_seconds": seconds,
+                "pass_all": all(passed),
+                "pass_any": any(passed),
+                "flaky": any(passed) and not all(passed),
+                "repeat_scores": {
+                    m: [_plain(v.get((name, m))) for v in values] for m in metrics if (name, m) in values[0]
+                },
+            }
+        )
     return folded
 
 
@@ -81,11 +94,15 @@ def repeats_section(cases: pd.DataFrame) -> dict[str, Any]:
     all_pass = cases["pass_all"].fillna(False).astype(bool)
     any_pass = cases["pass_any"].fillna(False).astype(bool)
     n = len(cases)
-    return {"k": k, "pass^k": int(all_pass.sum()), "pass@k": int(any_pass.sum()),
-            "pass^k_rate": float(all_pass.mean()) if n else None,
-            "pass@k_rate": float(any_pass.mean()) if n else None,
-            "flaky": [str(c) for c, f in zip(cases[CASE], cases["flaky"].fillna(False), strict=True) if f],
-            "note": NOTE}
+    return {
+        "k": k,
+        "pass^k": int(all_pass.sum()),
+        "pass@k": int(any_pass.sum()),
+        "pass^k_rate": float(all_pass.mean()) if n else None,
+        "pass@k_rate": float(any_pass.mean()) if n else None,
+        "flaky": [str(c) for c, f in zip(cases[CASE], cases["flaky"].fillna(False), strict=True) if f],
+        "note": NOTE,
+    }
 
 
 def has_repeats(cases: pd.DataFrame) -> bool:

@@ -6,6 +6,7 @@ case ends, and synced to disk at most once a second. A crash can tear only the l
 which reading ignores. The directory starts with a dot, so ``latest_run`` and the reports never
 take it for a run; the runner removes it once the run directory is written.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -65,7 +66,7 @@ class Journal:
         self._synced = time.monotonic()
 
     @classmethod
-    def create(cls, out_dir: Path | str, manifest: dict[str, Any]) -> "Journal":
+    def create(cls, out_dir: Path | str, manifest: dict[str, Any]) -> Journal:
         """Reserve a run id no run or journal in ``out_dir`` has (``<id>``, ``<id>-2``, ...), write
         the header, and return the open journal. ``manifest["run_id"]`` is set to the id reserved."""
         out_dir = Path(out_dir)
@@ -86,7 +87,7 @@ class Journal:
         return cls(path, run_id)
 
     @classmethod
-    def reopen(cls, path: Path, run_id: str) -> "Journal":
+    def reopen(cls, path: Path, run_id: str) -> Journal:
         """Continue an existing journal, first cutting off a torn last line so appends start clean."""
         outcomes = path / OUTCOMES
         data = outcomes.read_bytes() if outcomes.exists() else b""
@@ -99,9 +100,16 @@ class Journal:
     def append(self, suite: str, target: str, outcome: Outcome) -> Outcome:
         """Record one finished case (one JSON line, flushed to disk) and return the outcome as a
         resume will read it back, so resumed and uninterrupted runs score the same data."""
-        record = {"suite": suite, "target": target, "case": outcome.name, "hash": case_hash(outcome.case),
-                  "repeat": int(outcome.meta.get("repeat", 0)), "observation": outcome.observation,
-                  "error": outcome.error, "seconds": outcome.seconds}
+        record = {
+            "suite": suite,
+            "target": target,
+            "case": outcome.name,
+            "hash": case_hash(outcome.case),
+            "repeat": int(outcome.meta.get("repeat", 0)),
+            "observation": outcome.observation,
+            "error": outcome.error,
+            "seconds": outcome.seconds,
+        }
         if any(key != "repeat" for key in outcome.meta):
             record["meta"] = {key: value for key, value in outcome.meta.items() if key != "repeat"}
         line = dumps(record) + "\n"
@@ -219,10 +227,15 @@ def resume_settings(manifest: dict[str, Any]) -> dict[str, Any]:
     """The ``RunOptions`` fields named in RESUME_KEYS, as the run of ``manifest`` had them."""
     options = manifest.get("options", {})
     shard = options.get("shard")
-    return {"suites": options.get("suites"), "targets": [t["spec"] for t in manifest.get("targets", [])],
-            "seed": manifest.get("seed", 0), "shard": tuple(shard) if shard else None,
-            "timeout": options.get("timeout", 60.0), "strict": bool(options.get("strict")),
-            "repeat": int(options.get("repeat") or 1)}
+    return {
+        "suites": options.get("suites"),
+        "targets": [t["spec"] for t in manifest.get("targets", [])],
+        "seed": manifest.get("seed", 0),
+        "shard": tuple(shard) if shard else None,
+        "timeout": options.get("timeout", 60.0),
+        "strict": bool(options.get("strict")),
+        "repeat": int(options.get("repeat") or 1),
+    }
 
 
 def check_agrees(manifest: dict[str, Any], given: dict[str, Any]) -> None:
@@ -237,17 +250,21 @@ def check_agrees(manifest: dict[str, Any], given: dict[str, Any]) -> None:
             return "/".join(map(str, value))
         return ",".join(map(str, value)) if isinstance(value, list) else str(value)
 
-    wrong = [f"{_FLAGS.get(key, '--' + key)} {show(given[key])} (the run has {show(settings[key])})"
-             for key in RESUME_KEYS if key in given and given[key] != settings[key]]
+    wrong = [
+        f"{_FLAGS.get(key, '--' + key)} {show(given[key])} (the run has {show(settings[key])})"
+        for key in RESUME_KEYS
+        if key in given and given[key] != settings[key]
+    ]
     if wrong:
-        raise SuiteError(f"cannot resume {manifest.get('run_id')}: {'; '.join(wrong)}; "
-                         "resume takes these from the journal")
+        raise SuiteError(
+            f"cannot resume {manifest.get('run_id')}: {'; '.join(wrong)}; resume takes these from the journal"
+        )
 
 
 _FLAGS = {"suites": "--suite", "targets": "--target", "repeat": "--repeat"}
 
 
-def resume_header(corpus: "Corpus", options: RunOptions) -> dict[str, Any]:
+def resume_header(corpus: Corpus, options: RunOptions) -> dict[str, Any]:
     """The manifest an interrupted run began with, once it is checked that resuming it with
     ``corpus`` and ``options`` reproduces that run (same corpus bytes, same deciding options)."""
     journal = Path(options.resume or "")
@@ -256,22 +273,36 @@ def resume_header(corpus: "Corpus", options: RunOptions) -> dict[str, Any]:
     refuse_complete(journal.parent / run_id)
     old = str(manifest.get("corpus", {}).get("sha256"))
     if old != corpus.sha256:
-        raise CorpusError(f"{corpus.path}: changed since run {run_id} started (SHA-256 {old[:12]} -> "
-                          f"{corpus.sha256[:12]}); its outcomes cannot be reused, start a new run")
+        raise CorpusError(
+            f"{corpus.path}: changed since run {run_id} started (SHA-256 {old[:12]} -> "
+            f"{corpus.sha256[:12]}); its outcomes cannot be reused, start a new run"
+        )
     check_agrees(manifest, {key: getattr(options, key) for key in RESUME_KEYS})
     return manifest
 
 
-
-def resume_options(resume: Path | str, corpus_path: Path | str | None, suites: list[str] | None,
-                    targets: list[str] | None, out_dir: Path | str, options: dict[str, Any]
-                    ) -> tuple[Path | str, RunOptions]:
+def resume_options(
+    resume: Path | str,
+    corpus_path: Path | str | None,
+    suites: list[str] | None,
+    targets: list[str] | None,
+    out_dir: Path | str,
+    options: dict[str, Any],
+) -> tuple[Path | str, RunOptions]:
     """The corpus and RunOptions that finish the run journaled at ``resume``; a given option
     that contradicts the journal is an error."""
     journal = find_journal(resume, out_dir)
     manifest = read_journal_header(journal)["manifest"]
-    check_agrees(manifest, {key: value for key, value in {**options, "suites": suites, "targets": targets}.items()
-                            if key in RESUME_KEYS and value is not None})
+    check_agrees(
+        manifest,
+        {
+            key: value
+            for key, value in {**options, "suites": suites, "targets": targets}.items()
+            if key in RESUME_KEYS and value is not None
+        },
+    )
     rest = {key: value for key, value in options.items() if key not in RESUME_KEYS}
-    return (corpus_path or manifest["corpus"]["path"],
-            RunOptions(**resume_settings(manifest), **rest, out_dir=journal.parent, resume=journal))
+    return (
+        corpus_path or manifest["corpus"]["path"],
+        RunOptions(**resume_settings(manifest), **rest, out_dir=journal.parent, resume=journal),
+    )

@@ -9,15 +9,14 @@ While it runs, every finished case is appended to a journal beside the run direc
 (``workbench.run.resume``), so an interrupted run resumes (``RunOptions.resume``) by running
 only the cases its journal lacks, under its original run id.
 """
+
 from __future__ import annotations
 
-import os
-import shutil
 import sys
 from collections.abc import Callable
 from contextlib import closing
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +30,9 @@ from ..corpus import Corpus, load_corpus
 from ..errors import RunStopped, SuiteError
 from ..paths import DEFAULT_CORPUS, DEFAULT_RUNS_DIR
 from ..sandbox import sandbox_kind
-from ..store.runs import Run, in_memory_run, load_run, write_run
-from ..suites import Outcome, RunContext, Suite, get_suite, suite_names, suite_section
-from ..targets import close_target, resolve_target
+from ..store.runs import Run, in_memory_run, load_run, rewrite_run, write_run
+from ..suites import Outcome, RunContext, Suite
+from ..targets import close_target
 from ..targets.handshake import note_unsupported, skip_reason
 from ..targets.protocol import ProtocolTarget
 from .cache import ResultCache, cached_outcome, storable
@@ -41,6 +40,7 @@ from .deadline import RunDeadline, note_deadline
 from .executors import Executor, make_executor
 from .manifest import build_manifest
 from .options import RunOptions
+from .plan import Plan, resolve_targets, select_suites, without_unavailable
 from .repeats import summarise_repeats
 from .resume import Journal, Key, as_outcome, case_hash, resume_header, resume_options, reusable
 from .shards import ids_record, select_shard
@@ -62,9 +62,9 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
     (carrying the cause) says how to resume.
     """
     deadline = RunDeadline(options.deadline)
-    suites = _suites(corpus, options)
+    suites = select_suites(corpus, options)
     header = resume_header(corpus, options) if options.resume else None
-    targets = _resolve_targets(options)
+    targets = resolve_targets(options)
     watchdog = deadline.watch(lambda: _close_engines(targets))
     executor: Executor | None = None
     cache = ResultCache() if options.cache else None
@@ -72,18 +72,32 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
         executor = make_executor(options, {t.name: spec for t, spec in zip(targets, options.targets, strict=True)})
         # Cases this machine cannot run (a missing toolchain) are left out of the plan before the
         # case ids are recorded, so shards of one plan still add up to it.
-        whole, unavailable = _without_unavailable(
-            [(s, name, t, cases) for s in suites for name, t, cases in s.plan(corpus, targets)], corpus)
-        manifest = header or dict(build_manifest(corpus, targets, options, datetime.now(timezone.utc)),
-                                  case_ids=ids_record((s.name, name, str(c.get("name")))
-                                                      for s, name, t, cases in whole if _capable(s, t) for c in cases))
+        whole, unavailable = without_unavailable(
+            [(s, name, t, cases) for s in suites for name, t, cases in s.plan(corpus, targets)], corpus
+        )
+        manifest = header or dict(
+            build_manifest(corpus, targets, options, datetime.now(UTC)),
+            case_ids=ids_record(
+                (s.name, name, str(c.get("name"))) for s, name, t, cases in whole if _capable(s, t) for c in cases
+            ),
+        )
         plan = [(s, name, t, select_shard(s.name, cases, options.shard)) for s, name, t, cases in whole]
-        journal = Journal.reopen(options.resume, manifest["run_id"]) if options.resume else \
-            Journal.create(options.out_dir, manifest)
+        journal = (
+            Journal.reopen(options.resume, manifest["run_id"])
+            if options.resume
+            else Journal.create(options.out_dir, manifest)
+        )
         try:
-            session = _Session(RunContext(corpus=corpus, timeout=options.timeout, seed=options.seed),
-                               options, journal, reusable(journal.path) if options.resume else {}, executor,
-                               cache, on_case, deadline=deadline)
+            session = _Session(
+                RunContext(corpus=corpus, timeout=options.timeout, seed=options.seed),
+                options,
+                journal,
+                reusable(journal.path) if options.resume else {},
+                executor,
+                cache,
+                on_case,
+                deadline=deadline,
+            )
             manifest = _note_resume(manifest, plan, session)
             summary, case_rows, scores = _run_plan(plan, corpus, session, unavailable)
             manifest = dict(manifest, executor=executor.describe())
@@ -107,9 +121,13 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
     final = journal.path.parent / journal.run_id
     if options.baseline:
         summary["baseline"] = baseline_section(
-            in_memory_run(final, manifest, summary, case_rows, scores), options.baseline)
-    path = _write_over_cut_run(final, manifest, summary, case_rows, scores) if options.resume and final.exists() \
+            in_memory_run(final, manifest, summary, case_rows, scores), options.baseline
+        )
+    path = (
+        rewrite_run(final, manifest, summary, case_rows, scores)
+        if options.resume and final.exists()
         else write_run(journal.path.parent, journal.run_id, manifest, summary, case_rows, scores)
+    )
     if not deadline.not_run:  # cases the deadline left out: the journal lets --resume run them
         journal.remove()
     return load_run(path)
@@ -121,54 +139,6 @@ def _close_engines(targets: list[Any]) -> None:
     for target in targets:
         if isinstance(target, ProtocolTarget):
             target.close()
-
-
-def _write_over_cut_run(final: Path, manifest: dict[str, Any], summary: dict[str, Any],
-                        case_rows: list[dict[str, Any]], scores: pd.DataFrame) -> Path:
-    """Write a resumed run over the run directory its ``--deadline`` cut short (the resume's
-    journal held every case it ran), restoring the old directory if the write fails."""
-    aside = final.with_name(f".{final.name}.superseded")
-    shutil.rmtree(aside, ignore_errors=True)
-    os.rename(final, aside)
-    try:
-        path = write_run(final.parent, final.name, manifest, summary, case_rows, scores)
-    except BaseException:
-        os.rename(aside, final)
-        raise
-    shutil.rmtree(aside, ignore_errors=True)
-    return path
-
-
-def _without_unavailable(plan: Plan, corpus: Corpus) -> tuple[Plan, dict[str, dict[str, str]]]:
-    """The plan without the cases this machine cannot run, and those, per suite, with the reason
-    (a missing toolchain)."""
-    kept: Plan = []
-    unavailable: dict[str, dict[str, str]] = {}
-    for suite, name, target, cases in plan:
-        reasons = {str(c.get("name")): why for c in cases if (why := suite.unavailable(c, corpus))}
-        if reasons:
-            unavailable[suite.name] = reasons
-        kept.append((suite, name, target, [c for c in cases if str(c.get("name")) not in reasons]))
-    return kept, unavailable
-
-
-def _suites(corpus: Corpus, options: RunOptions) -> list[Suite]:
-    """The suites asked for, else every suite the corpus has cases for."""
-    names = options.suites or [n for n in suite_names() if corpus.data.get(suite_section(n))]
-    if not names:
-        raise SuiteError(f"{corpus.path}: no suite has cases in this corpus")
-    return [get_suite(n) for n in names]
-
-
-def _resolve_targets(options: RunOptions) -> list[Any]:
-    """The target objects of ``options.targets``; two with one name would mix their rows."""
-    targets = [resolve_target(spec, options.seed, options.timeout) for spec in options.targets]
-    names = [t.name for t in targets]
-    if len(set(names)) != len(names):
-        for target in targets:
-            close_target(target)
-        raise SuiteError(f"two targets share a name ({', '.join(names)}): give each engine its own")
-    return targets
 
 
 @dataclass
@@ -186,11 +156,9 @@ class _Session:
     deadline: RunDeadline = field(default_factory=lambda: RunDeadline(None))
 
 
-Plan = list[tuple[Suite, str, Any, list[dict[str, Any]]]]
-
-
-def _run_plan(plan: Plan, corpus: Corpus, session: _Session, unavailable: dict[str, dict[str, str]]
-              ) -> tuple[dict[str, Any], list[dict[str, Any]], pd.DataFrame]:
+def _run_plan(
+    plan: Plan, corpus: Corpus, session: _Session, unavailable: dict[str, dict[str, str]]
+) -> tuple[dict[str, Any], list[dict[str, Any]], pd.DataFrame]:
     """Run (or reuse) every planned case and score each (suite, target): the summary, the case
     rows and the long score frame of the run. Cases this machine cannot run are listed in their
     suite's ``skipped_cases``; a suite with no other case is skipped with their reasons."""
@@ -198,8 +166,9 @@ def _run_plan(plan: Plan, corpus: Corpus, session: _Session, unavailable: dict[s
     case_rows: list[dict[str, Any]] = []
     score_frames: list[pd.DataFrame] = []
     total = sum(len(_missing(session, s, name, cases)) for s, name, t, cases in plan if _capable(s, t))
-    with tqdm(total=total, desc="cases", unit="case", disable=not session.options.progress or None,
-              dynamic_ncols=True) as session.bar:
+    with tqdm(
+        total=total, desc="cases", unit="case", disable=not session.options.progress or None, dynamic_ncols=True
+    ) as session.bar:
         for suite, name, target, cases in plan:
             floors = corpus.thresholds.get(suite.name, {})
             per_suite = summaries.setdefault(suite.name, {})
@@ -208,8 +177,11 @@ def _run_plan(plan: Plan, corpus: Corpus, session: _Session, unavailable: dict[s
                 continue
             gone = unavailable.get(suite.name, {})
             if not cases:
-                why = f"every case needs what this machine lacks: {'; '.join(sorted(set(gone.values())))}" \
-                    if gone else "no cases in this corpus (or shard)"
+                why = (
+                    f"every case needs what this machine lacks: {'; '.join(sorted(set(gone.values())))}"
+                    if gone
+                    else "no cases in this corpus (or shard)"
+                )
                 per_suite[name] = dict(skipped(why, floors), **({"skipped_cases": gone} if gone else {}))
                 continue
             session.bar.set_postfix_str(f"{suite.name} / {name}")
@@ -224,10 +196,16 @@ def _run_plan(plan: Plan, corpus: Corpus, session: _Session, unavailable: dict[s
                 per_suite[name]["skipped_cases"] = gone
             case_rows += rows
             score_frames.append(scores)
-    scores = pd.concat(score_frames, ignore_index=True) if score_frames else pd.DataFrame(
-        columns=[SUITE, TARGET, CASE, METRIC, VALUE])
-    return {"run_dir": None, "passed": overall_passed(summaries), "suites": summaries,
-            "sandbox": sandbox_kind()}, case_rows, scores
+    scores = (
+        pd.concat(score_frames, ignore_index=True)
+        if score_frames
+        else pd.DataFrame(columns=[SUITE, TARGET, CASE, METRIC, VALUE])
+    )
+    return (
+        {"run_dir": None, "passed": overall_passed(summaries), "suites": summaries, "sandbox": sandbox_kind()},
+        case_rows,
+        scores,
+    )
 
 
 def _capable(suite: Suite, target: Any) -> bool:
@@ -261,29 +239,36 @@ def _note_resume(manifest: dict[str, Any], plan: Plan, session: _Session) -> dic
     todo = sum(len(_missing(session, s, name, cases)) for s, name, cases in live)
     reused = sum(len(cases) for _, _, cases in live) * session.options.repeat - todo
     if session.options.progress:
-        tqdm.write(f"resuming {session.journal.run_id}: {reused} case(s) reused from {session.journal.path}, "
-                   f"{todo} to run", file=sys.stderr)
-    now = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+        tqdm.write(
+            f"resuming {session.journal.run_id}: {reused} case(s) reused from {session.journal.path}, {todo} to run",
+            file=sys.stderr,
+        )
+    now = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     return dict(manifest, resumed={"at": now, "reused_cases": reused})
 
 
-def _run_cases(session: _Session, suite: Suite, name: str, target: Any,
-               cases: list[dict[str, Any]]) -> list[list[Outcome]]:
+def _run_cases(
+    session: _Session, suite: Suite, name: str, target: Any, cases: list[dict[str, Any]]
+) -> list[list[Outcome]]:
     """Each repeat's outcomes in corpus order: from the journal when it has the case, else from
     the cache (``--cache``), else run now by the executor."""
     items = _items(session, cases)
     todo = _missing(session, suite, name, cases)
     wanted = {item.index for item in todo}
-    results = {i.index: as_outcome(session.prior[_key(suite, name, i.case, i.repeat)], i.case)
-               for i in items if i.index not in wanted}
+    results = {
+        i.index: as_outcome(session.prior[_key(suite, name, i.case, i.repeat)], i.case)
+        for i in items
+        if i.index not in wanted
+    }
     todo = _from_cache(session, suite, name, target, by_fixture(todo), results)
     results.update(_run_fresh(session, suite, name, target, todo))
     ordered = [results[item.index] for item in items]
-    return [ordered[start:start + len(cases)] for start in range(0, len(ordered), len(cases))]
+    return [ordered[start : start + len(cases)] for start in range(0, len(ordered), len(cases))]
 
 
-def _from_cache(session: _Session, suite: Suite, name: str, target: Any, items: list[WorkItem],
-                results: dict[int, Outcome]) -> list[WorkItem]:
+def _from_cache(
+    session: _Session, suite: Suite, name: str, target: Any, items: list[WorkItem], results: dict[int, Outcome]
+) -> list[WorkItem]:
     """Put the cached outcomes of ``items`` in ``results`` (journaled like any other) and return
     the items still to run."""
     if session.cache is None or not items:
@@ -294,15 +279,17 @@ def _from_cache(session: _Session, suite: Suite, name: str, target: Any, items: 
     for item, key in zip(items, keys, strict=True):
         if key in hits:
             results[item.index] = session.journal.append(
-                suite.name, name, cached_outcome(item.case, hits[key], item.repeat))
+                suite.name, name, cached_outcome(item.case, hits[key], item.repeat)
+            )
             _tick(session)
         else:
             rest.append(item)
     return rest
 
 
-def _store_cached(session: _Session, suite: Suite, target: Any, by_repeat: list[list[Outcome]],
-                  rows: list[dict[str, Any]]) -> None:
+def _store_cached(
+    session: _Session, suite: Suite, target: Any, by_repeat: list[list[Outcome]], rows: list[dict[str, Any]]
+) -> None:
     """Cache the fresh answers of cases that passed (every repeat) without error."""
     if session.cache is None:
         return
@@ -320,8 +307,7 @@ def _tick(session: _Session) -> None:
         session.on_case()
 
 
-def _run_fresh(session: _Session, suite: Suite, name: str, target: Any,
-               items: list[WorkItem]) -> dict[int, Outcome]:
+def _run_fresh(session: _Session, suite: Suite, name: str, target: Any, items: list[WorkItem]) -> dict[int, Outcome]:
     """Run ``items`` on the executor, journaling each outcome as it arrives. Under ``--strict``
     an errored case is not journaled: it stops the run, and a resume runs it again. Once the
     deadline passes no item starts: those left are recorded as not reached, and not journaled."""
@@ -354,9 +340,15 @@ def _run_fresh(session: _Session, suite: Suite, name: str, target: Any,
     return results
 
 
-def run_eval(corpus_path: Path | str | None = None, suites: list[str] | None = None,
-             targets: list[str] | None = None, out_dir: Path | str = DEFAULT_RUNS_DIR,
-             baseline: str | None = None, resume: Path | str | None = None, **options: Any) -> Run:
+def run_eval(
+    corpus_path: Path | str | None = None,
+    suites: list[str] | None = None,
+    targets: list[str] | None = None,
+    out_dir: Path | str = DEFAULT_RUNS_DIR,
+    baseline: str | None = None,
+    resume: Path | str | None = None,
+    **options: Any,
+) -> Run:
     """Load a corpus and run it; with ``baseline`` the summary carries the baseline comparison.
 
     The one call behind ``workbench run``; keyword options are those of ``RunOptions``. The corpus
@@ -368,6 +360,7 @@ def run_eval(corpus_path: Path | str | None = None, suites: list[str] | None = N
         corpus_path, run_options = resume_options(resume, corpus_path, suites, targets, out_dir, options)
         run_options.baseline = baseline
     else:
-        run_options = RunOptions(suites=suites, targets=targets or ["builtin"], out_dir=Path(out_dir),
-                                 baseline=baseline, **options)
+        run_options = RunOptions(
+            suites=suites, targets=targets or ["builtin"], out_dir=Path(out_dir), baseline=baseline, **options
+        )
     return run(load_corpus(corpus_path or DEFAULT_CORPUS), run_options)

@@ -6,6 +6,7 @@ target's version of a case lands in the same shard. Each run records the ids of 
 its whole plan (all shards: count and SHA-256 of the sorted ``suite/target/case`` ids) beside its
 own shard, so ``merge`` can tell a complete set of shards from a partial or mixed one.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -61,13 +62,17 @@ def check_shards(runs: list[Any], merged_ids: Iterable[CaseId]) -> None:
         seen[int(index)] = run
     plans = {str(run.manifest.get("case_ids")) for run in runs}
     if len(plans) > 1:
-        raise StoreError("cannot merge shards of different plans (suites, targets or cases differ): "
-                         + ", ".join(str(run.path) for run in runs))
+        raise StoreError(
+            "cannot merge shards of different plans (suites, targets or cases differ): "
+            + ", ".join(str(run.path) for run in runs)
+        )
     missing = sorted(set(range(count)) - set(seen))
     if missing:
         raise StoreError(f"cannot merge: shard(s) {', '.join(f'{i}/{count}' for i in missing)} missing")
     recorded = runs[0].manifest.get("case_ids")
     merged = ids_record(merged_ids)
     if isinstance(recorded, dict) and merged != {k: recorded.get(k) for k in merged}:
-        raise StoreError(f"cannot merge: the shards hold {merged['count']} of the plan's {recorded.get('count')} "
-                         "cases (a shard run stopped early or was edited)")
+        raise StoreError(
+            f"cannot merge: the shards hold {merged['count']} of the plan's {recorded.get('count')} "
+            "cases (a shard run stopped early or was edited)"
+        )

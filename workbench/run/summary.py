@@ -1,4 +1,5 @@
 """Summaries and verdicts: per (suite, target) aggregates against the corpus floors, and the run's."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -14,26 +15,36 @@ SuiteSummary = dict[str, Any]
 
 def threshold_failures(metrics: dict[str, Any], floors: dict[str, float]) -> list[str]:
     """One line per floor not met (a missing metric fails its floor)."""
-    return [f"{m} {'missing' if metrics.get(m) is None else f'{metrics[m]:.3f}'} < {floor:g}"
-            for m, floor in floors.items() if metrics.get(m) is None or metrics[m] < floor]
+    return [
+        f"{m} {'missing' if metrics.get(m) is None else f'{metrics[m]:.3f}'} < {floor:g}"
+        for m, floor in floors.items()
+        if metrics.get(m) is None or metrics[m] < floor
+    ]
 
 
-def suite_summary(suite: Suite, scores: pd.DataFrame, cases: pd.DataFrame,
-                  floors: dict[str, float]) -> SuiteSummary:
+def suite_summary(suite: Suite, scores: pd.DataFrame, cases: pd.DataFrame, floors: dict[str, float]) -> SuiteSummary:
     """The summary of one (suite, target): aggregates, floors, verdict. Frames hold that pair only."""
     metrics = suite.aggregate(scores, cases)
     failures = threshold_failures(metrics, floors)
     errors = int(cases[ERROR].notna().sum()) if ERROR in cases else 0
     if errors:
         failures.append(f"{errors} case(s) errored")
-    return {"cases": len(cases), "scored": int(scores.groupby(CASE)[VALUE].count().gt(0).sum()),
-            "passed_cases": int(cases[PASSED].fillna(False).astype(bool).sum()), "errors": errors,
-            "metrics": metrics, "thresholds": floors, "passed": not failures, "failures": failures,
-            "skipped": None}
+    return {
+        "cases": len(cases),
+        "scored": int(scores.groupby(CASE)[VALUE].count().gt(0).sum()),
+        "passed_cases": int(cases[PASSED].fillna(False).astype(bool).sum()),
+        "errors": errors,
+        "metrics": metrics,
+        "thresholds": floors,
+        "passed": not failures,
+        "failures": failures,
+        "skipped": None,
+    }
 
 
-def summarise(suite: Suite, target: str, outcomes: list[Outcome], ctx: RunContext,
-              floors: dict[str, float]) -> tuple[SuiteSummary, list[dict[str, Any]], pd.DataFrame]:
+def summarise(
+    suite: Suite, target: str, outcomes: list[Outcome], ctx: RunContext, floors: dict[str, float]
+) -> tuple[SuiteSummary, list[dict[str, Any]], pd.DataFrame]:
     """Score one (suite, target)'s outcomes: its summary, its case rows and its long score frame."""
     scored = suite.score(outcomes, ctx)
     by_name = {o.name: o for o in outcomes}
@@ -50,8 +61,17 @@ def summarise(suite: Suite, target: str, outcomes: list[Outcome], ctx: RunContex
 
 def skipped(reason: str, floors: dict[str, float]) -> SuiteSummary:
     """The summary of a (suite, target) that did not run, with the reason."""
-    return {"cases": 0, "scored": 0, "passed_cases": 0, "errors": 0, "metrics": {},
-            "thresholds": floors, "passed": None, "failures": [], "skipped": reason}
+    return {
+        "cases": 0,
+        "scored": 0,
+        "passed_cases": 0,
+        "errors": 0,
+        "metrics": {},
+        "thresholds": floors,
+        "passed": None,
+        "failures": [],
+        "skipped": reason,
+    }
 
 
 def overall_passed(suites: dict[str, dict[str, SuiteSummary]]) -> bool:
@@ -61,6 +81,5 @@ def overall_passed(suites: dict[str, dict[str, SuiteSummary]]) -> bool:
     """
     targets = {t for per in suites.values() for t in per}
     gating = targets - CONTROL_TARGETS or targets
-    verdicts = [per[t]["passed"] for per in suites.values() for t in gating
-                if t in per and per[t]["skipped"] is None]
+    verdicts = [per[t]["passed"] for per in suites.values() for t in gating if t in per and per[t]["skipped"] is None]
     return all(verdicts)

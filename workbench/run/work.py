@@ -1,4 +1,5 @@
 """The unit an executor runs: one case, once (a ``WorkItem``), and how running it is recorded."""
+
 from __future__ import annotations
 
 import time

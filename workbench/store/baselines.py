@@ -5,13 +5,14 @@ and one case per line, so a re-record diffs cleanly in review. Recording with
 ``write_thresholds`` also rewrites the corpus floors (see ``workbench.floors``)
 and the "Current baseline" table in EVALS.md, atomically, file by file.
 """
+
 from __future__ import annotations
 
 import hashlib
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,15 +21,14 @@ import pandas as pd
 
 from ..columns import CASE, ERROR, METRIC, PASSED, SUITE, TARGET, VALUE
 from ..errors import StoreError
+from .files import dumps, write_text_atomic
 from .floors import DEFAULT_SLACK, compute_floors, replace_thresholds, update_evals
 from .headers import BASELINE_FORMAT, DEFAULT_BASELINES_DIR, read_baseline
-from .files import dumps, write_text_atomic
 from .runs import scores_frame
 
 FORMAT = BASELINE_FORMAT
 DEFAULT_DIR = DEFAULT_BASELINES_DIR
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
-
 
 
 @dataclass
@@ -51,32 +51,56 @@ class Baseline:
     @property
     def manifest(self) -> dict[str, Any]:
         d = self.data
-        return {"run_id": self.run_id, "created": d.get("recorded"), "corpus": d.get("corpus"),
-                "targets": [d["target"]], "git_commit": d.get("git_commit"),
-                "workbench_version": d.get("workbench_version"), "source_run": d.get("run_id")}
+        return {
+            "run_id": self.run_id,
+            "created": d.get("recorded"),
+            "corpus": d.get("corpus"),
+            "targets": [d["target"]],
+            "git_commit": d.get("git_commit"),
+            "workbench_version": d.get("workbench_version"),
+            "source_run": d.get("run_id"),
+        }
 
     @property
     def summary(self) -> dict[str, Any]:
         target, counts = self.data["target"]["name"], self.data.get("suites", {})
-        return {"run_dir": str(self.path), "passed": None, "suites": {
-            suite: {target: {**counts.get(suite, {}), "metrics": metrics,
-                             "thresholds": self.data.get("thresholds", {}).get(suite, {}), "skipped": None}}
-            for suite, metrics in self.data["metrics"].items()}}
+        return {
+            "run_dir": str(self.path),
+            "passed": None,
+            "suites": {
+                suite: {
+                    target: {
+                        **counts.get(suite, {}),
+                        "metrics": metrics,
+                        "thresholds": self.data.get("thresholds", {}).get(suite, {}),
+                        "skipped": None,
+                    }
+                }
+                for suite, metrics in self.data["metrics"].items()
+            },
+        }
 
     @property
     def targets(self) -> list[str]:
         return [self.data["target"]["name"]]
 
-    def select(self, target: str) -> "Baseline":
+    def select(self, target: str) -> Baseline:
         if target not in self.targets:
             raise StoreError(f"{self.path}: baseline is for target {self.targets[0]!r}, not {target!r}")
         return self
 
 
-def record_baseline(run: Any, name: str, corpus_path: Path | str = "corpus/corpus.json",
-                    write_thresholds: bool = False, slack: float = DEFAULT_SLACK, force: bool = False,
-                    target: str | None = None, baselines_dir: Path | str | None = None,
-                    evals_md: Path | str | None = None) -> Path:
+def record_baseline(
+    run: Any,
+    name: str,
+    corpus_path: Path | str = "corpus/corpus.json",
+    write_thresholds: bool = False,
+    slack: float = DEFAULT_SLACK,
+    force: bool = False,
+    target: str | None = None,
+    baselines_dir: Path | str | None = None,
+    evals_md: Path | str | None = None,
+) -> Path:
     """Write ``<baselines_dir>/<name>.json`` from ``run`` (one target) and return its path.
 
     With ``write_thresholds`` the corpus floors become baseline minus ``slack`` (pass
@@ -123,29 +147,41 @@ def _read_corpus(run: Any, corpus_path: Path) -> str:
     recorded = (run.manifest.get("corpus") or {}).get("sha256")
     actual = hashlib.sha256(raw).hexdigest()
     if recorded and recorded != actual:
-        raise StoreError(f"{corpus_path}: sha256 {actual[:12]} differs from the corpus run {run.run_id} "
-                         f"used ({recorded[:12]}); re-run on the current corpus before recording")
+        raise StoreError(
+            f"{corpus_path}: sha256 {actual[:12]} differs from the corpus run {run.run_id} "
+            f"used ({recorded[:12]}); re-run on the current corpus before recording"
+        )
     return raw.decode("utf-8")
 
 
-def baseline_document(run: Any, name: str, corpus_path: Path, corpus_text: str,
-                      thresholds: dict[str, Any]) -> dict[str, Any]:
+def baseline_document(
+    run: Any, name: str, corpus_path: Path, corpus_text: str, thresholds: dict[str, Any]
+) -> dict[str, Any]:
     """The baseline object: provenance, aggregate metrics, floors in force, every case's scores."""
     target = run.targets[0]
-    suites = {s: per[target] for s, per in run.summary.get("suites", {}).items()
-              if target in per and not per[target].get("skipped")}
+    suites = {
+        s: per[target]
+        for s, per in run.summary.get("suites", {}).items()
+        if target in per and not per[target].get("skipped")
+    }
     entry = next((t for t in run.manifest.get("targets", []) if t.get("name") == target), {"name": target})
     return {
-        "format": FORMAT, "name": name, "run_id": run.run_id,
-        "recorded": datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),
-        "corpus": {"path": corpus_path.as_posix(),
-                   "sha256": hashlib.sha256(corpus_text.encode("utf-8")).hexdigest(),
-                   "run_sha256": (run.manifest.get("corpus") or {}).get("sha256")},
-        "target": entry, "git_commit": run.manifest.get("git_commit"),
+        "format": FORMAT,
+        "name": name,
+        "run_id": run.run_id,
+        "recorded": datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "corpus": {
+            "path": corpus_path.as_posix(),
+            "sha256": hashlib.sha256(corpus_text.encode("utf-8")).hexdigest(),
+            "run_sha256": (run.manifest.get("corpus") or {}).get("sha256"),
+        },
+        "target": entry,
+        "git_commit": run.manifest.get("git_commit"),
         "workbench_version": run.manifest.get("workbench_version"),
         "metrics": {s: r.get("metrics", {}) for s, r in suites.items()},
         "suites": {s: {k: r.get(k) for k in ("cases", "scored", "passed_cases", "errors")} for s, r in suites.items()},
-        "thresholds": thresholds, "cases": case_records(run.cases, run.scores),
+        "thresholds": thresholds,
+        "cases": case_records(run.cases, run.scores),
     }
 
 
@@ -153,12 +189,17 @@ def case_records(cases: pd.DataFrame, scores: pd.DataFrame) -> list[dict[str, An
     """One record per (suite, case): pass/fail, error and every metric, sorted for stable diffs."""
     per_case: dict[tuple[str, str], dict[str, Any]] = {}
     for suite, case, passed, error in cases[[SUITE, CASE, PASSED, ERROR]].itertuples(index=False):
-        per_case[(suite, case)] = {"suite": suite, "case": case, "scores": {},
-                                   "passed": None if pd.isna(passed) else bool(passed),
-                                   "error": None if pd.isna(error) else str(error)}
+        per_case[(suite, case)] = {
+            "suite": suite,
+            "case": case,
+            "scores": {},
+            "passed": None if pd.isna(passed) else bool(passed),
+            "error": None if pd.isna(error) else str(error),
+        }
     for suite, case, metric, value in scores[[SUITE, CASE, METRIC, VALUE]].itertuples(index=False):
-        record = per_case.setdefault((suite, case), {"suite": suite, "case": case, "scores": {},
-                                                     "passed": None, "error": None})
+        record = per_case.setdefault(
+            (suite, case), {"suite": suite, "case": case, "scores": {}, "passed": None, "error": None}
+        )
         record["scores"][metric] = None if np.isnan(value) else float(value)
     return [per_case[key] for key in sorted(per_case)]
 
@@ -181,12 +222,20 @@ def load_baseline(path_or_name: Path | str, baselines_dir: Path | str = DEFAULT_
     """Read a baseline by file path or by name (``<baselines_dir>/<name>.json``)."""
     path, data = read_baseline(path_or_name, baselines_dir)
     target = data["target"]["name"]
-    cases = pd.DataFrame([{SUITE: c["suite"], TARGET: target, CASE: c["case"], PASSED: c.get("passed"),
-                           ERROR: c.get("error")} for c in data["cases"]],
-                         columns=[SUITE, TARGET, CASE, PASSED, ERROR])
-    scores = scores_frame([{SUITE: c["suite"], TARGET: target, CASE: c["case"], METRIC: m,
-                            VALUE: np.nan if v is None else v}
-                           for c in data["cases"] for m, v in c["scores"].items()])
+    cases = pd.DataFrame(
+        [
+            {SUITE: c["suite"], TARGET: target, CASE: c["case"], PASSED: c.get("passed"), ERROR: c.get("error")}
+            for c in data["cases"]
+        ],
+        columns=[SUITE, TARGET, CASE, PASSED, ERROR],
+    )
+    scores = scores_frame(
+        [
+            {SUITE: c["suite"], TARGET: target, CASE: c["case"], METRIC: m, VALUE: np.nan if v is None else v}
+            for c in data["cases"]
+            for m, v in c["scores"].items()
+        ]
+    )
     return Baseline(path, data, cases, scores)
 
 
@@ -203,6 +252,16 @@ def list_baselines(directory: Path | str = DEFAULT_DIR) -> pd.DataFrame:
         except StoreError as exc:
             rows.append([None, None, None, None, None, None, str(path), str(exc)])
             continue
-        rows.append([d["name"], d.get("recorded"), d["target"]["name"], d["target"].get("version"),
-                     len(d["cases"]), (d.get("corpus") or {}).get("sha256"), str(path), None])
+        rows.append(
+            [
+                d["name"],
+                d.get("recorded"),
+                d["target"]["name"],
+                d["target"].get("version"),
+                len(d["cases"]),
+                (d.get("corpus") or {}).get("sha256"),
+                str(path),
+                None,
+            ]
+        )
     return pd.DataFrame(rows, columns=columns)

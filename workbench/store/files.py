@@ -1,4 +1,5 @@
 """Atomic file writes, and JSON text without NaN (a reader never sees half a file)."""
+
 from __future__ import annotations
 
 import json

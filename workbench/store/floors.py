@@ -6,14 +6,16 @@ trips it (the seed's 21/22 = 0.955 < 0.96 rule). The corpus file keeps every
 byte outside its ``thresholds`` object; EVALS.md keeps everything outside the
 ``<!-- baseline:start -->`` / ``<!-- baseline:end -->`` markers.
 """
+
 from __future__ import annotations
 
 import json
 import math
 import re
+from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pandas as pd
 
@@ -50,8 +52,9 @@ def slack_floor(value: float, slack: float) -> float:
     return max(0.0, math.floor(round((value - slack) * scale, 9)) / scale)
 
 
-def compute_floors(summary: dict[str, Any], scores: pd.DataFrame, target: str,
-                   thresholds: dict[str, Any], slack: float = DEFAULT_SLACK) -> dict[str, Any]:
+def compute_floors(
+    summary: dict[str, Any], scores: pd.DataFrame, target: str, thresholds: dict[str, Any], slack: float = DEFAULT_SLACK
+) -> dict[str, Any]:
     """New ``thresholds`` object: floors for one target's metrics, other keys kept in order.
 
     A suite that already has floors keeps its metric set; a suite without any gets a
@@ -64,8 +67,11 @@ def compute_floors(summary: dict[str, Any], scores: pd.DataFrame, target: str,
         entry = per.get(target)
         if not entry or entry.get("skipped"):
             continue
-        metrics = {m: float(v) for m, v in (entry.get("metrics") or {}).items()
-                   if isinstance(v, (int, float)) and math.isfinite(v)}
+        metrics = {
+            m: float(v)
+            for m, v in (entry.get("metrics") or {}).items()
+            if isinstance(v, (int, float)) and math.isfinite(v)
+        }
         found = thresholds.get(suite)
         existing: dict[str, Any] = found if isinstance(found, dict) else {}
         names = list(existing) or [m for m, v in metrics.items() if 0.0 <= v <= 1.0]
@@ -154,8 +160,9 @@ def _render(thresholds: dict[str, Any], indent: str, unit: str, style: str) -> s
         return json.dumps(thresholds, ensure_ascii=False)
     if style == "expanded":
         return json.dumps(thresholds, indent=unit, ensure_ascii=False).replace("\n", "\n" + indent)
-    body = ",\n".join(f"{indent}{unit}{json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}"
-                      for k, v in thresholds.items())
+    body = ",\n".join(
+        f"{indent}{unit}{json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in thresholds.items()
+    )
     return "{\n" + body + f"\n{indent}}}"
 
 
@@ -163,10 +170,14 @@ def baseline_table(doc: dict[str, Any]) -> str:
     """The "Current baseline" markdown: provenance line, metric table, per-suite pass counts."""
     target, corpus = doc.get("target", {}), doc.get("corpus", {})
     commit = (doc.get("git_commit") or "unknown")[:12]
-    lines = [f"Recorded {doc.get('recorded')} as baseline `{doc.get('name')}` from run `{doc.get('run_id')}`: "
-             f"target `{target.get('name')}` (version {target.get('version', 'unknown')}), corpus "
-             f"`{corpus.get('path')}` (sha256 `{str(corpus.get('sha256'))[:12]}`), commit `{commit}`.", "",
-             "| Group | Metric | Value | Threshold | Pass |", "|-------|--------|------:|----------:|:----:|"]
+    lines = [
+        f"Recorded {doc.get('recorded')} as baseline `{doc.get('name')}` from run `{doc.get('run_id')}`: "
+        f"target `{target.get('name')}` (version {target.get('version', 'unknown')}), corpus "
+        f"`{corpus.get('path')}` (sha256 `{str(corpus.get('sha256'))[:12]}`), commit `{commit}`.",
+        "",
+        "| Group | Metric | Value | Threshold | Pass |",
+        "|-------|--------|------:|----------:|:----:|",
+    ]
     floors_by_suite = doc.get("thresholds", {})
     for suite, metrics in doc.get("metrics", {}).items():
         floors = floors_by_suite.get(suite) if isinstance(floors_by_suite.get(suite), dict) else {}

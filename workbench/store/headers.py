@@ -4,6 +4,7 @@
 only needs to know that a run or baseline is there and well-formed, and its manifest and
 summary, so it reads them here and leaves pandas to the notebook kernels.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ def check_scores(path: Path) -> None:
     """Check that ``scores.parquet`` exists and is a parquet file with the score columns
     (reads only its footer)."""
     import pyarrow.parquet as pq
+
     try:
         names = set(pq.read_schema(path).names)
     except FileNotFoundError:
@@ -75,8 +77,11 @@ def read_header(path: Path | str) -> RunHeader:
     if not path.is_dir():
         raise StoreError(f"{path}: no such run directory")
     check_scores(path / "scores.parquet")
-    header = RunHeader(path, check_manifest(read_json(path / "manifest.json"), path / "manifest.json"),
-                       check_summary(read_json(path / "summary.json"), path / "summary.json"))
+    header = RunHeader(
+        path,
+        check_manifest(read_json(path / "manifest.json"), path / "manifest.json"),
+        check_summary(read_json(path / "summary.json"), path / "summary.json"),
+    )
     check_case_rows(read_jsonl(path / "cases.jsonl"), path / "cases.jsonl")
     return header
 
@@ -89,15 +94,19 @@ def is_complete_run(path: Path) -> bool:
 def latest_run(runs_dir: Path | str = DEFAULT_RUNS_DIR) -> Path:
     """The most recently written complete run directory under ``runs_dir``."""
     runs_dir = Path(runs_dir)
-    complete = [p for p in runs_dir.glob("*") if not p.name.startswith(".") and is_complete_run(p)] \
-        if runs_dir.is_dir() else []
+    complete = (
+        [p for p in runs_dir.glob("*") if not p.name.startswith(".") and is_complete_run(p)]
+        if runs_dir.is_dir()
+        else []
+    )
     if not complete:
         raise StoreError(f"{runs_dir}: no runs yet (run `workbench run` first)")
     return max(complete, key=lambda p: ((p / "manifest.json").stat().st_mtime, p.name))
 
 
-def read_baseline(path_or_name: Path | str, baselines_dir: Path | str = DEFAULT_BASELINES_DIR
-                  ) -> tuple[Path, dict[str, Any]]:
+def read_baseline(
+    path_or_name: Path | str, baselines_dir: Path | str = DEFAULT_BASELINES_DIR
+) -> tuple[Path, dict[str, Any]]:
     """A baseline file (by path, or by name in ``baselines_dir``) and its checked document."""
     path = baseline_path(path_or_name, baselines_dir)
     if not path.is_file():
@@ -105,8 +114,9 @@ def read_baseline(path_or_name: Path | str, baselines_dir: Path | str = DEFAULT_
     return path, check_baseline(strict_read_json(path, "baseline", StoreError), path)
 
 
-def check_side(spec: str, runs_dir: Path | str = DEFAULT_RUNS_DIR,
-               baselines_dir: Path | str = DEFAULT_BASELINES_DIR) -> SideRef:
+def check_side(
+    spec: str, runs_dir: Path | str = DEFAULT_RUNS_DIR, baselines_dir: Path | str = DEFAULT_BASELINES_DIR
+) -> SideRef:
     """``locate_side``, then check the run or baseline reads and has the named target."""
     side = locate_side(spec, runs_dir, baselines_dir)
     if side.is_run:

@@ -4,6 +4,7 @@ A run directory holds ``manifest.json``, ``summary.json``, ``cases.jsonl`` and
 ``scores.parquet`` (see DESIGN.md, "A run"). It is written into a temporary
 sibling directory and renamed into place, so a reader never sees half a run.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,8 @@ import pandas as pd
 
 from ..columns import CASE, ERROR, METRIC, PASSED, SCORE_COLUMNS, SUITE, TARGET, VALUE
 from ..errors import StoreError
-from .files import dumps, write_json_atomic, write_text_atomic
 from ..paths import DEFAULT_RUNS_DIR, run_path
+from .files import dumps, write_json_atomic, write_text_atomic
 from .headers import read_json, read_jsonl
 from .shapes import check_case_rows, check_manifest, check_summary
 
@@ -73,27 +74,39 @@ class Run:
                 raise StoreError(f"{run.path}: no target {target!r} in this run (has {', '.join(run.targets)})")
             suites = {s: {target: per[target]} for s, per in run.summary.get("suites", {}).items() if target in per}
             manifest = dict(run.manifest, targets=[t for t in run.manifest.get("targets", []) if t["name"] == target])
-            run = Run(run.path, manifest, dict(run.summary, suites=suites),
-                      run.cases[run.cases[TARGET] == target].reset_index(drop=True),
-                      run.scores[run.scores[TARGET] == target].reset_index(drop=True))
+            run = Run(
+                run.path,
+                manifest,
+                dict(run.summary, suites=suites),
+                run.cases[run.cases[TARGET] == target].reset_index(drop=True),
+                run.scores[run.scores[TARGET] == target].reset_index(drop=True),
+            )
         if suite is not None:
             if suite not in run.suites:
                 raise StoreError(f"{run.path}: no suite {suite!r} in this run (has {', '.join(run.suites)})")
             summary = dict(run.summary, suites={suite: run.summary["suites"][suite]})
-            run = Run(run.path, run.manifest, summary,
-                      run.cases[run.cases[SUITE] == suite].reset_index(drop=True),
-                      run.scores[run.scores[SUITE] == suite].reset_index(drop=True))
+            run = Run(
+                run.path,
+                run.manifest,
+                summary,
+                run.cases[run.cases[SUITE] == suite].reset_index(drop=True),
+                run.scores[run.scores[SUITE] == suite].reset_index(drop=True),
+            )
         return run
 
     def __repr__(self) -> str:
         """``Run('20261201T101500Z-builtin+bm25': suites retrieval, risk; targets builtin, bm25; 214 cases,
         820 scores; passed)``: what a notebook shows instead of five frames."""
+
         def listed(names: list[str]) -> str:
             return ", ".join(names[:6]) + (f", +{len(names) - 6} more" if len(names) > 6 else "") or "none"
+
         passed = self.summary.get("passed")
         verdict = "passed" if passed else "failed" if passed is False else "no verdict"
-        return (f"Run({self.run_id!r}: suites {listed(self.suites)}; targets {listed(self.targets)}; "
-                f"{len(self.cases)} cases, {len(self.scores)} scores; {verdict})")
+        return (
+            f"Run({self.run_id!r}: suites {listed(self.suites)}; targets {listed(self.targets)}; "
+            f"{len(self.cases)} cases, {len(self.scores)} scores; {verdict})"
+        )
 
 
 def scores_frame(rows: pd.DataFrame | list[dict[str, Any]]) -> pd.DataFrame:
@@ -111,8 +124,14 @@ def free_run_id(out_dir: Path | str, base: str) -> str:
     return _unique(Path(out_dir) / base).name
 
 
-def write_run(out_dir: Path | str, run_id: str, manifest: dict[str, Any], summary: dict[str, Any],
-              case_rows: list[dict[str, Any]], scores: pd.DataFrame) -> Path:
+def write_run(
+    out_dir: Path | str,
+    run_id: str,
+    manifest: dict[str, Any],
+    summary: dict[str, Any],
+    case_rows: list[dict[str, Any]],
+    scores: pd.DataFrame,
+) -> Path:
     """Write the run directory ``out_dir/run_id`` (an id reserved beforehand) atomically, once."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -143,12 +162,18 @@ def _unique(path: Path) -> Path:
     return candidate
 
 
-def in_memory_run(path: Path, manifest: dict[str, Any], summary: dict[str, Any],
-                  case_rows: list[dict[str, Any]], scores: pd.DataFrame) -> Run:
+def in_memory_run(
+    path: Path, manifest: dict[str, Any], summary: dict[str, Any], case_rows: list[dict[str, Any]], scores: pd.DataFrame
+) -> Run:
     """The Run that ``write_run`` with these arguments would load back, without writing it."""
     rows = [json.loads(dumps(row, sort_keys=False)) for row in case_rows]
-    return Run(path=path, manifest=dict(manifest, run_id=path.name), summary=dict(summary, run_dir=str(path)),
-               cases=_cases_frame(rows), scores=scores_frame(scores))
+    return Run(
+        path=path,
+        manifest=dict(manifest, run_id=path.name),
+        summary=dict(summary, run_dir=str(path)),
+        cases=_cases_frame(rows),
+        scores=scores_frame(scores),
+    )
 
 
 def _cases_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -172,7 +197,31 @@ def load_run(path: Path | str, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> Run:
         raise StoreError(f"{path / 'scores.parquet'}: missing (not a complete run directory)") from None
     except Exception as exc:  # pyarrow raises many types for a corrupt file
         raise StoreError(f"{path / 'scores.parquet'}: unreadable ({exc})") from None
-    return Run(path=path, manifest=check_manifest(read_json(path / "manifest.json"), path / "manifest.json"),
-               summary=check_summary(read_json(path / "summary.json"), path / "summary.json"),
-               cases=_cases_frame(check_case_rows(read_jsonl(path / "cases.jsonl"), path / "cases.jsonl")),
-               scores=scores_frame(scores))
+    return Run(
+        path=path,
+        manifest=check_manifest(read_json(path / "manifest.json"), path / "manifest.json"),
+        summary=check_summary(read_json(path / "summary.json"), path / "summary.json"),
+        cases=_cases_frame(check_case_rows(read_jsonl(path / "cases.jsonl"), path / "cases.jsonl")),
+        scores=scores_frame(scores),
+    )
+
+
+def rewrite_run(
+    final: Path,
+    manifest: dict[str, Any],
+    summary: dict[str, Any],
+    case_rows: list[dict[str, Any]],
+    scores: pd.DataFrame,
+) -> Path:
+    """Write a run over the existing run directory ``final`` (a resumed run over the one its
+    ``--deadline`` cut short), restoring the old directory if the write fails."""
+    aside = final.with_name(f".{final.name}.superseded")
+    shutil.rmtree(aside, ignore_errors=True)
+    os.rename(final, aside)
+    try:
+        path = write_run(final.parent, final.name, manifest, summary, case_rows, scores)
+    except BaseException:
+        os.rename(aside, final)
+        raise
+    shutil.rmtree(aside, ignore_errors=True)
+    return path

@@ -5,6 +5,7 @@
 belongs, ``"suites": "x"``, a metric value that is a string) must fail where it is read, as one
 ``StoreError`` line naming the file and the field, not later as a traceback. Unknown keys are kept.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -13,7 +14,14 @@ from typing import Any
 from ..errors import StoreError
 
 BASELINE_FORMAT = 1
-_KINDS: dict[str, type | tuple[type, ...]] = {"object": dict, "list": list, "string": str, "integer": int, "boolean": bool, "number": (int, float)}
+_KINDS: dict[str, type | tuple[type, ...]] = {
+    "object": dict,
+    "list": list,
+    "string": str,
+    "integer": int,
+    "boolean": bool,
+    "number": (int, float),
+}
 
 
 def _fail(path: Path, where: str, expected: str, value: Any) -> None:
@@ -52,12 +60,24 @@ def _numbers(value: Any, path: Path, where: str, nulls: bool = True) -> None:
 def check_manifest(data: Any, path: Path) -> dict[str, Any]:
     """A run's manifest: an object with a ``corpus`` object and a list of named ``targets``."""
     expect(data, "object", path, "top level")
-    _fields(data, {"run_id": "string", "created": "string|null", "options": "object", "targets": "list",
-                   "merged_from": "list", "seed": "integer|null"}, path, "")
+    _fields(
+        data,
+        {
+            "run_id": "string",
+            "created": "string|null",
+            "options": "object",
+            "targets": "list",
+            "merged_from": "list",
+            "seed": "integer|null",
+        },
+        path,
+        "",
+    )
     _fields(data.get("options", {}), {"shard": "list|null", "suites": "list|null"}, path, "options")
     shard = data.get("options", {}).get("shard")
-    if shard is not None and (len(shard) != 2 or not all(_is(v, "integer") for v in shard)
-                              or not 0 <= shard[0] < shard[1]):
+    if shard is not None and (
+        len(shard) != 2 or not all(_is(v, "integer") for v in shard) or not 0 <= shard[0] < shard[1]
+    ):
         _fail(path, "options.shard", "[index, count] with 0 <= index < count", shard)
     if "case_ids" in data:
         expect(data["case_ids"], "object", path, "case_ids")
@@ -74,9 +94,20 @@ def check_manifest(data: Any, path: Path) -> dict[str, Any]:
 def check_suite_entry(entry: Any, path: Path, where: str) -> None:
     """One ``suites.<suite>.<target>`` entry of a summary (or a baseline's counts)."""
     expect(entry, "object", path, where)
-    _fields(entry, {"cases": "integer|null", "scored": "integer|null", "passed_cases": "integer|null",
-                    "errors": "integer|null", "passed": "boolean|null", "skipped": "string|null",
-                    "failures": "list"}, path, where)
+    _fields(
+        entry,
+        {
+            "cases": "integer|null",
+            "scored": "integer|null",
+            "passed_cases": "integer|null",
+            "errors": "integer|null",
+            "passed": "boolean|null",
+            "skipped": "string|null",
+            "failures": "list",
+        },
+        path,
+        where,
+    )
     for key in ("metrics", "thresholds"):
         if key in entry:
             _numbers(entry[key], path, f"{where}.{key}", nulls=key == "metrics")
@@ -85,8 +116,12 @@ def check_suite_entry(entry: Any, path: Path, where: str) -> None:
 def check_summary(data: Any, path: Path) -> dict[str, Any]:
     """A run's summary: ``{"passed", "suites": {suite: {target: {...}}}}``."""
     expect(data, "object", path, "top level")
-    _fields(data, {"passed": "boolean|null", "run_dir": "string|null", "baseline": "object|null",
-                   "sandbox": "string|null"}, path, "")
+    _fields(
+        data,
+        {"passed": "boolean|null", "run_dir": "string|null", "baseline": "object|null", "sandbox": "string|null"},
+        path,
+        "",
+    )
     for suite, per_target in expect(data.get("suites", {}), "object", path, "suites").items():
         for target, entry in expect(per_target, "object", path, f"suites.{suite}").items():
             check_suite_entry(entry, path, f"suites.{suite}.{target}")
@@ -109,9 +144,19 @@ def check_baseline(data: Any, path: Path) -> dict[str, Any]:
     expect(data, "object", path, "top level")
     if data.get("format") != BASELINE_FORMAT:
         _fail(path, "format", str(BASELINE_FORMAT), data.get("format"))
-    _fields(data, {"name": "string", "recorded": "string|null", "run_id": "string|null",
-                   "git_commit": "string|null", "workbench_version": "string|null", "corpus": "object|null"},
-            path, "")
+    _fields(
+        data,
+        {
+            "name": "string",
+            "recorded": "string|null",
+            "run_id": "string|null",
+            "git_commit": "string|null",
+            "workbench_version": "string|null",
+            "corpus": "object|null",
+        },
+        path,
+        "",
+    )
     expect(data.get("name"), "string", path, "name")
     expect(data.get("target"), "object", path, "target")
     expect(data["target"].get("name"), "string", path, "target.name")

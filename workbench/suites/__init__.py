@@ -1,4 +1,5 @@
 """The suite registry: suite name -> Suite class, in the order runs list them."""
+
 from __future__ import annotations
 
 from importlib import import_module
@@ -39,9 +40,13 @@ def unregister_suite(name: str) -> None:
 # name -> "module:function" checking the data files a suite reads without importing the suite (and
 # so pandas): what ``workbench validate`` runs. None: the corpus schema and fixture checks cover it.
 _CHECKERS: dict[str, str | None] = {
-    "retrieval": None, "risk": None, "tokens": None,
-    "harness": "workbench.suites.harness:check", "gate": "workbench.suites.gate:check",
-    "ranking": "workbench.suites.goldens:check_ranking", "findings": "workbench.suites.findings_gold:check",
+    "retrieval": None,
+    "risk": None,
+    "tokens": None,
+    "harness": "workbench.suites.harness:check",
+    "gate": "workbench.suites.gate:check",
+    "ranking": "workbench.suites.goldens:check_ranking",
+    "findings": "workbench.suites.findings_gold:check",
 }
 
 
@@ -76,5 +81,15 @@ def get_suite(name: str) -> Suite:
     return getattr(import_module(module_name), class_name)()
 
 
-__all__ = ["Outcome", "RunContext", "Scored", "Suite", "check_data", "get_suite", "register_suite", "suite_names",
-           "suite_section", "unregister_suite"]
+__all__ = [
+    "Outcome",
+    "RunContext",
+    "Scored",
+    "Suite",
+    "check_data",
+    "get_suite",
+    "register_suite",
+    "suite_names",
+    "suite_section",
+    "unregister_suite",
+]

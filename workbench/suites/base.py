@@ -6,6 +6,7 @@ every case of a target has run, ``score`` turns all observations into case rows
 and a tidy ``case, metric, value`` frame in one pass, and ``aggregate`` reduces
 that frame to the suite's summary metrics (keys spelled as corpus thresholds).
 """
+
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
@@ -25,7 +26,7 @@ if TYPE_CHECKING:  # pandas is imported where scores are computed, so validating
 class RunContext:
     """What a suite may use while running: the corpus, limits and a scratch directory."""
 
-    corpus: "Corpus"
+    corpus: Corpus
     timeout: float = 60.0
     seed: int = 0
     scratch: Path | None = None
@@ -59,6 +60,7 @@ class Scored:
 def mean_metrics(scores: pd.DataFrame, names: tuple[str, ...] | list[str]) -> dict[str, float | None]:
     """Mean of each named metric over cases; None where no case defines it (NaN values skipped)."""
     import pandas as pd
+
     means = scores.groupby(METRIC)[VALUE].mean()
     return {name: (None if pd.isna(means.get(name)) else float(means[name])) for name in names}
 
@@ -74,22 +76,23 @@ class Suite(ABC):
     def section(self) -> str:
         """The corpus section this suite reads, as registered (declared once, in the registry)."""
         from . import suite_section
+
         return suite_section(self.name)
 
-    def cases(self, corpus: "Corpus") -> list[dict[str, Any]]:
+    def cases(self, corpus: Corpus) -> list[dict[str, Any]]:
         """The corpus cases this suite reads."""
         return corpus.cases(self.section)
 
-    def plan(self, corpus: "Corpus", targets: list[Any]) -> list[tuple[str, Any, list[dict[str, Any]]]]:
+    def plan(self, corpus: Corpus, targets: list[Any]) -> list[tuple[str, Any, list[dict[str, Any]]]]:
         """(target name, target, cases) to run. Suites that score recorded data override this."""
         cases = self.cases(corpus)
         return [(target.name, target, cases) for target in targets]
 
-    def unavailable(self, case: dict[str, Any], corpus: "Corpus") -> str | None:
+    def unavailable(self, case: dict[str, Any], corpus: Corpus) -> str | None:
         """Why ``case`` cannot run on this machine (a missing toolchain), or None: it is skipped."""
         return None
 
-    def check(self, corpus: "Corpus") -> None:
+    def check(self, corpus: Corpus) -> None:
         """Raise CorpusError for problems in the data this suite reads beyond the corpus schema."""
         self.plan(corpus, [])
 

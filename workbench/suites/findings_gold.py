@@ -6,6 +6,7 @@ Gold records are ``voyage-eval-gold/1`` files (``expected_verdict`` and ``findin
 ``CorpusError`` naming the file and the field; a findings table in a record's source README must
 agree with the record (``findings_readme``).
 """
+
 from __future__ import annotations
 
 from typing import Any

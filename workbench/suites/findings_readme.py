@@ -8,6 +8,7 @@ any disagreement is a ``CorpusError`` naming the README line, the row and the fi
 findings by (file, rule_key) first, then in order. A source that is prose, or a README without a
 findings table, has nothing to compare.
 """
+
 from __future__ import annotations
 
 import re
@@ -17,9 +18,17 @@ from typing import Any
 from ..errors import CorpusError
 
 # Header spellings -> record field.
-COLUMNS = {"file": "file", "path": "file", "line": "line", "rule_key": "rule_key", "rule": "rule_key",
-           "severity": "severity", "owner_reviewer": "owner_reviewer", "owner": "owner_reviewer",
-           "reviewer": "owner_reviewer"}
+COLUMNS = {
+    "file": "file",
+    "path": "file",
+    "line": "line",
+    "rule_key": "rule_key",
+    "rule": "rule_key",
+    "severity": "severity",
+    "owner_reviewer": "owner_reviewer",
+    "owner": "owner_reviewer",
+    "reviewer": "owner_reviewer",
+}
 FIELDS = ("file", "line", "rule_key", "severity", "owner_reviewer")
 _SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 _FILE_LINE = re.compile(r"^(?P<file>.+?):(?P<line>\d+)$")
@@ -86,14 +95,21 @@ def _same(field: str, cell: str, value: Any) -> bool:
     return cell == str(value)
 
 
-def _pairs(rows: list[dict[str, str]], findings: list[dict[str, Any]]) -> tuple[list[tuple[int, int]], list[int],
-                                                                                   list[int]]:
+def _pairs(
+    rows: list[dict[str, str]], findings: list[dict[str, Any]]
+) -> tuple[list[tuple[int, int]], list[int], list[int]]:
     """(row, finding) pairs by (file, rule_key), then the rest in order; unpaired rows and findings."""
     pairs, free = [], list(range(len(findings)))
     loose = []
     for r, row in enumerate(rows):
-        hit = next((f for f in free if findings[f]["file"] == row.get("file")
-                    and findings[f]["rule_key"] == row.get("rule_key")), None)
+        hit = next(
+            (
+                f
+                for f in free
+                if findings[f]["file"] == row.get("file") and findings[f]["rule_key"] == row.get("rule_key")
+            ),
+            None,
+        )
         if hit is None:
             loose.append(r)
         else:
@@ -123,12 +139,17 @@ def check_readme(record: dict[str, Any], gold_path: Path, readme: Path) -> None:
                 raise CorpusError(
                     f"{readme}:{numbered[r][0]}: findings table row {r + 1} ({rows[r].get('file')}, "
                     f"{rows[r].get('rule_key')}): {field} is {rows[r][field]!r} in the table but "
-                    f"{value!r} in {gold_path.name} findings[{f}]")
+                    f"{value!r} in {gold_path.name} findings[{f}]"
+                )
     if extra_rows:
         r = extra_rows[0]
-        raise CorpusError(f"{readme}:{numbered[r][0]}: findings table row {r + 1} ({rows[r].get('file')}, "
-                          f"{rows[r].get('rule_key')}) has no finding in {gold_path.name}")
+        raise CorpusError(
+            f"{readme}:{numbered[r][0]}: findings table row {r + 1} ({rows[r].get('file')}, "
+            f"{rows[r].get('rule_key')}) has no finding in {gold_path.name}"
+        )
     if missing:
         f = missing[0]
-        raise CorpusError(f"{readme}: the findings table has no row for {gold_path.name} findings[{f}] "
-                          f"({findings[f]['file']}, {findings[f]['rule_key']})")
+        raise CorpusError(
+            f"{readme}: the findings table has no row for {gold_path.name} findings[{f}] "
+            f"({findings[f]['file']}, {findings[f]['rule_key']})"
+        )

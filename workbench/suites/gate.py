@@ -13,6 +13,7 @@ status, ``summaryIncludes`` and every ``detailsInclude`` fragment (in some detai
 other check FAILs. Metrics: ``caseAccuracy`` (every case), ``blockedAsExpected`` (expected-FAIL
 cases that got FAIL) and ``validPassed`` (expected-PASS cases that passed).
 """
+
 from __future__ import annotations
 
 import os
@@ -23,9 +24,9 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE, METRIC, PASSED, VALUE
+from ..contract import Repo
 from ..errors import CorpusError, SuiteError, TargetError
 from ..sandbox import baseline_copy, git
-from ..contract import Repo
 from ..targets.protocol import STATUSES, VERDICTS
 from .base import Outcome, RunContext, Scored, Suite, mean_metrics
 
@@ -36,8 +37,15 @@ if TYPE_CHECKING:
 
 CHANGE_SET = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 DELETE_SUFFIX = ".delete"
-OPTIONS: dict[str, type] = {"base": str, "staged": bool, "policy": str, "governance": str,
-                            "request": str, "minConvergence": float, "runValidation": bool}
+OPTIONS: dict[str, type] = {
+    "base": str,
+    "staged": bool,
+    "policy": str,
+    "governance": str,
+    "request": str,
+    "minConvergence": float,
+    "runValidation": bool,
+}
 METRICS = ("caseAccuracy", "blockedAsExpected", "validPassed")
 
 
@@ -154,8 +162,15 @@ def _check_dicts(result: Any) -> tuple[str, list[dict[str, Any]]]:
     if verdict not in VERDICTS or not isinstance(checks, list):
         raise TargetError(f"gate returned {type(result).__name__}, expected a GateResult with a verdict")
     try:
-        return verdict, [{"name": str(c.name), "status": str(c.status), "summary": str(c.summary),
-                          "details": [str(d) for d in c.details]} for c in checks]
+        return verdict, [
+            {
+                "name": str(c.name),
+                "status": str(c.status),
+                "summary": str(c.summary),
+                "details": [str(d) for d in c.details],
+            }
+            for c in checks
+        ]
     except (AttributeError, TypeError):
         raise TargetError("gate returned a check without name, status, summary and details") from None
 
@@ -168,16 +183,21 @@ def check_misses(expected: list[dict[str, Any]], checks: list[dict[str, Any]]) -
         if any(_satisfies(c, want) for c in same):
             continue
         got = "; ".join(f"{c['status']} {c['summary']!r}" for c in same) or "no such check"
-        misses.append(f"{want['name']}: expected {want['status']}"
-                      + (f" with {want['summaryIncludes']!r}" if want.get("summaryIncludes") else "")
-                      + (f" and details {want['detailsInclude']}" if want["detailsInclude"] else "")
-                      + f", got {got}")
+        misses.append(
+            f"{want['name']}: expected {want['status']}"
+            + (f" with {want['summaryIncludes']!r}" if want.get("summaryIncludes") else "")
+            + (f" and details {want['detailsInclude']}" if want["detailsInclude"] else "")
+            + f", got {got}"
+        )
     return misses
 
 
 def _satisfies(check: dict[str, Any], want: dict[str, Any]) -> bool:
-    return (check["status"] == want["status"] and want.get("summaryIncludes", "") in check["summary"]
-            and all(any(part in line for line in check["details"]) for part in want["detailsInclude"]))
+    return (
+        check["status"] == want["status"]
+        and want.get("summaryIncludes", "") in check["summary"]
+        and all(any(part in line for line in check["details"]) for part in want["detailsInclude"])
+    )
 
 
 class GateSuite(Suite):
@@ -185,13 +205,13 @@ class GateSuite(Suite):
     capability = "gate"
     description = "verdict and named checks of a merge gate over committed change sets"
 
-    def check(self, corpus: "Corpus") -> None:
+    def check(self, corpus: Corpus) -> None:
         """Every case's options, expected checks, fixture base/ and change set, as CorpusErrors."""
         for case in self.cases(corpus):
             self._prepare(case, corpus)
 
     @staticmethod
-    def _prepare(case: dict[str, Any], corpus: "Corpus") -> tuple[str, Path, Path, dict[str, Any]]:
+    def _prepare(case: dict[str, Any], corpus: Corpus) -> tuple[str, Path, Path, dict[str, Any]]:
         options, _ = gate_options(case), expected_checks(case)
         fixture = case.get("repoFixture")
         if not isinstance(fixture, str):
@@ -204,8 +224,10 @@ class GateSuite(Suite):
     def run_case(self, target: Any, case: dict[str, Any], ctx: RunContext) -> dict[str, Any]:
         fixture, source, change, options = self._prepare(case, ctx.corpus)
         if not ctx.corpus.is_executable(fixture):
-            raise SuiteError(f"{_where(case)}: fixture {fixture!r} is not executable (only relative "
-                             "fixtureRoots inside the corpus's parent run); no repository was built")
+            raise SuiteError(
+                f"{_where(case)}: fixture {fixture!r} is not executable (only relative "
+                "fixtureRoots inside the corpus's parent run); no repository was built"
+            )
         with tempfile.TemporaryDirectory(prefix="workbench-gate-", dir=ctx.scratch) as tmp:
             repo = Path(tmp) / fixture
             commit = build_case_repo(source / "base", change, repo)
@@ -214,13 +236,21 @@ class GateSuite(Suite):
 
     def score(self, outcomes: list[Outcome], ctx: RunContext) -> Scored:
         import pandas as pd  # here, not at the top: ``workbench validate`` runs check() without pandas
+
         rows = [self._case_row(outcome) for outcome in outcomes]
-        frame = pd.DataFrame({CASE: [r["case"] for r in rows], "expected": [r["expectedVerdict"] for r in rows],
-                              "passed": [float(r[PASSED]) for r in rows],
-                              "blocked": [float(r["verdict"] == "FAIL") for r in rows]})
-        parts = [frame.assign(**{METRIC: METRICS[0], VALUE: frame["passed"]}),
-                 frame[frame["expected"] == "FAIL"].assign(**{METRIC: METRICS[1], VALUE: lambda f: f["blocked"]}),
-                 frame[frame["expected"] == "PASS"].assign(**{METRIC: METRICS[2], VALUE: lambda f: f["passed"]})]
+        frame = pd.DataFrame(
+            {
+                CASE: [r["case"] for r in rows],
+                "expected": [r["expectedVerdict"] for r in rows],
+                "passed": [float(r[PASSED]) for r in rows],
+                "blocked": [float(r["verdict"] == "FAIL") for r in rows],
+            }
+        )
+        parts = [
+            frame.assign(**{METRIC: METRICS[0], VALUE: frame["passed"]}),
+            frame[frame["expected"] == "FAIL"].assign(**{METRIC: METRICS[1], VALUE: lambda f: f["blocked"]}),
+            frame[frame["expected"] == "PASS"].assign(**{METRIC: METRICS[2], VALUE: lambda f: f["passed"]}),
+        ]
         scores = pd.concat(parts, ignore_index=True)[[CASE, METRIC, VALUE]]
         return Scored(rows, scores)
 
@@ -228,9 +258,18 @@ class GateSuite(Suite):
     def _case_row(outcome: Outcome) -> dict[str, Any]:
         case, seen = outcome.case, outcome.observation
         expected = case.get("expectedVerdict")
-        row: dict[str, Any] = {"case": outcome.name, PASSED: False, "changeSet": case.get("changeSet"),
-               "expectedVerdict": expected, "verdict": None, "blockedAsExpected": None,
-               "baselineCommit": None, "checks": [], "missing": [], "unexpectedFails": []}
+        row: dict[str, Any] = {
+            "case": outcome.name,
+            PASSED: False,
+            "changeSet": case.get("changeSet"),
+            "expectedVerdict": expected,
+            "verdict": None,
+            "blockedAsExpected": None,
+            "baselineCommit": None,
+            "checks": [],
+            "missing": [],
+            "unexpectedFails": [],
+        }
         if seen is None or outcome.error is not None:
             return {**row, "blockedAsExpected": False if expected == "FAIL" else None}
         wanted = expected_checks(case)
@@ -238,9 +277,16 @@ class GateSuite(Suite):
         missing = check_misses(wanted, seen["checks"])
         unexpected = [c["name"] for c in seen["checks"] if c["status"] == "FAIL" and c["name"] not in allowed_fails]
         passed = seen["verdict"] == expected and not missing and not unexpected
-        return {**row, PASSED: passed, "verdict": seen["verdict"], "baselineCommit": seen["baselineCommit"],
-                "blockedAsExpected": seen["verdict"] == "FAIL" if expected == "FAIL" else None,
-                "checks": seen["checks"], "missing": missing, "unexpectedFails": unexpected}
+        return {
+            **row,
+            PASSED: passed,
+            "verdict": seen["verdict"],
+            "baselineCommit": seen["baselineCommit"],
+            "blockedAsExpected": seen["verdict"] == "FAIL" if expected == "FAIL" else None,
+            "checks": seen["checks"],
+            "missing": missing,
+            "unexpectedFails": unexpected,
+        }
 
     def aggregate(self, scores: pd.DataFrame, case_rows: pd.DataFrame) -> dict[str, float | None]:
         return mean_metrics(scores, METRICS)

@@ -1,5 +1,6 @@
 """Read the data files some suites keep beside the corpus: ranking goldens (JSONL) and
 findings gold records / recorded runs (JSON). Bad lines are CorpusErrors naming file, line and field."""
+
 from __future__ import annotations
 
 import re
@@ -89,8 +90,15 @@ def load_golden(path: Path) -> list[GoldenQuery]:
         if ident in seen:
             raise CorpusError(f"{where}.id: duplicate id {ident!r}")
         seen.add(ident)
-        queries.append(GoldenQuery(ident, record["query"], expected, _text(record.get("language"), f"{where}.language"),
-                                   _text(record.get("category"), f"{where}.category")))
+        queries.append(
+            GoldenQuery(
+                ident,
+                record["query"],
+                expected,
+                _text(record.get("language"), f"{where}.language"),
+                _text(record.get("category"), f"{where}.category"),
+            )
+        )
     return queries
 
 
@@ -131,10 +139,17 @@ def ranking_cases(corpus: Any) -> list[dict[str, Any]]:
         set_name = str(spec.get("name") or spec.get("repoFixture") or f"set{index}")
         golden = data_path(corpus.path, str(spec.get("golden", "")))
         for query in load_golden(golden):
-            cases.append({"name": f"{set_name}/{query.id}", "query": query.query,
-                          "repoFixture": spec.get("repoFixture"), "set": set_name,
-                          "expected": [list(item) for item in query.expected],
-                          "language": query.language, "category": query.category})
+            cases.append(
+                {
+                    "name": f"{set_name}/{query.id}",
+                    "query": query.query,
+                    "repoFixture": spec.get("repoFixture"),
+                    "set": set_name,
+                    "expected": [list(item) for item in query.expected],
+                    "language": query.language,
+                    "category": query.category,
+                }
+            )
     return cases
 
 

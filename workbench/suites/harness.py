@@ -12,6 +12,7 @@ reason (``unavailable``), never failed.
 Metrics per case: ``commandPassRate`` (fraction of expected commands inferred in their group and
 exiting 0) and ``casePassRate`` (1 when all of them do); an errored case scores 0 on both.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -20,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..columns import CASE, METRIC, PASSED, VALUE
+from ..contract import Repo
 from ..errors import CorpusError, SuiteError, TargetError
 from ..sandbox import allowed_argv, normalise, run_allowlisted, temp_copy
-from ..contract import Repo
 from .base import Outcome, RunContext, Scored, Suite, mean_metrics
 from .toolchains import missing_tool
 
@@ -66,15 +67,27 @@ def inferred_groups(answer: Any) -> dict[str, list[str]]:
     return groups
 
 
-def check_command(expected: dict[str, str], inferred: dict[str, list[str]], work: Path,
-                  timeout: float) -> dict[str, Any]:
+def check_command(
+    expected: dict[str, str], inferred: dict[str, list[str]], work: Path, timeout: float
+) -> dict[str, Any]:
     """One expected command: inferred? in its group? then its execution in the temp copy."""
     text, group = normalise(expected["command"]), expected["group"]
     found_in = [g for g, commands in inferred.items() if text in commands]
-    row: dict[str, Any] = {"command": text, "group": group, "kind": expected.get("kind"),
-                           "script": expected.get("script"), "inferred": bool(found_in),
-                           "inferredGroups": found_in, "groupOk": group in found_in, "executed": False,
-                           "exitCode": None, "seconds": None, "stderrTail": "", "reason": None, PASSED: False}
+    row: dict[str, Any] = {
+        "command": text,
+        "group": group,
+        "kind": expected.get("kind"),
+        "script": expected.get("script"),
+        "inferred": bool(found_in),
+        "inferredGroups": found_in,
+        "groupOk": group in found_in,
+        "executed": False,
+        "exitCode": None,
+        "seconds": None,
+        "stderrTail": "",
+        "reason": None,
+        PASSED: False,
+    }
     if not found_in:
         return {**row, "reason": "not inferred"}
     if group not in found_in:
@@ -82,8 +95,15 @@ def check_command(expected: dict[str, str], inferred: dict[str, list[str]], work
     if group in INFERENCE_ONLY:
         return {**row, PASSED: True, "reason": f"{group} commands are checked for inference only"}
     run = run_allowlisted(text, work, timeout)
-    return {**row, "executed": run.exit_code is not None, "exitCode": run.exit_code,
-            "seconds": run.seconds, "stderrTail": run.stderr_tail, "reason": run.reason, PASSED: run.ok}
+    return {
+        **row,
+        "executed": run.exit_code is not None,
+        "exitCode": run.exit_code,
+        "seconds": run.seconds,
+        "stderrTail": run.stderr_tail,
+        "reason": run.reason,
+        PASSED: run.ok,
+    }
 
 
 class HarnessSuite(Suite):
@@ -92,7 +112,7 @@ class HarnessSuite(Suite):
     description = "expected commands inferred in their group and exiting 0 in a temp copy"
     cacheable = False  # whether a command runs depends on this machine's tools, not only the engine's answer
 
-    def check(self, corpus: "Corpus") -> None:
+    def check(self, corpus: Corpus) -> None:
         """Every case's commands and fixture; an expected command the allowlist refuses never runs."""
         for case in self.cases(corpus):
             for index, item in enumerate(self._prepare(case, corpus)[2]):
@@ -103,7 +123,7 @@ class HarnessSuite(Suite):
                 except SuiteError as exc:
                     raise CorpusError(f"harness case {case.get('name')!r}: commands[{index}]: {exc}") from None
 
-    def unavailable(self, case: dict[str, Any], corpus: "Corpus") -> str | None:
+    def unavailable(self, case: dict[str, Any], corpus: Corpus) -> str | None:
         """The first missing toolchain among the commands the case runs (runtime ones never run)."""
         found = case.get("commands")
         commands: list[Any] = found if isinstance(found, list) else []
@@ -115,7 +135,7 @@ class HarnessSuite(Suite):
         return None
 
     @staticmethod
-    def _prepare(case: dict[str, Any], corpus: "Corpus") -> tuple[str, Path, list[dict[str, str]]]:
+    def _prepare(case: dict[str, Any], corpus: Corpus) -> tuple[str, Path, list[dict[str, str]]]:
         expected = expected_commands(case)
         fixture = case.get("repoFixture")
         if not isinstance(fixture, str):
@@ -125,8 +145,10 @@ class HarnessSuite(Suite):
     def run_case(self, target: Any, case: dict[str, Any], ctx: RunContext) -> dict[str, Any]:
         fixture, source, expected = self._prepare(case, ctx.corpus)
         if not ctx.corpus.is_executable(fixture):
-            raise SuiteError(f"harness case {case.get('name')!r}: fixture {fixture!r} is not executable "
-                             "(only relative fixtureRoots inside the corpus's parent run); nothing was run")
+            raise SuiteError(
+                f"harness case {case.get('name')!r}: fixture {fixture!r} is not executable "
+                "(only relative fixtureRoots inside the corpus's parent run); nothing was run"
+            )
         with temp_copy(source, ctx.scratch) as work:
             inferred = inferred_groups(target.infer_harness(Repo(fixture, work)))
             commands = [check_command(item, inferred, work, ctx.timeout) for item in expected]
@@ -134,9 +156,12 @@ class HarnessSuite(Suite):
 
     def score(self, outcomes: list[Outcome], ctx: RunContext) -> Scored:
         import pandas as pd  # here, not at the top: ``workbench validate`` runs check() without pandas
+
         rows = [self._case_row(outcome) for outcome in outcomes]
-        flat = pd.DataFrame([{CASE: row["case"], PASSED: cmd[PASSED]} for row in rows for cmd in row["commands"]],
-                            columns=[CASE, PASSED])
+        flat = pd.DataFrame(
+            [{CASE: row["case"], PASSED: cmd[PASSED]} for row in rows for cmd in row["commands"]],
+            columns=[CASE, PASSED],
+        )
         names = [row["case"] for row in rows]
         rate = flat.astype({PASSED: float}).groupby(CASE, sort=False)[PASSED].mean()
         rate = rate.reindex(names).fillna(0.0).to_numpy(float, copy=True)
@@ -144,18 +169,24 @@ class HarnessSuite(Suite):
         whole = (rate == 1.0).astype(float)
         for row, ok in zip(rows, whole):
             row[PASSED] = bool(ok)
-        scores = pd.DataFrame({CASE: names * 2, METRIC: [METRICS[0]] * len(names) + [METRICS[1]] * len(names),
-                               VALUE: [*rate, *whole]})
+        scores = pd.DataFrame(
+            {CASE: names * 2, METRIC: [METRICS[0]] * len(names) + [METRICS[1]] * len(names), VALUE: [*rate, *whole]}
+        )
         return Scored(rows, scores)
 
     @staticmethod
     def _case_row(outcome: Outcome) -> dict[str, Any]:
         seen = outcome.observation or {}
         commands = seen.get("commands", [])
-        return {"case": outcome.name, PASSED: False, "repoFixture": outcome.case.get("repoFixture"),
-                "expected": len(outcome.case.get("commands") or []),
-                "passedCommands": sum(bool(c[PASSED]) for c in commands),
-                "inferred": seen.get("inferred"), "commands": commands}
+        return {
+            "case": outcome.name,
+            PASSED: False,
+            "repoFixture": outcome.case.get("repoFixture"),
+            "expected": len(outcome.case.get("commands") or []),
+            "passedCommands": sum(bool(c[PASSED]) for c in commands),
+            "inferred": seen.get("inferred"),
+            "commands": commands,
+        }
 
     def aggregate(self, scores: pd.DataFrame, case_rows: pd.DataFrame) -> dict[str, float | None]:
         return mean_metrics(scores, METRICS)

@@ -15,6 +15,7 @@ file equal or a ``/``-anchored suffix of the hit's (``file:symbol``). Per query:
 A query passes when every expected item is matched within the 20 (recall@20 = 1). A query the
 target failed scores 0. Aggregates are the means; per-case latency is the case's ``seconds``.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -67,8 +68,12 @@ def go_code_metrics(relevant: np.ndarray, first: np.ndarray, n_expected: np.ndar
     ideal = np.concatenate([[0.0], np.cumsum(DISCOUNT[:10])])[np.minimum(n_expected, 10)]
     ndcg = np.minimum(1.0, np.divide(dcg, ideal, out=np.zeros_like(dcg), where=ideal > 0))
     found = first > 0
-    recall = {k: np.divide((found & (first <= k)).sum(axis=1), n_expected, out=np.zeros(len(n_expected)),
-                           where=n_expected > 0) for k in (10, 20)}
+    recall = {
+        k: np.divide(
+            (found & (first <= k)).sum(axis=1), n_expected, out=np.zeros(len(n_expected)), where=n_expected > 0
+        )
+        for k in (10, 20)
+    }
     any_hit = relevant.any(axis=1)
     mrr = np.where(any_hit, 1.0 / (relevant.argmax(axis=1) + 1), 0.0)
     return {"ndcg@10": ndcg, "recall@10": recall[10], "recall@20": recall[20], "mrr": mrr}
@@ -97,25 +102,36 @@ class RankingSuite(Suite):
         n_expected = np.array([len(o.case["expected"]) for o in outcomes], dtype=np.int64)
         for row, outcome in enumerate(outcomes):
             hits = [tuple(h) for h in (outcome.observation or {}).get("hits", [])]
-            relevant[row], first[row, :n_expected[row]] = match_matrix(hits, outcome.case["expected"])
+            relevant[row], first[row, : n_expected[row]] = match_matrix(hits, outcome.case["expected"])
         values = go_code_metrics(relevant, first, n_expected)
         names = [o.name for o in outcomes]
-        scores = pd.DataFrame({CASE: np.repeat(names, len(METRICS)),
-                               METRIC: np.tile(METRICS, len(names)),
-                               VALUE: np.column_stack([values[m] for m in METRICS]).ravel()})
-        rows = [self._row(o, relevant[i], first[i, :n_expected[i]]) for i, o in enumerate(outcomes)]
+        scores = pd.DataFrame(
+            {
+                CASE: np.repeat(names, len(METRICS)),
+                METRIC: np.tile(METRICS, len(names)),
+                VALUE: np.column_stack([values[m] for m in METRICS]).ravel(),
+            }
+        )
+        rows = [self._row(o, relevant[i], first[i, : n_expected[i]]) for i, o in enumerate(outcomes)]
         return Scored(rows, scores)
 
     @staticmethod
     def _row(outcome: Outcome, relevant: np.ndarray, first: np.ndarray) -> dict[str, Any]:
         case = outcome.case
         hits = (outcome.observation or {}).get("hits", [])
-        return {"case": outcome.name, PASSED: outcome.error is None and bool(first.all()) and bool(len(first)),
-                "query": case["query"], "set": case["set"], "fixtures": [case["repoFixture"]],
-                "language": case["language"], "category": case["category"], "expected": case["expected"],
-                "returned": [f"{f}#{s}" if s else f for f, s in hits],
-                "relevant_ranks": [int(r) + 1 for r in np.flatnonzero(relevant)],
-                "expected_ranks": [int(r) or None for r in first]}
+        return {
+            "case": outcome.name,
+            PASSED: outcome.error is None and bool(first.all()) and bool(len(first)),
+            "query": case["query"],
+            "set": case["set"],
+            "fixtures": [case["repoFixture"]],
+            "language": case["language"],
+            "category": case["category"],
+            "expected": case["expected"],
+            "returned": [f"{f}#{s}" if s else f for f, s in hits],
+            "relevant_ranks": [int(r) + 1 for r in np.flatnonzero(relevant)],
+            "expected_ranks": [int(r) or None for r in first],
+        }
 
     def aggregate(self, scores: pd.DataFrame, case_rows: pd.DataFrame) -> dict[str, float | None]:
         return mean_metrics(scores, METRICS)

@@ -9,6 +9,7 @@ those appears anywhere in the pack (primary or related). Pure-fallback cases
 (``expectedPrimary: []``) only need a non-empty pack; their metrics are null
 and excluded from the means. A case the target failed scores 0.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -18,8 +19,8 @@ import pandas as pd
 
 from ..analysis import metrics
 from ..columns import CASE, METRIC, PASSED, VALUE
-from ..corpus import case_fixtures
 from ..contract import FileRef, Repo
+from ..corpus import case_fixtures
 from .base import Outcome, RunContext, Scored, Suite, mean_metrics
 
 METRICS = ("precisionAtK", "recallAtK", "mrr", "ndcgAtK")
@@ -45,22 +46,25 @@ class RetrievalSuite(Suite):
         repos = [Repo(name, ctx.corpus.repo_dir(name, case)) for name in names]
         pack = target.context_pack(case["query"], repos, PACK_LIMIT)
         multi = len(names) > 1
-        return {"primary": _unique([doc_id(r, multi) for r in pack.primary]),
-                "related": _unique([doc_id(r, multi) for r in pack.related]),
-                "reasons": {doc_id(r, multi): r.reason for r in [*pack.primary, *pack.related] if r.reason}}
+        return {
+            "primary": _unique([doc_id(r, multi) for r in pack.primary]),
+            "related": _unique([doc_id(r, multi) for r in pack.related]),
+            "reasons": {doc_id(r, multi): r.reason for r in [*pack.primary, *pack.related] if r.reason},
+        }
 
     def score(self, outcomes: list[Outcome], ctx: RunContext) -> Scored:
         k = ctx.corpus.k
         rows = [self._case_row(outcome, k) for outcome in outcomes]
         scored = [o for o, row in zip(outcomes, rows) if not row["fallback"]]
-        ranking = [(o.name, doc, rank) for o in scored if o.observation
-                   for rank, doc in enumerate(o.observation["primary"], 1)]
+        ranking = [
+            (o.name, doc, rank) for o in scored if o.observation for rank, doc in enumerate(o.observation["primary"], 1)
+        ]
         qrels = [(o.name, doc, 1) for o in scored for doc in o.case.get("expectedPrimary", [])]
-        frame = metrics.evaluate(ranking, qrels, [m for m in METRICS], k=k,
-                                 cases=[o.name for o in scored])
+        frame = metrics.evaluate(ranking, qrels, [m for m in METRICS], k=k, cases=[o.name for o in scored])
         fallback = [row["case"] for row in rows if row["fallback"]]
-        nulls = pd.DataFrame({CASE: np.repeat(fallback, len(METRICS)),
-                              METRIC: np.tile(METRICS, len(fallback)), VALUE: np.nan})
+        nulls = pd.DataFrame(
+            {CASE: np.repeat(fallback, len(METRICS)), METRIC: np.tile(METRICS, len(fallback)), VALUE: np.nan}
+        )
         return Scored(rows, pd.concat([frame, nulls], ignore_index=True))
 
     @staticmethod
@@ -72,13 +76,23 @@ class RetrievalSuite(Suite):
         pack = set(seen["primary"]) | set(seen["related"])
         any_hit = not any_of or any(doc in pack for doc in any_of)
         fallback = not expected
-        passed = outcome.error is None and any_hit and (
-            bool(pack) if fallback else all(doc in top for doc in expected))
-        return {"case": outcome.name, PASSED: passed, "query": case.get("query"),
-                "fixtures": case_fixtures(case), "fallback": fallback, "expected": expected,
-                "expectedAnyOf": any_of, "returned": seen["primary"], "related": seen["related"],
-                "expected_ranks": ranks, "any_of_hit": any_hit if any_of else None,
-                "reasons": seen.get("reasons", {}), "shape": case.get("shape"), "revision": case.get("revision")}
+        passed = outcome.error is None and any_hit and (bool(pack) if fallback else all(doc in top for doc in expected))
+        return {
+            "case": outcome.name,
+            PASSED: passed,
+            "query": case.get("query"),
+            "fixtures": case_fixtures(case),
+            "fallback": fallback,
+            "expected": expected,
+            "expectedAnyOf": any_of,
+            "returned": seen["primary"],
+            "related": seen["related"],
+            "expected_ranks": ranks,
+            "any_of_hit": any_hit if any_of else None,
+            "reasons": seen.get("reasons", {}),
+            "shape": case.get("shape"),
+            "revision": case.get("revision"),
+        }
 
     def aggregate(self, scores: pd.DataFrame, case_rows: pd.DataFrame) -> dict[str, float | None]:
         return mean_metrics(scores, METRICS)

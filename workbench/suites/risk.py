@@ -7,6 +7,7 @@ label is; otherwise 0. A case the target failed scores 0 and keeps its error. Ea
 lists, per labelled concept, whether it was expected and whether it was returned, which
 ``concept_confusion`` turns into a per-concept confusion table.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -62,14 +63,17 @@ class RiskSuite(Suite):
         expected, forbidden = _labels(case, "expectedConcepts"), _labels(case, "notExpectedConcepts")
         concepts = _concepts(target.risk_concepts(mode, text))
         returned = set(concepts)
-        return {"concepts": concepts,
-                "missing": sorted(set(expected) - returned),
-                "unexpected": sorted(set(forbidden) & returned)}
+        return {
+            "concepts": concepts,
+            "missing": sorted(set(expected) - returned),
+            "unexpected": sorted(set(forbidden) & returned),
+        }
 
     def score(self, outcomes: list[Outcome], ctx: RunContext) -> Scored:
         rows = [self._case_row(outcome) for outcome in outcomes]
-        scores = pd.DataFrame({CASE: [row["case"] for row in rows], METRIC: "accuracy",
-                               VALUE: [float(row[PASSED]) for row in rows]})
+        scores = pd.DataFrame(
+            {CASE: [row["case"] for row in rows], METRIC: "accuracy", VALUE: [float(row[PASSED]) for row in rows]}
+        )
         return Scored(rows, scores)
 
     @staticmethod
@@ -80,11 +84,18 @@ class RiskSuite(Suite):
         labels = [{"concept": c, "expected": True, "returned": c in returned} for c in expected]
         labels += [{"concept": c, "expected": False, "returned": c in returned} for c in forbidden]
         passed = seen is not None and outcome.error is None and not seen["missing"] and not seen["unexpected"]
-        return {"case": outcome.name, PASSED: passed, "mode": case.get("mode"),
-                "text": case.get("query", case.get("path")), "expected": list(expected),
-                "notExpected": list(forbidden), "concepts": seen["concepts"] if seen else None,
-                "missing": seen["missing"] if seen else list(expected),
-                "unexpected": seen["unexpected"] if seen else [], "labels": labels}
+        return {
+            "case": outcome.name,
+            PASSED: passed,
+            "mode": case.get("mode"),
+            "text": case.get("query", case.get("path")),
+            "expected": list(expected),
+            "notExpected": list(forbidden),
+            "concepts": seen["concepts"] if seen else None,
+            "missing": seen["missing"] if seen else list(expected),
+            "unexpected": seen["unexpected"] if seen else [],
+            "labels": labels,
+        }
 
     def aggregate(self, scores: pd.DataFrame, case_rows: pd.DataFrame) -> dict[str, float | None]:
         return mean_metrics(scores, ["accuracy"])
@@ -100,10 +111,10 @@ def concept_confusion(case_rows: pd.DataFrame) -> pd.DataFrame:
     labels = case_rows[[*keys, "labels"]].explode("labels").dropna(subset=["labels"])
     if labels.empty:
         return pd.DataFrame(columns=[*keys, "concept", *CONFUSION])
-    flat = pd.concat([labels[keys].reset_index(drop=True),
-                      pd.json_normalize(labels["labels"].tolist())], axis=1)
+    flat = pd.concat([labels[keys].reset_index(drop=True), pd.json_normalize(labels["labels"].tolist())], axis=1)
     expected, returned = flat["expected"].to_numpy(bool), flat["returned"].to_numpy(bool)
-    flat["outcome"] = np.select([expected & returned, expected & ~returned, ~expected & returned],
-                                ["tp", "fn", "fp"], "tn")
+    flat["outcome"] = np.select(
+        [expected & returned, expected & ~returned, ~expected & returned], ["tp", "fn", "fp"], "tn"
+    )
     table = pd.crosstab([flat[k] for k in keys] + [flat["concept"]], flat["outcome"])
     return table.reindex(columns=list(CONFUSION), fill_value=0).reset_index().rename_axis(columns=None)

@@ -15,22 +15,24 @@ A case the target failed saves nothing and recalls nothing (both 0).
 Tokens are o200k (``workbench.tokens``), counted per part (header, content) and summed, each
 distinct content encoded once per run.
 """
+
 from __future__ import annotations
 
 import fnmatch
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..analysis import metrics
 from ..columns import CASE, METRIC, PASSED, VALUE
+from ..contract import FileRef, Pack, Repo
 from ..corpus import case_fixtures
 from ..errors import TargetError
 from ..reference.walk import list_files, read_text
-from ..contract import FileRef, Pack, Repo
 from ..tokens import TokenCounter
 from .base import Outcome, RunContext, Scored, Suite
 from .retrieval import PACK_LIMIT, doc_id
@@ -38,12 +40,50 @@ from .retrieval import PACK_LIMIT, doc_id
 NAIVE_BUDGET = 20_000
 # The dump's own definition, deliberately independent of the reference engine's vocabulary so
 # engine changes never move the yardstick.
-MANIFESTS = ("package.json", "tsconfig.json", "deno.json", "pyproject.toml", "setup.py", "setup.cfg",
-             "requirements*.txt", "pipfile", "go.mod", "cargo.toml", "gemfile", "composer.json",
-             "pom.xml", "build.gradle", "build.gradle.kts")
-SOURCE_SUFFIXES = (".py", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".go", ".rs", ".java", ".kt",
-                   ".rb", ".php", ".cs", ".c", ".h", ".cc", ".cpp", ".hpp", ".swift", ".scala",
-                   ".vue", ".svelte", ".sql", ".sh")
+MANIFESTS = (
+    "package.json",
+    "tsconfig.json",
+    "deno.json",
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "requirements*.txt",
+    "pipfile",
+    "go.mod",
+    "cargo.toml",
+    "gemfile",
+    "composer.json",
+    "pom.xml",
+    "build.gradle",
+    "build.gradle.kts",
+)
+SOURCE_SUFFIXES = (
+    ".py",
+    ".ts",
+    ".tsx",
+    ".js",
+    ".jsx",
+    ".mjs",
+    ".cjs",
+    ".go",
+    ".rs",
+    ".java",
+    ".kt",
+    ".rb",
+    ".php",
+    ".cs",
+    ".c",
+    ".h",
+    ".cc",
+    ".cpp",
+    ".hpp",
+    ".swift",
+    ".scala",
+    ".vue",
+    ".svelte",
+    ".sql",
+    ".sh",
+)
 METRICS = ("pack_tokens", "naive_tokens", "savings", "recallAtK")
 
 
@@ -63,6 +103,7 @@ def header(path: str) -> str:
 
 def naive_plan(listing: Sequence[str]) -> tuple[list[str], list[str]]:
     """Split a listing into (always read: manifests then root READMEs, source files) in listing order."""
+
     def is_manifest(rel: str) -> bool:
         name = rel.rsplit("/", 1)[-1].lower()
         return any(fnmatch.fnmatchcase(name, pattern) for pattern in MANIFESTS)
@@ -168,23 +209,36 @@ class TokensSuite(Suite):
         tokens, source, missing = pack_tokens(pack, roots, self.counter)
         dumps = [self.naive(root) for root in roots.values()]
         multi = len(names) > 1
-        return {"primary": list(dict.fromkeys(doc_id(r, multi) for r in pack.primary)),
-                "related": list(dict.fromkeys(doc_id(r, multi) for r in pack.related)),
-                "pack_source": source, "pack_tokens": tokens, "missing_files": missing,
-                "naive_tokens": sum(d.tokens for d in dumps), "naive_files": sum(len(d.files) for d in dumps),
-                "naive_truncated": any(d.truncated for d in dumps)}
+        return {
+            "primary": list(dict.fromkeys(doc_id(r, multi) for r in pack.primary)),
+            "related": list(dict.fromkeys(doc_id(r, multi) for r in pack.related)),
+            "pack_source": source,
+            "pack_tokens": tokens,
+            "missing_files": missing,
+            "naive_tokens": sum(d.tokens for d in dumps),
+            "naive_files": sum(len(d.files) for d in dumps),
+            "naive_truncated": any(d.truncated for d in dumps),
+        }
 
     def score(self, outcomes: list[Outcome], ctx: RunContext) -> Scored:
         retrieval = ctx.corpus.cases("retrieval")
         labels = [expected_primary(o.case, retrieval) for o in outcomes]
         names = [o.name for o in outcomes]
-        ranking = [(o.name, doc, rank) for o in outcomes if o.observation
-                   for rank, doc in enumerate(o.observation["primary"], 1)]
+        ranking = [
+            (o.name, doc, rank)
+            for o in outcomes
+            if o.observation
+            for rank, doc in enumerate(o.observation["primary"], 1)
+        ]
         qrels = [(o.name, doc, 1) for o, (expected, _) in zip(outcomes, labels) for doc in expected or []]
         recall = metrics.evaluate(ranking, qrels, ["recallAtK"], k=ctx.corpus.k, cases=names)
-        wide = pd.DataFrame({CASE: names,
-                             "pack_tokens": [_seen(o, "pack_tokens") for o in outcomes],
-                             "naive_tokens": [_seen(o, "naive_tokens") for o in outcomes]})
+        wide = pd.DataFrame(
+            {
+                CASE: names,
+                "pack_tokens": [_seen(o, "pack_tokens") for o in outcomes],
+                "naive_tokens": [_seen(o, "naive_tokens") for o in outcomes],
+            }
+        )
         wide["savings"] = np.where(wide["naive_tokens"] > 0, 1 - wide["pack_tokens"] / wide["naive_tokens"], np.nan)
         wide.loc[[o.error is not None for o in outcomes], "savings"] = 0.0
         wide["recallAtK"] = recall.set_index(CASE)[VALUE].reindex(names).to_numpy()
@@ -193,32 +247,47 @@ class TokensSuite(Suite):
         return Scored(rows, scores)
 
     @staticmethod
-    def _case_row(outcome: Outcome, values: dict[str, Any], label: tuple[list[str] | None, str | None]) -> dict[str, Any]:
+    def _case_row(
+        outcome: Outcome, values: dict[str, Any], label: tuple[list[str] | None, str | None]
+    ) -> dict[str, Any]:
         seen = outcome.observation or {}
         expected, source = label
         non_empty = bool(seen.get("primary") or seen.get("related") or seen.get("pack_source") == "text")
         recall = values["recallAtK"]
-        passed = (outcome.error is None and non_empty and values["savings"] > 0
-                  and (pd.isna(recall) or recall == 1.0))
-        return {"case": outcome.name, PASSED: bool(passed), "query": outcome.case.get("query"),
-                "fixtures": case_fixtures(outcome.case), **{m: _json_number(values[m]) for m in METRICS},
-                "expected": expected, "labels_from": source, "primary": seen.get("primary", []),
-                "related": seen.get("related", []), "pack_source": seen.get("pack_source"),
-                "missing_files": seen.get("missing_files", []), "naive_files": seen.get("naive_files"),
-                "naive_truncated": seen.get("naive_truncated")}
+        passed = outcome.error is None and non_empty and values["savings"] > 0 and (pd.isna(recall) or recall == 1.0)
+        return {
+            "case": outcome.name,
+            PASSED: bool(passed),
+            "query": outcome.case.get("query"),
+            "fixtures": case_fixtures(outcome.case),
+            **{m: _json_number(values[m]) for m in METRICS},
+            "expected": expected,
+            "labels_from": source,
+            "primary": seen.get("primary", []),
+            "related": seen.get("related", []),
+            "pack_source": seen.get("pack_source"),
+            "missing_files": seen.get("missing_files", []),
+            "naive_files": seen.get("naive_files"),
+            "naive_truncated": seen.get("naive_truncated"),
+        }
 
     def aggregate(self, scores: pd.DataFrame, case_rows: pd.DataFrame) -> dict[str, float | None]:
         wide = scores.pivot_table(index=CASE, columns=METRIC, values=VALUE, aggfunc="first", dropna=False)
         wide = wide.reindex(columns=list(METRICS))
         counted = wide.dropna(subset=["pack_tokens", "naive_tokens"])
         labelled = wide.dropna(subset=["recallAtK"])
-        pooled = (1 - counted["pack_tokens"].sum() / counted["naive_tokens"].sum()
-                  if counted["naive_tokens"].sum() > 0 else np.nan)
-        return {"meanSavings": _json_number(wide["savings"].mean()),
-                "medianSavings": _json_number(wide["savings"].median()),
-                "pooledSavings": _json_number(pooled),
-                "meanRecall": _json_number(labelled["recallAtK"].mean()),
-                "recallWeightedSavings": _json_number((labelled["savings"] * labelled["recallAtK"]).mean())}
+        pooled = (
+            1 - counted["pack_tokens"].sum() / counted["naive_tokens"].sum()
+            if counted["naive_tokens"].sum() > 0
+            else np.nan
+        )
+        return {
+            "meanSavings": _json_number(wide["savings"].mean()),
+            "medianSavings": _json_number(wide["savings"].median()),
+            "pooledSavings": _json_number(pooled),
+            "meanRecall": _json_number(labelled["recallAtK"].mean()),
+            "recallWeightedSavings": _json_number((labelled["savings"] * labelled["recallAtK"]).mean()),
+        }
 
 
 def _seen(outcome: Outcome, key: str) -> float:

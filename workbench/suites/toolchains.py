@@ -4,6 +4,7 @@ A harness case whose expected commands need a program that is not installed (``n
 ``yarn``, a Python test runner) cannot pass on this machine whatever the engine infers, so it is
 skipped with that reason instead of failing: the run says what was not measured, and why.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -14,8 +15,7 @@ from ..errors import SuiteError
 from ..sandbox import allowed_argv, safe_env
 
 # The toolchain each program belongs to, for the README's table and the skip reasons.
-TOOLCHAINS = {"npm": "Node.js (npm)", "pnpm": "Node.js (pnpm)", "yarn": "Node.js (yarn)", "bun": "Bun",
-              "go": "Go"}
+TOOLCHAINS = {"npm": "Node.js (npm)", "pnpm": "Node.js (pnpm)", "yarn": "Node.js (yarn)", "bun": "Bun", "go": "Go"}
 
 
 def missing_tool(command: str) -> str | None:

@@ -4,15 +4,17 @@ Specs: ``builtin`` (the reference engine), ``random`` and ``bm25`` (controls),
 ``cmd:<command line>``, ``http://host:port`` (or https), ``python:<module>:<factory>``,
 or the name of an installed ``workbench.targets`` entry point.
 """
+
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from importlib.metadata import entry_points
-from typing import Any, Callable
+from typing import Any
 
 from .._lazy import exports
-from ..errors import TargetError
 from ..contract import CAPABILITIES, capabilities
+from ..errors import TargetError
 
 DEFAULT_TARGET = "builtin"
 ENTRY_POINT_GROUP = "workbench.targets"
@@ -20,16 +22,19 @@ ENTRY_POINT_GROUP = "workbench.targets"
 
 def _builtin(seed: int, timeout: float) -> Any:
     from .builtin import BuiltinTarget
+
     return BuiltinTarget()
 
 
 def _random(seed: int, timeout: float) -> Any:
     from .controls import RandomTarget
+
     return RandomTarget(seed=seed)
 
 
 def _bm25(seed: int, timeout: float) -> Any:
     from .controls import Bm25Target
+
     return Bm25Target()
 
 
@@ -85,17 +90,21 @@ def resolve_target(spec: str, seed: int = 0, timeout: float = 60.0) -> Any:
         return NAMED[spec](seed, timeout)
     if spec.startswith("cmd:"):
         from .command import command_target
+
         return command_target(spec[4:], timeout)
     if spec.startswith(("http://", "https://")):
         from .http import HttpTarget
+
         return HttpTarget(spec, timeout)
     if spec.startswith("python:"):
         return _python_target(spec)
     found = _entry_point_target(spec)
     if found is not None:
         return found
-    raise TargetError(f"unknown target {spec!r}: use builtin, random, bm25, cmd:<command>, "
-                      "http://host:port, python:<module>:<factory> or an installed entry point")
+    raise TargetError(
+        f"unknown target {spec!r}: use builtin, random, bm25, cmd:<command>, "
+        "http://host:port, python:<module>:<factory> or an installed entry point"
+    )
 
 
 def close_target(target: Any) -> None:

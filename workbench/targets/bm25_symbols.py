@@ -8,6 +8,7 @@ is one document: its qualified name, its definition's text (from the line above 
 its comments to the next symbol) and its file's path, in code-aware tokens. A file that defines
 no symbol is one document of its path and text, answered with symbol ``""``.
 """
+
 from __future__ import annotations
 
 from collections import Counter

@@ -3,13 +3,14 @@
 Each capability delegates to its module in ``workbench.reference``, imported on
 first use so a missing or broken module fails only the suites that need it.
 """
+
 from __future__ import annotations
 
 from typing import Any
 
+from ..contract import Command, GateResult, Pack, Repo, SearchHit
 from ..reference.index import ENGINE_VERSION
 from ..reference.pack import build_pack
-from ..contract import Command, GateResult, Pack, Repo, SearchHit
 
 
 class BuiltinTarget:
@@ -25,19 +26,23 @@ class BuiltinTarget:
     def risk_concepts(self, mode: str, text: str) -> set[str]:
         """Risk concepts of a query, path, gate or secret check (``workbench.reference.risk``)."""
         from ..reference.risk.concepts import risk_concepts
+
         return risk_concepts(mode, text)
 
     def infer_harness(self, repo: Repo) -> dict[str, list[Command]]:
         """Setup/validate/runtime commands the repository declares (``workbench.reference.harness``)."""
         from ..reference.harness import infer_harness
+
         return infer_harness(repo)
 
     def gate(self, repo: Repo, options: dict[str, Any] | None = None) -> GateResult:
         """The local merge gate's verdict on the repository's change (``workbench.reference.gate``)."""
         from ..reference.gate.judge import run_gate
+
         return run_gate(repo, options)
 
     def search(self, query: str, repo: Repo, top_k: int = 20) -> list[SearchHit]:
         """Ranked (file, symbol) hits for ``query`` in ``repo`` (``workbench.reference.search``)."""
         from ..reference.search import search
+
         return search(query, repo, top_k)

@@ -7,6 +7,7 @@ request not answered in time kills the engine's process group, and a crashed or 
 restarted for the next request. Either way only that case fails. stderr is kept to its last 64 KB
 (see ``workbench.targets.pipes``); answers are parsed strictly (``workbench.strictjson``).
 """
+
 from __future__ import annotations
 
 import json

@@ -7,6 +7,7 @@ is plain Okapi BM25 over each file's path and text with code-aware tokens
 each symbol's definition and its file: the lexical-search baseline an engine has to beat.
 Both see exactly the files the engine sees.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -17,13 +18,13 @@ from typing import Any
 
 import numpy as np
 
+from ..contract import FileRef, Pack, Repo, SearchHit
 from ..errors import TargetError
 from ..reference import ranking
 from ..reference.index import load_index, snapshot, stat_paths
 from ..reference.memo import BoundedMemo
 from ..reference.text import tokens
 from ..reference.walk import list_files, read_text
-from ..contract import FileRef, Pack, Repo, SearchHit
 
 RANDOM_PRIMARY = 3
 RANDOM_RELATED = 3
@@ -74,8 +75,9 @@ class Bm25Target:
         if cached is not None and cached[0] == stamp and cached[1] == files:
             return cached[1], cached[2]
         rows = [dict(Counter(tokens(path.replace("/", " ")) + tokens(read_text(root, path)))) for path in files]
-        model = ranking.fit({"text": rows}, weights={"text": 1.0}, b={"text": 0.75},
-                            sublinear=frozenset(), name_field=None)
+        model = ranking.fit(
+            {"text": rows}, weights={"text": 1.0}, b={"text": 0.75}, sublinear=frozenset(), name_field=None
+        )
         self._models[str(root)] = (stamp, files, model)
         return files, model
 
@@ -97,6 +99,7 @@ class Bm25Target:
     def search(self, query: str, repo: Repo, top_k: int = 20) -> list[SearchHit]:
         """The ``top_k`` best symbol definitions for ``query`` (plain BM25, see ``bm25_symbols``)."""
         from . import bm25_symbols
+
         _files(repo)
         root = Path(repo.path).resolve()
         model = self._symbol_models.get(str(root))

@@ -10,6 +10,7 @@
   after a CORS preflight, which this server never grants) and a ``Host`` that is a loopback name or
   the bound address (DNS rebinding); Content-Length required, an integer, at most ``MAX_BODY``.
 """
+
 from __future__ import annotations
 
 import ipaddress
@@ -59,8 +60,9 @@ class BoundedHTTPServer(HTTPServer):
     request_queue_size = BACKLOG
     allow_reuse_address = True
 
-    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], answer: Answer,
-                 workers: int = WORKERS) -> None:
+    def __init__(
+        self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], answer: Answer, workers: int = WORKERS
+    ) -> None:
         super().__init__(address, handler)
         self.answer = answer
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="workbench-serve")

@@ -7,6 +7,7 @@ handshake (an error, garbage, no such endpoint) is taken to support every capabi
 the handshake existed. A case answered ``{"error": "unsupported capability: X"}`` skips the
 rest of that suite for that engine instead of failing its cases.
 """
+
 from __future__ import annotations
 
 import re
@@ -44,9 +45,11 @@ def parse_handshake(body: Any) -> Handshake:
     if not isinstance(listed, list) or not all(isinstance(c, str) for c in listed):
         return Handshake(note="handshake answer has no 'capabilities' list of strings")
     name, version = body.get("name"), body.get("version")
-    return Handshake(frozenset(c for c in listed if c in CAPABILITIES),
-                     name if isinstance(name, str) and name else None,
-                     version if isinstance(version, str) and version else None)
+    return Handshake(
+        frozenset(c for c in listed if c in CAPABILITIES),
+        name if isinstance(name, str) and name else None,
+        version if isinstance(version, str) and version else None,
+    )
 
 
 def ask(send: Any) -> Handshake:
@@ -81,6 +84,7 @@ def note_unsupported(target: Any, capability: str, errors: list[str | None]) -> 
 def handshake_answer(target: Any) -> dict[str, Any]:
     """The handshake body a server answers for ``target`` (see ``serve``)."""
     from ..contract import capabilities
+
     body: dict[str, Any] = {"capabilities": sorted(capabilities(target))}
     for key in ("name", "version"):
         value = getattr(target, key, None)

@@ -3,6 +3,7 @@
 ``search`` speaks the go-code REST bridge instead (``POST /api/tools/semantic_search``),
 whose answer is MCP-style content with an XML list of ranked ``<result>`` elements.
 """
+
 from __future__ import annotations
 
 import http.client
@@ -33,14 +34,19 @@ def post_json(url: str, body: dict[str, Any], timeout: float) -> Any:
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise TargetError(f"{url}: not an http:// URL")
     connection = (http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection)(
-        parts.hostname, parts.port, timeout=timeout)
+        parts.hostname, parts.port, timeout=timeout
+    )
     fired = threading.Event()
     watchdog = threading.Timer(timeout, _abort, args=(connection, fired))
     watchdog.daemon = True
     watchdog.start()
     try:
-        connection.request("POST", parts.path + (f"?{parts.query}" if parts.query else ""),
-                           body=json.dumps(body).encode("utf-8"), headers={"Content-Type": "application/json"})
+        connection.request(
+            "POST",
+            parts.path + (f"?{parts.query}" if parts.query else ""),
+            body=json.dumps(body).encode("utf-8"),
+            headers={"Content-Type": "application/json"},
+        )
         response = connection.getresponse()
         payload = response.read(MAX_ANSWER + 1)
         status, reason = response.status, response.reason

@@ -8,6 +8,7 @@ that stops reading cannot block a request past its deadline. ``kill`` ends the w
 engine's children too); the reader threads then see end of file and close their own streams, so a
 killed engine leaves no thread stuck and prints no traceback.
 """
+
 from __future__ import annotations
 
 import os
@@ -34,8 +35,9 @@ class EngineProcess:
     """One running engine: deadline-bound line writes and reads, a bounded stderr tail."""
 
     def __init__(self, argv: list[str], env: dict[str, str] | None = None) -> None:
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     env=env, start_new_session=True)
+        self.proc = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True
+        )
         self.lines: queue.Queue[object] = queue.Queue()
         self._tail = bytearray()
         self._tail_lock = threading.Lock()
@@ -86,7 +88,7 @@ class EngineProcess:
             if remaining <= 0 or not select.select([], [fd], [], remaining)[1]:
                 raise Deadline()
             try:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
             except BlockingIOError:
                 continue
 

@@ -6,6 +6,7 @@ transport (``send(capability, request) -> dict``), and parses the answers
 strictly: anything malformed is a ``TargetError`` saying what was wrong, which
 fails only that case.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -29,8 +30,9 @@ def _field(body: dict[str, Any], key: str, kind: type | tuple[type, ...], capabi
     value = body.get(key)
     if not isinstance(value, kind):
         shown = type(value).__name__ if value is not None else "nothing"
-        raise TargetError(f"{capability}: response field {key!r} should be "
-                          f"{getattr(kind, '__name__', kind)}, got {shown}")
+        raise TargetError(
+            f"{capability}: response field {key!r} should be {getattr(kind, '__name__', kind)}, got {shown}"
+        )
     return value
 
 
@@ -62,9 +64,11 @@ def _file_refs(items: Any, key: str, default_repo: str) -> list[FileRef]:
 def parse_pack(body: dict[str, Any], repos: list[Repo]) -> Pack:
     default_repo = repos[0].name if len(repos) == 1 else ""
     text = body.get("text")
-    return Pack(primary=_file_refs(body.get("primary"), "primary", default_repo),
-                related=_file_refs(body.get("related"), "related", default_repo),
-                text=text if isinstance(text, str) else "")
+    return Pack(
+        primary=_file_refs(body.get("primary"), "primary", default_repo),
+        related=_file_refs(body.get("related"), "related", default_repo),
+        text=text if isinstance(text, str) else "",
+    )
 
 
 def parse_concepts(body: dict[str, Any]) -> set[str]:
@@ -85,8 +89,9 @@ def parse_harness(body: dict[str, Any]) -> dict[str, list[Command]]:
             if not isinstance(item, dict) or not isinstance(item.get("command"), str):
                 raise TargetError(f"infer_harness: groups.{group}[{index}] needs a 'command' string")
             script = item.get("script")
-            parsed[group].append(Command(str(item.get("kind", "")), item["command"],
-                                         script if isinstance(script, str) else None))
+            parsed[group].append(
+                Command(str(item.get("kind", "")), item["command"], script if isinstance(script, str) else None)
+            )
     return parsed
 
 
@@ -105,8 +110,14 @@ def parse_gate(body: dict[str, Any]) -> GateResult:
         if status not in STATUSES:
             raise TargetError(f"gate: checks[{index}].status should be one of {', '.join(STATUSES)}")
         details = item.get("details") or []
-        checks.append(Check(item["name"], status, str(item.get("summary", "")),
-                            tuple(str(d) for d in details) if isinstance(details, list) else (str(details),)))
+        checks.append(
+            Check(
+                item["name"],
+                status,
+                str(item.get("summary", "")),
+                tuple(str(d) for d in details) if isinstance(details, list) else (str(details),),
+            )
+        )
     return GateResult(verdict, checks)
 
 
@@ -118,9 +129,14 @@ def parse_hits(body: dict[str, Any]) -> list[SearchHit]:
             raise TargetError(f"search: hits[{index}] needs a 'file' string")
         line, score = item.get("line"), item.get("score")
         file = inside_path(item["file"], f"search: hits[{index}].file")
-        parsed.append(SearchHit(file, str(item.get("symbol") or ""),
-                                line if isinstance(line, int) else None,
-                                float(score) if isinstance(score, (int, float)) else None))
+        parsed.append(
+            SearchHit(
+                file,
+                str(item.get("symbol") or ""),
+                line if isinstance(line, int) else None,
+                float(score) if isinstance(score, (int, float)) else None,
+            )
+        )
     return parsed
 
 
@@ -140,8 +156,9 @@ class ProtocolTarget:
     use; see ``workbench.targets.handshake``), less any capability a case answer said it lacks.
     """
 
-    def __init__(self, name: str, send: Transport, version: str = "unknown",
-                 capabilities: tuple[str, ...] | None = None) -> None:
+    def __init__(
+        self, name: str, send: Transport, version: str = "unknown", capabilities: tuple[str, ...] | None = None
+    ) -> None:
         self.name = name
         self._fallback_version = version
         self._declared = frozenset(capabilities) if capabilities is not None else None
@@ -174,8 +191,7 @@ class ProtocolTarget:
         return checked(capability, body)
 
     def context_pack(self, query: str, repos: list[Repo], limit: int) -> Pack:
-        body = self._call("context_pack", {"query": query, "repos": [repo_body(r) for r in repos],
-                                           "limit": limit})
+        body = self._call("context_pack", {"query": query, "repos": [repo_body(r) for r in repos], "limit": limit})
         return parse_pack(body, repos)
 
     def risk_concepts(self, mode: str, text: str) -> set[str]:
@@ -200,17 +216,28 @@ class ProtocolTarget:
 def encode_answer(capability: str, answer: Any) -> dict[str, Any]:
     """The protocol response body for a capability's Python answer (the inverse of the parsers)."""
     if capability == "context_pack":
+
         def refs(items: list[FileRef]) -> list[dict[str, str]]:
             return [{"repo": r.repo, "path": r.path, **({"reason": r.reason} if r.reason else {})} for r in items]
+
         return {"primary": refs(answer.primary), "related": refs(answer.related), "text": answer.text}
     if capability == "risk_concepts":
         return {"concepts": sorted(answer)}
     if capability == "infer_harness":
-        return {"groups": {group: [{"kind": c.kind, "command": c.command, "script": c.script} for c in commands]
-                           for group, commands in answer.items()}}
+        return {
+            "groups": {
+                group: [{"kind": c.kind, "command": c.command, "script": c.script} for c in commands]
+                for group, commands in answer.items()
+            }
+        }
     if capability == "gate":
-        return {"verdict": answer.verdict, "checks": [{"name": c.name, "status": c.status, "summary": c.summary,
-                                                       "details": list(c.details)} for c in answer.checks]}
+        return {
+            "verdict": answer.verdict,
+            "checks": [
+                {"name": c.name, "status": c.status, "summary": c.summary, "details": list(c.details)}
+                for c in answer.checks
+            ],
+        }
     if capability == "search":
         return {"hits": [{"file": h.file, "symbol": h.symbol, "line": h.line, "score": h.score} for h in answer]}
     raise TargetError(f"unknown capability {capability!r}")

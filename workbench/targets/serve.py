@@ -8,6 +8,7 @@ corpus fixtures); a ``path`` in a request is ignored, never opened. Commands (th
 ``MAX_QUERY`` characters. Every failure is answered as ``{"error": "..."}`` so a client fails only
 that case; the transport's own guards are in ``workbench.targets.guarded_http``.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -53,8 +54,9 @@ class Dispatcher:
             repos = body.get("repos") or []
             if not isinstance(repos, list) or len(repos) > MAX_REPOS:
                 raise TargetError(f"'repos' should be a list of at most {MAX_REPOS} {{name}}")
-            return self.target.context_pack(_text(body, "query"), [self.repo(r) for r in repos],
-                                            _count(body, "limit", 8))
+            return self.target.context_pack(
+                _text(body, "query"), [self.repo(r) for r in repos], _count(body, "limit", 8)
+            )
         if capability == "risk_concepts":
             return self.target.risk_concepts(_text(body, "mode"), _text(body, "text"))
         if capability == "infer_harness":
@@ -82,8 +84,9 @@ class Dispatcher:
         try:
             if path == GO_CODE_SEARCH:
                 hits = self.call("search", body)
-                xml = "".join(f"<result><file>{escape(h.file)}</file><symbol>{escape(h.symbol)}</symbol></result>"
-                              for h in hits)
+                xml = "".join(
+                    f"<result><file>{escape(h.file)}</file><symbol>{escape(h.symbol)}</symbol></result>" for h in hits
+                )
                 return 200, {"content": [{"type": "text", "text": f"<results>{xml}</results>"}], "is_error": False}
             capability = path.removeprefix("/v1/")
             if capability == HANDSHAKE:

@@ -4,6 +4,7 @@ Summaries are stable strings (corpus cases assert substrings of them); details c
 The risk vocabulary (``workbench.reference.risk``) decides which paths are secrets and which
 gate a merge.
 """
+
 from __future__ import annotations
 
 from ...contract import Check
@@ -18,6 +19,7 @@ PRESENT = frozenset("AMTC")  # statuses whose new content exists in the change
 
 def _risk(mode: str, path: str) -> set[str]:
     from ..risk.concepts import risk_concepts
+
     return risk_concepts(mode, path)
 
 

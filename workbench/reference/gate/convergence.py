@@ -6,12 +6,13 @@ pack for the request holds it (primary files, or the related files the engine pa
 such as their tests); without the pack builder, when the file's path or added
 lines share a content word (stemmed, stop words dropped) with the request.
 """
+
 from __future__ import annotations
 
 from ...contract import Check, Repo
+from ..text import STOP_WORDS, stem, tokens
 from .checks import PRESENT
 from .diff import Diff
-from ..text import STOP_WORDS, stem, tokens
 
 CONVERGENCE = "Convergence"
 PACK_LIMIT = 8
@@ -39,8 +40,9 @@ def on_scope(diff: Diff, request: str) -> tuple[dict[str, bool], str]:
     if ranked is not None:
         return {c.path: c.path in ranked for c in changes}, "reference pack ranking"
     wanted = terms(request)
-    scope = {c.path: not wanted.isdisjoint(terms(c.path) | terms(" ".join(t for _, t in c.added_lines)))
-             for c in changes}
+    scope = {
+        c.path: not wanted.isdisjoint(terms(c.path) | terms(" ".join(t for _, t in c.added_lines))) for c in changes
+    }
     return scope, "token overlap with the request"
 
 
@@ -54,7 +56,10 @@ def convergence(diff: Diff, request: str | None, minimum: float | None) -> Check
     score = sum(scope.values()) / len(scope)
     details = (f"method: {method}", *(f"{'on' if ok else 'off'} scope: {p}" for p, ok in scope.items()))
     if score >= minimum:
-        return Check(CONVERGENCE, "PASS",
-                     f"Changed files satisfy the convergence requirement ({score:.2f} >= {minimum:.2f})", details)
-    return Check(CONVERGENCE, "FAIL", f"Convergence {score:.2f} is below the required minimum {minimum:.2f}",
-                 details)
+        return Check(
+            CONVERGENCE,
+            "PASS",
+            f"Changed files satisfy the convergence requirement ({score:.2f} >= {minimum:.2f})",
+            details,
+        )
+    return Check(CONVERGENCE, "FAIL", f"Convergence {score:.2f} is below the required minimum {minimum:.2f}", details)

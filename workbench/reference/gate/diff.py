@@ -5,6 +5,7 @@ secret is an added secret); one ``git diff -U0`` supplies every added line with 
 and the per-file added/deleted counts. ``Diff`` also reads a file as it was at the base and as
 it is in the change, which the release and validation checks need.
 """
+
 from __future__ import annotations
 
 import codecs
@@ -106,7 +107,7 @@ def _binary_paths(patch: str) -> set[str]:
     found = set()
     for line in patch.splitlines():
         if line.startswith("Binary files ") and line.endswith(" differ"):
-            left, _, right = line[len("Binary files "):-len(" differ")].partition(" and ")
+            left, _, right = line[len("Binary files ") : -len(" differ")].partition(" and ")
             name = right if right != "/dev/null" else left
             found.add(_unquote(name)[2:])
     return found

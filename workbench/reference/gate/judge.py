@@ -16,20 +16,22 @@ index when ``staged``, the default, else the working tree) and runs seven checks
 The verdict is FAIL if any check fails, else WARN if any warns, else PASS. Hosted CI, review
 approvals and the human merge decision stay separate authorities.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ...errors import TargetError
 from ...contract import Check, GateResult, Repo
+from ...errors import TargetError
 from .checks import changed_files, risk_review, secret_safety
 from .convergence import convergence
 from .diff import read_diff
 from .policy import POLICIES, policy_profile
 from .release import GOVERNANCE, release_discipline
 from .validation import validation_execution
+
 
 @dataclass(frozen=True)
 class GateOptions:
@@ -49,8 +51,7 @@ def _pick(options: dict[str, Any], key: str, kind: type, default: Any) -> Any:
     value = options.get(key)
     if value is None:
         return default
-    fits = isinstance(value, (int, float)) and not isinstance(value, bool) if kind is float \
-        else isinstance(value, kind)
+    fits = isinstance(value, (int, float)) and not isinstance(value, bool) if kind is float else isinstance(value, kind)
     if not fits:
         raise TargetError(f"gate: option {key!r} should be {kind.__name__}, got {type(value).__name__}")
     return value
@@ -60,11 +61,14 @@ def parse_options(options: dict[str, Any] | None) -> GateOptions:
     """Gate options from a request dict; None values mean "not given", unknown keys are ignored."""
     options = options or {}
     parsed = GateOptions(
-        base=_pick(options, "base", str, "HEAD"), staged=_pick(options, "staged", bool, True),
-        policy=_pick(options, "policy", str, "standard"), governance=_pick(options, "governance", str, "solo"),
+        base=_pick(options, "base", str, "HEAD"),
+        staged=_pick(options, "staged", bool, True),
+        policy=_pick(options, "policy", str, "standard"),
+        governance=_pick(options, "governance", str, "solo"),
         request=_pick(options, "request", str, None),
         min_convergence=_pick(options, "minConvergence", float, None),
-        run_validation=_pick(options, "runValidation", bool, False))
+        run_validation=_pick(options, "runValidation", bool, False),
+    )
     if parsed.min_convergence is not None and 1 < parsed.min_convergence <= 100:
         parsed = replace(parsed, min_convergence=parsed.min_convergence / 100)  # solumbe spells it in percent
     if parsed.policy not in POLICIES:
@@ -72,8 +76,9 @@ def parse_options(options: dict[str, Any] | None) -> GateOptions:
     if parsed.governance not in GOVERNANCE:
         raise TargetError(f"gate: unknown governance {parsed.governance!r} (expected {', '.join(GOVERNANCE)})")
     if parsed.min_convergence is not None and not 0 <= parsed.min_convergence <= 1:
-        raise TargetError(f"gate: minConvergence must be a fraction (0-1) or a percentage, "
-                          f"got {parsed.min_convergence!r}")
+        raise TargetError(
+            f"gate: minConvergence must be a fraction (0-1) or a percentage, got {parsed.min_convergence!r}"
+        )
     return parsed
 
 
@@ -87,7 +92,13 @@ def run_gate(repo: Repo, options: dict[str, Any] | None = None) -> GateResult:
     """Judge the change in ``repo`` (see the module docstring); the repository is only read."""
     opts = parse_options(options)
     diff = read_diff(Path(repo.path), opts.base, opts.staged)
-    checks = [changed_files(diff), secret_safety(diff), risk_review(diff),
-              release_discipline(diff, opts.governance), validation_execution(diff, opts.run_validation),
-              policy_profile(diff, opts.policy), convergence(diff, opts.request, opts.min_convergence)]
+    checks = [
+        changed_files(diff),
+        secret_safety(diff),
+        risk_review(diff),
+        release_discipline(diff, opts.governance),
+        validation_execution(diff, opts.run_validation),
+        policy_profile(diff, opts.policy),
+        convergence(diff, opts.request, opts.min_convergence),
+    ]
     return GateResult(verdict(checks), checks)

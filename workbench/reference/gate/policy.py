@@ -5,6 +5,7 @@ controls (review, hosted CI, branch protection) whenever a merge-gating path cha
 local run cannot verify. ``company`` requires ownership approval (CODEOWNERS at the base) for
 every change, which a local run can never self-certify.
 """
+
 from __future__ import annotations
 
 import pathspec

@@ -6,6 +6,7 @@ change. Changelogs are ``CHANGELOG``/``CHANGES``/``HISTORY``/``NEWS``/``RELEASE_
 at any depth, or a ``.changeset/`` entry. Under team or company governance a bump without one
 fails; a solo maintainer gets a warning.
 """
+
 from __future__ import annotations
 
 import configparser
@@ -13,7 +14,8 @@ import json
 import posixpath
 import re
 import tomllib
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ...contract import Check
 from .diff import Diff
@@ -44,8 +46,12 @@ def _cfg_version(text: str) -> Any:
 
 
 READERS: dict[str, Callable[[str], Any]] = {
-    "package.json": _json_version, "pyproject.toml": _toml_version, "Cargo.toml": _toml_version,
-    "setup.cfg": _cfg_version, "VERSION": str.strip, "version.txt": str.strip,
+    "package.json": _json_version,
+    "pyproject.toml": _toml_version,
+    "Cargo.toml": _toml_version,
+    "setup.cfg": _cfg_version,
+    "VERSION": str.strip,
+    "version.txt": str.strip,
 }
 
 

@@ -4,6 +4,7 @@ Findings name the file, line and kind of credential, never the value itself, so 
 does not spread the secret it caught. Obvious placeholders (``changeme``, ``<token>``,
 ``${VAR}``, ``xxxx``) are not credentials.
 """
+
 from __future__ import annotations
 
 import re
@@ -15,12 +16,18 @@ CREDENTIALS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("GitHub token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{36,}\b")),
     ("Slack token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}")),
     ("Stripe secret key", re.compile(r"\b[rs]k_live_[A-Za-z0-9]{16,}\b")),
-    ("password or key literal", re.compile(
-        r"""(?ix)(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?key|auth[_-]?token|
-        client[_-]?secret|private[_-]?key)\w*["']?\s*[:=]>?\s*["']([^"'\s]{6,})["']""")),
+    (
+        "password or key literal",
+        re.compile(
+            r"""(?ix)(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?key|auth[_-]?token|
+        client[_-]?secret|private[_-]?key)\w*["']?\s*[:=]>?\s*["']([^"'\s]{6,})["']"""
+        ),
+    ),
 )
-_PLACEHOLDER = re.compile(r"(?i)^(?:\$\{.*\}|<.*>|%\(.*\)s|\{\{.*\}\}|x{4,}|\*{4,}|.*(?:changeme|change_me|"
-                          r"example|placeholder|dummy|your[_-]).*)$")
+_PLACEHOLDER = re.compile(
+    r"(?i)^(?:\$\{.*\}|<.*>|%\(.*\)s|\{\{.*\}\}|x{4,}|\*{4,}|.*(?:changeme|change_me|"
+    r"example|placeholder|dummy|your[_-]).*)$"
+)
 
 
 def _is_value(text: str) -> bool:
@@ -40,5 +47,9 @@ def credential_kinds(line: str) -> list[str]:
 
 def credential_findings(lines_by_path: Iterable[tuple[str, list[tuple[int, str]]]]) -> list[str]:
     """``path:line: kind`` for every credential in the added lines of each path."""
-    return [f"{path}:{number}: {kind}" for path, lines in lines_by_path
-            for number, text in lines for kind in credential_kinds(text)]
+    return [
+        f"{path}:{number}: {kind}"
+        for path, lines in lines_by_path
+        for number, text in lines
+        for kind in credential_kinds(text)
+    ]

@@ -5,6 +5,7 @@ The commands come only from ``.workbench/validation.json`` as committed at the b
 that validates it. The change's tree is exported to a temp directory (the index when staged) and
 each command runs there through the sandbox allowlist, so the repository itself is never touched.
 """
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ...sandbox import Execution, copy_tree, git, run_allowlisted
 from ...contract import Check
+from ...sandbox import Execution, copy_tree, git, run_allowlisted
 from .diff import Diff
 
 VALIDATION = "Validation execution"
@@ -44,8 +45,11 @@ def _export(diff: Diff, dest: Path) -> Path:
 
 
 def _line(run: Execution) -> str:
-    return f"{run.command}: exit {run.exit_code} in {run.seconds:g} s" if run.reason is None \
+    return (
+        f"{run.command}: exit {run.exit_code} in {run.seconds:g} s"
+        if run.reason is None
         else f"{run.command}: {run.reason}"
+    )
 
 
 def validation_execution(diff: Diff, requested: bool) -> Check:

@@ -14,22 +14,32 @@ shape passed to ``load_vocabulary``); this module is the small generic matcher t
 Words match whole, plural-folded tokens only, so ``payload`` is not ``pay`` and ``author`` is
 not ``auth``.
 """
+
 from __future__ import annotations
 
 import fnmatch
 import json
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from ...errors import TargetError
 from ..text import fold_plural, split_identifier, tokens
 
 MODES = ("query", "path", "gate", "secret")
-CONCEPTS = ("money flow", "auth/security", "data model", "request surface", "configuration",
-            "dependency", "frontend/backend contract", "large file diff")
+CONCEPTS = (
+    "money flow",
+    "auth/security",
+    "data model",
+    "request surface",
+    "configuration",
+    "dependency",
+    "frontend/backend contract",
+    "large file diff",
+)
 GATE, SECRET = "gate", "secret"
 MIN_STEM = 5
 RULE_KEYS = frozenset({"terms", "files", "dirs", "paths", "patterns"})
@@ -62,8 +72,11 @@ class Rule:
     patterns: tuple[re.Pattern[str], ...] = ()
 
     def on_terms(self, view: View) -> bool:
-        return (not self.words.isdisjoint(view.words) or not self.phrases.isdisjoint(view.grams)
-                or (bool(self.stems) and any(word.startswith(self.stems) for word in view.words)))
+        return (
+            not self.words.isdisjoint(view.words)
+            or not self.phrases.isdisjoint(view.grams)
+            or (bool(self.stems) and any(word.startswith(self.stems) for word in view.words))
+        )
 
     def on_text(self, view: View) -> bool:
         """Whether a task description matches (terms and raw-text patterns)."""
@@ -71,9 +84,12 @@ class Rule:
 
     def on_path(self, view: View) -> bool:
         """Whether a path matches (terms, file-name globs, directory names, path globs)."""
-        return (self.on_terms(view) or bool(self.files and self.files.match(view.name))
-                or not self.dirs.isdisjoint(view.dirs)
-                or bool(self.paths and self.paths.match(view.path)))
+        return (
+            self.on_terms(view)
+            or bool(self.files and self.files.match(view.name))
+            or not self.dirs.isdisjoint(view.dirs)
+            or bool(self.paths and self.paths.match(view.path))
+        )
 
 
 @dataclass(frozen=True)
@@ -99,14 +115,17 @@ class Vocabulary:
             path = path[2:]
         lowered = path.lower()
         *dirs, name = lowered.split("/")
-        return View(text, *self._words_and_grams(path), name=name, dirs=frozenset(dirs),
-                    path="/" + lowered)
+        return View(text, *self._words_and_grams(path), name=name, dirs=frozenset(dirs), path="/" + lowered)
 
     def _words_and_grams(self, text: str) -> tuple[frozenset[str], frozenset[tuple[str, ...]]]:
         seq = tokens(text)
         content = [t for t in seq if t not in self.stop_words]
-        grams = {tuple(s[i:i + n]) for s in (seq, content)
-                 for n in range(2, self.max_phrase + 1) for i in range(len(s) - n + 1)}
+        grams = {
+            tuple(s[i : i + n])
+            for s in (seq, content)
+            for n in range(2, self.max_phrase + 1)
+            for i in range(len(s) - n + 1)
+        }
         return frozenset(seq), frozenset(grams)
 
     def query_concepts(self, text: str) -> set[str]:
@@ -179,11 +198,15 @@ class _Loader:
             allowed = ", ".join(sorted(RULE_KEYS | extra))
             raise self.fail(where, f"unknown key {sorted(unknown)[0]!r} (expected {allowed})")
         words, stems, phrases = self.terms(spec.get("terms", []), f"{where}.terms")
-        return Rule(words=words, stems=stems, phrases=phrases,
-                    files=self.globs(spec.get("files", []), f"{where}.files", anchored=False),
-                    dirs=frozenset(d.lower() for d in self.strings(spec.get("dirs", []), f"{where}.dirs")),
-                    paths=self.globs(spec.get("paths", []), f"{where}.paths", anchored=True),
-                    patterns=self.regexes(spec.get("patterns", []), f"{where}.patterns"))
+        return Rule(
+            words=words,
+            stems=stems,
+            phrases=phrases,
+            files=self.globs(spec.get("files", []), f"{where}.files", anchored=False),
+            dirs=frozenset(d.lower() for d in self.strings(spec.get("dirs", []), f"{where}.dirs")),
+            paths=self.globs(spec.get("paths", []), f"{where}.paths", anchored=True),
+            patterns=self.regexes(spec.get("patterns", []), f"{where}.patterns"),
+        )
 
     def terms(self, value: Any, where: str) -> tuple[frozenset[str], tuple[str, ...], frozenset[tuple[str, ...]]]:
         words, stems, phrases = set(), [], set()
@@ -234,7 +257,7 @@ def expand_braces(glob: str) -> list[str]:
     match = re.search(r"\{([^{}]*)\}", glob)
     if not match:
         return [glob]
-    head, tail = glob[:match.start()], glob[match.end():]
+    head, tail = glob[: match.start()], glob[match.end() :]
     return [g for option in match.group(1).split(",") for g in expand_braces(head + option + tail)]
 
 
@@ -255,10 +278,17 @@ def compile_vocabulary(table: Mapping[str, Any], source: str = "<table>") -> Voc
     gate_exempt = load.rule(gate.get("exempt", {}), "gate.exempt")
     secret_exempt = load.rule(secret.get("exempt", {}), "secret.exempt")
     stop_words = load.strings(table.get("stopWords", []), "stopWords")
-    return Vocabulary(concepts=concepts, gate_concepts=frozenset(gate_concepts),
-                      gate_secret=bool(gate.get("secret", False)), gate=gate_rule,
-                      gate_exempt=gate_exempt, secret=secret_rule, secret_exempt=secret_exempt,
-                      stop_words=frozenset(w.lower() for w in stop_words), max_phrase=load.longest)
+    return Vocabulary(
+        concepts=concepts,
+        gate_concepts=frozenset(gate_concepts),
+        gate_secret=bool(gate.get("secret", False)),
+        gate=gate_rule,
+        gate_exempt=gate_exempt,
+        secret=secret_rule,
+        secret_exempt=secret_exempt,
+        stop_words=frozenset(w.lower() for w in stop_words),
+        max_phrase=load.longest,
+    )
 
 
 def load_vocabulary(path: Path | str) -> Vocabulary:
@@ -279,6 +309,7 @@ def load_vocabulary(path: Path | str) -> Vocabulary:
 def default_vocabulary() -> Vocabulary:
     """The built-in vocabulary, compiled once."""
     from .vocabulary import VOCABULARY
+
     return compile_vocabulary(VOCABULARY, "workbench.reference.risk.vocabulary")
 
 

@@ -14,10 +14,13 @@
 
 Path mode uses terms, files, dirs and paths; query mode uses terms and patterns.
 """
+
 from __future__ import annotations
 
 from typing import Any
 
+# A hand-aligned data table (one concept per block, related terms on one line): not reformatted.
+# fmt: off
 STOP_WORDS = ["a", "an", "the", "to", "of", "for", "on", "in", "into", "at", "by", "with",
               "and", "or", "from", "our", "my", "this", "that", "is", "are", "be", "it"]
 
@@ -202,3 +205,4 @@ VOCABULARY: dict[str, Any] = {
     "gate": GATE,
     "secret": SECRET,
 }
+# fmt: on

@@ -3,6 +3,7 @@
 They read only the columns every run has (suite, target, case, passed, seconds, the score
 frame) plus the one case field named by the caller, so they work for any suite.
 """
+
 from __future__ import annotations
 
 import pandas as pd
@@ -54,8 +55,9 @@ def metric_by_case(run: Run, suite: str, metric: str | None = None, text: str = 
     if scores.empty:
         return Note(f"The {suite} suite recorded no scores.")
     metric = metric or str(scores[METRIC].iloc[0])
-    wide = scores[scores[METRIC] == metric].pivot_table(index=CASE, columns=TARGET, values=VALUE,
-                                                        aggfunc="first", sort=False)
+    wide = scores[scores[METRIC] == metric].pivot_table(
+        index=CASE, columns=TARGET, values=VALUE, aggfunc="first", sort=False
+    )
     wide = wide.reindex(columns=[t for t in targets_of(run) if t in wide.columns])
     lead = primary_target(run)
     wide = wide.sort_values(lead if lead in wide else list(wide.columns)[:1], kind="stable")
@@ -63,7 +65,8 @@ def metric_by_case(run: Run, suite: str, metric: str | None = None, text: str = 
     if text in cases.columns:
         wide.insert(0, text, cases[text].reindex(wide.index))
     return table(wide.reset_index().rename_axis(columns=None), f"{suite}-{metric}-by-case").set_caption(
-        f"{metric} per case, worst first for {lead}")
+        f"{metric} per case, worst first for {lead}"
+    )
 
 
 def latency_frame(run: Run, suite: str | None = None) -> pd.DataFrame:
@@ -72,9 +75,16 @@ def latency_frame(run: Run, suite: str | None = None) -> pd.DataFrame:
     seconds = pd.to_numeric(cases.get("seconds", pd.Series(dtype=float)), errors="coerce")
     frame = in_run_order(cases.assign(seconds=seconds).dropna(subset=["seconds"]), run)
     stats = frame.groupby([SUITE, TARGET], observed=True)["seconds"]
-    return pd.concat([stats.count().rename("cases"), stats.mean().rename("mean"),
-                      stats.quantile(0.5).rename("p50"), stats.quantile(0.9).rename("p90"),
-                      stats.max().rename("max")], axis=1).reset_index()
+    return pd.concat(
+        [
+            stats.count().rename("cases"),
+            stats.mean().rename("mean"),
+            stats.quantile(0.5).rename("p50"),
+            stats.quantile(0.9).rename("p90"),
+            stats.max().rename("max"),
+        ],
+        axis=1,
+    ).reset_index()
 
 
 def latency(run: Run, suite: str | None = None) -> Styler | Note:

@@ -7,6 +7,7 @@ the case's repository, shape, query, expected files, and per target its pass/fai
 reciprocal rank and nDCG, plus the primary target's top file. Cells are plain text and
 kept short so 2,000 cases stay well inside a 3 MB page.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -25,6 +26,7 @@ LAYOUT = {"topStart": "pageLength", "topEnd": "search", "bottomStart": "info", "
 def interactive_tables() -> Html:
     """Load the DataTables bundle into the page (offline); call once, before the first table."""
     from itables import init_notebook_mode
+
     init_notebook_mode(all_interactive=False, connected=False)
     return Html("")
 
@@ -42,12 +44,16 @@ def case_frame(run: Run) -> pd.DataFrame | Note:
     lead = primary_target(run)
     first = rows[rows[TARGET] == lead]
     first = worst_first(first if len(first) else rows.drop_duplicates(CASE), run)
-    frame = pd.DataFrame({
-        CASE: first[CASE].to_numpy(), "repository": first["fixtures"].map(fixture_key).to_numpy(),
-        "shape": case_shapes(first).to_numpy(),
-        "query": first["query"].map(lambda q: _short(q, QUERY_CHARS)).to_numpy(),
-        "expected": first["expected"].map(lambda e: _short(joined(e), 120)).to_numpy(),
-        f"top file ({lead})": first["returned"].map(lambda r: r[0] if isinstance(r, list) and r else "").to_numpy()})
+    frame = pd.DataFrame(
+        {
+            CASE: first[CASE].to_numpy(),
+            "repository": first["fixtures"].map(fixture_key).to_numpy(),
+            "shape": case_shapes(first).to_numpy(),
+            "query": first["query"].map(lambda q: _short(q, QUERY_CHARS)).to_numpy(),
+            "expected": first["expected"].map(lambda e: _short(joined(e), 120)).to_numpy(),
+            f"top file ({lead})": first["returned"].map(lambda r: r[0] if isinstance(r, list) and r else "").to_numpy(),
+        }
+    )
     wide = wide_scores(run, "retrieval").set_index([TARGET, CASE])
     for target in targets_of(run):
         mine = rows[rows[TARGET] == target].set_index(CASE)
@@ -57,8 +63,11 @@ def case_frame(run: Run) -> pd.DataFrame | Note:
         frame[f"pass {target}"] = passed.map(lambda v: "" if pd.isna(v) else ("PASS" if v else "FAIL")).to_numpy()
         for metric, short in (("mrr", "RR"), ("ndcgAtK", "nDCG")):
             if metric in wide.columns:
-                values = wide[metric].xs(target, level=TARGET).reindex(frame[CASE]) if target in \
-                    wide.index.get_level_values(TARGET) else pd.Series(float("nan"), index=frame[CASE])
+                values = (
+                    wide[metric].xs(target, level=TARGET).reindex(frame[CASE])
+                    if target in wide.index.get_level_values(TARGET)
+                    else pd.Series(float("nan"), index=frame[CASE])
+                )
                 frame[f"{short} {target}"] = values.round(3).to_numpy()
     return frame
 
@@ -69,8 +78,23 @@ def retrieval_table(run: Run, page_length: int = 25) -> Html | Note:
     if isinstance(frame, Note):
         return frame
     from itables import to_html_datatable
-    caption = (f"{len(frame)} cases, worst first for {primary_target(run)}; type in the search box to filter "
-               "(by repository, shape, file or words), click a column to sort")
-    return Html(to_html_datatable(frame, caption=caption, connected=False, maxBytes=0, maxRows=0,
-                                  pageLength=page_length, lengthMenu=[10, 25, 100, 500], layout=LAYOUT,
-                                  classes="display compact", showIndex=False, table_id="retrieval-cases-all"))
+
+    caption = (
+        f"{len(frame)} cases, worst first for {primary_target(run)}; type in the search box to filter "
+        "(by repository, shape, file or words), click a column to sort"
+    )
+    return Html(
+        to_html_datatable(
+            frame,
+            caption=caption,
+            connected=False,
+            maxBytes=0,
+            maxRows=0,
+            pageLength=page_length,
+            lengthMenu=[10, 25, 100, 500],
+            layout=LAYOUT,
+            classes="display compact",
+            showIndex=False,
+            table_id="retrieval-cases-all",
+        )
+    )

@@ -3,6 +3,7 @@
 Harness and gate views read list-of-object case fields (``commands``, ``checks``) generically:
 one row per item, its keys as columns, so they follow whatever those suites record.
 """
+
 from __future__ import annotations
 
 import pandas as pd
@@ -16,14 +17,16 @@ from .common import Note, failures_first, joined, mark, primary_target, suite_ro
 def concept_counts(run: Run, target: str | None = None) -> pd.DataFrame | Note:
     """Per concept: tp, fn, fp, tn over the risk cases of one target, with precision and recall."""
     from ...suites.risk import concept_confusion
+
     target = target or primary_target(run)
     rows = suite_rows(run, "risk", target)
     if isinstance(rows, Note):
         return rows
     counts = concept_confusion(rows[["labels"]]).set_index("concept")
     predicted, actual = counts["tp"] + counts["fp"], counts["tp"] + counts["fn"]
-    return counts.assign(precision=(counts["tp"] / predicted.where(predicted > 0)),
-                         recall=(counts["tp"] / actual.where(actual > 0)))
+    return counts.assign(
+        precision=(counts["tp"] / predicted.where(predicted > 0)), recall=(counts["tp"] / actual.where(actual > 0))
+    )
 
 
 def risk_confusion(run: Run, target: str | None = None) -> Styler | Note:
@@ -33,7 +36,8 @@ def risk_confusion(run: Run, target: str | None = None) -> Styler | Note:
         return counts
     name = target or primary_target(run)
     return table(counts.reset_index(), f"risk-confusion-{name}").set_caption(
-        f"{name}: an expected label is tp when returned, else fn; a not-expected label is fp when returned, else tn")
+        f"{name}: an expected label is tp when returned, else fn; a not-expected label is fp when returned, else tn"
+    )
 
 
 def risk_cases(run: Run, target: str | None = None) -> Styler | Note:
@@ -42,12 +46,21 @@ def risk_cases(run: Run, target: str | None = None) -> Styler | Note:
     rows = suite_rows(run, "risk", target)
     if isinstance(rows, Note):
         return rows
-    frame = pd.DataFrame({
-        CASE: rows[CASE], "result": rows[PASSED].map(mark), PASSED: rows[PASSED], "mode": rows["mode"],
-        "text": rows["text"], "expected": rows["expected"].map(joined),
-        "not expected": rows["notExpected"].map(joined), "returned": rows["concepts"].map(joined),
-        "missing": rows["missing"].map(joined), "unexpected": rows["unexpected"].map(joined),
-        ERROR: rows[ERROR].fillna("").astype(str)})
+    frame = pd.DataFrame(
+        {
+            CASE: rows[CASE],
+            "result": rows[PASSED].map(mark),
+            PASSED: rows[PASSED],
+            "mode": rows["mode"],
+            "text": rows["text"],
+            "expected": rows["expected"].map(joined),
+            "not expected": rows["notExpected"].map(joined),
+            "returned": rows["concepts"].map(joined),
+            "missing": rows["missing"].map(joined),
+            "unexpected": rows["unexpected"].map(joined),
+            ERROR: rows[ERROR].fillna("").astype(str),
+        }
+    )
     frame = failures_first(frame, CASE).drop(columns=PASSED)
     return table(frame, f"risk-cases-{target}", ["result"])
 
@@ -104,8 +117,13 @@ def findings_by_agent(run: Run) -> Styler | Note:
     if isinstance(rows, Note):
         return rows
     per_agent = run.summary["suites"]["findings"]
-    frame = pd.DataFrame([{"agent": agent, "cases": r.get("cases"), "passed": r.get("passed_cases"),
-                           **(r.get("metrics") or {})} for agent, r in per_agent.items() if not r.get("skipped")])
+    frame = pd.DataFrame(
+        [
+            {"agent": agent, "cases": r.get("cases"), "passed": r.get("passed_cases"), **(r.get("metrics") or {})}
+            for agent, r in per_agent.items()
+            if not r.get("skipped")
+        ]
+    )
     return table(frame, "findings-by-agent")
 
 
@@ -114,9 +132,15 @@ def findings_by_rule(run: Run) -> Styler | Note:
     rows = suite_rows(run, "findings")
     if isinstance(rows, Note):
         return rows
-    parts = [rows[[TARGET, kind]].explode(kind).dropna(subset=[kind]).assign(outcome=outcome)
-             .rename(columns={kind: "finding"}) for kind, outcome in (("matched", "tp"), ("extra", "fp"), ("missed", "fn"))
-             if kind in rows.columns]
+    parts = [
+        rows[[TARGET, kind]]
+        .explode(kind)
+        .dropna(subset=[kind])
+        .assign(outcome=outcome)
+        .rename(columns={kind: "finding"})
+        for kind, outcome in (("matched", "tp"), ("extra", "fp"), ("missed", "fn"))
+        if kind in rows.columns
+    ]
     found = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
     if found.empty:
         return Note("The findings cases list no matched, extra or missed findings.")
@@ -124,5 +148,7 @@ def findings_by_rule(run: Run) -> Styler | Note:
     counts = pd.crosstab([found[TARGET].rename("agent"), found["rule"]], found["outcome"])
     counts = counts.reindex(columns=["tp", "fp", "fn"], fill_value=0)
     flagged, gold = counts["tp"] + counts["fp"], counts["tp"] + counts["fn"]
-    counts = counts.assign(precision=counts["tp"] / flagged.where(flagged > 0), recall=counts["tp"] / gold.where(gold > 0))
+    counts = counts.assign(
+        precision=counts["tp"] / flagged.where(flagged > 0), recall=counts["tp"] / gold.where(gold > 0)
+    )
     return table(counts.reset_index().rename_axis(columns=None), "findings-by-rule")

@@ -4,21 +4,23 @@ Every public helper in ``workbench.views`` returns something Jupyter displays (a
 Styler, an ``Html`` block or a one-line ``Note``). A suite the run lacks is never an error: the
 helper returns a ``Note`` saying so, so a notebook runs top to bottom on any run.
 """
+
 from __future__ import annotations
 
 import html
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import pandas as pd
 from pandas.io.formats.style import Styler
 
 from ...columns import CASE, ERROR, METRIC, PASSED, SUITE, TARGET, VALUE
+from ...contract import CONTROL_TARGETS
 from ...paths import DEFAULT_RUNS_DIR, run_path
 from ...store.headers import latest_run
 from ...store.runs import Run, load_run
 from .._kernel_cache import remember, stamp
-from ...contract import CONTROL_TARGETS
 
 CONTROLS = CONTROL_TARGETS
 PASS_CSS, FAIL_CSS, MUTED_CSS = "background-color:#e6f4ea", "background-color:#fce8e6", "color:#888"
@@ -36,7 +38,7 @@ class Note(Html):
 
     text: str
 
-    def __new__(cls, text: str) -> "Note":
+    def __new__(cls, text: str) -> Note:
         note = super().__new__(cls, f'<p class="wb-note"><em>{html.escape(text)}</em></p>')
         note.text = text
         return note
@@ -172,14 +174,22 @@ def _verdict_css(value: Any) -> str:
     return MUTED_CSS if text.startswith("skipped") else ""
 
 
-def table(frame: pd.DataFrame, name: str, verdict_columns: Iterable[str] = (),
-          precision: int = 3) -> Styler:
+def table(frame: pd.DataFrame, name: str, verdict_columns: Iterable[str] = (), precision: int = 3) -> Styler:
     """A Styler with a stable id (deterministic HTML), no index, and PASS/FAIL cells coloured."""
-    styler = (frame.style.set_uuid(name).hide(axis="index")
-              .format(precision=precision, na_rep="-", thousands=",")
-              .set_table_styles([
-                  {"selector": "", "props": "max-width:1400px; table-layout:auto"},
-                  {"selector": "td", "props": "text-align:left; vertical-align:top; white-space:pre-line; "
-                                              "overflow-wrap:anywhere; max-width:40em"}]))
+    styler = (
+        frame.style.set_uuid(name)
+        .hide(axis="index")
+        .format(precision=precision, na_rep="-", thousands=",")
+        .set_table_styles(
+            [
+                {"selector": "", "props": "max-width:1400px; table-layout:auto"},
+                {
+                    "selector": "td",
+                    "props": "text-align:left; vertical-align:top; white-space:pre-line; "
+                    "overflow-wrap:anywhere; max-width:40em",
+                },
+            ]
+        )
+    )
     subset = [c for c in verdict_columns if c in frame.columns]
     return styler.map(_verdict_css, subset=subset) if subset else styler

@@ -4,11 +4,12 @@ Side A is the reference (the baseline, or a control target of the same run), sid
 candidate target of this run; every delta is B - A, paired by case. Without a baseline
 these helpers return one ``Note`` each instead of failing.
 """
+
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
-from typing import Any, Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -30,17 +31,18 @@ def open_baseline(spec: str | None) -> Any:
         return Note("No baseline given (set the baseline parameter: a baseline name, a run or RUN#TARGET).")
     from ...analysis.comparison import resolve_side
     from ...paths import locate_side
+
     baselines = project_root() / "corpus" / "baselines"
     try:
         where = locate_side(str(spec), runs_dir(), baselines)
-        return remember(("side", str(spec), stamp(where.path)),
-                        lambda: resolve_side(str(spec), runs_dir(), baselines))
+        return remember(("side", str(spec), stamp(where.path)), lambda: resolve_side(str(spec), runs_dir(), baselines))
     except WorkbenchError as exc:
         return Note(f"Baseline {spec!r} unavailable: {exc}")
 
 
-def compare_runs(run: Run, base: Any, target: str | None = None, against: str | None = None,
-                 gate: str | None = None, seed: int = 0) -> Any:
+def compare_runs(
+    run: Run, base: Any, target: str | None = None, against: str | None = None, gate: str | None = None, seed: int = 0
+) -> Any:
     """Compare ``target`` of ``run`` (default: the first non-control) with ``base``, or, when
     there is no baseline and ``against`` names another target of the run, with that target:
     per-case changes, paired statistics per metric and the gate verdict.
@@ -53,9 +55,11 @@ def compare_runs(run: Run, base: Any, target: str | None = None, against: str | 
         return problem
     reference = base if _has_side(base) else run.select(str(against))
     from ...analysis.comparison import compare
+
     key = ("compare", identity(run), identity(base) if _has_side(base) else f"#{against}", target, gate, seed)
-    return remember(key, lambda: _guarded(
-        lambda: compare(reference, run.select(target), gate=gate, seed=seed), reference, target))
+    return remember(
+        key, lambda: _guarded(lambda: compare(reference, run.select(target), gate=gate, seed=seed), reference, target)
+    )
 
 
 def diff_runs(run: Run, base: Any, target: str | None = None) -> Any:
@@ -67,8 +71,11 @@ def diff_runs(run: Run, base: Any, target: str | None = None) -> Any:
     if problem is not None:
         return problem
     from ...analysis.comparison import diff_cases
-    return remember(("cases", identity(run), identity(base), target), lambda: _guarded(
-        lambda: diff_cases(base, run.select(target)), base, target))
+
+    return remember(
+        ("cases", identity(run), identity(base), target),
+        lambda: _guarded(lambda: diff_cases(base, run.select(target)), base, target),
+    )
 
 
 def _has_side(base: Any) -> bool:
@@ -103,9 +110,11 @@ def describe(comparison: Any) -> Html | Note:
     paired = comparison.cases.dropna(subset=["value_a", "value_b"])[[SUITE, CASE]].drop_duplicates()
     same = getattr(comparison, "verdict", None) == "UNCHANGED"
     nothing = f"<p><b>Nothing changed</b>: {html.escape(comparison.reason)}</p>" if same else ""
-    return Html(f"<p><b>A</b> (reference): {html.escape(comparison.a)}<br><b>B</b> (candidate): "
-                f"{html.escape(comparison.b)}<br>delta = B - A, paired by case over {len(paired)} "
-                f"case(s) in {paired[SUITE].nunique()} suite(s).</p>{nothing}")
+    return Html(
+        f"<p><b>A</b> (reference): {html.escape(comparison.a)}<br><b>B</b> (candidate): "
+        f"{html.escape(comparison.b)}<br>delta = B - A, paired by case over {len(paired)} "
+        f"case(s) in {paired[SUITE].nunique()} suite(s).</p>{nothing}"
+    )
 
 
 def case_status(comparison: Any) -> pd.DataFrame:
@@ -120,16 +129,26 @@ def case_status(comparison: Any) -> pd.DataFrame:
 
 
 def _case_status(rows: pd.DataFrame) -> pd.DataFrame:
-    flags = rows.assign(_new=rows["status"].eq("new"), _missing=rows["status"].eq("missing"),
-                        _improved=rows["status"].eq("improved"), _regressed=rows["status"].eq("regressed"))
+    flags = rows.assign(
+        _new=rows["status"].eq("new"),
+        _missing=rows["status"].eq("missing"),
+        _improved=rows["status"].eq("improved"),
+        _regressed=rows["status"].eq("regressed"),
+    )
     agg = flags.groupby([SUITE, CASE], sort=False).agg(
-        new=("_new", "all"), missing=("_missing", "all"), improved=("_improved", "any"),
-        regressed=("_regressed", "any"))
-    status = np.select([agg["new"], agg["missing"], agg["improved"] & agg["regressed"], agg["regressed"],
-                        agg["improved"]], ["new", "missing", "mixed", "regressed", "improved"], "unchanged")
+        new=("_new", "all"), missing=("_missing", "all"), improved=("_improved", "any"), regressed=("_regressed", "any")
+    )
+    status = np.select(
+        [agg["new"], agg["missing"], agg["improved"] & agg["regressed"], agg["regressed"], agg["improved"]],
+        ["new", "missing", "mixed", "regressed", "improved"],
+        "unchanged",
+    )
     moved = rows[rows["status"].isin(["improved", "regressed"])]
-    text = pd.Series([_change(m, a, b) for m, a, b in zip(moved[METRIC], moved["value_a"], moved["value_b"])],
-                     index=moved.index, dtype=object)
+    text = pd.Series(
+        [_change(m, a, b) for m, a, b in zip(moved[METRIC], moved["value_a"], moved["value_b"])],
+        index=moved.index,
+        dtype=object,
+    )
     changes = text.groupby([moved[SUITE], moved[CASE]], sort=False).agg("; ".join)
     out = agg.assign(status=status).join(changes.rename("changes")).reset_index()
     return out[[SUITE, CASE, "status", "changes"]].fillna({"changes": ""})
@@ -154,8 +173,9 @@ def change_counts(comparison: Any) -> Styler | Note:
     return styled.set_caption(line) if line else styled
 
 
-def changed_cases(comparison: Any, status: str = "regressed", suite: str | Sequence[str] | None = None
-                  ) -> Styler | Note:
+def changed_cases(
+    comparison: Any, status: str = "regressed", suite: str | Sequence[str] | None = None
+) -> Styler | Note:
     """The cases with one status (``regressed``, ``improved``, ``new``, ``missing``, ``mixed``),
     optionally of one suite or of some (a page lists only its own suites)."""
     if isinstance(comparison, Note):
@@ -181,8 +201,10 @@ def two_sided(comparison: Any) -> tuple[pd.DataFrame, dict[str, str]]:
     """The case statuses of the suites both sides ran, and each suite only one side ran -> the side
     it is missing from (``this run`` or ``the baseline``): such a suite is one line, not a count."""
     statuses = case_status(comparison)
-    one_sided = {**{s: "this run" for s in _absent_suites(statuses, "missing")},
-                 **{s: "the baseline" for s in _absent_suites(statuses, "new")}}
+    one_sided = {
+        **{s: "this run" for s in _absent_suites(statuses, "missing")},
+        **{s: "the baseline" for s in _absent_suites(statuses, "new")},
+    }
     return statuses[~statuses[SUITE].isin(list(one_sided))], one_sided
 
 
@@ -199,8 +221,9 @@ def metric_deltas(comparison: Any) -> Styler | Note:
     frame = comparison.comparisons
     if frame.empty:
         return Note("The two sides share no metric to compare.")
-    shown = frame[[SUITE, METRIC, "n", "mean_a", "mean_b", "delta", "ci_low", "ci_high", "wins", "ties",
-                   "losses", "effect_size"]].rename(columns={"mean_a": "A", "mean_b": "B", "effect_size": "d_z"})
+    shown = frame[
+        [SUITE, METRIC, "n", "mean_a", "mean_b", "delta", "ci_low", "ci_high", "wins", "ties", "losses", "effect_size"]
+    ].rename(columns={"mean_a": "A", "mean_b": "B", "effect_size": "d_z"})
     return table(shown, "metric-deltas", precision=4)
 
 
@@ -213,11 +236,15 @@ def p_values(comparison: Any, alpha: float = 0.05) -> Styler | Note:
         return Note("The two sides share no metric to test.")
     raw = np.where(frame[METRIC] == PASSED, frame["p_mcnemar"], frame["p_t"])
     shown = frame[[SUITE, METRIC, "n", "p_t", "p_wilcoxon", "p_randomization", "p_mcnemar", "p_holm"]].assign(
-        **{f"p < {alpha:g}": np.where(np.isnan(raw), "-", np.where(raw < alpha, "yes", "no")),
-           "after Holm": np.where(frame["p_holm"].isna(), "-", np.where(frame["p_holm"] < alpha, "yes", "no"))})
+        **{
+            f"p < {alpha:g}": np.where(np.isnan(raw), "-", np.where(raw < alpha, "yes", "no")),
+            "after Holm": np.where(frame["p_holm"].isna(), "-", np.where(frame["p_holm"] < alpha, "yes", "no")),
+        }
+    )
     return table(shown, "p-values", precision=4).set_caption(
         "p_t, p_wilcoxon, p_randomization: paired tests of the metric; p_mcnemar: pass/fail; "
-        "Holm corrects across the metrics of this comparison")
+        "Holm corrects across the metrics of this comparison"
+    )
 
 
 def gate_verdict(comparison: Any) -> Html | Note:
@@ -230,8 +257,10 @@ def gate_verdict(comparison: Any) -> Html | Note:
     colour = {"PASS": "#137333", "FAIL": "#c5221f"}.get(decision.verdict, "#555")
     reasons = "".join(f"<li>{html.escape(r)}</li>" for r in decision.reasons if r != decision.summary)
     listed = f"<ul>{reasons}</ul>" if reasons else ""
-    return Html(f'<p>Gate <code>{html.escape(str(decision.rule))}</code>: '
-                f'<b style="color:{colour}">{decision.verdict}</b>. {html.escape(decision.summary)}</p>{listed}')
+    return Html(
+        f"<p>Gate <code>{html.escape(str(decision.rule))}</code>: "
+        f'<b style="color:{colour}">{decision.verdict}</b>. {html.escape(decision.summary)}</p>{listed}'
+    )
 
 
 def detectable_effect(comparison: Any) -> Styler | Note:
@@ -242,9 +271,12 @@ def detectable_effect(comparison: Any) -> Styler | Note:
     frame = frame[frame[METRIC] != PASSED]
     if frame.empty:
         return Note("No metric to size.")
-    detectable = np.where(frame["mde"].isna(), "-",
-                          np.where(frame["delta"].abs() >= frame["mde"], "yes", "no"))
-    shown = frame[[SUITE, METRIC, "n", "delta", "mde", "mde_sd"]].assign(
-        **{"|delta| >= MDE": detectable}).rename(columns={"mde": "MDE", "mde_sd": "MDE (SD units)"})
+    detectable = np.where(frame["mde"].isna(), "-", np.where(frame["delta"].abs() >= frame["mde"], "yes", "no"))
+    shown = (
+        frame[[SUITE, METRIC, "n", "delta", "mde", "mde_sd"]]
+        .assign(**{"|delta| >= MDE": detectable})
+        .rename(columns={"mde": "MDE", "mde_sd": "MDE (SD units)"})
+    )
     return table(shown, "detectable-effect", precision=4).set_caption(
-        "A change smaller than the MDE cannot be told apart from noise with this many cases.")
+        "A change smaller than the MDE cannot be told apart from noise with this many cases."
+    )

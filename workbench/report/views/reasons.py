@@ -1,7 +1,9 @@
 """Why a case failed, in one short phrase, from the fields its suite recorded."""
+
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pandas as pd
 
@@ -15,8 +17,11 @@ def _present(value: Any) -> bool:
 
 def _retrieval(row: dict[str, Any], k: int) -> str:
     ranks = row.get("expected_ranks") or {}
-    missed = [f"{doc} {'not returned' if rank is None or pd.isna(rank) else f'at rank {int(rank)}'}"
-              for doc, rank in ranks.items() if rank is None or pd.isna(rank) or rank > k]
+    missed = [
+        f"{doc} {'not returned' if rank is None or pd.isna(rank) else f'at rank {int(rank)}'}"
+        for doc, rank in ranks.items()
+        if rank is None or pd.isna(rank) or rank > k
+    ]
     parts = [f"outside top {k}: {'; '.join(missed)}"] if missed else []
     hit = row.get("any_of_hit")
     if _present(hit) and not hit:
@@ -60,13 +65,17 @@ def _gate(row: dict[str, Any], k: int) -> str:
 
 
 def _harness(row: dict[str, Any], k: int) -> str:
-    return "; ".join(f"{c.get('command')}: {c.get('reason') or 'failed'}"
-                     for c in row.get("commands") or [] if isinstance(c, dict) and not c.get("passed"))
+    return "; ".join(
+        f"{c.get('command')}: {c.get('reason') or 'failed'}"
+        for c in row.get("commands") or []
+        if isinstance(c, dict) and not c.get("passed")
+    )
 
 
 def _findings(row: dict[str, Any], k: int) -> str:
     def pairs(key: str) -> str:
         return ", ".join(f"{rule} in {file}" for rule, file in row.get(key) or [])
+
     parts = [f"{label} {pairs(key)}" for key, label in (("missed", "missed"), ("extra", "extra")) if row.get(key)]
     return "; ".join(parts + _verdict(row, "verdict", "expected_verdict"))
 
@@ -78,8 +87,14 @@ def _ranking(row: dict[str, Any], k: int) -> str:
 
 
 EXPLAINERS: dict[str, Callable[[dict[str, Any], int], str]] = {
-    "retrieval": _retrieval, "risk": _risk, "tokens": _tokens, "gate": _gate, "harness": _harness,
-    "findings": _findings, "ranking": _ranking}
+    "retrieval": _retrieval,
+    "risk": _risk,
+    "tokens": _tokens,
+    "gate": _gate,
+    "harness": _harness,
+    "findings": _findings,
+    "ranking": _ranking,
+}
 
 
 def explain(row: dict[str, Any], k: int) -> str:

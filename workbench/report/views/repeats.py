@@ -1,5 +1,6 @@
 """Runs with ``--repeat N``: pass^k and pass@k per suite and target, and the flaky cases with
 the mean and spread of each metric over their repeats. A run without repeats gets a Note."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -13,11 +14,22 @@ from .common import Html, Note, table
 
 def repeat_summary(run: Run) -> pd.DataFrame:
     """One row per (suite, target) of a repeated run: k, pass^k, pass@k and the flaky count."""
-    rows = [{SUITE: suite, TARGET: target, "k": r["k"], "cases": s["cases"], "pass^k": r["pass^k"],
-             "pass@k": r["pass@k"], "pass^k rate": r["pass^k_rate"], "pass@k rate": r["pass@k_rate"],
-             "flaky": len(r["flaky"])}
-            for suite, per in run.summary.get("suites", {}).items() for target, s in per.items()
-            if (r := s.get("repeats"))]
+    rows = [
+        {
+            SUITE: suite,
+            TARGET: target,
+            "k": r["k"],
+            "cases": s["cases"],
+            "pass^k": r["pass^k"],
+            "pass@k": r["pass@k"],
+            "pass^k rate": r["pass^k_rate"],
+            "pass@k rate": r["pass@k_rate"],
+            "flaky": len(r["flaky"]),
+        }
+        for suite, per in run.summary.get("suites", {}).items()
+        for target, s in per.items()
+        if (r := s.get("repeats"))
+    ]
     return pd.DataFrame(rows)
 
 
@@ -30,8 +42,12 @@ def flaky_frame(run: Run) -> pd.DataFrame:
     flaky = cases[cases["flaky"].fillna(False).astype(bool)]
     rows = []
     for _, row in flaky.iterrows():
-        out = {SUITE: row[SUITE], TARGET: row[TARGET], CASE: row[CASE],
-               "passes": f"{sum(row['repeat_passed'])}/{len(row['repeat_passed'])}"}
+        out = {
+            SUITE: row[SUITE],
+            TARGET: row[TARGET],
+            CASE: row[CASE],
+            "passes": f"{sum(row['repeat_passed'])}/{len(row['repeat_passed'])}",
+        }
         for metric, values in (row.get("repeat_scores") or {}).items():
             kept = np.array([v for v in values if v is not None], dtype=float)
             if kept.size:
@@ -48,12 +64,17 @@ def repeats(run: Run) -> Html | Note:
     if summary.empty:
         return Note("This run has no repeats (run with --repeat N to measure flakiness).")
     k = int(summary["k"].max())
-    parts = [f"<p>Every case ran {k} times. pass^k: every repeat passed; pass@k: at least one did. "
-             "Metrics and comparisons use each case's mean over its repeats.</p>",
-             _html(table(summary, "repeats", precision=3))]
+    parts = [
+        f"<p>Every case ran {k} times. pass^k: every repeat passed; pass@k: at least one did. "
+        "Metrics and comparisons use each case's mean over its repeats.</p>",
+        _html(table(summary, "repeats", precision=3)),
+    ]
     flaky = flaky_frame(run)
-    parts.append(_html(table(flaky, "flaky-cases", precision=3)) if not flaky.empty
-                 else str(Note("No flaky case: every case passed all its repeats or none.")))
+    parts.append(
+        _html(table(flaky, "flaky-cases", precision=3))
+        if not flaky.empty
+        else str(Note("No flaky case: every case passed all its repeats or none."))
+    )
     return Html("\n".join(parts))
 
 

@@ -7,6 +7,7 @@ message`` (quoted text, or words such as error/exception/failed/undefined), ``fi
 (a name with a source extension), ``identifier`` (camelCase or snake_case), ``short`` (up to
 three words), ``sentence`` (four or more). Shapes describe the text only, never a case name.
 """
+
 from __future__ import annotations
 
 import re
@@ -22,10 +23,18 @@ from .common import Note, joined, k_of, mark, primary_target, suite_rows, table,
 
 SHAPES = (
     ("route", re.compile(r"(^|\s)/[\w{}:.\-/]+|\b(GET|POST|PUT|PATCH|DELETE)\b")),
-    ("error message", re.compile(r"[\"'`]|\b(error|exception|failed|failure|cannot|can't|undefined|"
-                                 r"null|traceback|panic|denied|invalid|timeout)\b", re.IGNORECASE)),
-    ("file name", re.compile(r"\b[\w-]+\.(tsx?|jsx?|mjs|py|go|rs|java|rb|json|ya?ml|toml|md|css|html)\b",
-                             re.IGNORECASE)),
+    (
+        "error message",
+        re.compile(
+            r"[\"'`]|\b(error|exception|failed|failure|cannot|can't|undefined|"
+            r"null|traceback|panic|denied|invalid|timeout)\b",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "file name",
+        re.compile(r"\b[\w-]+\.(tsx?|jsx?|mjs|py|go|rs|java|rb|json|ya?ml|toml|md|css|html)\b", re.IGNORECASE),
+    ),
     ("identifier", re.compile(r"\b[a-z]+[A-Z]\w*\b|\b\w+_\w+\b")),
 )
 
@@ -55,9 +64,11 @@ def fixture_key(fixtures: Any) -> str:
 
 def _expected_cell(row: dict[str, Any], k: int) -> str:
     ranks = row.get("expected_ranks") or {}
-    lines = [f"{doc}  {'not returned' if rank is None or pd.isna(rank) else f'#{int(rank)}'}"
-             f"{f'  (outside top {k})' if rank is not None and not pd.isna(rank) and rank > k else ''}"
-             for doc, rank in ranks.items()]
+    lines = [
+        f"{doc}  {'not returned' if rank is None or pd.isna(rank) else f'#{int(rank)}'}"
+        f"{f'  (outside top {k})' if rank is not None and not pd.isna(rank) and rank > k else ''}"
+        for doc, rank in ranks.items()
+    ]
     if not ranks:
         lines.append("(fallback: any non-empty pack)")
     if row.get("expectedAnyOf"):
@@ -68,8 +79,10 @@ def _expected_cell(row: dict[str, Any], k: int) -> str:
 
 def _returned_cell(row: dict[str, Any], k: int) -> str:
     expected = set(row.get("expected") or [])
-    top = [f"{rank}. {doc}{'  ✓' if doc in expected else ''}"
-           for rank, doc in enumerate((row.get("returned") or [])[:k], 1)]
+    top = [
+        f"{rank}. {doc}{'  ✓' if doc in expected else ''}"
+        for rank, doc in enumerate((row.get("returned") or [])[:k], 1)
+    ]
     related = row.get("related") or []
     return "\n".join(top + ([f"related: {joined(related)}"] if related else [])) or "(empty pack)"
 
@@ -100,17 +113,24 @@ def retrieval_cases(run: Run, target: str | None = None, limit: int = 50) -> Sty
     total, passed_all = len(rows), int(rows[PASSED].fillna(False).astype(bool).sum())
     rows = worst_first(rows, run).head(limit)
     k, records = k_of(run), rows.to_dict("records")
-    frame = pd.DataFrame({
-        CASE: rows[CASE], "result": rows[PASSED].map(mark), PASSED: rows[PASSED],
-        "query": rows["query"], "shape": case_shapes(rows),
-        "expected (rank)": [_expected_cell(r, k) for r in records],
-        f"returned (top {k})": [_returned_cell(r, k) for r in records],
-        "reasons": [_reasons_cell(r, k) for r in records],
-        ERROR: rows[ERROR].fillna("").astype(str)})
+    frame = pd.DataFrame(
+        {
+            CASE: rows[CASE],
+            "result": rows[PASSED].map(mark),
+            PASSED: rows[PASSED],
+            "query": rows["query"],
+            "shape": case_shapes(rows),
+            "expected (rank)": [_expected_cell(r, k) for r in records],
+            f"returned (top {k})": [_returned_cell(r, k) for r in records],
+            "reasons": [_reasons_cell(r, k) for r in records],
+            ERROR: rows[ERROR].fillna("").astype(str),
+        }
+    )
     frame = frame.drop(columns=PASSED)
     shown = f"; the {len(frame)} worst shown" if len(frame) < total else ""
     return table(frame, f"retrieval-cases-{target}", ["result"]).set_caption(
-        f"{target}: {passed_all}/{total} retrieval cases pass (k={k}){shown}")
+        f"{target}: {passed_all}/{total} retrieval cases pass (k={k}){shown}"
+    )
 
 
 def _retrieval_groups(run: Run, by: str) -> Styler | Note:
@@ -145,8 +165,12 @@ def rank_counts(run: Run) -> pd.DataFrame | Note:
         return rows
     k = k_of(run)
     buckets = [str(r) for r in range(1, k + 1)] + [f">{k}", "not returned"]
-    pairs = [(target, _bucket(rank, k)) for target, ranks in zip(rows[TARGET], rows["expected_ranks"], strict=True)
-             if isinstance(ranks, dict) for rank in ranks.values()]
+    pairs = [
+        (target, _bucket(rank, k))
+        for target, ranks in zip(rows[TARGET], rows["expected_ranks"], strict=True)
+        if isinstance(ranks, dict)
+        for rank in ranks.values()
+    ]
     frame = pd.DataFrame(pairs, columns=[TARGET, "rank"])
     counts = pd.crosstab(frame[TARGET], frame["rank"]) if pairs else pd.DataFrame()
     order = [t for t in targets_of(run) if t in counts.index]
@@ -165,7 +189,13 @@ def token_savings(run: Run) -> Styler | Note:
     rows = suite_rows(run, "tokens")
     if isinstance(rows, Note):
         return rows
-    frame = pd.DataFrame([{TARGET: t, "cases": r.get("cases"), **(r.get("metrics") or {})}
-                          for t, r in (per_target or {}).items() if not r.get("skipped")])
+    frame = pd.DataFrame(
+        [
+            {TARGET: t, "cases": r.get("cases"), **(r.get("metrics") or {})}
+            for t, r in (per_target or {}).items()
+            if not r.get("skipped")
+        ]
+    )
     return table(frame, "token-savings").set_caption(
-        "Savings alone prove nothing: compare each target's recall with the random control's.")
+        "Savings alone prove nothing: compare each target's recall with the random control's."
+    )

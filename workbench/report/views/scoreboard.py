@@ -2,6 +2,7 @@
 
 Built for a newcomer who has a minute: what passed, what failed, and why.
 """
+
 from __future__ import annotations
 
 import html
@@ -24,13 +25,17 @@ def run_header(run: Run) -> Html:
     verdict = "PASS" if summary.get("passed") else "FAIL"
     colour = "#137333" if summary.get("passed") else "#c5221f"
     targets = " · ".join(html.escape(label(t)) for t in targets_of(run))
-    facts = [f"created {manifest.get('created', '?')}",
-             f"corpus {corpus.get('path', '?')} (sha256 {str(corpus.get('sha256', ''))[:12]}, k={k_of(run)})",
-             f"commit {manifest.get('git_commit') or 'unknown'}",
-             f"sandbox: {summary.get('sandbox') or 'unknown'}"]
-    return Html(f'<h3>Run {html.escape(run.run_id)}: <span style="color:{colour}">{verdict}</span></h3>'
-                f"<p>{html.escape(', '.join(facts))}</p>"
-                f"<p>Targets: {targets}. Controls calibrate the report and never gate the verdict.</p>")
+    facts = [
+        f"created {manifest.get('created', '?')}",
+        f"corpus {corpus.get('path', '?')} (sha256 {str(corpus.get('sha256', ''))[:12]}, k={k_of(run)})",
+        f"commit {manifest.get('git_commit') or 'unknown'}",
+        f"sandbox: {summary.get('sandbox') or 'unknown'}",
+    ]
+    return Html(
+        f'<h3>Run {html.escape(run.run_id)}: <span style="color:{colour}">{verdict}</span></h3>'
+        f"<p>{html.escape(', '.join(facts))}</p>"
+        f"<p>Targets: {targets}. Controls calibrate the report and never gate the verdict.</p>"
+    )
 
 
 def verdicts(run: Run) -> Styler | Note:
@@ -39,8 +44,12 @@ def verdicts(run: Run) -> Styler | Note:
     if not suites:
         return Note("This run has no suite results.")
     targets = targets_of(run)
-    frame = pd.DataFrame([{"suite": suite, **{label(t): verdict_text(per[t]) if t in per else "-" for t in targets}}
-                          for suite, per in suites.items()])
+    frame = pd.DataFrame(
+        [
+            {"suite": suite, **{label(t): verdict_text(per[t]) if t in per else "-" for t in targets}}
+            for suite, per in suites.items()
+        ]
+    )
     controls = [label(t) for t in targets if is_control(t)]
     styler = table(frame, "verdicts", [label(t) for t in targets if not is_control(t)])
     return styler.map(lambda _: MUTED_CSS, subset=controls) if controls else styler
@@ -48,11 +57,19 @@ def verdicts(run: Run) -> Styler | Note:
 
 def floor_frame(run: Run) -> pd.DataFrame:
     """Long frame of every summary metric: suite, metric, floor, target, value."""
-    rows = [{SUITE: suite, "metric": metric, "floor": (result.get("thresholds") or {}).get(metric),
-             TARGET: target, "value": value}
-            for suite, per in (run.summary.get("suites") or {}).items()
-            for target, result in per.items() if not result.get("skipped")
-            for metric, value in (result.get("metrics") or {}).items()]
+    rows = [
+        {
+            SUITE: suite,
+            "metric": metric,
+            "floor": (result.get("thresholds") or {}).get(metric),
+            TARGET: target,
+            "value": value,
+        }
+        for suite, per in (run.summary.get("suites") or {}).items()
+        for target, result in per.items()
+        if not result.get("skipped")
+        for metric, value in (result.get("metrics") or {}).items()
+    ]
     frame = pd.DataFrame(rows, columns=[SUITE, "metric", "floor", TARGET, "value"])
     return frame.astype({"floor": "float64", "value": "float64"})
 
@@ -87,10 +104,11 @@ def leaderboard(run: Run) -> Styler | Note:
         return Note("This run has no cases.")
     errors = cases[ERROR].notna() & cases[ERROR].astype(str).ne("")
     seconds = pd.to_numeric(cases["seconds"], errors="coerce") if "seconds" in cases else np.nan
-    stats = (cases.assign(_passed=cases[PASSED].fillna(False).astype(bool), _error=errors, _seconds=seconds)
-             .groupby(TARGET, sort=False)
-             .agg(cases=(CASE, "size"), passed=("_passed", "sum"), errors=("_error", "sum"),
-                  seconds=("_seconds", "mean")))
+    stats = (
+        cases.assign(_passed=cases[PASSED].fillna(False).astype(bool), _error=errors, _seconds=seconds)
+        .groupby(TARGET, sort=False)
+        .agg(cases=(CASE, "size"), passed=("_passed", "sum"), errors=("_error", "sum"), seconds=("_seconds", "mean"))
+    )
     stats["pass rate"] = stats["passed"] / stats["cases"]
     stats = stats.join(_suite_pass_rates(cases)).sort_values("pass rate", ascending=False, kind="stable")
     stats.insert(0, "role", ["control" if is_control(t) else "candidate" for t in stats.index])
@@ -100,7 +118,8 @@ def leaderboard(run: Run) -> Styler | Note:
 
 def _suite_pass_rates(cases: pd.DataFrame) -> pd.DataFrame:
     rates = cases.assign(_passed=cases[PASSED].fillna(False).astype(float)).pivot_table(
-        index=TARGET, columns=SUITE, values="_passed", aggfunc="mean", sort=False)
+        index=TARGET, columns=SUITE, values="_passed", aggfunc="mean", sort=False
+    )
     return rates.rename(columns=lambda s: f"{s} pass rate")
 
 

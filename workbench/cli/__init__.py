@@ -1,0 +1,105 @@
+"""The ``workbench`` command: a thin click layer over the library.
+
+Exit codes: 0 ok; 1 thresholds not met or a gate/regression verdict failed;
+2 usage error; 3 a WorkbenchError (one line, no traceback); 4 an internal error.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from pathlib import Path
+
+import click
+
+from ..errors import WorkbenchError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3, 4
+EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
+CORPUS_OPTION = click.option(
+    "--corpus",
+    "corpus_path",
+    type=click.Path(path_type=Path),
+    default=Path("corpus/corpus.json"),
+    show_default=True,
+    help="Corpus file to read.",
+)
+
+
+def split_values(values: tuple[str, ...]) -> list[str]:
+    """Repeatable options also accept comma lists: ``--suite a --suite b,c`` -> ``[a, b, c]``."""
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def parse_shard(value: str | None) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    try:
+        index, count = (int(part) for part in value.split("/"))
+    except ValueError:
+        raise click.BadParameter("expected I/N, e.g. 0/4", param_hint="--shard") from None
+    if count < 1 or not 0 <= index < count:
+        raise click.BadParameter("expected 0 <= I < N", param_hint="--shard")
+    return index, count
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="workbench")
+def cli() -> None:
+    """Evaluate code-context engines against a labelled corpus.
+
+    Runs eval suites into tidy DataFrames (reports/runs/<run-id>/), renders notebook
+    reports, compares runs and keeps baselines. Exit codes: 0 ok, 1 thresholds or gate
+    failed, 2 usage error, 3 bad input or unreachable target, 4 internal error.
+    """
+
+
+RUNS_DIR_OPTION = click.option(
+    "--runs-dir",
+    type=click.Path(path_type=Path),
+    default=Path("reports/runs"),
+    show_default=True,
+    help="Where run ids are looked up.",
+)
+
+
+# The commands register themselves on ``cli`` when their modules load.
+from . import compare, evaluate, tools  # noqa: E402, F401
+
+
+def _register_mining() -> None:
+    from ..mining import export_command, import_command, mine_command
+
+    for command in (mine_command, import_command, export_command):
+        cli.add_command(command)
+
+
+_register_mining()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: run the CLI and map outcomes to the documented exit codes."""
+    try:
+        code = cli.main(args=argv, prog_name="workbench", standalone_mode=False)
+    except click.exceptions.Abort as exc:  # click turns Ctrl-C into Abort: not a failed threshold
+        interrupted = isinstance(exc.__cause__, KeyboardInterrupt)
+        click.echo("interrupted" if interrupted else "aborted", err=True)
+        code = EXIT_INTERRUPTED if interrupted else EXIT_FAILED
+    except click.exceptions.ClickException as exc:
+        exc.show()
+        code = EXIT_USAGE if isinstance(exc, click.UsageError) else exc.exit_code
+    except WorkbenchError as exc:
+        click.echo(f"error: {exc}", err=True)
+        code = EXIT_ERROR
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        code = EXIT_INTERRUPTED
+    except Exception:
+        traceback.print_exc()
+        click.echo("internal error (exit 4): please report this with the traceback above", err=True)
+        code = EXIT_INTERNAL
+    return int(code or 0) if isinstance(code, int) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

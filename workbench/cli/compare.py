@@ -1,0 +1,106 @@
+"""``workbench compare`` and ``workbench baseline``: a run against another run or a recorded baseline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from . import CORPUS_OPTION, EXIT_FAILED, EXIT_OK, RUNS_DIR_OPTION, cli
+
+
+@cli.command("compare")
+@click.argument("side_a", metavar="A")
+@click.argument("side_b", metavar="B")
+@click.option(
+    "--gate",
+    default=None,
+    help="Gate rule: go-code, retrieval, none, or key=value pairs "
+    "(primary=mrr,noninferior=recallAtK,margin=0.02,alpha=0.05,test=t). "
+    "Default: the first preset both sides have metrics for.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print {verdict, comparisons, cases} as JSON.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for the bootstrap and randomization test.")
+@CORPUS_OPTION
+@RUNS_DIR_OPTION
+@click.pass_context
+def compare_command(
+    ctx: click.Context,
+    side_a: str,
+    side_b: str,
+    gate: str | None,
+    as_json: bool,
+    seed: int,
+    corpus_path: Path,
+    runs_dir: Path,
+) -> None:
+    """Compare B with A case by case (RUN, RUN#TARGET or a baseline name); exit 1 when the gate fails."""
+    from ..analysis import compare, resolve_side
+
+    baselines = corpus_path.parent / "baselines"
+    result = compare(
+        resolve_side(side_a, runs_dir, baselines), resolve_side(side_b, runs_dir, baselines), gate=gate, seed=seed
+    )
+    click.echo(json.dumps(result.to_dict(), indent=2) if as_json else result.to_markdown())
+    ctx.exit(EXIT_FAILED if result.failed else EXIT_OK)
+
+
+@cli.group("baseline")
+def baseline_group() -> None:
+    """Record, list and show baselines (<corpus dir>/baselines/<name>.json)."""
+
+
+@baseline_group.command("record")
+@click.argument("run_spec", metavar="RUN")
+@click.option("--name", required=True, help="Baseline name (the file is <name>.json).")
+@CORPUS_OPTION
+@click.option(
+    "--write-thresholds", is_flag=True, help="Also rewrite the corpus floors and the EVALS.md baseline table."
+)
+@click.option(
+    "--slack",
+    type=click.FloatRange(min=0),
+    default=0.02,
+    show_default=True,
+    help="Floor = baseline minus slack (pass rates: one more failure trips it).",
+)
+@click.option("--force", is_flag=True, help="Overwrite an existing baseline of that name.")
+@RUNS_DIR_OPTION
+def baseline_record_command(
+    run_spec: str, name: str, corpus_path: Path, write_thresholds: bool, slack: float, force: bool, runs_dir: Path
+) -> None:
+    """Record RUN (or RUN#TARGET) as baseline NAME."""
+    from ..analysis import resolve_run
+    from ..errors import StoreError
+    from ..store import record_baseline
+
+    run = resolve_run(run_spec, runs_dir)
+    if run is None:
+        raise StoreError(f"{run_spec}: not a run directory or a run id in {runs_dir}")
+    path = record_baseline(run, name, corpus_path, write_thresholds=write_thresholds, slack=slack, force=force)
+    click.echo(f"wrote {path}" + (f"; floors rewritten in {corpus_path}" if write_thresholds else ""))
+
+
+@baseline_group.command("list")
+@CORPUS_OPTION
+def baseline_list_command(corpus_path: Path) -> None:
+    """List the recorded baselines."""
+    from ..store import list_baselines
+
+    frame = list_baselines(corpus_path.parent / "baselines")
+    good = frame[frame["error"].isna()].drop(columns="error")
+    click.echo(good.to_string(index=False) if len(good) else f"no baselines in {corpus_path.parent / 'baselines'}")
+    for error in frame["error"].dropna():
+        click.echo(f"skipped {error}", err=True)
+
+
+@baseline_group.command("show")
+@click.argument("name")
+@CORPUS_OPTION
+def baseline_show_command(name: str, corpus_path: Path) -> None:
+    """Show a baseline's provenance, metrics and floors."""
+    from ..store import baseline_table, load_baseline
+
+    base = load_baseline(name, corpus_path.parent / "baselines")
+    click.echo(f"Baseline {base.name} ({base.path}, {len(base.cases)} cases)\n\n{baseline_table(base.data)}")

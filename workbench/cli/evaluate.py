@@ -1,0 +1,270 @@
+"""``workbench run``, ``validate``, ``merge``, ``report`` and ``lab``: corpus in, runs and reports out."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import RunStopped
+from . import CORPUS_OPTION, EXIT_ERROR, EXIT_FAILED, EXIT_OK, cli, parse_shard, split_values
+
+
+@cli.command("run")
+@CORPUS_OPTION
+@click.option(
+    "--suite", "suites", multiple=True, help="Suite to run (repeatable or comma list; default: every suite with cases)."
+)
+@click.option(
+    "--target",
+    "targets",
+    multiple=True,
+    help="builtin, random, bm25, cmd:<command>, http://host:port, python:<module>:<factory> (repeatable).",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path),
+    default=Path("reports/runs"),
+    show_default=True,
+    help="Directory that receives the run directory.",
+)
+@click.option(
+    "--baseline", "baseline", default=None, help="Compare with this baseline (name or path) and mark regressions."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the summary object as JSON instead of the scoreboard.")
+@click.option("--strict", is_flag=True, help="Stop at the first case that errors.")
+@click.option(
+    "--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True, help="Seconds per engine request."
+)
+@click.option(
+    "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Cases run concurrently per target."
+)
+@click.option(
+    "--shard", default=None, help="Run only shard I of N (I/N, zero-based); merge shards with `workbench merge`."
+)
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for the random control and any sampling.")
+@click.option(
+    "--deadline",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Seconds the whole run may take: no case starts after it; cases not reached are errors "
+    "(exit 1) and the journal is kept for --resume.",
+)
+@click.option(
+    "--resume",
+    "resume",
+    metavar="RUN",
+    default=None,
+    help="Finish an interrupted run (a run id under --out, or its .<run-id>.journal path): reuse its "
+    "saved cases, run the rest, write it under its own run id. The corpus, suites, targets, "
+    "seed, shard, timeout, --repeat and --strict come from the run's journal; giving a different one is "
+    "an error.",
+)
+@click.option(
+    "--executor",
+    default="local",
+    show_default=True,
+    metavar="local|ray[:ADDRESS]",
+    help="Where cases run: here (--jobs threads), or on Ray (no ADDRESS: $RAY_ADDRESS or a local Ray).",
+)
+@click.option(
+    "--repeat",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Run every case N times: pass^k, pass@k, flaky cases; metrics are each case's mean.",
+)
+@click.option("--cache", is_flag=True, help="Reuse unchanged passing answers of builtin and the controls (no latency).")
+@click.pass_context
+def run_command(
+    ctx: click.Context,
+    corpus_path: Path,
+    suites: tuple[str, ...],
+    targets: tuple[str, ...],
+    out_dir: Path,
+    baseline: str | None,
+    as_json: bool,
+    strict: bool,
+    timeout: float,
+    jobs: int,
+    shard: str | None,
+    seed: int,
+    deadline: float | None,
+    resume: str | None,
+    **scale: Any,
+) -> None:
+    """Run suites against targets; exit 1 when a threshold floor is not met.
+
+    Every finished case is saved as it ends, so a run that is interrupted (Ctrl-C, a crash,
+    --strict) can be finished with --resume, which runs only the cases not saved yet.
+    """
+    from ..report import render_scoreboard
+    from ..run import run_eval
+
+    deciding = {
+        "suites": split_values(suites) or None,
+        "targets": split_values(targets) or None,
+        "strict": strict,
+        "timeout": timeout,
+        "seed": seed,
+        "shard": parse_shard(shard),
+        "repeat": scale.pop("repeat"),
+    }
+    if resume is not None:  # only what the user typed, to be checked against the journal
+        deciding = {key: value for key, value in deciding.items() if _given(ctx, key)}
+    try:
+        result = run_eval(
+            None if resume and not _given(ctx, "corpus_path") else corpus_path,
+            out_dir=out_dir,
+            baseline=baseline,
+            progress=not as_json,
+            jobs=jobs,
+            deadline=deadline,
+            resume=resume,
+            **scale,
+            **deciding,
+        )
+    except RunStopped as stopped:
+        click.echo(stopped.hint(), err=True)
+        raise stopped.cause from None
+    if as_json:
+        click.echo(json.dumps(result.summary, indent=2))
+    else:
+        from ..analysis import regression_keys
+
+        click.echo(
+            render_scoreboard(
+                result.summary,
+                k=result.manifest["corpus"]["k"],
+                regressions=regression_keys(result.summary.get("baseline") or {}),
+            )
+        )
+    cut = result.summary.get("deadline")
+    if cut:
+        click.echo(
+            f"--deadline {cut['seconds']:g}s passed: {cut['not_run']} case(s) not run; "
+            f"run them with --resume {result.run_id}",
+            err=True,
+        )
+    ctx.exit(EXIT_OK if result.summary["passed"] else EXIT_FAILED)
+
+
+def _given(ctx: click.Context, name: str) -> bool:
+    """Whether the user gave option ``name`` (not its default)."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source != click.core.ParameterSource.DEFAULT
+
+
+@cli.command("validate")
+@CORPUS_OPTION
+@click.pass_context
+def validate_command(ctx: click.Context, corpus_path: Path) -> None:
+    """Check a corpus: schema, fixtures, expected files. Exit 3 on any problem."""
+    from ..corpus import validate_corpus
+
+    problems = validate_corpus(corpus_path)
+    for problem in problems:
+        click.echo(f"{corpus_path}: {problem}", err=True)
+    if problems:
+        click.echo(f"{len(problems)} problem(s) in {corpus_path}", err=True)
+        ctx.exit(EXIT_ERROR)
+    click.echo(f"{corpus_path}: ok")
+
+
+@cli.command("merge")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path),
+    default=Path("reports/runs"),
+    show_default=True,
+    help="Directory that receives the merged run.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the merged summary as JSON.")
+@click.pass_context
+def merge_command(ctx: click.Context, runs: tuple[Path, ...], out_dir: Path, as_json: bool) -> None:
+    """Merge shard runs (same corpus) into one run; exit 1 when the merged run fails its floors."""
+    from ..report import render_scoreboard
+    from ..run import merge_runs
+
+    merged = merge_runs(list(runs), out_dir)
+    click.echo(
+        json.dumps(merged.summary, indent=2)
+        if as_json
+        else render_scoreboard(merged.summary, k=merged.manifest["corpus"]["k"])
+    )
+    ctx.exit(EXIT_OK if merged.summary["passed"] else EXIT_FAILED)
+
+
+@cli.command("report")
+@click.argument("run_dir", metavar="[RUN]", required=False)
+@CORPUS_OPTION
+@click.option(
+    "--baseline",
+    default=None,
+    help="Compare with a baseline (a name among the corpus's baselines, or a file), a run or RUN#TARGET.",
+)
+@click.option(
+    "--runs-dir",
+    type=click.Path(path_type=Path),
+    default=Path("reports/runs"),
+    show_default=True,
+    help="Where run ids are looked up.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path),
+    default=Path("reports/html"),
+    show_default=True,
+    help="Directory that receives <run-id>/index.html and the pages.",
+)
+@click.option("--open", "open_page", is_flag=True, help="Open index.html in a browser when done.")
+@click.option(
+    "--jobs", type=click.IntRange(min=1), default=None, help="Notebooks executed at once (default: one per core)."
+)
+@click.option(
+    "--timeout", type=click.FloatRange(min=1), default=300.0, show_default=True, help="Seconds allowed per notebook."
+)
+def report_command(
+    run_dir: str | None,
+    corpus_path: Path,
+    baseline: str | None,
+    runs_dir: Path,
+    out_dir: Path,
+    open_page: bool,
+    jobs: int | None,
+    timeout: float,
+) -> None:
+    """Render the report notebooks of RUN (a run directory or run id; default: the latest) to HTML
+    and print index.html's path.
+
+    A notebook that fails still gets its partial page; the command then exits 3 naming the notebook and cell.
+    """
+    import webbrowser
+
+    from ..report import render_report
+
+    result = render_report(
+        run_dir, baseline=baseline, out_dir=out_dir, jobs=jobs, timeout=timeout, corpus=corpus_path, runs_dir=runs_dir
+    )
+    click.echo(result.index)
+    if open_page:
+        webbrowser.open(result.index.resolve().as_uri())
+
+
+@cli.command("lab", context_settings={"ignore_unknown_options": True})
+@click.argument("lab_args", nargs=-1, type=click.UNPROCESSED)
+@click.pass_context
+def lab_command(ctx: click.Context, lab_args: tuple[str, ...]) -> None:
+    """Open JupyterLab on the report notebooks (notebooks/), in this environment.
+
+    Other arguments go to JupyterLab (``workbench lab --no-browser --port 8890``); as root,
+    ``--allow-root`` is added. Stopping this command (Ctrl-C, SIGTERM) shuts the server down."""
+    from ..report import lab_argv, notebooks_dir, serve_lab
+
+    ctx.exit(serve_lab(lab_argv(lab_args, notebooks_dir())))

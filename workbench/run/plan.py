@@ -1,0 +1,46 @@
+"""What a run will run: the suites asked for (or every suite with cases), the target objects, and
+the cases this machine can run (a case needing a missing toolchain is set aside with the reason)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..corpus import Corpus
+from ..errors import SuiteError
+from ..suites import Suite, get_suite, suite_names, suite_section
+from ..targets import close_target, resolve_target
+from .options import RunOptions
+
+Plan = list[tuple[Suite, str, Any, list[dict[str, Any]]]]
+
+
+def without_unavailable(plan: Plan, corpus: Corpus) -> tuple[Plan, dict[str, dict[str, str]]]:
+    """The plan without the cases this machine cannot run, and those, per suite, with the reason
+    (a missing toolchain)."""
+    kept: Plan = []
+    unavailable: dict[str, dict[str, str]] = {}
+    for suite, name, target, cases in plan:
+        reasons = {str(c.get("name")): why for c in cases if (why := suite.unavailable(c, corpus))}
+        if reasons:
+            unavailable[suite.name] = reasons
+        kept.append((suite, name, target, [c for c in cases if str(c.get("name")) not in reasons]))
+    return kept, unavailable
+
+
+def select_suites(corpus: Corpus, options: RunOptions) -> list[Suite]:
+    """The suites asked for, else every suite the corpus has cases for."""
+    names = options.suites or [n for n in suite_names() if corpus.data.get(suite_section(n))]
+    if not names:
+        raise SuiteError(f"{corpus.path}: no suite has cases in this corpus")
+    return [get_suite(n) for n in names]
+
+
+def resolve_targets(options: RunOptions) -> list[Any]:
+    """The target objects of ``options.targets``; two with one name would mix their rows."""
+    targets = [resolve_target(spec, options.seed, options.timeout) for spec in options.targets]
+    names = [t.name for t in targets]
+    if len(set(names)) != len(names):
+        for target in targets:
+            close_target(target)
+        raise SuiteError(f"two targets share a name ({', '.join(names)}): give each engine its own")
+    return targets
