@@ -329,6 +329,7 @@ def contain(argv: list[str], writable: Path) -> list[str]:
     if bwrap is None:
         return argv
     where = str(writable.resolve())
+    shown = [arg for path in _under_tmp(argv) for arg in ("--ro-bind", path, path)]
     return [
         bwrap,
         "--ro-bind",
@@ -340,6 +341,7 @@ def contain(argv: list[str], writable: Path) -> list[str]:
         "/proc",
         "--tmpfs",
         "/tmp",
+        *shown,
         "--bind",
         where,
         where,
@@ -357,6 +359,23 @@ def contain(argv: list[str], writable: Path) -> list[str]:
         "--",
         *argv,
     ]
+
+
+def _under_tmp(argv: list[str]) -> list[str]:
+    """What the private ``/tmp`` would hide but a command needs, read-only: this Python's prefixes
+    and import paths, and the program it runs, when they live under ``/tmp`` (a clone or virtual
+    environment made in a temporary directory)."""
+    program = shutil.which(argv[0]) if argv else None
+    candidates = [sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path]
+    candidates += [str(Path(found).resolve().parent) for found in (sys.executable, program) if found]
+    tmp = Path("/tmp").resolve()
+    kept: list[str] = []
+    for text in sorted({str(Path(c).resolve()) for c in candidates if c}):
+        path = Path(text)
+        if path.is_relative_to(tmp) and path != tmp and path.exists():
+            if not any(path.is_relative_to(Path(k)) for k in kept):
+                kept.append(text)
+    return kept
 
 
 def drop_escaping_links(root: Path) -> list[str]:
