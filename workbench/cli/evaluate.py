@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from ..errors import RunStopped
-from . import CORPUS_OPTION, EXIT_ERROR, EXIT_FAILED, EXIT_OK, cli, parse_shard, split_values
+from . import CORPUS_OPTION, EXIT_ERROR, EXIT_FAILED, EXIT_OK, RUNS_DIR_OPTION, cli, parse_shard, split_values
 
 
 @cli.command("run")
@@ -208,13 +208,7 @@ def merge_command(ctx: click.Context, runs: tuple[Path, ...], out_dir: Path, as_
     default=None,
     help="Compare with a baseline (a name among the corpus's baselines, or a file), a run or RUN#TARGET.",
 )
-@click.option(
-    "--runs-dir",
-    type=click.Path(path_type=Path),
-    default=Path("reports/runs"),
-    show_default=True,
-    help="Where run ids are looked up.",
-)
+@RUNS_DIR_OPTION
 @click.option(
     "--out",
     "out_dir",
