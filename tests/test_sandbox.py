@@ -191,7 +191,7 @@ def test_normalise_collapses_whitespace() -> None:
 
 def test_the_private_tmp_keeps_an_interpreter_that_lives_under_tmp(tmp_path, monkeypatch) -> None:
     """A clone (and its .venv) made under /tmp stays visible, read-only, inside the sandbox."""
-    from workbench import sandbox
+    from workbench import containment
 
     if not tmp_path.resolve().is_relative_to(Path("/tmp").resolve()):
         pytest.skip("the temporary directory is not under /tmp here")
@@ -199,6 +199,6 @@ def test_the_private_tmp_keeps_an_interpreter_that_lives_under_tmp(tmp_path, mon
     (venv / "lib").mkdir(parents=True)
     monkeypatch.setattr(sys, "prefix", str(venv))
     monkeypatch.setattr(sys, "path", [str(venv / "lib"), "/usr/lib/python3"])
-    shown = sandbox._under_tmp(["true"])
+    shown = containment._under_tmp(["true"])
     assert str(venv.resolve()) in shown and str((venv / "lib").resolve()) not in shown  # nested: bound once
     assert all(Path(p).resolve().is_relative_to(Path("/tmp").resolve()) for p in shown)

@@ -42,9 +42,9 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
+from .containment import contain, sandbox_kind  # noqa: F401  (sandbox_kind: re-exported)
 from .errors import SuiteError, WorkbenchError
 
 TAIL_CHARS = 2000
@@ -281,103 +281,6 @@ def baseline_copy(base: Path, dest: Path) -> str:
 # ---- Containment ----
 # What contains a fixture command: bubblewrap when it works here, and copies without escaping links.
 #
-# Under bubblewrap (``bwrap``, found on PATH and checked once to start) a harness or validation
-# command sees the whole file system read-only, its temporary copy as the only writable directory
-# besides a private ``/tmp`` (also its ``HOME``), no network, its own PID, IPC and UTS namespaces and a
-# new session, and it dies with workbench. Without it, ``sandbox_kind()`` is ``"none"`` (the run's
-# summary and report say so) and commands run as the user, confined only by the allowlist, the
-# minimal environment and the timeout.
-#
-# Either way ``drop_escaping_links`` leaves no symlink in a copy that resolves outside the copy,
-# dangles or loops: a fixture cannot be modified through a link, whatever its scripts write.
-
-BWRAP = "bwrap"
-ENV_DISABLE = "WORKBENCH_NO_BWRAP"
-
-
-@lru_cache(maxsize=1)
-def _bwrap() -> str | None:
-    """The bwrap binary, if it is installed and can create its namespaces on this machine."""
-    if os.environ.get(ENV_DISABLE):
-        return None
-    found = shutil.which(BWRAP)
-    if found is None:
-        return None
-    try:
-        probe = subprocess.run(
-            [found, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "--", "true"],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return found if probe.returncode == 0 else None
-
-
-def sandbox_kind() -> str:
-    """``"bwrap"`` when fixture commands run under bubblewrap, else ``"none"``."""
-    return "bwrap" if _bwrap() else "none"
-
-
-def contain(argv: list[str], writable: Path) -> list[str]:
-    """``argv`` wrapped to run under bubblewrap with only ``writable`` (and a private /tmp) writable.
-
-    Returned unchanged when bubblewrap is not available (``sandbox_kind() == "none"``)."""
-    bwrap = _bwrap()
-    if bwrap is None:
-        return argv
-    where = str(writable.resolve())
-    shown = [arg for path in _under_tmp(argv) for arg in ("--ro-bind", path, path)]
-    return [
-        bwrap,
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--proc",
-        "/proc",
-        "--tmpfs",
-        "/tmp",
-        *shown,
-        "--bind",
-        where,
-        where,
-        "--unshare-all",
-        "--die-with-parent",
-        "--new-session",
-        "--setenv",
-        "HOME",
-        "/tmp",
-        "--setenv",
-        "TMPDIR",
-        "/tmp",
-        "--chdir",
-        where,
-        "--",
-        *argv,
-    ]
-
-
-def _under_tmp(argv: list[str]) -> list[str]:
-    """What the private ``/tmp`` would hide but a command needs, read-only: this Python's prefixes
-    and import paths, and the program it runs, when they live under ``/tmp`` (a clone or virtual
-    environment made in a temporary directory)."""
-    program = shutil.which(argv[0]) if argv else None
-    candidates = [sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path]
-    candidates += [str(Path(found).resolve().parent) for found in (sys.executable, program) if found]
-    tmp = Path("/tmp").resolve()
-    kept: list[str] = []
-    for text in sorted({str(Path(c).resolve()) for c in candidates if c}):
-        path = Path(text)
-        if path.is_relative_to(tmp) and path != tmp and path.exists():
-            if not any(path.is_relative_to(Path(k)) for k in kept):
-                kept.append(text)
-    return kept
-
-
 def drop_escaping_links(root: Path) -> list[str]:
     """Remove every symlink under ``root`` that leads outside it, dangles or loops; returns their paths.
 

@@ -54,14 +54,15 @@ def serve_lab(argv: Sequence[str], grace: float = GRACE) -> int:
     def on_signal(signum: int, frame: FrameType | None) -> None:
         raise _Stop(signum)
 
-    proc = subprocess.Popen(list(argv), start_new_session=True)
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGHUP)}
-    try:
+    proc: subprocess.Popen[bytes] | None = None
+    try:  # the handlers are in place before the server starts: a stop right after it is not missed
+        proc = subprocess.Popen(list(argv), start_new_session=True)
         return proc.wait()
     except (KeyboardInterrupt, _Stop):
-        stop(proc, grace)
         return EXIT_INTERRUPTED
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-        stop(proc, grace)
+        if proc is not None:
+            stop(proc, grace)
