@@ -19,8 +19,11 @@ signal.signal(signal.SIGTERM, lambda *a: (open(sys.argv[1] + ".stopped", "w").wr
 open(sys.argv[1], "w").write(str(os.getpid()))
 time.sleep(60)
 """
+# A foreground process: Ctrl-C raises KeyboardInterrupt even when the test runner was started in the
+# background (a shell starts background jobs with SIGINT ignored, and Python keeps it ignored).
 PARENT = (
-    "import sys; from workbench.report.lab import serve_lab; "
+    "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "from workbench.report.lab import serve_lab; "
     "sys.exit(serve_lab([sys.executable, '-c', sys.argv[1], sys.argv[2]]))"
 )
 
