@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from .errors import CorpusError
+from .paths import DEFAULT_CORPUS
 from .schemas import Problem, schema_problems
 from .strictjson import loads_strict, read_bytes
 
-DEFAULT_CORPUS = Path("corpus/corpus.json")
 DEFAULT_K = 5
 CASE_SECTIONS = ("retrieval", "risk", "harnessExecution", "gateEffectiveness", "tokenSavings")
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from ..errors import WorkbenchError
+from ..paths import DEFAULT_CORPUS, DEFAULT_RUNS_DIR
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
@@ -20,7 +21,7 @@ CORPUS_OPTION = click.option(
     "--corpus",
     "corpus_path",
     type=click.Path(path_type=Path),
-    default=Path("corpus/corpus.json"),
+    default=DEFAULT_CORPUS,
     show_default=True,
     help="Corpus file to read.",
 )
@@ -57,7 +58,7 @@ def cli() -> None:
 RUNS_DIR_OPTION = click.option(
     "--runs-dir",
     type=click.Path(path_type=Path),
-    default=Path("reports/runs"),
+    default=DEFAULT_RUNS_DIR,
     show_default=True,
     help="Where run ids are looked up.",
 )

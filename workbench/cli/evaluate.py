@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from ..errors import RunStopped
+from ..paths import DEFAULT_HTML_DIR, DEFAULT_RUNS_DIR
 from . import CORPUS_OPTION, EXIT_ERROR, EXIT_FAILED, EXIT_OK, RUNS_DIR_OPTION, cli, parse_shard, split_values
 
 
@@ -27,7 +28,7 @@ from . import CORPUS_OPTION, EXIT_ERROR, EXIT_FAILED, EXIT_OK, RUNS_DIR_OPTION, 
     "--out",
     "out_dir",
     type=click.Path(path_type=Path),
-    default=Path("reports/runs"),
+    default=DEFAULT_RUNS_DIR,
     show_default=True,
     help="Directory that receives the run directory.",
 )
@@ -180,7 +181,7 @@ def validate_command(ctx: click.Context, corpus_path: Path) -> None:
     "--out",
     "out_dir",
     type=click.Path(path_type=Path),
-    default=Path("reports/runs"),
+    default=DEFAULT_RUNS_DIR,
     show_default=True,
     help="Directory that receives the merged run.",
 )
@@ -213,7 +214,7 @@ def merge_command(ctx: click.Context, runs: tuple[Path, ...], out_dir: Path, as_
     "--out",
     "out_dir",
     type=click.Path(path_type=Path),
-    default=Path("reports/html"),
+    default=DEFAULT_HTML_DIR,
     show_default=True,
     help="Directory that receives <run-id>/index.html and the pages.",
 )

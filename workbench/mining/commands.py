@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from ..paths import DEFAULT_RUNS_DIR
+
 
 def _date(value: str | None, end: bool, flag: str) -> int | None:
     from .mine import parse_date
@@ -114,7 +116,7 @@ def mine_command(
 @click.option(
     "--runs-dir",
     type=click.Path(file_okay=False, path_type=Path),
-    default=Path("reports/runs"),
+    default=DEFAULT_RUNS_DIR,
     show_default=True,
     help="Where trec and go-code write the imported run.",
 )
@@ -167,7 +169,7 @@ def import_command(kind: str, files: tuple[Path, ...], repos: Path | None, out: 
 @click.option(
     "--runs-dir",
     type=click.Path(path_type=Path),
-    default=Path("reports/runs"),
+    default=DEFAULT_RUNS_DIR,
     show_default=True,
     help="Where run ids are looked up.",
 )

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RenderError, WorkbenchError
-from ..paths import baselines_dir, locate_run, locate_side
+from ..paths import DEFAULT_HTML_DIR, baselines_dir, locate_run, locate_side
 from ..store.files import write_text_atomic
 from ..store.headers import DEFAULT_RUNS_DIR, check_side, latest_run, read_header
 from ._html import to_html
@@ -33,7 +33,7 @@ NOTEBOOKS = ("scoreboard", "retrieval", "classifiers", "ranking", "baseline_diff
 # Execution order, longest first (bench/report.py): the first notebook on each kernel also pays for
 # its imports, and a long notebook started last would run alone at the end.
 LONGEST_FIRST = ("significance", "scoreboard", "retrieval", "ranking", "classifiers", "baseline_diff")
-DEFAULT_OUT = Path("reports/html")
+DEFAULT_OUT = DEFAULT_HTML_DIR
 DEFAULT_TIMEOUT = 300.0
 # Run in each kernel as it starts: the imports every notebook makes, with the collector paused
 # for them and their objects then frozen out of it (the cyclic collector need not walk pandas' and

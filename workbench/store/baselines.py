@@ -21,6 +21,7 @@ import pandas as pd
 
 from ..columns import CASE, ERROR, METRIC, PASSED, SUITE, TARGET, VALUE
 from ..errors import StoreError
+from ..paths import DEFAULT_CORPUS
 from .files import dumps, write_text_atomic
 from .floors import DEFAULT_SLACK, compute_floors, replace_thresholds, update_evals
 from .headers import BASELINE_FORMAT, DEFAULT_BASELINES_DIR, read_baseline
@@ -93,7 +94,7 @@ class Baseline:
 def record_baseline(
     run: Any,
     name: str,
-    corpus_path: Path | str = "corpus/corpus.json",
+    corpus_path: Path | str = DEFAULT_CORPUS,
     write_thresholds: bool = False,
     slack: float = DEFAULT_SLACK,
     force: bool = False,
