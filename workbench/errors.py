@@ -6,6 +6,8 @@ anything else is an internal error (exit 4, traceback shown).
 
 from __future__ import annotations
 
+import os
+
 
 class WorkbenchError(Exception):
     """Base of every error workbench raises deliberately."""
@@ -41,14 +43,9 @@ class RunStopped(WorkbenchError):
     Carries what it saved and how to finish it; ``cause`` is what stopped it.
     """
 
-    def __init__(self, journal: str, run_id: str, out_dir: str, saved_cases: int, cause: BaseException) -> None:
-        self.journal, self.run_id, self.out_dir, self.saved_cases, self.cause = (
-            journal,
-            run_id,
-            out_dir,
-            saved_cases,
-            cause,
-        )
+    def __init__(self, journal: str, run_id: str, saved_cases: int, cause: BaseException) -> None:
+        self.journal, self.run_id, self.saved_cases, self.cause = journal, run_id, saved_cases, cause
+        self.out_dir = os.path.dirname(journal)  # the journal sits beside the run directory it becomes
         super().__init__(f"{cause or type(cause).__name__}; {self.hint()}")
 
     def hint(self) -> str:

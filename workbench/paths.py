@@ -75,7 +75,7 @@ def locate_side(
 
 
 def locate_run(spec: str | Path, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> SideRef:
-    """Like ``locate_side`` for runs only: a StoreError-free CompareError names where it looked."""
+    """Like ``locate_side`` for runs only; a CompareError names where it looked."""
     text = str(spec)
     base, _, target = text.partition("#")
     run = run_path(base, runs_dir)

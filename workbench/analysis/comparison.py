@@ -22,7 +22,7 @@ import pandas as pd
 
 from ..columns import CASE, METRIC, PASSED, SUITE, TARGET, VALUE
 from ..errors import CompareError
-from ..paths import DEFAULT_BASELINES_DIR, DEFAULT_RUNS_DIR, locate_side, run_path
+from ..paths import DEFAULT_BASELINES_DIR, DEFAULT_RUNS_DIR, SideRef, locate_side, run_path
 from ..store.runs import RunLike
 from . import stats
 from .gates import UNCHANGED as NOTHING_CHANGED
@@ -287,11 +287,15 @@ def resolve_side(
     spec: str, runs_dir: Path | str = DEFAULT_RUNS_DIR, baselines_dir: Path | str = DEFAULT_BASELINES_DIR
 ) -> RunLike:
     """A run (``RUN``, ``RUN#TARGET``, see ``resolve_run``), else a baseline by file or name."""
+    return load_side(locate_side(spec, runs_dir, baselines_dir))
+
+
+def load_side(side: SideRef) -> RunLike:
+    """The run or baseline a located spec names, narrowed to its ``#TARGET`` if it has one."""
     from ..store.baselines import load_baseline
     from ..store.runs import load_run
 
-    side = locate_side(spec, runs_dir, baselines_dir)
-    return _narrow(load_run(side.path) if side.is_run else load_baseline(side.path), side.target, spec)
+    return _narrow(load_run(side.path) if side.is_run else load_baseline(side.path), side.target, side.spec)
 
 
 def _narrow(side: RunLike, target: str, spec: str) -> RunLike:

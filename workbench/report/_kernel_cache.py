@@ -12,7 +12,10 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from ..store.runs import RunLike
 
 LIMIT = 8
 T = TypeVar("T")
@@ -26,10 +29,9 @@ def stamp(path: Path | str) -> tuple[str, tuple[int, ...]]:
     return str(path), tuple(f.stat().st_mtime_ns for f in files if f.is_file())
 
 
-def identity(side: Any) -> Hashable:
-    """The cache identity of a run or baseline object: its files, and the target it is narrowed to."""
-    targets = tuple(side.targets) if hasattr(side, "targets") else ()
-    return stamp(getattr(side, "path", "")), targets
+def identity(side: RunLike) -> Hashable:
+    """The cache identity of a run or baseline object: its files, and the targets it is narrowed to."""
+    return stamp(side.path), tuple(side.targets)
 
 
 def remember(key: Hashable, build: Callable[[], T]) -> T:

@@ -107,7 +107,7 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
         except BaseException as exc:
             journal.close()
             saved = journal.saved()
-            raise RunStopped(str(saved.path), saved.run_id, str(saved.path.parent), saved.cases, exc) from exc
+            raise RunStopped(str(saved.path), saved.run_id, saved.cases, exc) from exc
         journal.close()
     finally:
         if watchdog is not None:

@@ -67,11 +67,8 @@ def _run_path(run_dir: str | Path | None) -> Path:
     opened from ``notebooks/``) or a run id under the project's ``reports/runs``; default the latest."""
     if not run_dir:
         return latest_run(runs_dir())
-    for base in (Path.cwd(), project_root()):
-        found = run_path(run_dir if Path(run_dir).is_absolute() else base / run_dir, runs_dir())
-        if found is not None:
-            return found
-    return run_path(str(run_dir), runs_dir()) or Path(run_dir)
+    beside = next((p for p in (Path(run_dir), project_root() / run_dir) if p.is_dir()), None)
+    return beside or run_path(str(run_dir), runs_dir()) or Path(run_dir)
 
 
 def open_run(run_dir: str | Path | None = None) -> Run:

@@ -29,13 +29,12 @@ def open_baseline(spec: str | None) -> Any:
     or a Note when none was given or it cannot be found. Cached per process, like ``open_run``."""
     if not spec:
         return Note("No baseline given (set the baseline parameter: a baseline name, a run or RUN#TARGET).")
-    from ...analysis.comparison import resolve_side
+    from ...analysis.comparison import load_side
     from ...paths import locate_side
 
-    baselines = project_root() / "corpus" / "baselines"
     try:
-        where = locate_side(str(spec), runs_dir(), baselines)
-        return remember(("side", str(spec), stamp(where.path)), lambda: resolve_side(str(spec), runs_dir(), baselines))
+        where = locate_side(str(spec), runs_dir(), project_root() / "corpus" / "baselines")
+        return remember(("side", str(spec), stamp(where.path)), lambda: load_side(where))
     except WorkbenchError as exc:
         return Note(f"Baseline {spec!r} unavailable: {exc}")
 
