@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -26,6 +27,18 @@ def write_corpus(root: Path, data: dict) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2))
     return path
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _own_cache_dir(tmp_path_factory: pytest.TempPathFactory):
+    """Caches (indexes, snapshots, results, schema verdicts) go to a directory of this session,
+    never the user's own, unless a test or the caller names one."""
+    before = os.environ.get("WORKBENCH_CACHE_DIR")
+    if before is None:
+        os.environ["WORKBENCH_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
+    yield
+    if before is None:
+        os.environ.pop("WORKBENCH_CACHE_DIR", None)
 
 
 @pytest.fixture

@@ -135,3 +135,45 @@ def test_suites_whose_result_depends_on_the_machine_or_recorded_data_are_not_cac
 
     assert cacheable_suite(get_suite("retrieval")) and cacheable_suite(get_suite("risk"))
     assert not cacheable_suite(get_suite("harness")) and not cacheable_suite(get_suite("findings"))
+
+
+def test_a_cached_rerun_neither_materializes_nor_reads_a_revision(tmp_path, monkeypatch) -> None:
+    """A revision's content is named by its git tree: a fully cached re-run looks that up and
+    never builds (or even needs) the snapshot directory."""
+    import shutil
+
+    from workbench.mining import fixtures as fixtures_module
+    from workbench.mining import snapshots
+
+    from .conftest import write_corpus
+    from .git_history import commit, init
+
+    repo = init(tmp_path / "repo")
+    sha = commit(repo, "one", {"src/a.ts": "export const a = 1;\n"}, 0)
+    case = {"query": "find src/a.ts", "repoFixture": "app", "revision": sha, "expectedPrimary": ["src/a.ts"]}
+    corpus = write_corpus(
+        tmp_path, {"fixtureRoots": {"app": str(repo)}, "retrieval": [dict(case, name=f"c{n}") for n in range(3)]}
+    )
+    first = _run(corpus, tmp_path / "runs", [STEADY])
+    assert len(flaky_engine.STEADY_CALLS) == 3 and first.summary["passed"]
+    shutil.rmtree(snapshots.snapshots_root())
+
+    def no_materialize(*args: object) -> Path:
+        raise AssertionError("a cached case materialized its revision")
+
+    monkeypatch.setattr(fixtures_module, "materialize", no_materialize)
+    second = _run(corpus, tmp_path / "runs", [STEADY])
+    assert len(flaky_engine.STEADY_CALLS) == 3 and second.cases["cached"].all()
+    assert _strip(second.summary) == _strip(first.summary)
+    assert not snapshots.snapshots_root().exists()
+
+
+def test_the_run_returned_reads_the_frames_it_wrote(tmp_path) -> None:
+    from workbench.store.runs import load_run
+
+    corpus = scale_corpus(tmp_path, cases=6)
+    result = _run(corpus, tmp_path / "runs", ["builtin", "random"])
+    again = load_run(result.path)
+    assert result.manifest == again.manifest and result.summary == again.summary
+    pd.testing.assert_frame_equal(result.cases, again.cases)
+    pd.testing.assert_frame_equal(result.scores, again.scores)

@@ -200,3 +200,25 @@ def test_cli_validate_ok(tiny_corpus: Path, capsys) -> None:
 def test_missing_corpus_file(tmp_path: Path) -> None:
     with pytest.raises(CorpusError, match="corpus file not found"):
         load_corpus(tmp_path / "absent.json")
+
+
+def test_a_valid_corpus_is_not_validated_again_while_its_bytes_are_unchanged(
+    tiny_corpus: Path, tmp_path: Path, monkeypatch
+) -> None:
+    import workbench.corpus as corpus_module
+
+    monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path / "cache"))
+    checked = []
+    real = corpus_module.schema_problems
+    monkeypatch.setattr(corpus_module, "schema_problems", lambda data: checked.append(1) or real(data))
+    load_corpus(tiny_corpus)
+    load_corpus(tiny_corpus)
+    assert len(checked) == 1, "the pass is remembered"
+    tiny_corpus.write_text(tiny_corpus.read_text().replace('"list orders"', '"list all orders"'))
+    load_corpus(tiny_corpus)
+    assert len(checked) == 2, "one changed byte: validated again"
+    tiny_corpus.write_text(tiny_corpus.read_text().replace('"k": 5', '"k": "five"'))
+    for _ in range(2):
+        with pytest.raises(CorpusError, match="k"):
+            load_corpus(tiny_corpus)
+    assert len(checked) == 4, "a corpus with problems is always validated, so they are always listed"

@@ -179,3 +179,23 @@ def test_a_snapshot_used_again_keeps_its_index_loaded(tmp_path, monkeypatch) -> 
     opened = open_repo(repo)
     first = index_module.load_index(materialize(opened, "HEAD"))
     assert index_module.load_index(materialize(opened, "HEAD")) is first
+
+
+def test_a_loaded_snapshot_index_is_not_checked_for_edits_but_a_work_tree_is(tmp_path, monkeypatch) -> None:
+    """A snapshot is named by its tree and never changes: once loaded its index is used without
+    a stat per file (the per-query cost on a mined corpus). A work tree is still checked."""
+    from workbench.mining.snapshots import materialize
+    from workbench.reference import index as index_module
+
+    repo = init(tmp_path / "repo")
+    commit(repo, "one", {"src/a.ts": "export const a = 1;\n"}, 0)
+    root = materialize(open_repo(repo), "HEAD")
+    loaded = index_module.load_index(root)
+    stats = []
+    real = index_module.snapshot
+    monkeypatch.setattr(index_module, "snapshot", lambda paths: stats.append(paths) or real(paths))
+    assert index_module.load_index(root) is loaded and stats == []
+    work = index_module.load_index(repo)
+    assert index_module.load_index(repo) is work and stats, "a work tree is stat'ed"
+    (repo / "src" / "b.ts").write_text("export const b = 2;\n")
+    assert "src/b.ts" in index_module.load_index(repo).files, "an edit to a work tree is seen"

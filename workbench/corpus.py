@@ -17,6 +17,7 @@ from typing import Any
 from .errors import CorpusError
 from .paths import DEFAULT_CORPUS
 from .schemas import Problem, schema_problems
+from .schemas.verdicts import known_valid, remember_valid
 from .strictjson import loads_strict, read_bytes
 
 DEFAULT_K = 5
@@ -239,7 +240,10 @@ def _check(path: Path) -> tuple[bytes, Any, dict[str, Path], set[str], list[Prob
     raw, data = _read(path)
     if not isinstance(data, dict):
         return raw, data, {}, set(), [Problem("", "corpus must be a JSON object")]
-    problems = schema_problems(data)
+    known = known_valid(raw)  # a large unchanged corpus is not validated again on every run
+    problems = [] if known else schema_problems(data)
+    if not known and not problems:
+        remember_valid(raw)
     problems += _duplicate_names(data)
     problems += _path_problems(data)
     fixtures, executable, fixture_problems = _fixtures(path, data)

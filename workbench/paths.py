@@ -9,6 +9,7 @@ Nothing here reads a run's frames (no pandas).
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,7 @@ DEFAULT_CORPUS = Path("corpus/corpus.json")
 DEFAULT_RUNS_DIR = Path("reports/runs")
 DEFAULT_HTML_DIR = Path("reports/html")
 DEFAULT_BASELINES_DIR = Path("corpus/baselines")
+_TREE_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 def cache_dir() -> Path:
@@ -28,6 +30,17 @@ def cache_dir() -> Path:
         return Path(explicit)
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "workbench"
+
+
+def snapshots_dir() -> Path:
+    """Where revision snapshots live: ``<cache>/snapshots/<tree sha>/`` (see ``mining.snapshots``)."""
+    return cache_dir() / "snapshots"
+
+
+def is_snapshot(root: Path) -> bool:
+    """Whether ``root`` (resolved) is a revision snapshot: named by the git tree it holds and never
+    changed once built, so nothing needs to check it for edits."""
+    return bool(_TREE_SHA.fullmatch(root.name)) and root.parent == snapshots_dir().resolve()
 
 
 def baselines_dir(corpus_path: Path | str | None = None) -> Path:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import GitError
 from .gitio import CatFile, resolve_commits
-from .snapshots import materialize
+from .snapshots import materialize, tree_of
 from .sources import GitRepo, is_git_source, open_repo
 
 if TYPE_CHECKING:
@@ -36,12 +36,22 @@ def needs_git(path: Path, case: Any) -> bool:
     return (isinstance(case, dict) and bool(case.get("revision"))) or not path.is_dir()
 
 
+def _revision(case: Any) -> str:
+    revision = case.get("revision") if isinstance(case, dict) else None
+    return str(revision or "HEAD")
+
+
 def case_repo_dir(path: Path, case: Any) -> Path:
     """The directory a case runs against in the fixture at ``path``."""
     if not needs_git(path, case):
         return path
-    revision = case.get("revision") if isinstance(case, dict) else None
-    return materialize(git_repo(path), str(revision or "HEAD"))
+    return materialize(git_repo(path), _revision(case))
+
+
+def case_tree(path: Path, case: Any) -> str | None:
+    """The git tree a case's files come from (what names their content), or None when the case
+    runs against the directory itself. Nothing is materialized."""
+    return tree_of(git_repo(path), _revision(case)) if needs_git(path, case) else None
 
 
 def _cases(data: dict[str, Any]) -> list[tuple[str, int, dict[str, Any]]]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 import shutil
 import stat
 import tempfile
@@ -29,22 +30,23 @@ import time
 from pathlib import Path
 
 from ..errors import GitError
-from ..paths import cache_dir
+from ..paths import snapshots_dir
 from ..reference import cache
 from .gitio import CatFile
 from .sources import GitRepo
 
-SNAPSHOTS_DIR = "snapshots"
 BLOBS = ".blobs"
 _LOCK = threading.Lock()
 _IN_USE: set[str] = set()  # tree shas handed out by this process: never pruned under it
 _READERS: dict[Path, CatFile] = {}
 _last_prune = float("-inf")
 _TOUCHED: set[str] = set()  # snapshots whose use time this process has refreshed
+_FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_TREES: dict[tuple[Path, str], str] = {}  # (git dir, full commit sha) -> its tree sha
 
 
 def snapshots_root() -> Path:
-    return cache_dir() / SNAPSHOTS_DIR
+    return snapshots_dir()
 
 
 def _reader(repo: GitRepo) -> CatFile:
@@ -55,11 +57,17 @@ def _reader(repo: GitRepo) -> CatFile:
 
 
 def tree_of(repo: GitRepo, revision: str) -> str:
-    """The tree sha of ``revision``'s commit, or a GitError naming the repository and revision."""
+    """The tree sha of ``revision``'s commit, or a GitError naming the repository and revision.
+    A full commit sha names its tree for good, so that answer is kept for the process."""
+    memo = (repo.git_dir, revision) if _FULL_SHA.fullmatch(revision) else None
+    if memo is not None and memo in _TREES:
+        return _TREES[memo]
     with _LOCK:
         found = _reader(repo).read_object(f"{revision}^{{tree}}")
     if found is None or found[1] != "tree":
         raise GitError(f"{repo.path}: revision {revision!r} is not a commit in this repository")
+    if memo is not None:
+        _TREES[memo] = found[0]
     return found[0]
 
 

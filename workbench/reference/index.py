@@ -19,6 +19,7 @@ import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from ..paths import is_snapshot
 from . import cache, ranking
 from .cache import code_digest
 from .entry import entry_points
@@ -247,6 +248,7 @@ def _source_key(root: Path, files: list[str], tree: str) -> str:
     return "\n".join([tree, *extra])
 
 
+IMMUTABLE = ("immutable tree",)  # the stamp of a revision snapshot: never stat'ed again
 _MEMO: BoundedMemo[tuple[list[str], tuple, RepoIndex]] = BoundedMemo()  # a bounded number stay loaded
 _BUILDING = threading.Lock()  # one build at a time: concurrent cases of a run share it
 
@@ -259,13 +261,19 @@ def load_index(root: Path | str) -> RepoIndex:
 
         raise TargetError(f"{root}: repository directory not found")
     memo = _MEMO.get(str(root))
-    if memo is not None and memo[1] and memo[1] == snapshot(memo[0]):
+    if memo is not None and _unchanged(memo):
         return memo[2]
     with _BUILDING:
         memo = _MEMO.get(str(root))  # another thread may have built it meanwhile
-        if memo is not None and memo[1] and memo[1] == snapshot(memo[0]):
+        if memo is not None and _unchanged(memo):
             return memo[2]
         index = build(root)
         paths = stat_paths(root, index.files)
-        _MEMO[str(root)] = (paths, snapshot(paths), index)
+        _MEMO[str(root)] = (paths, IMMUTABLE if is_snapshot(root) else snapshot(paths), index)
     return index
+
+
+def _unchanged(memo: tuple[list[str], tuple, RepoIndex]) -> bool:
+    """Whether a loaded index still describes its tree: a revision snapshot never changes, any
+    other tree is unchanged while every directory's and file's size and mtime are."""
+    return memo[1] is IMMUTABLE or bool(memo[1]) and memo[1] == snapshot(memo[0])

@@ -2,14 +2,15 @@
 
 A result is keyed by the target's identity and version (and the code of a target that lives
 in workbench), the suite and its code, the case's definition, the repeat index, the seed, and
-the content of every fixture the case reads: a digest of the files of the tree the case runs
-against (the fixture directory, or its ``revision`` materialized from git). Only targets whose version is
-known are cached: ``builtin`` and the controls, or a target that sets ``cacheable = True``.
-Only passing, error-free answers are stored, so a failure is always asked again. Reused
-outcomes are marked ``cached`` and carry no time, so no latency figure is drawn from them.
+the content of every fixture the case reads: the sha of the git tree its files come from (a
+``revision``, or a fixture with no work tree), or a digest of the fixture directory's files.
+Only targets whose version is known are cached: ``builtin`` and the controls, or a target that
+sets ``cacheable = True``. Only passing, error-free answers are stored, so a failure is always
+asked again. Reused outcomes are marked ``cached`` and carry no time, so no latency figure is
+drawn from them.
 
-Entries live in one SQLite file, ``results/results.sqlite`` under ``paths.cache_dir()``, bounded by ``max_entries``:
-the least recently used are dropped first.
+Entries live in one SQLite file, ``results/results.sqlite`` under ``paths.cache_dir()``, bounded
+by ``max_entries``: the least recently used are dropped first.
 """
 
 from __future__ import annotations
@@ -26,12 +27,13 @@ from typing import Any
 from ..contract import CONTROL_TARGETS
 from ..corpus import case_fixtures
 from ..errors import WorkbenchError
+from ..mining.fixtures import case_tree
 from ..paths import cache_dir
 from ..store.files import dumps
 from ..suites import Outcome, RunContext, Suite
 from .resume import case_hash
 
-FORMAT = "1"
+FORMAT = "2"  # 2: a git fixture is named by its tree sha
 MAX_ENTRIES = 200_000
 KNOWN_VERSION = frozenset({"builtin", *CONTROL_TARGETS})
 _SKIP_DIRS = frozenset({".git", "node_modules", "__pycache__"})
@@ -96,18 +98,27 @@ class ResultCache:
         return self._db
 
     def _fixtures(self, case: dict[str, Any], ctx: RunContext) -> list[str]:
-        """Each fixture's name and content digest, as the case sees it: at its ``revision`` (the
-        tree materialized from git) or the directory itself. Digested once per directory per run."""
+        """Each fixture's name and content identity, as the case sees it: the git tree its files
+        come from (a ``revision``, or a fixture with no work tree: the tree's sha names its
+        content, so nothing is materialized or read), or a digest of the directory itself,
+        taken once per directory per run."""
         out = []
         for name in case_fixtures(case):
-            root = ctx.corpus.repo_dir(name, case)
-            if str(root) not in self._trees:
-                self._trees[str(root)] = tree_digest(root) if root.is_dir() else "missing"
-            out.append(f"{name}:{self._trees[str(root)]}")
+            path = ctx.corpus.fixture_dir(name)
+            tree = case_tree(path, case)
+            if tree is not None:
+                out.append(f"{name}:tree:{tree}")
+                continue
+            if str(path) not in self._trees:
+                self._trees[str(path)] = tree_digest(path) if path.is_dir() else "missing"
+            out.append(f"{name}:{self._trees[str(path)]}")
         return out
 
-    def key(self, suite: Suite, target: Any, case: dict[str, Any], repeat: int, ctx: RunContext) -> str | None:
-        """The key of one case's result, or None when it must not be cached."""
+    def key(
+        self, suite: Suite, target: Any, case: dict[str, Any], repeat: int, ctx: RunContext, digest: str | None = None
+    ) -> str | None:
+        """The key of one case's result, or None when it must not be cached (``digest``: the
+        case's ``case_hash``, when the caller has it)."""
         if not (cacheable_suite(suite) and cacheable_target(target)):
             return None
         try:
@@ -124,7 +135,7 @@ class ResultCache:
             self._code[id(type(target))],
             suite.name,
             self._code[id(type(suite))],
-            case_hash(case),
+            digest or case_hash(case),
             str(repeat),
             str(ctx.seed),
             *fixtures,
@@ -139,7 +150,9 @@ class ResultCache:
             chunk = keys[start : start + 500]
             marks = ",".join("?" * len(chunk))
             for key, text in db.execute(f"SELECT key, observation FROM results WHERE key IN ({marks})", chunk):
-                found[key] = json.loads(text)
+                observation = _decoded(text)
+                if observation is not None:  # a damaged entry is asked again
+                    found[key] = observation
         if found:
             now = time.time()
             db.execute("BEGIN")
@@ -172,6 +185,14 @@ class ResultCache:
         if self._db is not None:
             self._db.close()
             self._db = None
+
+
+def _decoded(text: Any) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text)
+    except (ValueError, TypeError):
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def cached_outcome(case: dict[str, Any], observation: dict[str, Any], repeat: int) -> Outcome:

@@ -97,31 +97,25 @@ class Journal:
                 handle.truncate(keep)
         return cls(path, run_id, len(read_outcomes(path)))
 
-    def append(self, suite: str, target: str, outcome: Outcome) -> Outcome:
+    def append(self, suite: str, target: str, outcome: Outcome, digest: str | None = None) -> Outcome:
         """Record one finished case (one JSON line, flushed to disk) and return the outcome as a
-        resume will read it back, so resumed and uninterrupted runs score the same data."""
-        record = {
-            "suite": suite,
-            "target": target,
-            "case": outcome.name,
-            "hash": case_hash(outcome.case),
-            "repeat": int(outcome.meta.get("repeat", 0)),
-            "observation": outcome.observation,
-            "error": outcome.error,
-            "seconds": outcome.seconds,
-        }
-        if any(key != "repeat" for key in outcome.meta):
-            record["meta"] = {key: value for key, value in outcome.meta.items() if key != "repeat"}
-        line = dumps(record) + "\n"
+        resume will read it back, so resumed and uninterrupted runs score the same data.
+        ``digest`` is the case's ``case_hash`` when the caller has it already."""
+        [appended] = self.append_many(suite, target, [(outcome, digest)])
+        return appended
+
+    def append_many(self, suite: str, target: str, outcomes: list[tuple[Outcome, str | None]]) -> list[Outcome]:
+        """Record several finished cases in one write (cache hits, which arrive all at once)."""
+        lines = [dumps(_record(suite, target, outcome, digest)) + "\n" for outcome, digest in outcomes]
         with self._lock:
             if self._handle is None:
                 raise StoreError(f"{self.path}: journal already closed")
-            self._handle.write(line)
+            self._handle.write("".join(lines))
             self._handle.flush()  # in the OS's hands: survives Ctrl-C and a crash of this process
             if time.monotonic() - self._synced >= SYNC_EVERY:
                 self._sync()
-            self.cases += 1
-        return as_outcome(json.loads(line), outcome.case)
+            self.cases += len(lines)
+        return [as_outcome(json.loads(line), outcome.case) for line, (outcome, _) in zip(lines, outcomes, strict=True)]
 
     def saved(self) -> Saved:
         """How many cases this journal holds, and where."""
@@ -146,6 +140,23 @@ class Journal:
         """Delete the journal: called once the run directory it fed is written."""
         self.close()
         shutil.rmtree(self.path, ignore_errors=True)
+
+
+def _record(suite: str, target: str, outcome: Outcome, digest: str | None) -> dict[str, Any]:
+    """The journal record of one outcome."""
+    record = {
+        "suite": suite,
+        "target": target,
+        "case": outcome.name,
+        "hash": digest or case_hash(outcome.case),
+        "repeat": int(outcome.meta.get("repeat", 0)),
+        "observation": outcome.observation,
+        "error": outcome.error,
+        "seconds": outcome.seconds,
+    }
+    if any(key != "repeat" for key in outcome.meta):
+        record["meta"] = {key: value for key, value in outcome.meta.items() if key != "repeat"}
+    return record
 
 
 def as_outcome(record: dict[str, Any], case: dict[str, Any]) -> Outcome:

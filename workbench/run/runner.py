@@ -30,7 +30,7 @@ from ..corpus import Corpus, load_corpus
 from ..errors import RunStopped, SuiteError
 from ..paths import DEFAULT_CORPUS, DEFAULT_RUNS_DIR
 from ..sandbox import sandbox_kind
-from ..store.runs import Run, in_memory_run, load_run, rewrite_run, write_run
+from ..store.runs import Run, in_memory_run, rewrite_run, write_run, written_run
 from ..suites import Outcome, RunContext, Suite
 from ..targets import close_target
 from ..targets.handshake import note_unsupported, skip_reason
@@ -130,7 +130,7 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
     )
     if not deadline.not_run:  # cases the deadline left out: the journal lets --resume run them
         journal.remove()
-    return load_run(path)
+    return written_run(path, manifest, summary)
 
 
 def _close_engines(targets: list[Any]) -> None:
@@ -154,6 +154,7 @@ class _Session:
     on_case: Callable[[], None] | None = None
     bar: Any = None  # the tqdm bar, once open
     deadline: RunDeadline = field(default_factory=lambda: RunDeadline(None))
+    items: dict[tuple[str, str], list[WorkItem]] = field(default_factory=dict)  # per (suite, target)
 
 
 def _run_plan(
@@ -212,23 +213,27 @@ def _capable(suite: Suite, target: Any) -> bool:
     return suite.capability is None or suite.capability in capabilities(target)
 
 
-def _key(suite: Suite, target_name: str, case: dict[str, Any], repeat: int = 0) -> Key:
+def _key(suite: Suite, target_name: str, item: WorkItem) -> Key:
     """How a journal record is matched to a case: same suite, target, name, definition and repeat."""
-    return suite.name, target_name, str(case.get("name")), case_hash(case), repeat
+    return suite.name, target_name, str(item.case.get("name")), item.digest or case_hash(item.case), item.repeat
 
 
-def _items(session: _Session, cases: list[dict[str, Any]]) -> list[WorkItem]:
-    """Every (case, repeat) of one (suite, target), repeat by repeat, numbered in that order."""
-    pairs = [(case, repeat) for repeat in range(session.options.repeat) for case in cases]
-    return [WorkItem(index, case, repeat) for index, (case, repeat) in enumerate(pairs)]
+def _items(session: _Session, suite: Suite, name: str, cases: list[dict[str, Any]]) -> list[WorkItem]:
+    """Every (case, repeat) of one (suite, target), repeat by repeat, numbered in that order (made
+    once per pair: each case's definition is digested once)."""
+    if (suite.name, name) not in session.items:
+        digests = [case_hash(case) for case in cases]
+        pairs = [(case, digest, r) for r in range(session.options.repeat) for case, digest in zip(cases, digests)]
+        session.items[suite.name, name] = [WorkItem(n, case, r, digest) for n, (case, digest, r) in enumerate(pairs)]
+    return session.items[suite.name, name]
 
 
 def _missing(session: _Session, suite: Suite, name: str, cases: list[dict[str, Any]]) -> list[WorkItem]:
     """The work items of one (suite, target) the journal has no outcome for."""
-    items = _items(session, cases)
+    items = _items(session, suite, name, cases)
     if not session.prior:  # a new run: every item, and no case hashed to look it up
         return items
-    return [i for i in items if _key(suite, name, i.case, i.repeat) not in session.prior]
+    return [i for i in items if _key(suite, name, i) not in session.prior]
 
 
 def _note_resume(manifest: dict[str, Any], plan: Plan, session: _Session) -> dict[str, Any]:
@@ -252,14 +257,10 @@ def _run_cases(
 ) -> list[list[Outcome]]:
     """Each repeat's outcomes in corpus order: from the journal when it has the case, else from
     the cache (``--cache``), else run now by the executor."""
-    items = _items(session, cases)
+    items = _items(session, suite, name, cases)
     todo = _missing(session, suite, name, cases)
     wanted = {item.index for item in todo}
-    results = {
-        i.index: as_outcome(session.prior[_key(suite, name, i.case, i.repeat)], i.case)
-        for i in items
-        if i.index not in wanted
-    }
+    results = {i.index: as_outcome(session.prior[_key(suite, name, i)], i.case) for i in items if i.index not in wanted}
     todo = _from_cache(session, suite, name, target, by_fixture(todo), results)
     results.update(_run_fresh(session, suite, name, target, todo))
     ordered = [results[item.index] for item in items]
@@ -273,18 +274,16 @@ def _from_cache(
     the items still to run."""
     if session.cache is None or not items:
         return items
-    keys = [session.cache.key(suite, target, item.case, item.repeat, session.ctx) for item in items]
+    keys = [session.cache.key(suite, target, item.case, item.repeat, session.ctx, item.digest) for item in items]
     hits = session.cache.get_many([key for key in keys if key])
-    rest = []
-    for item, key in zip(items, keys, strict=True):
-        if key in hits:
-            results[item.index] = session.journal.append(
-                suite.name, name, cached_outcome(item.case, hits[key], item.repeat)
-            )
-            _tick(session)
-        else:
-            rest.append(item)
-    return rest
+    found = [(item, key) for item, key in zip(items, keys, strict=True) if key in hits]
+    journaled = session.journal.append_many(
+        suite.name, name, [(cached_outcome(item.case, hits[key], item.repeat), item.digest) for item, key in found]
+    )
+    for (item, _), outcome in zip(found, journaled, strict=True):
+        results[item.index] = outcome
+        _tick(session)
+    return [item for item, key in zip(items, keys, strict=True) if key not in hits]
 
 
 def _store_cached(
@@ -328,7 +327,7 @@ def _run_fresh(session: _Session, suite: Suite, name: str, target: Any, items: l
                 session.bar.update(1)
                 continue
             if not (strict and outcome.error):
-                outcome = session.journal.append(suite.name, name, outcome)
+                outcome = session.journal.append(suite.name, name, outcome, item.digest)
             results[item.index] = outcome
             _tick(session)
             if strict and outcome.error:

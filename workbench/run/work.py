@@ -13,11 +13,13 @@ from ..suites import Outcome, RunContext, Suite
 
 @dataclass(frozen=True)
 class WorkItem:
-    """One case to run once: its position in the batch, its case and its repeat index."""
+    """One case to run once: its position in the batch, its case, its repeat index, and the digest
+    of the case's definition (``resume.case_hash``, taken once per case) when the runner has it."""
 
     index: int
     case: dict[str, Any]
     repeat: int = 0
+    digest: str | None = None
 
 
 def run_one(suite: Suite, target: Any, case: dict[str, Any], ctx: RunContext, repeat: int = 0) -> Outcome:

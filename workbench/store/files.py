@@ -25,9 +25,24 @@ def _json_safe(value: Any) -> Any:
     return value
 
 
+def _plain_leaf(value: Any) -> Any:
+    """``json.dumps``'s ``default``: a numpy scalar, set or path as the JSON value it stands for."""
+    safe = _json_safe(value)
+    if safe is value:
+        raise TypeError(f"{type(value).__name__} is not JSON serializable")
+    return safe
+
+
 def dumps(obj: Any, **kwargs: Any) -> str:
-    """JSON text with NaN/inf as null and numpy scalars, sets and paths made plain."""
-    return json.dumps(_json_safe(obj), ensure_ascii=False, allow_nan=False, **kwargs)
+    """JSON text with NaN/inf as null and numpy scalars, sets and paths made plain.
+
+    Plain JSON data (what a corpus or an engine's answer holds) is written by the C encoder in one
+    pass; a value holding NaN or infinity (or a key of another type) is made plain first.
+    """
+    try:
+        return json.dumps(obj, ensure_ascii=False, allow_nan=False, default=_plain_leaf, **kwargs)
+    except (ValueError, TypeError):  # NaN or infinity somewhere, or a key json cannot write (a numpy int)
+        return json.dumps(_json_safe(obj), ensure_ascii=False, allow_nan=False, **kwargs)
 
 
 def write_text_atomic(path: Path | str, text: str) -> None:

@@ -11,7 +11,6 @@ import json
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -41,15 +40,44 @@ class RunLike(Protocol):
     def select(self, target: str) -> RunLike: ...
 
 
-@dataclass
 class Run:
-    """A finished run: its manifest, summary, one row per case, and the long score frame."""
+    """A finished run: its manifest, summary, one row per case, and the long score frame.
 
-    path: Path
-    manifest: dict[str, Any]
-    summary: dict[str, Any]
-    cases: pd.DataFrame
-    scores: pd.DataFrame
+    A frame given as None is read from the run directory when first used (``written_run``: a
+    run just written needs its case rows only if the caller looks at them)."""
+
+    def __init__(
+        self,
+        path: Path,
+        manifest: dict[str, Any],
+        summary: dict[str, Any],
+        cases: pd.DataFrame | None,
+        scores: pd.DataFrame | None,
+    ) -> None:
+        self.path, self.manifest, self.summary = path, manifest, summary
+        self._cases, self._scores = cases, scores
+
+    @property
+    def cases(self) -> pd.DataFrame:
+        """One row per case (``suite, target, case, passed, error`` and the suite's own columns)."""
+        if self._cases is None:
+            self._cases = _read_cases(self.path)
+        return self._cases
+
+    @cases.setter
+    def cases(self, frame: pd.DataFrame) -> None:
+        self._cases = frame
+
+    @property
+    def scores(self) -> pd.DataFrame:
+        """The long score frame: ``suite, target, case, metric, value``."""
+        if self._scores is None:
+            self._scores = _read_scores(self.path)
+        return self._scores
+
+    @scores.setter
+    def scores(self, frame: pd.DataFrame) -> None:
+        self._scores = frame
 
     @property
     def run_id(self) -> str:
@@ -166,11 +194,11 @@ def in_memory_run(
     path: Path, manifest: dict[str, Any], summary: dict[str, Any], case_rows: list[dict[str, Any]], scores: pd.DataFrame
 ) -> Run:
     """The Run that ``write_run`` with these arguments would load back, without writing it."""
-    rows = [json.loads(dumps(row, sort_keys=False)) for row in case_rows]
+    rows = json.loads("[" + ",".join(dumps(row, sort_keys=False) for row in case_rows) + "]")
     return Run(
         path=path,
-        manifest=dict(manifest, run_id=path.name),
-        summary=dict(summary, run_dir=str(path)),
+        manifest=json.loads(dumps(dict(manifest, run_id=path.name))),
+        summary=json.loads(dumps(dict(summary, run_dir=str(path)))),
         cases=_cases_frame(rows),
         scores=scores_frame(scores),
     )
@@ -191,19 +219,40 @@ def load_run(path: Path | str, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> Run:
     if found is None:
         raise StoreError(f"{path}: no such run directory, nor a run id in {runs_dir}")
     path = found
+    scores = _read_scores(path)
+    return Run(
+        path=path,
+        manifest=check_manifest(read_json(path / "manifest.json"), path / "manifest.json"),
+        summary=check_summary(read_json(path / "summary.json"), path / "summary.json"),
+        cases=_read_cases(path),
+        scores=scores,
+    )
+
+
+def written_run(path: Path, manifest: dict[str, Any], summary: dict[str, Any]) -> Run:
+    """The run ``write_run`` has just written to ``path``, from the manifest and summary it was
+    given (as JSON reads them back); its frames are read from the directory when first used."""
+    return Run(
+        path=path,
+        manifest=json.loads(dumps(dict(manifest, run_id=path.name))),
+        summary=json.loads(dumps(dict(summary, run_dir=str(path)))),
+        cases=None,
+        scores=None,
+    )
+
+
+def _read_scores(path: Path) -> pd.DataFrame:
     try:
         scores = pd.read_parquet(path / "scores.parquet")
     except FileNotFoundError:
         raise StoreError(f"{path / 'scores.parquet'}: missing (not a complete run directory)") from None
     except Exception as exc:  # pyarrow raises many types for a corrupt file
         raise StoreError(f"{path / 'scores.parquet'}: unreadable ({exc})") from None
-    return Run(
-        path=path,
-        manifest=check_manifest(read_json(path / "manifest.json"), path / "manifest.json"),
-        summary=check_summary(read_json(path / "summary.json"), path / "summary.json"),
-        cases=_cases_frame(check_case_rows(read_jsonl(path / "cases.jsonl"), path / "cases.jsonl")),
-        scores=scores_frame(scores),
-    )
+    return scores_frame(scores)
+
+
+def _read_cases(path: Path) -> pd.DataFrame:
+    return _cases_frame(check_case_rows(read_jsonl(path / "cases.jsonl"), path / "cases.jsonl"))
 
 
 def rewrite_run(

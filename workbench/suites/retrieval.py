@@ -56,11 +56,15 @@ class RetrievalSuite(Suite):
         k = ctx.corpus.k
         rows = [self._case_row(outcome, k) for outcome in outcomes]
         scored = [o for o, row in zip(outcomes, rows) if not row["fallback"]]
+        names = [o.name for o in scored]
         ranking = [
-            (o.name, doc, rank) for o in scored if o.observation for rank, doc in enumerate(o.observation["primary"], 1)
+            (name, doc, rank)
+            for name, o in zip(names, scored)
+            if o.observation
+            for rank, doc in enumerate(o.observation["primary"], 1)
         ]
-        qrels = [(o.name, doc, 1) for o in scored for doc in o.case.get("expectedPrimary", [])]
-        frame = metrics.evaluate(ranking, qrels, [m for m in METRICS], k=k, cases=[o.name for o in scored])
+        qrels = [(name, doc, 1) for name, o in zip(names, scored) for doc in o.case.get("expectedPrimary", [])]
+        frame = metrics.evaluate(ranking, qrels, list(METRICS), k=k, cases=names)
         fallback = [row["case"] for row in rows if row["fallback"]]
         nulls = pd.DataFrame(
             {CASE: np.repeat(fallback, len(METRICS)), METRIC: np.tile(METRICS, len(fallback)), VALUE: np.nan}
