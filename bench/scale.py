@@ -20,6 +20,8 @@ Each configuration is its own ``workbench run --target builtin --json`` process 
   manifest: starting Ray and connecting). Peak RSS of the driver only (the actor is another process).
 * ``ray-head``: ``--executor ray:auto`` on a head started beforehand (``ray start --head``,
   untimed): what a run on a running cluster costs.
+* ``ray-no-warm``, ``ray-head-no-warm``: the same with ``--no-warm-start`` (no case runs in the
+  driver while Ray starts and the actor builds its engine).
 * ``cache-fill`` then ``cache-rerun``: ``--cache`` twice; the second reuses every passing case.
 
 Targets (issue 14): local peak < 1 GB at 10,000 cases / 50 revisions; ray <= 1.3x local;
@@ -285,22 +287,27 @@ def main() -> None:
         if not args.skip_unbounded:
             configs.append(("local-unbounded", dict(env, WORKBENCH_LOADED_INDEXES="1000"), ()))
         if not args.skip_ray:
-            configs += [("ray", env, ("--executor", "ray")), ("ray-head", env, ("--executor", "ray:auto"))]
+            configs += [
+                ("ray", env, ("--executor", "ray")),
+                ("ray-no-warm", env, ("--executor", "ray", "--no-warm-start")),
+                ("ray-head", env, ("--executor", "ray:auto")),
+                ("ray-head-no-warm", env, ("--executor", "ray:auto", "--no-warm-start")),
+            ]
         configs += [("cache-fill", env, ("--cache",)), ("cache-rerun", env, ("--cache",))]
         wanted = set(args.configs.split(",")) if args.configs else None
         for name, config_env, extra in configs:
             if wanted is not None and name not in wanted:
                 continue
-            if name == "ray-head":  # a running cluster: started once, before and outside the timed run
+            if name.startswith("ray-head"):  # a running cluster: started before and outside the timed run
                 ray_head(env, start=True)
             try:
                 results[name] = timed_run(corpus, root / f"runs-{name}", config_env, target, *extra)
             finally:
-                if name == "ray-head":
+                if name.startswith("ray-head"):
                     ray_head(env, start=False)
             print(f"{name}: {results[name]}", file=sys.stderr, flush=True)
     timed = {n: v for n, v in results.items() if isinstance(v, dict) and "seconds" in v}
-    for name in ("ray", "ray-head"):
+    for name in ("ray", "ray-no-warm", "ray-head", "ray-head-no-warm"):
         if name in timed and "local" in timed:
             ray, local = timed[name], timed["local"]["seconds"]
             startup = (ray.get("executor") or {}).get("startup_seconds", 0.0)

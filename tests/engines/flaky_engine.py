@@ -8,12 +8,15 @@ Every engine answers a context_pack with the path its query ends with (``"find s
 - ``dying``: the first time a query containing ``die`` is asked, the process exits (a lost
   worker); a marker file beside the fixture makes the second time answer normally.
 - ``steady``: always right; its version is known and it opts into ``--cache``.
+- ``paced``: always right, after ``PACE`` seconds (a run long enough to be killed in the middle).
+- ``stuck``: answers only after ``STUCK`` seconds (what a run's deadline must cut short).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -65,6 +68,36 @@ class Steady:
     def context_pack(self, query: str, repos: list[Any], limit: int = 8) -> Pack:
         STEADY_CALLS.append(query)
         return _answer(query, repos)
+
+
+PACE = 0.05
+
+
+class Paced:
+    name, version = "paced", "1"
+
+    def context_pack(self, query: str, repos: list[Any], limit: int = 8) -> Pack:
+        time.sleep(PACE)
+        return _answer(query, repos)
+
+
+def paced() -> Paced:
+    return Paced()
+
+
+STUCK = 30.0
+
+
+class Stuck:
+    name, version = "stuck", "1"
+
+    def context_pack(self, query: str, repos: list[Any], limit: int = 8) -> Pack:
+        time.sleep(STUCK)
+        return _answer(query, repos)
+
+
+def stuck() -> Stuck:
+    return Stuck()
 
 
 def flaky() -> Flaky:

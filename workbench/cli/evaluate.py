@@ -72,6 +72,12 @@ from . import CORPUS_OPTION, EXIT_ERROR, EXIT_FAILED, EXIT_OK, RUNS_DIR_OPTION, 
     help="Where cases run: here (--jobs threads), or on Ray (no ADDRESS: $RAY_ADDRESS or a local Ray).",
 )
 @click.option(
+    "--warm-start/--no-warm-start",
+    default=True,
+    show_default=True,
+    help="With --executor ray: while Ray starts, run cases here; then every case left goes to Ray.",
+)
+@click.option(
     "--repeat",
     type=click.IntRange(min=1),
     default=1,

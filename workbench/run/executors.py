@@ -37,6 +37,11 @@ class Executor(Protocol):
         """What the manifest records about where the run ran (kind, nodes, retries)."""
         ...
 
+    def stop_workers(self) -> None:
+        """End the workers now, engines and requests in flight with them (the run's deadline):
+        what they were running comes back as errors. Called from another thread."""
+        ...
+
     def close(self) -> None:
         """Release workers (and a Ray instance this executor started)."""
         ...

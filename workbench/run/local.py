@@ -53,5 +53,8 @@ class LocalExecutor:
     def describe(self) -> dict[str, Any]:
         return {"kind": "local", "jobs": self.jobs}
 
+    def stop_workers(self) -> None:
+        """Nothing to stop: the cases run in this process's threads (see ``RunDeadline``)."""
+
     def close(self) -> None:
         """Nothing to release: threads end with each batch."""

@@ -29,6 +29,8 @@ class RunOptions:
     deadline: float | None = None
     # Where cases run: ``local`` (this process, ``jobs`` threads) or ``ray[:ADDRESS]`` (run/executors.py).
     executor: str = "local"
+    # With ``ray``: while Ray starts and the engines' actors come up, this process runs cases itself.
+    warm_start: bool = True
     # Every case runs this many times (run/repeats.py); part of the journal's key.
     repeat: int = 1
     # Reuse unchanged results of known-version targets (run/cache.py).

@@ -9,16 +9,23 @@ a case ran. A case whose worker is lost (the actor's process or node died) is se
 fresh actor, at most ``MAX_RETRIES`` times; the retries are recorded in its case row
 (``retries``) and the manifest (``executor.retries``), and a case lost more often errors.
 
-Without an address (and without ``RAY_ADDRESS``) a local Ray instance is started for the run
-and stopped after it. Workers on a cluster need workbench installed and the corpus and its
-fixtures at the same paths as the driver (a shared filesystem or the same checkout).
+Starting Ray takes seconds (5-12 s on a 2-core machine), so it happens in the background: until
+a target's actors answer, this process runs that target's cases itself, one at a time, and every
+case left then goes to Ray (``warm_start``; the manifest counts them as ``driver_cases``). A run
+that ends before Ray is up never waits for it to do work. Without an address (and without
+``RAY_ADDRESS``) a local Ray instance is started for the run and stopped after it. Workers on a
+cluster need workbench installed and the corpus and its fixtures at the same paths as the driver
+(a shared filesystem or the same checkout).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
+import threading
 import time
+from collections import deque
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +40,7 @@ if TYPE_CHECKING:
 MAX_RETRIES = 2
 IN_FLIGHT_PER_SLOT = 4  # chunks queued per actor thread: enough to keep it busy, few to cancel
 MAX_CHUNK = 32  # cases per actor call: one call's overhead is spread over many fast cases
+READY_POLL = 0.05  # seconds between looks at whether the actors are up, while the driver runs cases
 
 
 class CaseWorker:
@@ -44,6 +52,10 @@ class CaseWorker:
         self.target = resolve_target(spec, seed, timeout)
         self.ctx = RunContext(corpus=corpus, timeout=timeout, seed=seed)
         self.suites: dict[str, Suite] = {}
+
+    def ready(self) -> bool:
+        """Answered once the engine is built: the actor can take cases."""
+        return True
 
     def run(self, suite_name: str, case: dict[str, Any], repeat: int) -> tuple[Any, str | None, float]:
         """One case's (observation, error, seconds), as the local executor would record it."""
@@ -61,15 +73,12 @@ class CaseWorker:
         close_target(self.target)
 
 
-def _import_ray() -> Any:
-    try:
-        import ray
-    except ImportError:
-        raise SuiteError("--executor ray needs Ray: pip install 'workbench[ray]'") from None
-    return ray
+def _check_ray_installed() -> None:
+    if importlib.util.find_spec("ray") is None:
+        raise SuiteError("--executor ray needs Ray: pip install 'workbench[ray]'")
 
 
-def start_local_ray(ray: Any, num_cpus: int = 2) -> None:
+def start_local_ray(ray: Any, num_cpus: int = 1) -> None:
     """Start a Ray instance on this machine whose workers import what this process imports
     (they are started by its raylet, which takes ``PYTHONPATH`` from this process)."""
     saved = os.environ.get("PYTHONPATH")
@@ -83,47 +92,149 @@ def start_local_ray(ray: Any, num_cpus: int = 2) -> None:
             os.environ["PYTHONPATH"] = saved
 
 
+class RayConnection:
+    """Ray, connected (or started) in a background thread, so the run goes on meanwhile.
+
+    A Ray instance started here is stopped by the same thread, when ``close`` asks: Ray's own
+    processes die with the thread that started them (``PR_SET_PDEATHSIG`` names a thread, not
+    the process), so that thread stays until the run is over."""
+
+    def __init__(self, address: str | None, corpus: Any) -> None:
+        self.address = address
+        self.ray: Any = None  # the module, once connected
+        self.started = False  # whether this connection started the instance (and so stops it)
+        self.seconds = 0.0
+        self.remote: Any = None  # ray.remote(CaseWorker)
+        self.corpus_ref: Any = None
+        self.nodes: list[str | None] = []
+        self._up, self._stop = threading.Event(), threading.Event()
+        self._failure: BaseException | None = None
+        # Imported here, not in the thread: an import competing with the cases for the GIL is
+        # slowed about tenfold (each of its file reads waits out a switch interval), and so are they.
+        import ray  # noqa: F401
+
+        self._thread = threading.Thread(target=self._own, args=(corpus,), name="workbench-ray", daemon=True)
+        self._thread.start()
+
+    def _own(self, corpus: Any) -> None:
+        began = time.perf_counter()
+        try:
+            import ray
+
+            if not ray.is_initialized():
+                if self.address:
+                    ray.init(address=self.address, log_to_driver=False)
+                else:
+                    start_local_ray(ray)
+                    self.started = True
+            self.remote = ray.remote(CaseWorker)
+            self.corpus_ref = ray.put(corpus)
+            self.nodes = [n["NodeID"] for n in ray.nodes() if n.get("Alive")] or [None]
+            self.ray = ray
+        except BaseException as exc:  # noqa: BLE001 - raised in the thread running cases, by wait()
+            self._failure = exc
+        finally:
+            self.seconds = time.perf_counter() - began
+            self._up.set()
+        if self.started:
+            self._stop.wait()
+            self.ray.shutdown()
+
+    @property
+    def up(self) -> bool:
+        return self._up.is_set()
+
+    def settle(self) -> None:
+        """Wait until the start is over, whether it worked or not."""
+        self._up.wait()
+
+    def wait(self, spec: str) -> Any:
+        """The Ray module once connected, or a SuiteError with the start's own error."""
+        self._up.wait()
+        if self._failure is not None:
+            raise SuiteError(f"--executor {spec}: {self._failure}") from self._failure
+        return self.ray
+
+    def close(self) -> None:
+        """Stop the instance this connection started (after its start, if still under way)."""
+        self._up.wait()
+        self._stop.set()
+        self._thread.join()
+
+
+def _outcomes(
+    chunk: list[WorkItem], answers: list[tuple[Any, str | None, float]], attempt: int
+) -> Generator[tuple[WorkItem, Outcome], None, None]:
+    """Each item of a chunk with the outcome its answer stands for (retries recorded)."""
+    for item, (observation, error, seconds) in zip(chunk, answers, strict=True):
+        meta: dict[str, Any] = {"repeat": item.repeat}
+        if attempt:
+            meta["retries"] = attempt
+        yield item, Outcome(item.case, observation, error, float(seconds), meta)
+
+
 class RayExecutor:
     """Runs work items on Ray actors (one per target per node) and yields outcomes as they finish."""
 
     def __init__(self, address: str | None, specs: dict[str, str], options: RunOptions) -> None:
-        self.ray = _import_ray()
+        _check_ray_installed()
         self.specs, self.options = specs, options
         self.address = address or os.environ.get("RAY_ADDRESS") or None
-        self.started = False
+        self.connection: RayConnection | None = None
         self.actors: dict[str, list[Any]] = {}
-        self.nodes: list[str | None] = []
-        self.retries = self.lost = 0
-        self.startup_seconds = 0.0  # connecting (or starting Ray): what a run on a running cluster does not pay
-        self._corpus_ref: Any = None
-        self._remote: Any = None
+        self.retries = self.lost = self.driver_cases = 0
+        self._pings: dict[str, list[Any]] = {}  # per target: its actors' ``ready`` calls
+        self._ready: set[str] = set()
+        self._looked = 0.0
+        self._stopped = False  # stop_workers() was called: lost chunks are not sent again
 
-    def _connect(self, corpus: Any) -> None:
-        ray, started = self.ray, time.perf_counter()
-        if not ray.is_initialized():
-            if self.address:
-                ray.init(address=self.address, log_to_driver=False)
-            else:
-                start_local_ray(ray)
-                self.started = True
-        if self._remote is None:
-            self._remote = ray.remote(CaseWorker)
-            self._corpus_ref = ray.put(corpus)
-            self.nodes = [n["NodeID"] for n in ray.nodes() if n.get("Alive")] or [None]
-        self.startup_seconds += time.perf_counter() - started
+    @property
+    def _conn(self) -> RayConnection:
+        if self.connection is None:  # run() connects before anything asks for Ray
+            raise SuiteError("--executor ray: not connected yet")
+        return self.connection
+
+    def _ray(self) -> Any:
+        return self._conn.wait(self.options.executor)
 
     def _actor(self, target: str, node: str | None) -> Any:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         strategy = NodeAffinitySchedulingStrategy(node, soft=True) if node else "DEFAULT"
-        return self._remote.options(
+        return self._conn.remote.options(
             num_cpus=0, max_concurrency=max(1, self.options.jobs), scheduling_strategy=strategy
-        ).remote(self.specs[target], self.options.seed, self.options.timeout, self._corpus_ref)
+        ).remote(self.specs[target], self.options.seed, self.options.timeout, self._conn.corpus_ref)
 
     def _slots(self, target: str) -> list[Any]:
         if target not in self.actors:
-            self.actors[target] = [self._actor(target, node) for node in self.nodes]
+            self.actors[target] = [self._actor(target, node) for node in self._conn.nodes]
+            self._pings[target] = [actor.ready.remote() for actor in self.actors[target]]
         return self.actors[target]
+
+    def _actors_ready(self, target: str) -> bool:
+        """Whether ``target``'s actors have built their engines (looked at every ``READY_POLL`` s)."""
+        if target in self._ready:
+            return True
+        now = time.monotonic()
+        if self.connection is None or not self.connection.up or now - self._looked < READY_POLL:
+            return False
+        self._looked = now
+        ray = self._ray()
+        self._slots(target)
+        done, _ = ray.wait(self._pings[target], num_returns=len(self._pings[target]), timeout=0)
+        if len(done) == len(self._pings[target]):
+            self._ready.add(target)
+        return target in self._ready
+
+    def _warm_start(
+        self, suite: Suite, target: Any, queue: deque[WorkItem], ctx: RunContext
+    ) -> Generator[tuple[WorkItem, Outcome], None, None]:
+        """Run cases here, one at a time, until the target's actors are up (or none is left)."""
+        name = str(target.name)
+        while queue and not self._actors_ready(name):
+            item = queue.popleft()
+            self.driver_cases += 1
+            yield item, run_one(suite, target, item.case, ctx, item.repeat)
 
     def run(
         self, suite: Suite, target: Any, items: list[WorkItem], ctx: RunContext
@@ -132,12 +243,26 @@ class RayExecutor:
         if name not in self.specs:  # recorded data (findings), not an engine: nothing to distribute
             yield from LocalExecutor(self.options.jobs).run(suite, target, items, ctx)
             return
-        self._connect(ctx.corpus)
-        ray = self.ray
+        if self.connection is None:
+            self.connection = RayConnection(self.address, ctx.corpus)
+        left = deque(items)
+        if self.options.warm_start:
+            yield from self._warm_start(suite, target, left, ctx)
+        if left:
+            yield from self._dispatch(suite, name, list(left))
+
+    def _dispatch(
+        self, suite: Suite, name: str, items: list[WorkItem]
+    ) -> Generator[tuple[WorkItem, Outcome], None, None]:
+        """Send ``items`` to ``name``'s actors in chunks and yield each outcome as its chunk returns;
+        a lost worker's chunk is sent again, one case at a time, to a fresh actor."""
+        ray = self._ray()
+        nodes = self._conn.nodes
         slots = self._slots(name)
         generation = [0] * len(slots)
         pending: dict[Any, tuple[list[WorkItem], int, int, int]] = {}  # ref -> chunk, attempt, slot, generation
-        size = max(1, min(MAX_CHUNK, len(items) // (IN_FLIGHT_PER_SLOT * len(slots) * max(1, self.options.jobs))))
+        in_flight = IN_FLIGHT_PER_SLOT * max(1, self.options.jobs) * len(slots)
+        size = max(1, min(MAX_CHUNK, len(items) // in_flight))
         queue = iter([items[i : i + size] for i in range(0, len(items), size)])
         turn = 0
 
@@ -149,7 +274,7 @@ class RayExecutor:
             for chunk in queue:
                 submit(chunk, 0, turn % len(slots))
                 turn += 1
-                if len(pending) >= IN_FLIGHT_PER_SLOT * max(1, self.options.jobs) * len(slots):
+                if len(pending) >= in_flight:
                     break
             while pending:
                 [ready], _ = ray.wait(list(pending), num_returns=1)
@@ -161,9 +286,13 @@ class RayExecutor:
                     ray.exceptions.WorkerCrashedError,
                     ray.exceptions.ObjectLostError,
                 ) as exc:
+                    if self._stopped:  # the deadline ended the actors: nothing is sent again
+                        answers = [(None, f"stopped with its worker ({type(exc).__name__})", 0.0)] * len(chunk)
+                        yield from _outcomes(chunk, answers, attempt)
+                        continue
                     if gen == generation[slot]:  # the first loss seen from this actor: replace it
                         generation[slot] += 1
-                        slots[slot] = self._actor(name, self.nodes[slot % len(self.nodes)])
+                        slots[slot] = self._actor(name, nodes[slot % len(nodes)])
                     if attempt < MAX_RETRIES:  # one case at a time now, so one bad case loses only itself
                         self.retries += len(chunk)
                         for item in chunk:
@@ -175,11 +304,7 @@ class RayExecutor:
                 if following is not None:
                     submit(following, 0, turn % len(slots))
                     turn += 1
-                for item, (observation, error, seconds) in zip(chunk, answers, strict=True):
-                    meta: dict[str, Any] = {"repeat": item.repeat}
-                    if attempt:
-                        meta["retries"] = attempt
-                    yield item, Outcome(item.case, observation, error, float(seconds), meta)
+                yield from _outcomes(chunk, answers, attempt)
         finally:  # an early close (--strict, Ctrl-C): drop what has not started
             for ref in pending:
                 try:
@@ -188,22 +313,44 @@ class RayExecutor:
                     pass
 
     def describe(self) -> dict[str, Any]:
+        connection = self.connection
         return {
             "kind": "ray",
             "address": self.address or "local",
-            "nodes": len(self.nodes),
+            "nodes": len(connection.nodes) if connection else 0,
             "actors": {name: len(slots) for name, slots in self.actors.items()},
             "jobs": self.options.jobs,
             "retries": self.retries,
             "lost_cases": self.lost,
             "max_retries": MAX_RETRIES,
-            "startup_seconds": round(self.startup_seconds, 2),
+            "startup_seconds": round(connection.seconds, 2) if connection else 0.0,
+            "warm_start": self.options.warm_start,
+            "driver_cases": self.driver_cases,
         }
 
+    def stop_workers(self) -> None:
+        """End this run's actors now, their engines with them (the run's deadline): the chunks
+        they held come back as errors and are not sent again."""
+        self._stopped = True
+        connection = self.connection
+        ray = connection.ray if connection is not None and connection.up else None
+        if ray is None:
+            return
+        for slots in list(self.actors.values()):
+            for actor in list(slots):
+                try:
+                    ray.kill(actor)
+                except Exception:  # noqa: BLE001 - already gone
+                    pass
+
     def close(self) -> None:
-        """Stop this run's actors, and the Ray instance when this executor started it."""
-        ray = self.ray
-        if ray.is_initialized():
+        """Stop this run's actors, and the Ray instance when this executor started it (a start
+        still under way is waited for first, so nothing it starts is left running)."""
+        if self.connection is None:
+            return
+        self.connection.settle()
+        ray = self.connection.ray
+        if ray is not None and ray.is_initialized():
             for slots in self.actors.values():
                 for actor in slots:
                     try:
@@ -212,6 +359,4 @@ class RayExecutor:
                         pass
                     ray.kill(actor)
         self.actors.clear()
-        if self.started:
-            ray.shutdown()
-            self.started = False
+        self.connection.close()

@@ -65,8 +65,8 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
     suites = select_suites(corpus, options)
     header = resume_header(corpus, options) if options.resume else None
     targets = resolve_targets(options)
-    watchdog = deadline.watch(lambda: _close_engines(targets))
     executor: Executor | None = None
+    watchdog = deadline.watch(lambda: _close_engines(targets, executor))
     cache = ResultCache() if options.cache else None
     try:
         executor = make_executor(options, {t.name: spec for t, spec in zip(targets, options.targets, strict=True)})
@@ -133,9 +133,12 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
     return written_run(path, manifest, summary)
 
 
-def _close_engines(targets: list[Any]) -> None:
+def _close_engines(targets: list[Any], executor: Executor | None) -> None:
     """At the run's deadline: end the protocol engines' processes (``cmd:``; closing an ``http://``
-    target holds nothing), so a request in flight returns now. In-process targets are left alone."""
+    target holds nothing) and the executor's workers (Ray actors), so a request in flight returns
+    now. In-process targets in this process are left alone."""
+    if executor is not None:
+        executor.stop_workers()
     for target in targets:
         if isinstance(target, ProtocolTarget):
             target.close()
