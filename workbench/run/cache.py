@@ -196,8 +196,9 @@ def _decoded(text: Any) -> dict[str, Any] | None:
 
 
 def cached_outcome(case: dict[str, Any], observation: dict[str, Any], repeat: int) -> Outcome:
-    """The outcome a cache hit stands for: no error, no time of its own, marked cached."""
-    return Outcome(case, observation, None, 0.0, {"repeat": repeat, "cached": True})
+    """The outcome a cache hit stands for: no error, no time of its own, marked cached (exactly as
+    the journal reads it back: ``resume.as_outcome``)."""
+    return Outcome(case, observation, None, 0.0, {"cached": True, "repeat": repeat})
 
 
 def storable(outcomes: list[Outcome], rows: list[dict[str, Any]]) -> list[Outcome]:

@@ -21,12 +21,14 @@ cluster need workbench installed and the corpus and its fixtures at the same pat
 from __future__ import annotations
 
 import importlib.util
+import logging
 import os
 import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..errors import SuiteError
@@ -41,6 +43,7 @@ MAX_RETRIES = 2
 IN_FLIGHT_PER_SLOT = 4  # chunks queued per actor thread: enough to keep it busy, few to cancel
 MAX_CHUNK = 32  # cases per actor call: one call's overhead is spread over many fast cases
 READY_POLL = 0.05  # seconds between looks at whether the actors are up, while the driver runs cases
+SWITCH_INTERVAL = 0.0005  # seconds: the GIL switch interval while Ray starts beside the driver's cases
 
 
 class CaseWorker:
@@ -92,6 +95,18 @@ def start_local_ray(ray: Any, num_cpus: int = 1) -> None:
             os.environ["PYTHONPATH"] = saved
 
 
+@contextmanager
+def _quiet(name: str) -> Iterator[None]:
+    """Only errors from the logger ``name`` while inside."""
+    log = logging.getLogger(name)
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        log.setLevel(level)
+
+
 class RayConnection:
     """Ray, connected (or started) in a background thread, so the run goes on meanwhile.
 
@@ -109,10 +124,11 @@ class RayConnection:
         self.nodes: list[str | None] = []
         self._up, self._stop = threading.Event(), threading.Event()
         self._failure: BaseException | None = None
-        # Imported here, not in the thread: an import competing with the cases for the GIL is
-        # slowed about tenfold (each of its file reads waits out a switch interval), and so are they.
-        import ray  # noqa: F401
-
+        # The start (importing Ray is 1-2 s of Python) shares the GIL with the cases the driver
+        # runs meanwhile; at the default 5 ms switch interval each of its many file reads waits
+        # one out and the import takes ten times as long. A short interval while it lasts.
+        self._interval = sys.getswitchinterval()
+        sys.setswitchinterval(min(self._interval, SWITCH_INTERVAL))
         self._thread = threading.Thread(target=self._own, args=(corpus,), name="workbench-ray", daemon=True)
         self._thread.start()
 
@@ -122,11 +138,14 @@ class RayConnection:
             import ray
 
             if not ray.is_initialized():
-                if self.address:
-                    ray.init(address=self.address, log_to_driver=False)
-                else:
-                    start_local_ray(ray)
-                    self.started = True
+                # Off the main thread Ray sets no SIGTERM handler and warns so; the default action
+                # (the process ends, its journal already on disk) is the one wanted.
+                with _quiet("ray._private.worker"):
+                    if self.address:
+                        ray.init(address=self.address, log_to_driver=False)
+                    else:
+                        start_local_ray(ray)
+                        self.started = True
             self.remote = ray.remote(CaseWorker)
             self.corpus_ref = ray.put(corpus)
             self.nodes = [n["NodeID"] for n in ray.nodes() if n.get("Alive")] or [None]
@@ -134,6 +153,7 @@ class RayConnection:
         except BaseException as exc:  # noqa: BLE001 - raised in the thread running cases, by wait()
             self._failure = exc
         finally:
+            sys.setswitchinterval(self._interval)
             self.seconds = time.perf_counter() - began
             self._up.set()
         if self.started:

@@ -104,8 +104,12 @@ class Journal:
         [appended] = self.append_many(suite, target, [(outcome, digest)])
         return appended
 
-    def append_many(self, suite: str, target: str, outcomes: list[tuple[Outcome, str | None]]) -> list[Outcome]:
-        """Record several finished cases in one write (cache hits, which arrive all at once)."""
+    def append_many(
+        self, suite: str, target: str, outcomes: list[tuple[Outcome, str | None]], read_back: bool = True
+    ) -> list[Outcome]:
+        """Record several finished cases in one write (cache hits, which arrive all at once).
+        ``read_back=False``: the outcomes are already what reading them back gives (JSON-decoded
+        observations, as cache hits are), so they are returned as they are."""
         lines = [dumps(_record(suite, target, outcome, digest)) + "\n" for outcome, digest in outcomes]
         with self._lock:
             if self._handle is None:
@@ -115,6 +119,8 @@ class Journal:
             if time.monotonic() - self._synced >= SYNC_EVERY:
                 self._sync()
             self.cases += len(lines)
+        if not read_back:
+            return [outcome for outcome, _ in outcomes]
         return [as_outcome(json.loads(line), outcome.case) for line, (outcome, _) in zip(lines, outcomes, strict=True)]
 
     def saved(self) -> Saved:

@@ -281,7 +281,10 @@ def _from_cache(
     hits = session.cache.get_many([key for key in keys if key])
     found = [(item, key) for item, key in zip(items, keys, strict=True) if key in hits]
     journaled = session.journal.append_many(
-        suite.name, name, [(cached_outcome(item.case, hits[key], item.repeat), item.digest) for item, key in found]
+        suite.name,
+        name,
+        [(cached_outcome(item.case, hits[key], item.repeat), item.digest) for item, key in found],
+        read_back=False,  # a hit is decoded JSON already: what the journal would read back
     )
     for (item, _), outcome in zip(found, journaled, strict=True):
         results[item.index] = outcome
