@@ -199,3 +199,25 @@ def test_the_deadline_ends_the_actors_and_what_they_held_is_left_for_resume(tmp_
     assert result.summary["deadline"]["not_run"] == 4 and not result.summary["passed"]
     assert result.manifest["executor"]["retries"] == 0, "a killed actor's cases are not sent again"
     assert result.cases["error"].str.contains("deadline").all()
+
+
+def test_a_cluster_that_never_answers_is_named_and_the_warm_start_still_finishes(tmp_path, monkeypatch) -> None:
+    """``ray.init`` waits for ever on an address nobody answers: with the warm start the run's
+    own process runs every case and the manifest says Ray was not reached; without it the run
+    stops after ``CONNECT_TIMEOUT`` with a one-line error naming the address."""
+    import threading
+
+    from workbench.run import ray_executor
+
+    hung = threading.Event()
+    monkeypatch.setattr(ray_executor, "CONNECT_TIMEOUT", 0.5)
+    monkeypatch.setattr(ray_executor.RayConnection, "_own", lambda self, corpus: hung.wait())
+    corpus = scale_corpus(tmp_path, cases=3, floor=0.9)
+    warm = run(load_corpus(corpus), _options(tmp_path / "warm", targets=["builtin"], executor="ray:10.0.0.1:6379"))
+    executor = warm.manifest["executor"]
+    assert executor["driver_cases"] == 3 and "10.0.0.1:6379 within 0.5 s" in executor["unreachable"]
+    assert len(warm.cases) == 3 and warm.cases["error"].isna().all()
+    with pytest.raises(RunStopped) as stopped:
+        run(load_corpus(corpus), _options(tmp_path / "cold", executor="ray:10.0.0.1:6379", warm_start=False))
+    assert "no answer from Ray at 10.0.0.1:6379" in str(stopped.value.cause)
+    hung.set()

@@ -44,6 +44,7 @@ IN_FLIGHT_PER_SLOT = 4  # chunks queued per actor thread: enough to keep it busy
 MAX_CHUNK = 32  # cases per actor call: one call's overhead is spread over many fast cases
 READY_POLL = 0.05  # seconds between looks at whether the actors are up, while the driver runs cases
 SWITCH_INTERVAL = 0.0005  # seconds: the GIL switch interval while Ray starts beside the driver's cases
+CONNECT_TIMEOUT = 60.0  # seconds to join a cluster at an address (``ray.init`` itself waits for ever)
 
 
 class CaseWorker:
@@ -124,6 +125,7 @@ class RayConnection:
         self.nodes: list[str | None] = []
         self._up, self._stop = threading.Event(), threading.Event()
         self._failure: BaseException | None = None
+        self._gave_up = False
         # The start (importing Ray is 1-2 s of Python) shares the GIL with the cases the driver
         # runs meanwhile; at the default 5 ms switch interval each of its many file reads waits
         # one out and the import takes ten times as long. A short interval while it lasts.
@@ -164,20 +166,35 @@ class RayConnection:
     def up(self) -> bool:
         return self._up.is_set()
 
-    def settle(self) -> None:
-        """Wait until the start is over, whether it worked or not."""
-        self._up.wait()
+    @property
+    def failure(self) -> str | None:
+        """Why Ray could not be reached, once that is known."""
+        if self._failure is not None:
+            return str(self._failure) or type(self._failure).__name__
+        if self.address and not self._up.is_set() and self._gave_up:
+            return f"no answer from Ray at {self.address} within {CONNECT_TIMEOUT:g} s"
+        return None
+
+    def settle(self) -> bool:
+        """Wait until the start is over (a local start always ends; joining an address is given
+        ``CONNECT_TIMEOUT``); whether it is over."""
+        if self._up.wait(None if self.address is None else CONNECT_TIMEOUT):
+            return True
+        self._gave_up = True
+        return False
 
     def wait(self, spec: str) -> Any:
-        """The Ray module once connected, or a SuiteError with the start's own error."""
-        self._up.wait()
-        if self._failure is not None:
-            raise SuiteError(f"--executor {spec}: {self._failure}") from self._failure
+        """The Ray module once connected, or a SuiteError saying why not."""
+        self.settle()
+        if self.failure is not None:
+            raise SuiteError(f"--executor {spec}: {self.failure}") from self._failure
         return self.ray
 
     def close(self) -> None:
-        """Stop the instance this connection started (after its start, if still under way)."""
-        self._up.wait()
+        """Stop the instance this connection started (after its start, if still under way). A
+        join that never answered is left to its daemon thread: it started nothing."""
+        if not self.settle():
+            return
         self._stop.set()
         self._thread.join()
 
@@ -334,6 +351,8 @@ class RayExecutor:
 
     def describe(self) -> dict[str, Any]:
         connection = self.connection
+        if connection is not None:
+            connection.settle()  # so the manifest says whether Ray was reached
         return {
             "kind": "ray",
             "address": self.address or "local",
@@ -346,6 +365,7 @@ class RayExecutor:
             "startup_seconds": round(connection.seconds, 2) if connection else 0.0,
             "warm_start": self.options.warm_start,
             "driver_cases": self.driver_cases,
+            **({"unreachable": connection.failure} if connection and connection.failure else {}),
         }
 
     def stop_workers(self) -> None:
@@ -369,6 +389,12 @@ class RayExecutor:
         if self.connection is None:
             return
         self.connection.settle()
+        if self.connection.failure is not None and self.driver_cases:
+            print(
+                f"workbench: --executor {self.options.executor}: {self.connection.failure}; "
+                f"{self.driver_cases} case(s) ran in this process instead",
+                file=sys.stderr,
+            )
         ray = self.connection.ray
         if ray is not None and ray.is_initialized():
             for slots in self.actors.values():
