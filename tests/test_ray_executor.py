@@ -24,7 +24,7 @@ TARGETS = ["builtin", "bm25"]
 
 @pytest.fixture(scope="module", autouse=True)
 def _ray_instance():
-    from workbench.run.ray_executor import start_local_ray
+    from workbench.run.ray_connection import start_local_ray
 
     if not ray.is_initialized():
         start_local_ray(ray)
@@ -207,11 +207,11 @@ def test_a_cluster_that_never_answers_is_named_and_the_warm_start_still_finishes
     stops after ``CONNECT_TIMEOUT`` with a one-line error naming the address."""
     import threading
 
-    from workbench.run import ray_executor
+    from workbench.run import ray_connection
 
     hung = threading.Event()
-    monkeypatch.setattr(ray_executor, "CONNECT_TIMEOUT", 0.5)
-    monkeypatch.setattr(ray_executor.RayConnection, "_own", lambda self, corpus: hung.wait())
+    monkeypatch.setattr(ray_connection, "CONNECT_TIMEOUT", 0.5)
+    monkeypatch.setattr(ray_connection.RayConnection, "_own", lambda self, corpus: hung.wait())
     corpus = scale_corpus(tmp_path, cases=3, floor=0.9)
     warm = run(load_corpus(corpus), _options(tmp_path / "warm", targets=["builtin"], executor="ray:10.0.0.1:6379"))
     executor = warm.manifest["executor"]
