@@ -60,6 +60,7 @@ class RayConnection:
         self.address, self.worker = address, worker
         self.ray: Any = None  # the module, once connected
         self.started = False  # whether this connection started the instance (and so stops it)
+        self.joined = False  # whether it joined a running one (and so leaves it)
         self.seconds = 0.0
         self.remote: Any = None  # ray.remote(worker): the actor class
         self.corpus_ref: Any = None
@@ -86,6 +87,7 @@ class RayConnection:
                 with _quiet("ray._private.worker"):
                     if self.address:
                         ray.init(address=self.address, log_to_driver=False)
+                        self.joined = True
                     else:
                         start_local_ray(ray)
                         self.started = True
@@ -132,9 +134,14 @@ class RayConnection:
         return self.ray
 
     def close(self) -> None:
-        """Stop the instance this connection started (after its start, if still under way). A
-        join that never answered is left to its daemon thread: it started nothing."""
+        """Stop the instance this connection started (after its start, if still under way), or
+        leave the one it joined: now, not at exit, where Ray sleeps half a second first to let
+        logs this run never forwards finish printing. A join that never answered is left to its
+        daemon thread: it started nothing."""
         if not self.settle():
             return
         self._stop.set()
         self._thread.join()
+        if self.joined and self.ray is not None:
+            self.ray.shutdown()
+            self.joined = False
