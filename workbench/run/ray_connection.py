@@ -103,7 +103,7 @@ class RayConnection:
             self._up.set()
         if self.started:
             self._stop.wait()
-            self.ray.shutdown()
+            sys.modules["ray"].shutdown()
 
     @property
     def up(self) -> bool:
@@ -121,6 +121,8 @@ class RayConnection:
     def settle(self) -> bool:
         """Wait until the start is over (a local start always ends; joining an address is given
         ``CONNECT_TIMEOUT``); whether it is over."""
+        if self._gave_up:  # waited the whole timeout once already
+            return self._up.is_set()
         if self._up.wait(None if self.address is None else CONNECT_TIMEOUT):
             return True
         self._gave_up = True
