@@ -117,3 +117,37 @@ def test_a_page_lists_only_its_own_suites_regressions() -> None:
     assert list(own.data["suite"]) == ["risk"] and own.caption == "1 regressed risk/harness/gate/findings case(s)"
     assert list(changed_cases(comparison, "regressed", suite="retrieval").data["case"]) == ["a"]
     assert sorted(changed_cases(comparison, "regressed").data["suite"]) == ["retrieval", "risk"]
+
+
+def test_a_section_whose_suite_did_not_run_says_so_once(tmp_path: Path) -> None:
+    """The classifiers page shows three views of risk: the first says the suite was not run, the
+    others (``quiet=True`` in the notebook) show nothing rather than the same line again."""
+    import json
+
+    import workbench as wb
+
+    from .conftest import REPO_ROOT
+
+    cases = pd.DataFrame(columns=["suite", "target", "case", "passed", "error"])
+    run = Run(
+        tmp_path,
+        {"run_id": "r", "targets": [{"name": "builtin"}]},
+        _summary(gate={"builtin": {}}),
+        cases,
+        pd.DataFrame(),
+    )
+    shown = [
+        str(wb.views.risk_confusion(run, "builtin")),
+        str(wb.plots.risk_confusion(run, "builtin", quiet=True)),
+        str(wb.views.risk_cases(run, "builtin", quiet=True)),
+    ]
+    assert "No risk results in this run" in shown[0] and shown[1:] == ["", ""]
+    assert "No findings results" in str(wb.views.findings_by_agent(run)) and not wb.views.findings_by_rule(
+        run, quiet=True
+    )
+    notebook = json.loads((REPO_ROOT / "notebooks" / "classifiers.ipynb").read_text())
+    calls = ["".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code"]
+    for later in ("wb.plots.risk_confusion(", "wb.views.risk_cases(", "wb.views.findings_by_rule("):
+        assert [c for c in calls if c.startswith(later)] == [
+            c for c in calls if c.startswith(later) and "quiet=True" in c
+        ]

@@ -21,7 +21,7 @@ from ..columns import CASE, METRIC, PASSED, SUITE, TARGET, VALUE
 from ..store.runs import Run
 from ._layout import PAD, PlainLogFormatter, ReportFigure, figure, title
 from .views import breakdowns, classifiers, diff, retrieval, scoreboard
-from .views.common import Note, is_control, label, primary_target, suite_rows, targets_of
+from .views.common import Html, Note, is_control, label, primary_target, suite_rows, targets_of, unless_quiet
 
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 GREYS = {"bm25": "#7f7f7f", "random": "#c7c7c7"}
@@ -182,11 +182,12 @@ def savings_vs_accuracy(run: Run, seed: int = 0) -> ReportFigure | Note:
     return fig
 
 
-def risk_confusion(run: Run, target: str | None = None) -> ReportFigure | Note:
-    """Heat map of tp / fn / fp / tn per risk concept for one target."""
+def risk_confusion(run: Run, target: str | None = None, quiet: bool = False) -> ReportFigure | Html:
+    """Heat map of tp / fn / fp / tn per risk concept for one target. ``quiet``: nothing instead
+    of the note saying why there is no data (the confusion table above says it)."""
     counts = classifiers.concept_counts(run, target)
     if isinstance(counts, Note):
-        return counts
+        return unless_quiet(counts, quiet)
     matrix = counts[["tp", "fn", "fp", "tn"]]
     fig, axes = figure(
         f"Risk concepts: confusion for {target or primary_target(run)}", width=6.5, height=0.6 + 0.4 * len(matrix)

@@ -11,7 +11,7 @@ from pandas.io.formats.style import Styler
 
 from ...columns import CASE, ERROR, PASSED, TARGET
 from ...store.runs import Run
-from .common import Note, failures_first, joined, mark, primary_target, suite_rows, table
+from .common import Html, Note, failures_first, joined, mark, primary_target, suite_rows, table, unless_quiet
 
 
 def concept_counts(run: Run, target: str | None = None) -> pd.DataFrame | Note:
@@ -40,12 +40,13 @@ def risk_confusion(run: Run, target: str | None = None) -> Styler | Note:
     )
 
 
-def risk_cases(run: Run, target: str | None = None) -> Styler | Note:
-    """Per risk case: the text, expected and returned concepts, what was missed; failures first."""
+def risk_cases(run: Run, target: str | None = None, quiet: bool = False) -> Styler | Html:
+    """Per risk case: the text, expected and returned concepts, what was missed; failures first.
+    ``quiet``: nothing instead of the note saying why there are no cases (a view above says it)."""
     target = target or primary_target(run)
     rows = suite_rows(run, "risk", target)
     if isinstance(rows, Note):
-        return rows
+        return unless_quiet(rows, quiet)
     frame = pd.DataFrame(
         {
             CASE: rows[CASE],
@@ -127,11 +128,12 @@ def findings_by_agent(run: Run) -> Styler | Note:
     return table(frame, "findings-by-agent")
 
 
-def findings_by_rule(run: Run) -> Styler | Note:
-    """Per agent and rule: matched (tp), extra (fp) and missed (fn) findings, precision and recall."""
+def findings_by_rule(run: Run, quiet: bool = False) -> Styler | Html:
+    """Per agent and rule: matched (tp), extra (fp) and missed (fn) findings, precision and recall.
+    ``quiet``: nothing instead of the note saying why there are none (a view above says it)."""
     rows = suite_rows(run, "findings")
     if isinstance(rows, Note):
-        return rows
+        return unless_quiet(rows, quiet)
     parts = [
         rows[[TARGET, kind]]
         .explode(kind)

@@ -47,6 +47,11 @@ class Note(Html):
         return self.text
 
 
+def unless_quiet(note: Note, quiet: bool) -> Html:
+    """``note``, or nothing when the caller is a second view of a section whose first view shows it."""
+    return Html("") if quiet else note
+
+
 def project_root(start: Path | None = None) -> Path:
     """The nearest folder at or above ``start`` (default: the working directory) holding
     ``reports/runs`` or ``corpus/``, so a notebook opened from ``notebooks/`` finds the project."""
