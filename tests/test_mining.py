@@ -193,3 +193,18 @@ def test_message_filters(subject: str, dropped_by: str | None) -> None:
 
     commit = Commit("a" * 40, ("b" * 40,), "Dev", "dev@example.com", 0, subject, (("M", "src/router.py"),))
     assert first_failure(classify(commit, MineOptions()), MineOptions()) == dropped_by
+
+
+def test_cli_ext_keeps_only_those_languages(
+    shop: tuple[Path, dict[str, str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo, _ = shop  # its source files are Python
+    assert main(["mine", str(repo), "--out", str(tmp_path / "py.json"), "--ext", "py"]) == 0
+    assert main(["mine", str(repo), "--out", str(tmp_path / "all.json")]) == 0
+    python_only = json.loads((tmp_path / "py.json").read_text())["retrieval"]
+    assert python_only and python_only == json.loads((tmp_path / "all.json").read_text())["retrieval"]
+    assert main(["mine", str(repo), "--out", str(tmp_path / "go.json"), "--ext", ".go,.ts"]) == 0
+    assert json.loads((tmp_path / "go.json").read_text()).get("retrieval", []) == []
+    capsys.readouterr()
+    assert main(["mine", str(repo), "--ext", ".cobol"]) == 2
+    assert ".cobol is not a language the engine parses" in capsys.readouterr().err

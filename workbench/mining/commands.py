@@ -47,6 +47,14 @@ def _date(value: str | None, end: bool, flag: str) -> int | None:
     metavar="GLOB",
     help="Only commits whose source files all match one of these globs (repeatable, .gitignore syntax).",
 )
+@click.option(
+    "--ext",
+    "extensions",
+    multiple=True,
+    metavar="EXT",
+    help="Only these source languages, by extension (repeatable or comma list: --ext .go,.py; "
+    "default: every language the reference engine parses).",
+)
 @click.option("--with-body", is_flag=True, help="Add the first paragraph of the commit body to the query.")
 @click.option("--append", is_flag=True, help="Merge into the existing --out corpus, keeping its other content.")
 @click.option("--dry-run", is_flag=True, help="Write nothing; print how many commits each filter dropped.")
@@ -58,6 +66,7 @@ def mine_command(
     max_cases: int,
     seed: int,
     paths: tuple[str, ...],
+    extensions: tuple[str, ...],
     with_body: bool,
     append: bool,
     dry_run: bool,
@@ -78,6 +87,8 @@ def mine_command(
         paths=tuple(p.strip() for v in paths for p in v.split(",") if p.strip()),
         with_body=with_body,
     )
+    if extensions:
+        options.extensions = _extensions(extensions)
     result, text = mine_corpus(
         repo, out, append=append, dry_run=dry_run, options=options, max_cases=max_cases, seed=seed
     )
@@ -95,6 +106,20 @@ def mine_command(
         f"({result.candidates} candidates; " + ", ".join(f"{k} {v}" for k, v in sorted(shapes.items())) + f"){where}",
         err=True,
     )
+
+
+def _extensions(given: tuple[str, ...]) -> frozenset[str]:
+    """``--ext`` values as extensions with their dot (``go`` -> ``.go``); a usage error names an unknown one."""
+    from ..reference.kinds import CODE_EXTENSIONS
+
+    wanted = {"." + e.strip().lower().lstrip(".") for v in given for e in v.split(",") if e.strip()}
+    unknown = sorted(wanted - CODE_EXTENSIONS)
+    if unknown:
+        known = " ".join(sorted(CODE_EXTENSIONS))
+        raise click.BadParameter(
+            f"{', '.join(unknown)} is not a language the engine parses ({known})", param_hint="--ext"
+        )
+    return frozenset(wanted)
 
 
 @click.command("import")
