@@ -218,3 +218,20 @@ def test_cli_strict_stop_is_resumable(corpus12, tmp_path, capsys) -> None:
     assert f"resuming {journal.name[1:-8]}: 3 case(s) reused from {journal}, 9 to run" in captured.err
     assert "(6/12 cases pass)" in captured.out and "error" not in captured.out.lower()
     assert STATE["calls"][0] == "orders client" and len(STATE["calls"]) == 9, "the failed case runs again"
+
+
+def test_a_new_id_skips_the_journal_of_a_run_in_progress(tmp_path) -> None:
+    """``merge`` and ``import`` name their runs with ``free_run_id``: an id that a running run has
+    reserved (its journal exists, its directory not yet) is not handed out again."""
+    from workbench.paths import journal_path
+    from workbench.run.resume import Journal
+    from workbench.store.runs import free_run_id
+
+    first = Journal.create(tmp_path, {"run_id": "20261201T000000Z-merged"})
+    assert first.run_id == "20261201T000000Z-merged" and journal_path(tmp_path, first.run_id).is_dir()
+    assert free_run_id(tmp_path, "20261201T000000Z-merged") == "20261201T000000Z-merged-2"
+    (tmp_path / "20261201T000000Z-merged-2").mkdir()
+    second = Journal.create(tmp_path, {"run_id": "20261201T000000Z-merged"})
+    assert second.run_id == "20261201T000000Z-merged-3"
+    first.close()
+    second.close()

@@ -48,6 +48,11 @@ def baselines_dir(corpus_path: Path | str | None = None) -> Path:
     return Path(corpus_path).parent / "baselines" if corpus_path else DEFAULT_BASELINES_DIR
 
 
+def journal_path(out_dir: Path | str, run_id: str) -> Path:
+    """Where the journal of run ``run_id`` lives while it runs: a dot-directory beside its run directory."""
+    return Path(out_dir) / f".{run_id}.journal"
+
+
 def run_path(base: str | Path, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> Path | None:
     """The run directory ``base`` names (a directory, or a run id under ``runs_dir``), or None."""
     text = str(base)

@@ -20,8 +20,10 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import CorpusError, StoreError, SuiteError
+from ..paths import journal_path
 from ..store.files import dumps, write_json_atomic
 from ..store.headers import is_complete_run, read_json
+from ..store.runs import free_run_id
 from ..store.shapes import check_manifest
 from ..strictjson import loads_strict
 from ..strictjson import read_json as strict_read_json
@@ -35,11 +37,6 @@ HEADER, OUTCOMES = "header.json", "outcomes.jsonl"
 FORMAT = 1
 SYNC_EVERY = 1.0  # seconds: a machine that goes down loses at most the cases of the last one
 Key = tuple[str, str, str, str, int]  # suite, target, case name, case hash, repeat index
-
-
-def journal_path(out_dir: Path | str, run_id: str) -> Path:
-    """Where the journal of run ``run_id`` lives: a dot-directory beside the run directory."""
-    return Path(out_dir) / f".{run_id}.journal"
 
 
 def case_hash(case: dict[str, Any]) -> str:
@@ -71,17 +68,14 @@ class Journal:
         the header, and return the open journal. ``manifest["run_id"]`` is set to the id reserved."""
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
-        base, counter = str(manifest["run_id"]), 1
-        while True:
-            run_id = base if counter == 1 else f"{base}-{counter}"
+        while True:  # the mkdir is the reservation: a run starting at the same moment takes the next id
+            run_id = free_run_id(out_dir, str(manifest["run_id"]))
             path = journal_path(out_dir, run_id)
-            if not (out_dir / run_id).exists():
-                try:
-                    path.mkdir()
-                    break
-                except FileExistsError:
-                    pass
-            counter += 1
+            try:
+                path.mkdir()
+                break
+            except FileExistsError:
+                continue
         manifest["run_id"] = run_id
         write_json_atomic(path / HEADER, {"format": FORMAT, "manifest": manifest})
         return cls(path, run_id)

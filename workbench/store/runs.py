@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..columns import CASE, ERROR, METRIC, PASSED, SCORE_COLUMNS, SUITE, TARGET, VALUE
 from ..errors import StoreError
-from ..paths import DEFAULT_RUNS_DIR, run_path
+from ..paths import DEFAULT_RUNS_DIR, journal_path, run_path
 from .files import dumps, write_json_atomic, write_text_atomic
 from .headers import read_json, read_jsonl
 from .shapes import check_case_rows, check_manifest, check_summary
@@ -148,8 +148,14 @@ def scores_frame(rows: pd.DataFrame | list[dict[str, Any]]) -> pd.DataFrame:
 
 
 def free_run_id(out_dir: Path | str, base: str) -> str:
-    """``base``, or ``base-2``, ``base-3``... : the first id no run directory under ``out_dir`` has."""
-    return _unique(Path(out_dir) / base).name
+    """``base``, or ``base-2``, ``base-3``... : the first id that neither a run directory nor the
+    journal of a run in progress under ``out_dir`` has."""
+    counter = 1
+    while True:
+        run_id = base if counter == 1 else f"{base}-{counter}"
+        if not (Path(out_dir) / run_id).exists() and not journal_path(out_dir, run_id).exists():
+            return run_id
+        counter += 1
 
 
 def write_run(
@@ -180,14 +186,6 @@ def write_run(
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return final
-
-
-def _unique(path: Path) -> Path:
-    candidate, counter = path, 1
-    while candidate.exists():
-        counter += 1
-        candidate = path.with_name(f"{path.name}-{counter}")
-    return candidate
 
 
 def in_memory_run(
