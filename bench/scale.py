@@ -15,7 +15,7 @@ Each configuration is its own ``workbench run --target builtin --json`` process 
   symbol tables); every later run loads them the same way.
 * ``local``: the local executor, warm; peak RSS of the process (``wait4``: it and its waited-for
   children). Also with ``WORKBENCH_LOADED_INDEXES=1000`` (every index kept: the old behaviour).
-* ``ray``: ``--executor ray`` (a local Ray instance started by the run, 2 CPUs); wall time
+* ``ray``: ``--executor ray`` (a local Ray instance started by the run, 1 CPU: actors take none); wall time
   including Ray's start and stop, and without the start (``executor.startup_seconds`` of its
   manifest: starting Ray and connecting). Peak RSS of the driver only (the actor is another process).
 * ``ray-head``: ``--executor ray:auto`` on a head started beforehand (``ray start --head``,

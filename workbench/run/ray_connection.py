@@ -25,7 +25,8 @@ CONNECT_TIMEOUT = 60.0  # seconds to join a cluster at an address (``ray.init`` 
 
 def start_local_ray(ray: Any, num_cpus: int = 1) -> None:
     """Start a Ray instance on this machine whose workers import what this process imports
-    (they are started by its raylet, which takes ``PYTHONPATH`` from this process)."""
+    (they are started by its raylet, which takes ``PYTHONPATH`` from this process). The actors
+    need no CPU; Ray prestarts one worker per CPU, so one is started, for the first actor."""
     saved = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))
     try:
