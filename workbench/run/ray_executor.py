@@ -12,7 +12,8 @@ fresh actor, at most ``MAX_RETRIES`` times; the retries are recorded in its case
 Starting Ray takes seconds (5-12 s on a 2-core machine), so it happens in the background: until
 a target's actors answer, this process runs that target's cases itself, one at a time, and every
 case left then goes to Ray (``warm_start``; the manifest counts them as ``driver_cases``). A run
-that ends before Ray is up never waits for it to do work. Without an address (and without
+that ends before Ray is up never waits for it to do work (only, at its end, for an instance it
+started to come up, so that it can stop it). Without an address (and without
 ``RAY_ADDRESS``) a local Ray instance is started for the run and stopped after it. Workers on a
 cluster need workbench installed and the corpus and its fixtures at the same paths as the driver
 (a shared filesystem or the same checkout).
