@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from workbench.contract import Repo
+
 ENGINE = Path(__file__).parent / "engines" / "scripted_engine.py"
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -19,6 +21,11 @@ def write_tree(root: Path, files: dict[str, str]) -> Path:
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
     return root
+
+
+def write_repo(root: Path, files: dict[str, str]) -> Repo:
+    """``write_tree``, as the repository ``repo`` an engine is asked about."""
+    return Repo("repo", str(write_tree(root, files)))
 
 
 def write_corpus(root: Path, data: dict) -> Path:

@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from tests.conftest import write_corpus
+from tests.conftest import write_corpus, write_tree
 from workbench.contract import Check, GateResult, Repo
 from workbench.corpus import load_corpus
 from workbench.errors import CorpusError, SuiteError, TargetError
@@ -43,15 +43,9 @@ def reference_target() -> GateDouble:
     return GateDouble()
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-
-
 def _fixture(root: Path) -> Path:
-    _write(root / "base", {"README.md": "# fx\n", "src/a.js": "1\n", "src/old.js": "old\n"})
-    _write(root / "changes" / "edit", {"src/a.js": "2\n", "src/new.js": "new\n", "src/old.js.delete": ""})
+    write_tree(root / "base", {"README.md": "# fx\n", "src/a.js": "1\n", "src/old.js": "old\n"})
+    write_tree(root / "changes" / "edit", {"src/a.js": "2\n", "src/new.js": "new\n", "src/old.js.delete": ""})
     (root / "changes" / "env.patch").write_text(ENV_PATCH)
     return root
 
@@ -112,12 +106,12 @@ def test_overlays_cannot_hold_symlinks_or_delete_missing_files(tmp_path: Path) -
     with pytest.raises(CorpusError, match="symlink"):
         build_case_repo(fixture / "base", fixture / "changes" / "link", tmp_path / "r1")
     (fixture / "base" / "link").symlink_to(tmp_path / "outside.txt")
-    _write(fixture / "changes" / "through", {"link": "overwrite"})
+    write_tree(fixture / "changes" / "through", {"link": "overwrite"})
     build_case_repo(fixture / "base", fixture / "changes" / "through", tmp_path / "r3")
     # the copy never holds the outward link: the overlay writes a plain file inside the copy
     assert not (tmp_path / "r3" / "link").is_symlink() and (tmp_path / "r3" / "link").read_text() == "overwrite"
     assert not (tmp_path / "outside.txt").exists()
-    _write(fixture / "changes" / "ghost", {"missing.js.delete": ""})
+    write_tree(fixture / "changes" / "ghost", {"missing.js.delete": ""})
     with pytest.raises(CorpusError, match="not in base"):
         build_case_repo(fixture / "base", fixture / "changes" / "ghost", tmp_path / "r2")
 

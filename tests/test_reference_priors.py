@@ -11,13 +11,7 @@ from workbench.reference import build_pack
 from workbench.reference import pack as pack_module
 from workbench.reference.kinds import file_kind
 
-
-def _write(root: Path, files: dict[str, str]) -> Repo:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return Repo("repo", str(root))
+from .conftest import write_repo
 
 
 def _paths(query: str, repo: Repo) -> list[str]:
@@ -30,7 +24,7 @@ def test_a_long_module_outranks_a_short_one_matching_alike(
 ):
     body = "def decode_token(raw):\n    return raw\n"
     filler = "".join(f"value_{i} = compute_{i}()\n" for i in range(300))
-    repo = _write(tmp_path, {"big.py": body + filler, "small.py": body, "other.py": "x = 1\n"})
+    repo = write_repo(tmp_path, {"big.py": body + filler, "small.py": body, "other.py": "x = 1\n"})
     monkeypatch.setattr(pack_module, "SIZE", size)
     assert _paths("decode token", repo)[0] == first
 
@@ -40,7 +34,7 @@ def test_examples_are_their_own_kind_and_rank_below_the_library(tmp_path: Path, 
     assert file_kind("recipes/grace/server.go") == "example"
     text = "package x\n\nfunc RotateLogs() {}\n"
     example = text + "// rotate the logs: RotateLogs rotates logs\n"
-    repo = _write(tmp_path, {"examples/rotate/rotate.go": example, "rotate.go": text, "other.go": "package x\n"})
+    repo = write_repo(tmp_path, {"examples/rotate/rotate.go": example, "rotate.go": text, "other.go": "package x\n"})
     assert _paths("rotate logs", repo)[0] == "rotate.go"
     monkeypatch.setitem(pack_module.DEMOTION, "example", 1.0)
     assert _paths("rotate logs", repo)[0] == "examples/rotate/rotate.go"
@@ -52,7 +46,7 @@ def test_a_short_pack_fills_with_what_its_files_import(tmp_path: Path, monkeypat
         "app/ledger.py": "def post(entry):\n    return entry\n",
         "app/unrelated.py": "def nothing():\n    return None\n",
     }
-    repo = _write(tmp_path, files)
+    repo = write_repo(tmp_path, files)
     pack = build_pack("checkout cart", [repo])
     reasons = {ref.path: ref.reason for ref in pack.primary}
     assert reasons.get("app/ledger.py") == "imported by app/checkout.py"
@@ -63,7 +57,7 @@ def test_a_short_pack_fills_with_what_its_files_import(tmp_path: Path, monkeypat
 
 def test_a_pack_with_no_code_file_gets_the_core_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     core = "".join(f"def step_{i}(x):\n    return x + {i}\n" for i in range(80))
-    repo = _write(
+    repo = write_repo(
         tmp_path,
         {
             "README.md": "Deno support: run it on deno.\n",
@@ -81,7 +75,7 @@ def test_a_pack_with_no_code_file_gets_the_core_files(tmp_path: Path, monkeypatc
 
 
 def test_a_test_named_like_the_class_is_not_pinned(tmp_path: Path):
-    repo = _write(
+    repo = write_repo(
         tmp_path,
         {
             "src/errors/HTTPError.ts": "export class HTTPError extends Error {}\n",
@@ -95,7 +89,7 @@ def test_a_test_named_like_the_class_is_not_pinned(tmp_path: Path):
 
 
 def test_a_route_and_its_client_in_another_repository_fill_the_pack(tmp_path: Path):
-    web = _write(
+    web = write_repo(
         tmp_path / "web",
         {
             "src/VoidButton.tsx": "export function VoidButton() {\n  return fetch(`/api/invoices/${id}/void`, "
@@ -103,7 +97,7 @@ def test_a_route_and_its_client_in_another_repository_fill_the_pack(tmp_path: Pa
             "src/Header.tsx": "export function Header() { return null }\n",
         },
     )
-    api = _write(
+    api = write_repo(
         tmp_path / "api",
         {
             "src/billing.js": "router.post('/api/invoices/:id/void', voidInvoice)\n",
@@ -119,7 +113,7 @@ def test_a_route_and_its_client_in_another_repository_fill_the_pack(tmp_path: Pa
 
 def test_a_fallback_without_entry_points_offers_code_not_the_manifest(tmp_path: Path):
     core = "".join(f"export function step{i}(x) {{ return x + {i} }}\n" for i in range(40))
-    repo = _write(
+    repo = write_repo(
         tmp_path,
         {
             "package.json": '{"name": "thing", "version": "1.0.0"}\n',
@@ -136,7 +130,7 @@ def test_a_fallback_without_entry_points_offers_code_not_the_manifest(tmp_path: 
 def test_a_pack_of_examples_only_gets_the_library_core_files(tmp_path: Path):
     assert file_kind("website/layouts/_default/single.html") == "doc"
     core = "package log\n\n" + "".join(f"func Step{i}() int {{ return {i} }}\n" for i in range(60))
-    repo = _write(
+    repo = write_repo(
         tmp_path,
         {
             "examples/basic/basic.go": "package main\n\n// precompile the regex\nfunc main() {}\n",
@@ -150,7 +144,7 @@ def test_a_pack_of_examples_only_gets_the_library_core_files(tmp_path: Path):
 
 def test_a_module_brings_its_type_stub(tmp_path: Path):
     module = "def in_range(lo, hi):\n    # the clamp policy\n    return lo <= hi\n"
-    repo = _write(
+    repo = write_repo(
         tmp_path,
         {
             "src/pkg/validators.py": module,

@@ -6,20 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from workbench.contract import Repo
 from workbench.reference import build_pack
 from workbench.reference import pack as pack_module
 from workbench.reference.kinds import file_kind
 from workbench.reference.query import analyse
 from workbench.reference.templates import template_edges, template_refs
 
-
-def _write(root: Path, files: dict[str, str]) -> Repo:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return Repo("repo", str(root))
+from .conftest import write_repo
 
 
 def _weight(query: str, word: str) -> float:
@@ -47,7 +40,7 @@ STORE = "export function markDone(o) {\n  o.state = 'cancel'\n  return o\n}\n"
 def test_a_role_word_lifts_the_file_of_that_kind(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, boost: float, first: str
 ):
-    repo = _write(
+    repo = write_repo(
         tmp_path, {"src/orders.js": ROUTES, "src/order_store.js": STORE, "src/users.js": "export const users = []\n"}
     )
     monkeypatch.setattr(pack_module, "ROLE_BOOST", boost)
@@ -65,7 +58,7 @@ def test_templates_are_a_kind_and_code_names_them():
 
 
 def test_a_template_brings_the_code_that_renders_it(tmp_path: Path):
-    repo = _write(
+    repo = write_repo(
         tmp_path,
         {
             "views/emails/welcome.hbs": "<h1>Welcome aboard, {{name}}!</h1>\n<p>Your trial lasts 14 days.</p>\n",
