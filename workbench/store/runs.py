@@ -192,14 +192,10 @@ def in_memory_run(
     path: Path, manifest: dict[str, Any], summary: dict[str, Any], case_rows: list[dict[str, Any]], scores: pd.DataFrame
 ) -> Run:
     """The Run that ``write_run`` with these arguments would load back, without writing it."""
-    rows = json.loads("[" + ",".join(dumps(row, sort_keys=False) for row in case_rows) + "]")
-    return Run(
-        path=path,
-        manifest=json.loads(dumps(dict(manifest, run_id=path.name))),
-        summary=json.loads(dumps(dict(summary, run_dir=str(path)))),
-        cases=_cases_frame(rows),
-        scores=scores_frame(scores),
-    )
+    run = written_run(path, manifest, summary)
+    run.cases = _cases_frame([json.loads(dumps(row, sort_keys=False)) for row in case_rows])
+    run.scores = scores_frame(scores)
+    return run
 
 
 def _cases_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
