@@ -19,7 +19,7 @@ DEFAULT_CORPUS = Path("corpus/corpus.json")
 DEFAULT_RUNS_DIR = Path("reports/runs")
 DEFAULT_HTML_DIR = Path("reports/html")
 DEFAULT_BASELINES_DIR = Path("corpus/baselines")
-_TREE_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+GIT_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # a full object name (SHA-1 or SHA-256)
 
 
 def cache_dir() -> Path:
@@ -40,7 +40,7 @@ def snapshots_dir() -> Path:
 def is_snapshot(root: Path) -> bool:
     """Whether ``root`` (resolved) is a revision snapshot: named by the git tree it holds and never
     changed once built, so nothing needs to check it for edits."""
-    return bool(_TREE_SHA.fullmatch(root.name)) and root.parent == snapshots_dir().resolve()
+    return bool(GIT_SHA.fullmatch(root.name)) and root.parent == snapshots_dir().resolve()
 
 
 def baselines_dir(corpus_path: Path | str | None = None) -> Path:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
 import shutil
 import stat
 import tempfile
@@ -30,7 +29,7 @@ import time
 from pathlib import Path
 
 from ..errors import GitError
-from ..paths import snapshots_dir
+from ..paths import GIT_SHA, snapshots_dir
 from ..reference import cache
 from .gitio import CatFile
 from .sources import GitRepo
@@ -41,7 +40,6 @@ _IN_USE: set[str] = set()  # tree shas handed out by this process: never pruned 
 _READERS: dict[Path, CatFile] = {}
 _last_prune = float("-inf")
 _TOUCHED: set[str] = set()  # snapshots whose use time this process has refreshed
-_FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _TREES: dict[tuple[Path, str], str] = {}  # (git dir, full commit sha) -> its tree sha
 
 
@@ -59,7 +57,7 @@ def _reader(repo: GitRepo) -> CatFile:
 def tree_of(repo: GitRepo, revision: str) -> str:
     """The tree sha of ``revision``'s commit, or a GitError naming the repository and revision.
     A full commit sha names its tree for good, so that answer is kept for the process."""
-    memo = (repo.git_dir, revision) if _FULL_SHA.fullmatch(revision) else None
+    memo = (repo.git_dir, revision) if GIT_SHA.fullmatch(revision) else None
     if memo is not None and memo in _TREES:
         return _TREES[memo]
     with _LOCK:
