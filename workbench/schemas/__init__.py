@@ -47,10 +47,15 @@ def _jsonschema() -> Any:
 
 
 @lru_cache(maxsize=1)
+def schema_bytes() -> bytes:
+    """The text of the corpus JSON Schema shipped in ``workbench/schemas``."""
+    return resources.files("workbench").joinpath("schemas/corpus.schema.json").read_bytes()
+
+
+@lru_cache(maxsize=1)
 def corpus_schema() -> dict[str, Any]:
     """The corpus JSON Schema shipped in ``workbench/schemas``."""
-    text = resources.files("workbench").joinpath("schemas/corpus.schema.json").read_text()
-    return json.loads(text)
+    return json.loads(schema_bytes())
 
 
 def _location(parts: Any) -> str:

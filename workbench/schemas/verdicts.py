@@ -11,18 +11,17 @@ from __future__ import annotations
 
 import hashlib
 import os
-from importlib import resources
 from pathlib import Path
 
 from ..paths import cache_dir
+from . import schema_bytes
 
 DIRECTORY = "schema-verdicts"
 MAX_VERDICTS = 256
 
 
 def _marker(raw: bytes) -> Path:
-    schema = resources.files("workbench").joinpath("schemas/corpus.schema.json").read_bytes()
-    digest = hashlib.sha256(hashlib.sha256(schema).digest() + raw).hexdigest()
+    digest = hashlib.sha256(hashlib.sha256(schema_bytes()).digest() + raw).hexdigest()
     return cache_dir() / DIRECTORY / digest
 
 
