@@ -254,14 +254,21 @@ class RayExecutor:
         self._stopped = True
         connection = self.connection
         ray = connection.ray if connection is not None and connection.up else None
-        if ray is None:
-            return
-        for slots in list(self.actors.values()):
-            for actor in list(slots):
+        if ray is not None:
+            self._end_actors(ray, graceful=False)
+
+    def _end_actors(self, ray: Any, graceful: bool) -> None:
+        """Kill every actor of this run; ``graceful``: first let each close its engine."""
+        for actor in [actor for slots in list(self.actors.values()) for actor in slots]:
+            if graceful:
                 try:
-                    ray.kill(actor)
-                except Exception:  # noqa: BLE001 - already gone
+                    ray.get(actor.close.remote(), timeout=10)
+                except Exception:  # noqa: BLE001 - a dead actor has nothing to close
                     pass
+            try:
+                ray.kill(actor)
+            except Exception:  # noqa: BLE001 - already gone
+                pass
 
     def close(self) -> None:
         """Stop this run's actors, and the Ray instance when this executor started it (a start
@@ -277,12 +284,6 @@ class RayExecutor:
             )
         ray = self.connection.ray
         if ray is not None and ray.is_initialized():
-            for slots in self.actors.values():
-                for actor in slots:
-                    try:
-                        ray.get(actor.close.remote(), timeout=10)
-                    except Exception:  # noqa: BLE001 - a dead actor has nothing to close
-                        pass
-                    ray.kill(actor)
+            self._end_actors(ray, graceful=True)
         self.actors.clear()
         self.connection.close()
