@@ -195,7 +195,7 @@ def _run_plan(
                 per_suite[name] = skipped(skip_reason(target, str(suite.capability)), floors)
                 continue
             per_suite[name], rows, scores = summarise_repeats(suite, name, by_repeat, session.ctx, floors)
-            _store_cached(session, suite, target, by_repeat, rows)
+            _store_cached(session, suite, name, target, by_repeat, rows)
             if gone:
                 per_suite[name]["skipped_cases"] = gone
             case_rows += rows
@@ -293,14 +293,16 @@ def _from_cache(
 
 
 def _store_cached(
-    session: _Session, suite: Suite, target: Any, by_repeat: list[list[Outcome]], rows: list[dict[str, Any]]
+    session: _Session, suite: Suite, name: str, target: Any, by_repeat: list[list[Outcome]], rows: list[dict[str, Any]]
 ) -> None:
     """Cache the fresh answers of cases that passed (every repeat) without error."""
     if session.cache is None:
         return
+    digests = {str(item.case.get("name")): item.digest for item in session.items.get((suite.name, name), [])}
     entries = []
     for outcome in (o for outcomes in by_repeat for o in storable(outcomes, rows)):
-        key = session.cache.key(suite, target, outcome.case, int(outcome.meta.get("repeat", 0)), session.ctx)
+        repeat = int(outcome.meta.get("repeat", 0))
+        key = session.cache.key(suite, target, outcome.case, repeat, session.ctx, digests.get(outcome.name))
         if key and outcome.observation is not None:
             entries.append((key, outcome.observation))
     session.cache.put_many(entries)
