@@ -55,9 +55,9 @@ def bench_mine(repos: Path) -> None:
 
 
 def bench_materialize(repos: Path, count: int = 100) -> None:
+    from workbench.corpus.snapshots import materialize, snapshots_root
+    from workbench.corpus.sources import open_repo
     from workbench.mining.mine import mine
-    from workbench.mining.snapshots import materialize, snapshots_root
-    from workbench.mining.sources import open_repo
 
     cache = fresh_cache()
     bundle = repos / "werkzeug.bundle"
@@ -80,10 +80,10 @@ def bench_materialize(repos: Path, count: int = 100) -> None:
 
 def bench_page(repos: Path, cases: int = 2000) -> None:
     """The retrieval page of a 2,000-case run: real mined werkzeug cases, seeded answers for 3 targets."""
-    from workbench.mining.formats import recorded_run
-    from workbench.mining.gitio import git_text
+    from workbench.corpus.gitio import git_text
+    from workbench.corpus.sources import open_repo
+    from workbench.interchange.formats import recorded_run
     from workbench.mining.mine import mine_corpus
-    from workbench.mining.sources import open_repo
     from workbench.report.render import render_report
 
     fresh_cache()

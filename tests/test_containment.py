@@ -13,7 +13,7 @@ import pytest
 
 import workbench as wb
 from tests.report_runs import build_run
-from tests.test_harness_suite import PYTEST, HarnessDouble, _case, _corpus
+from tests.suites.test_harness_suite import PYTEST, HarnessDouble, _case, _corpus
 from workbench import containment
 from workbench.report.text import render_scoreboard
 from workbench.run.options import RunOptions

@@ -100,3 +100,13 @@ def locate_run(spec: str | Path, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> Sid
     if run is None:
         raise CompareError(f"{text}: not a run directory, nor a run id in {runs_dir}")
     return SideRef(text, run, target, True)
+
+
+def inside_path_problem(path: str) -> str | None:
+    """Why a repo-relative path could leave its repository (absolute, ``..``, a drive), else None."""
+    parts = path.replace("\\", "/").split("/")
+    if path.startswith(("/", "\\")) or (len(path) > 1 and path[1] == ":") or "\0" in path:
+        return f"must be a path inside the fixture, got {path!r}"
+    if ".." in parts:
+        return f"must not leave the fixture with '..', got {path!r}"
+    return None

@@ -65,17 +65,7 @@ RUNS_DIR_OPTION = click.option(
 
 
 # The commands register themselves on ``cli`` when their modules load.
-from . import compare, evaluate, tools  # noqa: E402, F401
-
-
-def _register_mining() -> None:
-    from ..mining import export_command, import_command, mine_command
-
-    for command in (mine_command, import_command, export_command):
-        cli.add_command(command)
-
-
-_register_mining()
+from . import compare, evaluate, mining, tools  # noqa: E402, F401
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -89,7 +89,7 @@ def pack_command(query: str, repos: tuple[Path, ...], limit: int, as_json: bool)
 def harness_command(repo: Path, as_json: bool) -> None:
     """Infer a repository's setup/validate/runtime commands with the reference engine (nothing is run)."""
     from ..reference import infer_harness
-    from ..targets import encode_answer
+    from ..wire import encode_answer
 
     groups = infer_harness(_repo_arg(repo))
     if as_json:
@@ -128,7 +128,7 @@ def gate_command(
 ) -> None:
     """Run the reference engine's local merge gate on a repository; exit 1 on FAIL."""
     from ..reference import run_gate
-    from ..targets import encode_answer
+    from ..wire import encode_answer
 
     options = {
         "base": base,

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .gitio import git_text, stream_records
+from ..corpus.gitio import git_text, stream_records
 
 _RECORD, _FIELD = b"\x1e", b"\x1f"
 _FORMAT = "%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%ct%x1f%B%x1f"

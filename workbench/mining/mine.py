@@ -21,12 +21,12 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from ..corpus.gitio import CatFile
+from ..corpus.sources import GitRepo, open_repo
 from ..errors import GitError
 from .filters import Candidate, MineOptions, apply_filters, filter_names
-from .gitio import CatFile
 from .history import count_commits, iter_commits
 from .shapes import outline_of, query_shape, symbol_names
-from .sources import GitRepo, open_repo
 
 DEFAULT_MAX_CASES = 200
 

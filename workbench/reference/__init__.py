@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from .render import format_pack, pack_to_json
 
 __all__ = [
+    "CODE_EXTENSIONS",
     "ENGINE_VERSION",
     "build_pack",
     "format_pack",
@@ -26,6 +27,7 @@ __all__ = [
     "run_gate",
 ]
 _HOMES = {
+    "CODE_EXTENSIONS": "kinds",
     "build_pack": "pack",
     "format_pack": "render",
     "pack_to_json": "render",

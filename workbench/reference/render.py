@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..contract import FileRef, Pack, Repo
-from ..targets.protocol import encode_answer
+from ..wire import encode_answer
 from .walk import read_text
 
 MAX_FILE_CHARS = 24_000

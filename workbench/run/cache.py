@@ -26,8 +26,8 @@ from typing import Any
 
 from ..contract import CONTROL_TARGETS
 from ..corpus import case_fixtures
+from ..corpus.fixtures import case_tree
 from ..errors import WorkbenchError
-from ..mining.fixtures import case_tree
 from ..paths import cache_dir
 from ..store.files import dumps
 from ..suites import Outcome, RunContext, Suite

@@ -62,7 +62,7 @@ def run_id(started: datetime, target_names: list[str]) -> str:
 
 def build_manifest(corpus: Corpus, targets: list[Any], options: RunOptions, started: datetime) -> dict[str, Any]:
     """Everything needed to reproduce or audit a run."""
-    from ..mining.fixtures import corpus_revisions
+    from ..corpus.fixtures import corpus_revisions
 
     names = [t.name for t in targets]
     revisions = corpus_revisions(corpus)

@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 
 from ..columns import CASE, METRIC, PASSED, VALUE
+from ..corpus.findings_gold import DEFAULT_TOLERANCE, SEVERITIES, VERDICTS, computed_verdict, load_findings
 from .base import Outcome, RunContext, Scored, Suite
-from .findings_gold import DEFAULT_TOLERANCE, SEVERITIES, VERDICTS, computed_verdict, load_findings
 
 __all__ = ["DEFAULT_TOLERANCE", "SEVERITIES", "VERDICTS", "FindingsSuite", "computed_verdict", "load_findings", "match"]
 

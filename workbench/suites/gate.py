@@ -17,17 +17,17 @@ cases that got FAIL) and ``validPassed`` (expected-PASS cases that passed).
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import tempfile
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE, METRIC, PASSED, VALUE
 from ..contract import Repo
+from ..corpus.cases import check_gate, expected_checks, gate_fixture, gate_where, safe_rel
 from ..errors import CorpusError, SuiteError, TargetError
 from ..sandbox import baseline_copy, git
-from ..targets.protocol import STATUSES, VERDICTS
+from ..wire import VERDICTS
 from .base import Outcome, RunContext, Scored, Suite, mean_metrics
 
 if TYPE_CHECKING:
@@ -35,75 +35,8 @@ if TYPE_CHECKING:
 
     from ..corpus import Corpus
 
-CHANGE_SET = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 DELETE_SUFFIX = ".delete"
-OPTIONS: dict[str, type] = {
-    "base": str,
-    "staged": bool,
-    "policy": str,
-    "governance": str,
-    "request": str,
-    "minConvergence": float,
-    "runValidation": bool,
-}
 METRICS = ("caseAccuracy", "blockedAsExpected", "validPassed")
-
-
-def _where(case: dict[str, Any]) -> str:
-    return f"gate case {case.get('name', '?')!r}"
-
-
-def gate_options(case: dict[str, Any]) -> dict[str, Any]:
-    """The options sent to the target: ``base: HEAD, staged: true`` plus the case's, type-checked."""
-    given = case.get("options") or {}
-    if not isinstance(given, dict):
-        raise CorpusError(f"{_where(case)}: options must be an object")
-    for key, value in given.items():
-        kind = OPTIONS.get(key)
-        if kind is None:
-            raise CorpusError(f"{_where(case)}: options.{key} is not a gate option ({', '.join(OPTIONS)})")
-        numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
-        if not (numeric if kind is float else isinstance(value, kind)):
-            raise CorpusError(f"{_where(case)}: options.{key} should be {kind.__name__}, got {value!r}")
-    return {"base": "HEAD", "staged": True, **given}
-
-
-def expected_checks(case: dict[str, Any]) -> list[dict[str, Any]]:
-    """A case's expected checks with ``detailsInclude`` as a list, or a CorpusError."""
-    if case.get("expectedVerdict") not in VERDICTS:
-        raise CorpusError(f"{_where(case)}: expectedVerdict must be one of {', '.join(VERDICTS)}")
-    checks = []
-    for index, item in enumerate(case.get("expectedChecks") or []):
-        where = f"{_where(case)}: expectedChecks[{index}]"
-        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
-            raise CorpusError(f"{where}.name must be a string")
-        if item.get("status") not in STATUSES:
-            raise CorpusError(f"{where}.status must be one of {', '.join(STATUSES)}")
-        details = item.get("detailsInclude", [])
-        details = [details] if isinstance(details, str) else details
-        if not isinstance(details, list) or not all(isinstance(d, str) for d in details):
-            raise CorpusError(f"{where}.detailsInclude must be a string or a list of strings")
-        checks.append({**item, "detailsInclude": details})
-    return checks
-
-
-def _safe_rel(rel: str, origin: str) -> str:
-    parts = PurePosixPath(rel).parts
-    if rel.startswith("/") or "\\" in rel or ".." in parts or any(p.lower() == ".git" for p in parts):
-        raise CorpusError(f"{origin}: path {rel!r} would leave the repository or touch .git")
-    return rel
-
-
-def find_change_set(fixture: Path, case: dict[str, Any]) -> Path:
-    """``changes/<changeSet>/`` or ``changes/<changeSet>.patch`` of a fixture, or a CorpusError."""
-    name = case.get("changeSet")
-    if not isinstance(name, str) or not CHANGE_SET.fullmatch(name):
-        raise CorpusError(f"{_where(case)}: changeSet must match {CHANGE_SET.pattern}, got {name!r}")
-    found = [p for p in (fixture / "changes" / name, fixture / "changes" / f"{name}.patch") if p.exists()]
-    if len(found) != 1:
-        state = "both a directory and a .patch" if found else "neither a directory nor a .patch"
-        raise CorpusError(f"{_where(case)}: change set {name!r} is {state} under {fixture / 'changes'}")
-    return found[0]
 
 
 def apply_patch(patch: Path, repo: Path) -> None:
@@ -113,7 +46,7 @@ def apply_patch(patch: Path, repo: Path) -> None:
     for entry in listing.split("\0"):  # "added\tdeleted\tpath", or "a\td\t" then old and new paths
         path = entry.rsplit("\t", 1)[-1]
         if path:
-            _safe_rel(path, str(patch))
+            safe_rel(path, str(patch))
     git(["apply", "--index", "--whitespace=nowarn", str(patch)], repo, error=CorpusError)
 
 
@@ -131,7 +64,7 @@ def apply_overlay(changes: Path, repo: Path) -> None:
     files = [p for p in changes.rglob("*") if p.is_file() or p.is_symlink()]
     root = repo.resolve()
     for source in sorted(files, key=lambda p: (not p.name.endswith(DELETE_SUFFIX), p)):
-        rel = _safe_rel(source.relative_to(changes).as_posix(), str(changes))
+        rel = safe_rel(source.relative_to(changes).as_posix(), str(changes))
         deletes = rel.endswith(DELETE_SUFFIX)
         target = repo / (rel[: -len(DELETE_SUFFIX)] if deletes else rel)
         if source.is_symlink() or (target.is_symlink() and not deletes):
@@ -207,25 +140,13 @@ class GateSuite(Suite):
 
     def check(self, corpus: Corpus) -> None:
         """Every case's options, expected checks, fixture base/ and change set, as CorpusErrors."""
-        for case in self.cases(corpus):
-            self._prepare(case, corpus)
-
-    @staticmethod
-    def _prepare(case: dict[str, Any], corpus: Corpus) -> tuple[str, Path, Path, dict[str, Any]]:
-        options, _ = gate_options(case), expected_checks(case)
-        fixture = case.get("repoFixture")
-        if not isinstance(fixture, str):
-            raise CorpusError(f"{_where(case)}: repoFixture must be a string")
-        source = corpus.fixture_dir(fixture)
-        if not (source / "base").is_dir():
-            raise CorpusError(f"{_where(case)}: fixture {fixture!r} has no base/ directory")
-        return fixture, source, find_change_set(source, case), options
+        check_gate(corpus)
 
     def run_case(self, target: Any, case: dict[str, Any], ctx: RunContext) -> dict[str, Any]:
-        fixture, source, change, options = self._prepare(case, ctx.corpus)
+        fixture, source, change, options = gate_fixture(case, ctx.corpus)
         if not ctx.corpus.is_executable(fixture):
             raise SuiteError(
-                f"{_where(case)}: fixture {fixture!r} is not executable (only relative "
+                f"{gate_where(case)}: fixture {fixture!r} is not executable (only relative "
                 "fixtureRoots inside the corpus's parent run); no repository was built"
             )
         with tempfile.TemporaryDirectory(prefix="workbench-gate-", dir=ctx.scratch) as tmp:
@@ -290,8 +211,3 @@ class GateSuite(Suite):
 
     def aggregate(self, scores: pd.DataFrame, case_rows: pd.DataFrame) -> dict[str, float | None]:
         return mean_metrics(scores, METRICS)
-
-
-def check(corpus: Corpus) -> None:
-    """The suite's data checks (for ``workbench validate``)."""
-    GateSuite().check(corpus)

@@ -22,8 +22,9 @@ import numpy as np
 
 from ..columns import CASE, METRIC, PASSED, VALUE
 from ..contract import Repo
+from ..corpus.cases import INFERENCE_ONLY, check_harness, expected_commands
 from ..errors import CorpusError, SuiteError, TargetError
-from ..sandbox import allowed_argv, normalise, run_allowlisted, temp_copy
+from ..sandbox import normalise, run_allowlisted, temp_copy
 from .base import Outcome, RunContext, Scored, Suite, mean_metrics
 from .toolchains import missing_tool
 
@@ -32,24 +33,7 @@ if TYPE_CHECKING:
 
     from ..corpus import Corpus
 
-GROUPS = ("setup", "validate", "runtime")
-INFERENCE_ONLY = frozenset({"runtime"})
 METRICS = ("commandPassRate", "casePassRate")
-
-
-def expected_commands(case: dict[str, Any]) -> list[dict[str, str]]:
-    """A case's expected commands, or a CorpusError naming the case and the bad field."""
-    name = case.get("name", "?")
-    commands = case.get("commands")
-    if not isinstance(commands, list) or not commands:
-        raise CorpusError(f"harness case {name!r}: commands must be a non-empty list")
-    for index, item in enumerate(commands):
-        where = f"harness case {name!r}: commands[{index}]"
-        if not isinstance(item, dict) or not isinstance(item.get("command"), str) or not item["command"].strip():
-            raise CorpusError(f"{where}.command must be a non-empty string")
-        if item.get("group") not in GROUPS:
-            raise CorpusError(f"{where}.group must be one of {', '.join(GROUPS)}, got {item.get('group')!r}")
-    return commands
 
 
 def inferred_groups(answer: Any) -> dict[str, list[str]]:
@@ -114,14 +98,7 @@ class HarnessSuite(Suite):
 
     def check(self, corpus: Corpus) -> None:
         """Every case's commands and fixture; an expected command the allowlist refuses never runs."""
-        for case in self.cases(corpus):
-            for index, item in enumerate(self._prepare(case, corpus)[2]):
-                if item["group"] in INFERENCE_ONLY:
-                    continue
-                try:
-                    allowed_argv(item["command"])
-                except SuiteError as exc:
-                    raise CorpusError(f"harness case {case.get('name')!r}: commands[{index}]: {exc}") from None
+        check_harness(corpus)
 
     def unavailable(self, case: dict[str, Any], corpus: Corpus) -> str | None:
         """The first missing toolchain among the commands the case runs (runtime ones never run)."""
@@ -190,8 +167,3 @@ class HarnessSuite(Suite):
 
     def aggregate(self, scores: pd.DataFrame, case_rows: pd.DataFrame) -> dict[str, float | None]:
         return mean_metrics(scores, METRICS)
-
-
-def check(corpus: Corpus) -> None:
-    """The suite's data checks (for ``workbench validate``)."""
-    HarnessSuite().check(corpus)

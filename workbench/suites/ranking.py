@@ -25,8 +25,8 @@ import pandas as pd
 
 from ..columns import CASE, METRIC, PASSED, VALUE
 from ..contract import Repo
+from ..corpus.goldens import check_ranking, ranking_cases
 from .base import Outcome, RunContext, Scored, Suite, mean_metrics
-from .goldens import check_ranking, ranking_cases
 
 TOP_K = 20
 METRICS = ("ndcg@10", "recall@10", "recall@20", "mrr")

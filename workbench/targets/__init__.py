@@ -114,6 +114,6 @@ def close_target(target: Any) -> None:
         closer()
 
 
-_LAZY = {"encode_answer": "protocol", "Dispatcher": "serve", "make_server": "serve"}
+_LAZY = {"Dispatcher": "serve", "make_server": "serve"}
 __all__ = ["DEFAULT_TARGET", "ENTRY_POINT_GROUP", "NAMED", "close_target", "resolve_target", *_LAZY]
 __getattr__, __dir__ = exports(__name__, _LAZY)

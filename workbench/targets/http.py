@@ -18,7 +18,8 @@ from typing import Any
 from ..contract import Repo, SearchHit
 from ..errors import TargetError
 from ..strictjson import loads_strict
-from .protocol import ProtocolTarget, inside_path
+from ..wire import inside_path
+from .protocol import ProtocolTarget
 
 GO_CODE_SEARCH = "/api/tools/semantic_search"
 MAX_ANSWER = 64 * 1024 * 1024

@@ -17,10 +17,10 @@ from xml.sax.saxutils import escape
 
 from ..contract import CAPABILITIES, Repo, capabilities
 from ..errors import TargetError, WorkbenchError
+from ..wire import encode_answer
 from .guarded_http import BoundedHTTPServer, make_guarded_server
 from .handshake import HANDSHAKE, handshake_answer
 from .http import GO_CODE_SEARCH
-from .protocol import encode_answer
 
 MAX_QUERY = 10_000
 MAX_LIMIT = 200

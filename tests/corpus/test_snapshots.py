@@ -1,0 +1,200 @@
+"""Revision-pinned fixtures: snapshots from git objects, cache reuse and pruning, validate, run, repo untouched."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.git_history import commit, git, init, shop_history
+from workbench.corpus import load_corpus, snapshots, validate_corpus
+from workbench.corpus.sources import open_repo
+from workbench.mining.mine import mine_corpus
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(cache))
+    return cache
+
+
+def _state(repo: Path) -> dict[str, object]:
+    """Everything mining and running must leave alone: files, refs, HEAD, index, worktrees, status."""
+    files = {
+        p.relative_to(repo).as_posix(): p.read_bytes()
+        for p in repo.rglob("*")
+        if p.is_file() and ".git" not in p.relative_to(repo).parts
+    }
+    git_dir = repo / ".git"
+    return {
+        "files": files,
+        "refs": git(repo, "for-each-ref", "--format=%(refname) %(objectname)"),
+        "head": (git_dir / "HEAD").read_text(),
+        "index": (git_dir / "index").read_bytes(),
+        "worktrees": git(repo, "worktree", "list", "--porcelain"),
+        "status": git(repo, "status", "--porcelain", env={"GIT_OPTIONAL_LOCKS": "0"}),
+    }
+
+
+def test_materialize_reads_the_revision_and_reuses_the_cache(tmp_path: Path, own_cache: Path) -> None:
+    repo = init(tmp_path / "r")
+    first = commit(
+        repo, "one", {"a.py": "x = 1\n", "pkg/b.py": "y = 2\n", "run.sh": "#!/bin/sh\n", "same.md": "s\n"}, 0
+    )
+    os.chmod(repo / "run.sh", 0o755)
+    git(repo, "add", "run.sh")
+    second = commit(repo, "two", {"a.py": "x = 3\n", "pkg/b.py": None, "c.py": "z = 1\n"}, 1)
+    opened = open_repo(repo)
+    old, new = snapshots.materialize(opened, first), snapshots.materialize(opened, second)
+    assert snapshots.snapshot_files(old) == ["a.py", "pkg/b.py", "run.sh", "same.md"]
+    assert (old / "a.py").read_text() == "x = 1\n" and (new / "a.py").read_text() == "x = 3\n"
+    assert snapshots.snapshot_files(new) == ["a.py", "c.py", "run.sh", "same.md"]
+    assert snapshots.is_read_only(old / "a.py") and snapshots.is_read_only(old / "pkg")
+    assert os.access(new / "run.sh", os.X_OK) and not os.access(old / "run.sh", os.X_OK)  # mode 100755 at two only
+    assert (old / "same.md").stat().st_ino == (new / "same.md").stat().st_ino  # one blob, linked into both
+    assert snapshots.materialize(opened, first[:8]) == old  # same tree, same directory, nothing rebuilt
+    assert old.parent == own_cache / "snapshots"
+
+
+def test_prune_drops_least_recently_used_snapshots_and_orphan_blobs(tmp_path: Path) -> None:
+    repo = init(tmp_path / "r")
+    shas = [commit(repo, f"c{i}", {"a.py": f"x = {i}\n", "same.py": "s = 0\n"}, i) for i in range(3)]
+    opened = open_repo(repo)
+    made = [snapshots.materialize(opened, sha) for sha in shas]
+    os.utime(made[0], (1, 1))
+    abandoned = made[0].parent / ".0123456789ab-dead"  # a build whose process died an hour ago
+    (abandoned / "sub").mkdir(parents=True)
+    os.utime(abandoned, (1, 1))
+    snapshots._IN_USE.clear()  # as in a later process: nothing held
+    assert snapshots.prune(max_entries=2) == 1
+    assert not abandoned.exists()
+    assert not made[0].exists() and made[1].exists() and made[2].exists()
+    blobs = sorted(p.name for p in (made[0].parent / ".blobs").iterdir())
+    assert len(blobs) == 3  # x = 1, x = 2, and the shared same.py; x = 0 went with its snapshot
+
+
+def test_a_bundle_is_read_not_modified(tmp_path: Path) -> None:
+    repo = init(tmp_path / "r")
+    sha = commit(repo, "one", {"a.py": "x = 1\n"}, 0)
+    bundle = tmp_path / "r.bundle"
+    git(repo, "bundle", "create", str(bundle), "main")  # a branch only: the bundle carries no HEAD
+    before = bundle.read_bytes()
+    opened = open_repo(bundle)
+    assert opened.kind == "bundle" and opened.name == "r"
+    assert (snapshots.materialize(opened, sha) / "a.py").read_text() == "x = 1\n"
+    assert snapshots.materialize(opened, "HEAD") == snapshots.materialize(opened, sha)  # HEAD: the bundle's tip
+    assert bundle.read_bytes() == before
+
+
+def test_validate_checks_revisions_and_expected_files_at_them(tmp_path: Path) -> None:
+    repo = init(tmp_path / "r")
+    first = commit(repo, "one", {"a.py": "x = 1\n"}, 0)
+    commit(repo, "two", {"b.py": "y = 1\n"}, 1)
+    corpus = tmp_path / "corpus.json"
+
+    def case(name: str, revision: str, expected: list[str]) -> dict[str, object]:
+        return {"name": name, "query": "q", "repoFixture": "r", "revision": revision, "expectedPrimary": expected}
+
+    corpus.write_text(
+        json.dumps(
+            {
+                "fixtureRoots": {"r": str(repo)},
+                "retrieval": [
+                    case("ok", first, ["a.py"]),
+                    case("later-file", first, ["b.py"]),
+                    case("no-such", "f" * 40, ["a.py"]),
+                ],
+            }
+        )
+    )
+    problems = [str(p) for p in validate_corpus(corpus)]
+    assert problems == [
+        f"retrieval[1].expectedPrimary[0]: 'b.py' does not exist at {first[:12]} in fixture 'r' (case 'later-file')",
+        f"retrieval[2].revision: revision '{'f' * 40}' is not a commit of fixture 'r' (case 'no-such')",
+    ]
+
+
+@pytest.mark.slow
+def test_mine_then_run_leaves_the_repository_untouched(tmp_path: Path) -> None:
+    repo = tmp_path / "shop"
+    shas = shop_history(repo)
+    (repo / "scratch.txt").write_text("uncommitted\n")  # a dirty work tree stays dirty, as it was
+    (repo / "src" / "users.py").write_text("edited but not staged\n")
+    git(repo, "worktree", "add", "-q", str(tmp_path / "wt2"), shas["task"])
+    before = _state(repo)
+    out = tmp_path / "mined" / "corpus.json"
+    mine_corpus(repo, out, progress=False, max_cases=None)
+    assert validate_corpus(out) == []
+    corpus = load_corpus(out)
+    case = next(c for c in corpus.cases("retrieval") if c["source"]["commit"] == shas["symbol"])
+    assert (corpus.repo_dir("shop", case) / "src" / "users.py").read_text() == "def find_user(name):\n    return name\n"
+    done = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "workbench"),
+            "run",
+            "--corpus",
+            str(out),
+            "--target",
+            "bm25",
+            "--target",
+            "random",
+            "--out",
+            str(tmp_path / "runs"),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["suites"]["retrieval"]["bm25"]["cases"] == 3
+    manifest = json.loads((Path(summary["run_dir"]) / "manifest.json").read_text())
+    assert manifest["revisions"]["retrieval"][case["name"]] == case["revision"]
+    assert _state(repo) == before
+
+
+def test_a_snapshot_used_again_keeps_its_index_loaded(tmp_path, monkeypatch) -> None:
+    """Each case of a revision materializes it again: that must not change the snapshot's stats,
+    or every case would rebuild the engine's index of it (seen at scale: one build per case)."""
+    import subprocess
+
+    from workbench.corpus.snapshots import materialize
+    from workbench.corpus.sources import open_repo
+    from workbench.reference import index as index_module
+
+    monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path / "cache"))
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    (repo / "src" / "a.ts").write_text("export const a = 1;\n")
+    git = ["git", "-C", str(repo), "-c", "user.email=t@example.com", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "one"], check=True)
+    opened = open_repo(repo)
+    first = index_module.load_index(materialize(opened, "HEAD"))
+    assert index_module.load_index(materialize(opened, "HEAD")) is first
+
+
+def test_a_loaded_snapshot_index_is_not_checked_for_edits_but_a_work_tree_is(tmp_path, monkeypatch) -> None:
+    """A snapshot is named by its tree and never changes: once loaded its index is used without
+    a stat per file (the per-query cost on a mined corpus). A work tree is still checked."""
+    from workbench.corpus.snapshots import materialize
+    from workbench.reference import index as index_module
+
+    repo = init(tmp_path / "repo")
+    commit(repo, "one", {"src/a.ts": "export const a = 1;\n"}, 0)
+    root = materialize(open_repo(repo), "HEAD")
+    loaded = index_module.load_index(root)
+    stats = []
+    real = index_module.snapshot
+    monkeypatch.setattr(index_module, "snapshot", lambda paths: stats.append(paths) or real(paths))
+    assert index_module.load_index(root) is loaded and stats == []
+    work = index_module.load_index(repo)
+    assert index_module.load_index(repo) is work and stats, "a work tree is stat'ed"
+    (repo / "src" / "b.ts").write_text("export const b = 2;\n")
+    assert "src/b.ts" in index_module.load_index(repo).files, "an edit to a work tree is seen"

@@ -1,0 +1,245 @@
+"""Symbol search of the reference engine, and the shipped ranking golden sets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from workbench.contract import Repo, capabilities
+from workbench.corpus import validate_corpus
+from workbench.corpus.goldens import load_golden
+from workbench.errors import TargetError
+from workbench.reference import index as index_module
+from workbench.reference import symtable
+from workbench.reference.extract import extract_file
+from workbench.reference.search import runs, search
+from workbench.targets.builtin import BuiltinTarget
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "corpus" / "corpus.json"
+FILES = {
+    "billing/reminders.py": '''"""Reminders for unpaid invoices."""
+
+
+def send_reminder(invoice):
+    """Email the customer that the invoice is overdue."""
+    return deliver(invoice.customer, "overdue")
+
+
+def deliver(to, subject):
+    return (to, subject)
+
+
+def _parse_header(raw):
+    return raw.split(":")
+
+
+def parse_header(raw):
+    return _parse_header(raw)
+''',
+    "billing/notes.py": '''def header_notes():
+    """Mentions parse header parse header parse header in its docs."""
+    return []
+''',
+    "stock/ledger.go": """package stock
+
+// Ledger is the history of stock movements.
+type Ledger struct{ entries []int }
+
+// Balance sums the movements of one SKU.
+func (l *Ledger) Balance() int { return 0 }
+
+type Account struct{}
+
+// Balance is an account's money, nothing to do with stock.
+func (a *Account) Balance() int { return 0 }
+""",
+    "web/cart.ts": """export class Cart {
+  /** Total price of the cart in cents, discounts applied. */
+  total(): number { return 0; }
+
+  addItem(sku: string): void {}
+}
+
+export const MAX_ITEMS = 50;
+""",
+    "server/pool.py": (
+        'def shutdown(workers):\n    return workers\n\n\ndef shut_window():\n    """Shut the window."""\n'
+    ),
+    "billing/test_reminders.py": "def test_send_reminder_for_overdue_invoice():\n    assert True\n",
+    "web/many.ts": "".join(
+        f"export function cartHelper{i}(cart: number): number {{ return cart; }}\n" for i in range(6)
+    ),
+    "web/checkout.ts": "export function checkoutCart(cart: number): number { return cart; }\n",
+    "docs/DEPLOYMENT.md": "# Deployment\n\nKubernetes helm chart rollout steps.\n",
+    "config/settings.json": '{"kubernetes": {"replicas": 3}}\n',
+}
+
+
+@pytest.fixture(autouse=True)
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path / "cache"))
+    index_module._MEMO.clear()
+    symtable._MEMO.clear()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    root = tmp_path / "repo"
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return Repo("tiny", root)
+
+
+def pairs(query: str, repo: Repo, top_k: int = 20) -> list[tuple[str, str]]:
+    return [(hit.file, hit.symbol) for hit in search(query, repo, top_k)]
+
+
+@pytest.mark.parametrize(
+    "query,first",
+    [
+        # an exact identifier is pinned above a file whose docs repeat its words
+        ("parse_header", ("billing/reminders.py", "parse_header")),
+        ("parse_header() returns the wrong parts", ("billing/reminders.py", "parse_header")),
+        (
+            "parse_header: email reminder to the customer for an overdue invoice",
+            ("billing/reminders.py", "parse_header"),
+        ),
+        ("_parse_header", ("billing/reminders.py", "_parse_header")),  # as written beats the public twin
+        # a qualified mention picks the owner's method; a one-word query names a symbol
+        ("Ledger.Balance", ("stock/ledger.go", "Ledger.Balance")),
+        ("Account.Balance", ("stock/ledger.go", "Account.Balance")),
+        ("MAX_ITEMS", ("web/cart.ts", "MAX_ITEMS")),
+        # natural language: name words, owner, doc comments and docstrings
+        ("email a reminder about an overdue invoice", ("billing/reminders.py", "send_reminder")),
+        ("total price of the cart", ("web/cart.ts", "Cart.total")),
+        ("sum the stock movements", ("stock/ledger.go", "Ledger.Balance")),
+        ("add an item to the cart", ("web/cart.ts", "Cart.addItem")),
+        # adjacent words count joined: a phrasal verb meets the name that writes it as one word
+        ("shut down the workers", ("server/pool.py", "shutdown")),
+        # tests come after the code they test, unless the query is about tests
+        ("send reminder for an overdue invoice", ("billing/reminders.py", "send_reminder")),
+        (
+            "test send reminder for an overdue invoice",
+            ("billing/test_reminders.py", "test_send_reminder_for_overdue_invoice"),
+        ),
+    ],
+)
+def test_first_hit(repo: Repo, query: str, first: tuple[str, str]) -> None:
+    assert pairs(query, repo)[0] == first
+
+
+def test_a_spelling_as_written_beats_the_private_twin(repo: Repo) -> None:
+    found = [symbol for _, symbol in pairs("parse_header", repo)]
+    assert found.index("parse_header") < found.index("_parse_header")
+
+
+def test_hits_carry_line_and_score(repo: Repo) -> None:
+    hit = search("Ledger.Balance", repo)[0]
+    assert hit.line == 7 and hit.score is not None and hit.score > 0
+
+
+def test_a_crowded_file_gives_way_to_others(repo: Repo) -> None:
+    found = pairs("cart helper", repo, top_k=6)
+    assert {("web/cart.ts", "Cart"), ("web/checkout.ts", "checkoutCart")} <= set(found)
+    assert [s for f, s in found if f == "web/many.ts"] == [f"cartHelper{i}" for i in range(4)]  # file order
+
+
+def test_files_without_symbols_are_file_level_hits(repo: Repo) -> None:
+    found = pairs("kubernetes helm rollout", repo)
+    assert found[0] == ("docs/DEPLOYMENT.md", "")
+    assert all(symbol == "" for _, symbol in found)
+
+
+def test_nothing_matching_gives_nothing(repo: Repo) -> None:
+    assert pairs("zzzz qqqq", repo) == []
+
+
+@pytest.mark.parametrize("top_k", [0, 1, 3])
+def test_top_k_is_respected(repo: Repo, top_k: int) -> None:
+    assert len(pairs("cart", repo, top_k)) == min(top_k, len(pairs("cart", repo, 50)))
+
+
+def test_deterministic_across_memo_and_disk_cache(repo: Repo) -> None:
+    first = search("cart total price", repo)
+    assert search("cart total price", repo) == first
+    symtable._MEMO.clear()  # next call reads the table from the disk cache
+    index_module._MEMO.clear()
+    assert search("cart total price", repo) == first
+
+
+def test_an_edited_file_is_searched_fresh(repo: Repo) -> None:
+    assert pairs("refund", repo) == []
+    (repo.path / "web" / "refunds.ts").write_text("export function issueRefund(): void {}\n")
+    assert pairs("refund", repo)[0] == ("web/refunds.ts", "issueRefund")
+
+
+def test_route_query_finds_the_named_handler() -> None:
+    found = pairs("GET /skus/{sku}/stock", Repo("go-inventory", ROOT / "fixtures" / "go-inventory"))
+    assert found[0] == ("internal/http/handlers.go", "Handler.GetStock")
+
+
+def test_runs_join_adjacent_words_stop_words_included() -> None:
+    assert "shutdown" in runs("shut down the pool") and "login" in runs("log in, please")
+
+
+@pytest.mark.parametrize(
+    "query,top_k,message",
+    [
+        (None, 5, "query must be a string"),
+        ("x", -1, "top_k must be a non-negative integer"),
+        ("x", True, "top_k must be a non-negative integer"),
+    ],
+)
+def test_bad_input_is_a_target_error(repo: Repo, query, top_k, message: str) -> None:
+    with pytest.raises(TargetError, match=message):
+        search(query, repo, top_k)
+
+
+def test_builtin_target_searches(repo: Repo) -> None:
+    target = BuiltinTarget()
+    assert "search" in capabilities(target)
+    assert target.search("Ledger.Balance", repo, 1)[0].symbol == "Ledger.Balance"
+
+
+def test_spans_take_the_comment_block_above_and_stop_at_the_next_symbol() -> None:
+    data = FILES["stock/ledger.go"].encode()
+    (ledger, balance, *_) = symtable.spans(data, [4, 7, 9, 12])
+    assert (
+        data[ledger[0] : ledger[1]].startswith(b"// Ledger is") and b"Balance sums" not in data[ledger[0] : ledger[1]]
+    )
+    assert data[balance[0] : balance[1]].startswith(b"// Balance sums")
+
+
+# --- the shipped golden sets ---------------------------------------------------------------
+
+
+def _sets() -> list[dict]:
+    return json.loads(CORPUS.read_text(encoding="utf-8"))["ranking"]
+
+
+def test_every_golden_file_is_in_the_corpus_and_the_corpus_validates() -> None:
+    named = {spec["golden"] for spec in _sets()}
+    assert named == {f"ranking/{p.name}" for p in (CORPUS.parent / "ranking").glob("*.jsonl")}
+    assert len(named) >= 3
+    assert validate_corpus(CORPUS) == []
+
+
+@pytest.mark.parametrize("spec", _sets(), ids=lambda spec: spec["name"])
+def test_golden_labels_name_real_symbols(spec: dict) -> None:
+    fixture = ROOT / "fixtures" / spec["repoFixture"]
+    queries = load_golden(CORPUS.parent / spec["golden"])
+    assert len(queries) >= 15
+    assert {q.category for q in queries} == {"identifier", "natural", "multi"}
+    assert all(q.language for q in queries)
+    assert all(len(q.expected) >= 2 for q in queries if q.category == "multi")
+    for q in queries:
+        for file, symbol, _ in q.expected:
+            path = fixture / file
+            assert path.is_file(), f"{spec['name']}/{q.id}: {file} is not in the fixture"
+            if symbol:
+                names = {name for name, _, _ in extract_file(file, path.read_bytes()).outline.symbols}
+                assert symbol in names, f"{spec['name']}/{q.id}: {file} defines no {symbol}"

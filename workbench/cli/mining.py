@@ -1,0 +1,208 @@
+"""``workbench mine``, ``import`` and ``export``: corpora from git history, and other tools' formats in and out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..paths import DEFAULT_RUNS_DIR
+from . import cli
+
+
+def _date(value: str | None, end: bool, flag: str) -> int | None:
+    from ..mining import parse_date
+
+    if value is None:
+        return None
+    try:
+        return parse_date(value, end=end)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint=flag) from None
+
+
+@cli.command("mine")
+@click.argument("repo", type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Corpus file to write (default: print it). An existing file needs --append.",
+)
+@click.option("--since", default=None, metavar="D", help="Only commits from this date (YYYY-MM-DD or ISO time, UTC).")
+@click.option("--until", default=None, metavar="D", help="Only commits up to this date (inclusive).")
+@click.option(
+    "--max-cases",
+    type=click.IntRange(min=1),
+    default=200,
+    show_default=True,
+    help="At most this many cases, spread evenly over the history.",
+)
+@click.option(
+    "--seed", type=int, default=0, show_default=True, help="Seed for picking the cases (same seed, same cases)."
+)
+@click.option(
+    "--path",
+    "paths",
+    multiple=True,
+    metavar="GLOB",
+    help="Only commits whose source files all match one of these globs (repeatable, .gitignore syntax).",
+)
+@click.option(
+    "--ext",
+    "extensions",
+    multiple=True,
+    metavar="EXT",
+    help="Only these source languages, by extension (repeatable or comma list: --ext .go,.py; "
+    "default: every language the reference engine parses).",
+)
+@click.option("--with-body", is_flag=True, help="Add the first paragraph of the commit body to the query.")
+@click.option("--append", is_flag=True, help="Merge into the existing --out corpus, keeping its other content.")
+@click.option("--dry-run", is_flag=True, help="Write nothing; print how many commits each filter dropped.")
+def mine_command(
+    repo: Path,
+    out: Path | None,
+    since: str | None,
+    until: str | None,
+    max_cases: int,
+    seed: int,
+    paths: tuple[str, ...],
+    extensions: tuple[str, ...],
+    with_body: bool,
+    append: bool,
+    dry_run: bool,
+) -> None:
+    """Mine retrieval cases from the git history of REPO (a work tree, bare repository or .bundle).
+
+    Keeps non-merge commits whose message describes a change (no releases, reverts, version
+    bumps, docs/CI/style/dependency-only changes or bots) and that modify 1-3 existing
+    non-test source files; each becomes a case at the parent revision expecting those files.
+    REPO is only read: its work tree, index, HEAD, refs and worktrees are never touched.
+    """
+    from ..mining import MineOptions, mine_corpus
+
+    options = MineOptions(
+        since=_date(since, False, "--since"),
+        until=_date(until, True, "--until"),
+        paths=tuple(p.strip() for v in paths for p in v.split(",") if p.strip()),
+        with_body=with_body,
+    )
+    if extensions:
+        options.extensions = _extensions(extensions)
+    result, text = mine_corpus(
+        repo, out, append=append, dry_run=dry_run, options=options, max_cases=max_cases, seed=seed
+    )
+    if dry_run:
+        click.echo(result.drop_table())
+        return
+    if text is not None:
+        click.echo(text, nl=False)
+    shapes: dict[str, int] = {}
+    for case in result.cases:
+        shapes[case["shape"]] = shapes.get(case["shape"], 0) + 1
+    where = f" -> {out}" if out else ""
+    click.echo(
+        f"mined {len(result.cases)} case(s) from {result.commits} commits of {result.repo.name} "
+        f"({result.candidates} candidates; " + ", ".join(f"{k} {v}" for k, v in sorted(shapes.items())) + f"){where}",
+        err=True,
+    )
+
+
+def _extensions(given: tuple[str, ...]) -> frozenset[str]:
+    """``--ext`` values as extensions with their dot (``go`` -> ``.go``); a usage error names an unknown one."""
+    from ..reference import CODE_EXTENSIONS
+
+    wanted = {"." + e.strip().lower().lstrip(".") for v in given for e in v.split(",") if e.strip()}
+    unknown = sorted(wanted - CODE_EXTENSIONS)
+    if unknown:
+        known = " ".join(sorted(CODE_EXTENSIONS))
+        raise click.BadParameter(
+            f"{', '.join(unknown)} is not a language the engine parses ({known})", param_hint="--ext"
+        )
+    return frozenset(wanted)
+
+
+@cli.command("import")
+@click.argument("kind", type=click.Choice(["swebench", "trec", "go-code"]), metavar="swebench|trec|go-code")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "--repos",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="swebench: the directory holding a clone of each instance's repo (<name>, <owner>__<name>, "
+    "<owner>/<name>, .git or .bundle); trec and go-code: the documents' root (optional).",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Corpus file to write (swebench: default prints it; trec and go-code: required).",
+)
+@click.option(
+    "--runs-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=DEFAULT_RUNS_DIR,
+    show_default=True,
+    help="Where trec and go-code write the imported run.",
+)
+def import_command(kind: str, files: tuple[Path, ...], repos: Path | None, out: Path | None, runs_dir: Path) -> None:
+    """Import FILE... as a corpus (and, for run files, a run).
+
+    swebench: instances (JSON or JSONL: instance_id, repo, base_commit, patch, problem_statement) become
+    retrieval cases at base_commit expecting the files the patch modifies. trec: qrels become a corpus
+    and run files a run (one target per run tag). go-code: an eval report's per_query rows become a
+    ranking run. Imported runs get workbench's scoring, comparisons and reports.
+    """
+    if kind == "swebench":
+        from ..interchange import import_swebench
+
+        if repos is None:
+            raise click.UsageError("swebench needs --repos DIR (local clones of the instances' repositories)")
+        data, skipped = import_swebench(list(files), repos, out)
+        if out is None:
+            from ..mining import corpus_text
+
+            click.echo(corpus_text(data), nl=False)
+        note = f"; {skipped} instance(s) skipped (the patch only adds files)" if skipped else ""
+        click.echo(f"imported {len(data['retrieval'])} case(s){note}" + (f" -> {out}" if out else ""), err=True)
+        return
+    if out is None:
+        raise click.UsageError(f"{kind} needs --out FILE (the corpus the imported run is scored against)")
+    if kind == "trec":
+        from ..interchange import import_trec
+
+        corpus, run = import_trec(list(files), out, repos, runs_dir)
+    else:
+        from ..interchange import import_go_code
+
+        corpus, run = import_go_code(list(files), out, repos, runs_dir)
+    click.echo(f"corpus: {corpus}")
+    if run is not None:
+        click.echo(f"run: {run}")
+
+
+@cli.command("export")
+@click.argument("run_spec", metavar="RUN")
+@click.option("--format", "fmt", type=click.Choice(["trec"]), required=True, help="Output format.")
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Directory for qrels.txt and <target>.run (default: reports/trec/<run-id>).",
+)
+@click.option(
+    "--runs-dir",
+    type=click.Path(path_type=Path),
+    default=DEFAULT_RUNS_DIR,
+    show_default=True,
+    help="Where run ids are looked up.",
+)
+def export_command(run_spec: str, fmt: str, out_dir: Path | None, runs_dir: Path) -> None:
+    """Write RUN's retrieval results as TREC qrels and run files (pytrec_eval, ranx and trec_eval read them)."""
+    from ..interchange import export_trec
+    from ..paths import locate_run
+
+    side = locate_run(run_spec, runs_dir)
+    for path in export_trec(side.path, out_dir or Path("reports/trec") / side.path.name, side.target):
+        click.echo(path)

@@ -1,0 +1,145 @@
+"""Git-backed fixtures in a corpus: resolve a case's revision, validate it, record it.
+
+A ``fixtureRoots`` entry may name a work tree, a bare repository or a ``.bundle``; a case
+with ``"revision"`` runs against that commit's tree, materialized by ``snapshots``. A
+case without one runs against the directory itself (a work tree, as before), or against
+the snapshot of ``HEAD`` when the fixture has no work tree (a bare repository or a bundle).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import GitError
+from .gitio import CatFile, resolve_commits
+from .snapshots import materialize, tree_of
+from .sources import GitRepo, is_git_source, open_repo
+
+if TYPE_CHECKING:
+    from . import Corpus
+
+Finding = tuple[str, str, "str | None"]  # (location, message, case name): ``corpus.Problem``'s fields
+
+REVISION_SECTIONS = ("retrieval", "tokenSavings")
+
+
+@lru_cache(maxsize=256)
+def git_repo(path: Path) -> GitRepo:
+    """The repository behind a fixture path (opened once per process)."""
+    return open_repo(path)
+
+
+def needs_git(path: Path, case: Any) -> bool:
+    """Whether a case's files come from git objects: it has a revision, or the fixture has no work tree."""
+    return (isinstance(case, dict) and bool(case.get("revision"))) or not path.is_dir()
+
+
+def _revision(case: Any) -> str:
+    revision = case.get("revision") if isinstance(case, dict) else None
+    return str(revision or "HEAD")
+
+
+def case_repo_dir(path: Path, case: Any) -> Path:
+    """The directory a case runs against in the fixture at ``path``."""
+    if not needs_git(path, case):
+        return path
+    return materialize(git_repo(path), _revision(case))
+
+
+def case_tree(path: Path, case: Any) -> str | None:
+    """The git tree a case's files come from (what names their content), or None when the case
+    runs against the directory itself. Nothing is materialized."""
+    return tree_of(git_repo(path), _revision(case)) if needs_git(path, case) else None
+
+
+def _cases(data: dict[str, Any]) -> list[tuple[str, int, dict[str, Any]]]:
+    found = []
+    for section in REVISION_SECTIONS:
+        listed = data.get(section)
+        for index, case in enumerate(listed if isinstance(listed, list) else []):
+            if isinstance(case, dict):
+                found.append((section, index, case))
+    return found
+
+
+def _fixture_names(case: dict[str, Any]) -> list[str]:
+    """``repoFixtures`` or ``[repoFixture]`` (as ``corpus.case_fixtures``, which imports this module)."""
+    names = case.get("repoFixtures") or ([case["repoFixture"]] if case.get("repoFixture") else [])
+    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+
+
+def revision_problems(data: dict[str, Any], fixtures: dict[str, Path]) -> list[Finding]:
+    """Problems of cases whose files come from git: the revision must be a commit of a git fixture,
+    and every expected file must exist at it. (Other cases are checked on disk by ``corpus``.)"""
+    problems: list[Finding] = []
+    checks: dict[str, list[tuple[str, str, str, dict[str, Any]]]] = {}  # fixture -> (where, rev, path, case)
+    for section, index, case in _cases(data):
+        names = [n for n in _fixture_names(case) if n in fixtures]
+        where = f"{section}[{index}]"
+        if case.get("revision") and len(_fixture_names(case)) != 1:
+            problems.append((f"{where}.revision", "a revision needs exactly one repoFixture", case.get("name")))
+            continue
+        if not names or not needs_git(fixtures[names[0]], case):
+            continue
+        name = names[0]
+        if not is_git_source(fixtures[name]):
+            problems.append(
+                (
+                    f"{where}.revision",
+                    f"fixture {name!r} is not a git repository (a work tree, bare repository or .bundle)",
+                    case.get("name"),
+                )
+            )
+            continue
+        revision = str(case.get("revision") or "HEAD")
+        for key in ("expectedPrimary", "expectedAnyOf"):
+            listed = case.get(key)
+            for item, path in enumerate(listed if isinstance(listed, list) else []):
+                if isinstance(path, str):
+                    checks.setdefault(name, []).append((f"{where}.{key}[{item}]", revision, path, case))
+        checks.setdefault(name, []).append((f"{where}.revision", revision, "", case))
+    for name, items in checks.items():
+        problems += _check_fixture(name, fixtures[name], items)
+    return problems
+
+
+def _check_fixture(name: str, path: Path, items: list[tuple[str, str, str, dict[str, Any]]]) -> list[Finding]:
+    try:
+        repo = git_repo(path)
+        commits = resolve_commits(repo.git_dir, [rev for _, rev, _, _ in items])
+    except GitError as exc:
+        return [(f"fixtureRoots.{name}", str(exc), None)]
+    problems: list[Finding] = []
+    with CatFile(repo.git_dir) as objects:
+        for where, revision, rel, case in items:
+            commit = commits.get(revision)
+            if commit is None:
+                if not rel:
+                    problems.append(
+                        (where, f"revision {revision!r} is not a commit of fixture {name!r}", case.get("name"))
+                    )
+                continue
+            if rel:
+                found = objects.read(f"{commit}:{rel}")
+                if found is None or found[0] != "blob":
+                    problems.append(
+                        (where, f"{rel!r} does not exist at {revision[:12]} in fixture {name!r}", case.get("name"))
+                    )
+    return problems
+
+
+def corpus_revisions(corpus: Corpus) -> dict[str, dict[str, str]]:
+    """Per section, each revision-pinned case's full commit sha (for the run manifest)."""
+    wanted: dict[str, list[tuple[str, str, str]]] = {}
+    for section, _, case in _cases(corpus.data):
+        names = _fixture_names(case)
+        if case.get("revision") and len(names) == 1 and names[0] in corpus.fixtures:
+            wanted.setdefault(names[0], []).append((section, str(case.get("name")), str(case["revision"])))
+    recorded: dict[str, dict[str, str]] = {}
+    for name, items in wanted.items():
+        commits = resolve_commits(git_repo(corpus.fixtures[name]).git_dir, [rev for _, _, rev in items])
+        for section, case_name, revision in items:
+            recorded.setdefault(section, {})[case_name] = commits.get(revision) or revision
+    return recorded

@@ -1,0 +1,296 @@
+"""Load and validate a corpus file (the solumbe/otito ``evals/corpus.json`` format).
+
+``load_corpus`` returns a ``Corpus`` or raises one ``CorpusError`` line;
+``validate_corpus`` returns every problem, one line each, naming the case and
+the JSON-pointer-like location of the bad field, plus semantic checks a schema
+cannot express (unknown fixtures, expected files missing from their fixture,
+duplicate case names).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import CorpusError
+from ..paths import DEFAULT_CORPUS, inside_path_problem
+from ..schemas import Problem, schema_problems
+from .sections import case_sections, sections
+from ..schemas.verdicts import known_valid, remember_valid
+from ..strictjson import loads_strict, read_bytes
+
+DEFAULT_K = 5
+
+
+@dataclass
+class Corpus:
+    """A loaded, schema-valid corpus with its fixtures resolved."""
+
+    path: Path
+    data: dict[str, Any]
+    sha256: str
+    fixtures: dict[str, Path] = field(default_factory=dict)
+    executable: frozenset[str] = frozenset()
+
+    @property
+    def k(self) -> int:
+        return int(self.data.get("k", DEFAULT_K))
+
+    @property
+    def thresholds(self) -> dict[str, dict[str, float]]:
+        """Floors per suite, without ``comment`` keys."""
+        floors: dict[str, dict[str, float]] = {}
+        for suite, metrics in self.data.get("thresholds", {}).items():
+            if isinstance(metrics, dict):
+                floors[suite] = {
+                    m: float(v) for m, v in metrics.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
+                }
+        return floors
+
+    def cases(self, section: str) -> list[dict[str, Any]]:
+        """The cases of one section (empty when the corpus has none)."""
+        value = self.data.get(section, [])
+        return value if isinstance(value, list) else []
+
+    def fixture_dir(self, name: str) -> Path:
+        """The absolute directory of a fixture, or a CorpusError naming it."""
+        try:
+            return self.fixtures[name]
+        except KeyError:
+            raise CorpusError(f"{self.path}: unknown fixture {name!r} (not in fixtureRoots)") from None
+
+    def repo_dir(self, name: str, case: dict[str, Any] | None = None) -> Path:
+        """The directory ``case`` runs against in fixture ``name``: the fixture itself, or (a case with a
+        ``revision``, or a fixture with no work tree) that revision's tree materialized read-only from git."""
+        from .fixtures import case_repo_dir
+
+        return case_repo_dir(self.fixture_dir(name), case)
+
+    def is_executable(self, name: str) -> bool:
+        """Whether commands may run in a temp copy of this fixture (see DESIGN: rules that keep users safe)."""
+        return name in self.executable
+
+
+# Importing jsonschema imports its format checkers, and the ``iri`` one compiles some forty lark
+# grammars (rfc3987_syntax): 1-3 s, most of what ``workbench validate`` used to take. The corpus
+# schema uses no ``format``, so that module is kept out while jsonschema loads.
+
+
+def _read(path: Path) -> tuple[bytes, Any]:
+    raw = read_bytes(path, "corpus file", CorpusError)
+    return raw, loads_strict(raw, str(path), CorpusError)
+
+
+def _resolve_fixture(corpus_dir: Path, entry: str) -> tuple[Path | None, bool]:
+    """A fixture directory and whether it may be executed (relative, inside the corpus's parent)."""
+    given = Path(entry)
+    if given.is_absolute():
+        return (given if _is_fixture(given) else None), False
+    for base in (corpus_dir, corpus_dir.parent):
+        candidate = (base / given).resolve()
+        if _is_fixture(candidate):
+            return candidate, candidate.is_relative_to(corpus_dir.parent.resolve())
+    return None, False
+
+
+def _is_fixture(path: Path) -> bool:
+    """A directory, or a git ``.bundle`` file (a git-backed fixture)."""
+    return path.is_dir() or (path.suffix == ".bundle" and path.is_file())
+
+
+def _fixtures(path: Path, data: dict[str, Any]) -> tuple[dict[str, Path], set[str], list[Problem]]:
+    corpus_dir = path.parent.resolve()
+    declared = data.get("fixtureRoots")
+    declared = declared if isinstance(declared, dict) else {}
+    fixtures, executable, problems = {}, set(), []
+    for name, entry in declared.items():
+        if not isinstance(entry, str) or name == "comment":
+            continue
+        found, runnable = _resolve_fixture(corpus_dir, entry)
+        if found is None:
+            problems.append(
+                Problem(f"fixtureRoots.{name}", f"directory {entry!r} not found next to the corpus or its parent")
+            )
+            continue
+        fixtures[name] = found
+        if runnable:
+            executable.add(name)
+    for section in case_sections():
+        for index, case in enumerate(_listed(data, section)):
+            for name in case_fixtures(case):
+                if name in fixtures or name in declared:
+                    continue
+                found, runnable = _resolve_fixture(corpus_dir, f"fixtures/{name}")
+                if found is None:
+                    key = "repoFixture" if "repoFixture" in case else "repoFixtures"
+                    problems.append(
+                        Problem(
+                            f"{section}[{index}].{key}",
+                            f"unknown fixture {name!r} (not in fixtureRoots)",
+                            case.get("name"),
+                        )
+                    )
+                    continue
+                fixtures[name] = found
+                if runnable:
+                    executable.add(name)
+    return fixtures, executable, problems
+
+
+def _listed(data: dict[str, Any], section: str) -> list[Any]:
+    value = data.get(section)
+    return value if isinstance(value, list) else []
+
+
+def case_fixtures(case: Any) -> list[str]:
+    """The fixture names a case runs against, in order (``repoFixtures`` or ``[repoFixture]``)."""
+    if not isinstance(case, dict):
+        return []
+    names = case.get("repoFixtures") or ([case["repoFixture"]] if case.get("repoFixture") else [])
+    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+
+
+def _expected_file_problems(data: dict[str, Any], fixtures: dict[str, Path]) -> list[Problem]:
+    problems = []
+    for section in ("retrieval", "tokenSavings"):
+        cases = data.get(section)
+        for index, case in enumerate(cases if isinstance(cases, list) else []):
+            names = case_fixtures(case)
+            if not names or any(n not in fixtures for n in names) or _from_git(case, names, fixtures):
+                continue
+            for key in ("expectedPrimary", "expectedAnyOf"):
+                listed = case.get(key)
+                if not isinstance(listed, list):
+                    continue
+                for item, expected in enumerate(listed):
+                    if not isinstance(expected, str):
+                        continue
+                    where = f"{section}[{index}].{key}[{item}]"
+                    problem = _missing_file(expected, names, fixtures)
+                    if problem:
+                        problems.append(Problem(where, problem, case.get("name")))
+    return problems
+
+
+def _from_git(case: dict[str, Any], names: list[str], fixtures: dict[str, Path]) -> bool:
+    """Cases whose files come from git objects are checked by ``mining.fixtures.revision_problems``."""
+    return bool(case.get("revision")) or any(not fixtures[n].is_dir() for n in names)
+
+
+def _missing_file(expected: str, names: list[str], fixtures: dict[str, Path]) -> str | None:
+    if len(names) == 1:
+        fixture, rel = names[0], expected
+    else:
+        fixture, _, rel = expected.partition("/")
+        if fixture not in names:
+            return f"multi-repo path {expected!r} must start with one of {', '.join(names)}"
+    if not (fixtures[fixture] / rel).is_file():
+        return f"{rel!r} does not exist in fixture {fixture!r}"
+    return None
+
+
+def _duplicate_names(data: dict[str, Any]) -> list[Problem]:
+    problems = []
+    for section in case_sections():
+        seen: set[str] = set()
+        for index, case in enumerate(_listed(data, section)):
+            name = case.get("name") if isinstance(case, dict) else None
+            if not isinstance(name, str):
+                continue
+            if name in seen:
+                problems.append(Problem(f"{section}[{index}].name", f"duplicate case name {name!r}"))
+            seen.add(name)
+    return problems
+
+
+
+
+def _path_problems(data: dict[str, Any]) -> list[Problem]:
+    """Expected files that name something outside their fixture (checked at load time)."""
+    problems = []
+    for section in ("retrieval", "tokenSavings"):
+        for index, case in enumerate(_listed(data, section)):
+            if not isinstance(case, dict):
+                continue
+            for key in ("expectedPrimary", "expectedAnyOf"):
+                listed = case.get(key)
+                for item, expected in enumerate(listed if isinstance(listed, list) else []):
+                    problem = inside_path_problem(expected) if isinstance(expected, str) else None
+                    if problem:
+                        name = case.get("name")
+                        problems.append(
+                            Problem(
+                                f"{section}[{index}].{key}[{item}]", problem, name if isinstance(name, str) else None
+                            )
+                        )
+    return problems
+
+
+def _check(path: Path) -> tuple[bytes, Any, dict[str, Path], set[str], list[Problem]]:
+    raw, data = _read(path)
+    if not isinstance(data, dict):
+        return raw, data, {}, set(), [Problem("", "corpus must be a JSON object")]
+    known = known_valid(raw)  # a large unchanged corpus is not validated again on every run
+    problems = [] if known else schema_problems(data)
+    if not known and not problems:
+        remember_valid(raw)
+    problems += _duplicate_names(data)
+    problems += _path_problems(data)
+    fixtures, executable, fixture_problems = _fixtures(path, data)
+    problems += fixture_problems
+    return raw, data, fixtures, executable, problems
+
+
+def validate_corpus(path: Path | str = DEFAULT_CORPUS) -> list[Problem]:
+    """Every problem with a corpus, including expected files missing from fixtures.
+
+    An unreadable or non-JSON file raises ``CorpusError`` (there is nothing else to report).
+    """
+    path = Path(path)
+    raw, data, fixtures, executable, problems = _check(path)
+    if isinstance(data, dict):
+        from .fixtures import revision_problems
+
+        problems += _expected_file_problems(data, fixtures)
+        problems += [Problem(where, message, case) for where, message, case in revision_problems(data, fixtures)]
+    if not problems:
+        problems += _data_file_problems(
+            Corpus(
+                path=path.resolve(),
+                data=data,
+                sha256=hashlib.sha256(raw).hexdigest(),
+                fixtures=fixtures,
+                executable=frozenset(executable),
+            )
+        )
+    return problems
+
+
+def _data_file_problems(corpus: Corpus) -> list[Problem]:
+    """Problems each section's check finds in the data files it points to (goldens, gold records)."""
+    problems = []
+    for section in sections():
+        if corpus.data.get(section.key):
+            try:
+                section.run_check(corpus)
+            except CorpusError as exc:
+                problems.append(Problem(section.key, str(exc)))
+    return problems
+
+
+def load_corpus(path: Path | str = DEFAULT_CORPUS) -> Corpus:
+    """Load a corpus, or raise one ``CorpusError`` line naming the file, case and field."""
+    path = Path(path)
+    raw, data, fixtures, executable, problems = _check(path)
+    if problems:
+        more = f" (+{len(problems) - 1} more; run `workbench validate`)" if len(problems) > 1 else ""
+        raise CorpusError(f"{path}: {problems[0]}{more}")
+    return Corpus(
+        path=path.resolve(),
+        data=data,
+        sha256=hashlib.sha256(raw).hexdigest(),
+        fixtures=fixtures,
+        executable=frozenset(executable),
+    )

@@ -1,0 +1,129 @@
+"""Import a SWE-bench-style instance file as a retrieval corpus (``workbench import swebench``).
+
+Each instance (JSON list or JSONL) has ``instance_id``, ``repo`` (``owner/name``),
+``base_commit``, ``patch`` and ``problem_statement``; its repository is a local clone
+found under ``--repos`` as ``<name>``, ``<owner>__<name>``, ``<owner>/<name>`` (a work
+tree or bare repository, optionally ending ``.git``) or ``<name>.bundle``. A case runs
+at ``base_commit``, its query is the problem statement, its gold the files the patch
+modifies (files it only adds do not exist at the base: an instance that only adds files
+is skipped), ``tests`` the files of ``test_patch``, and ``shape`` as for mined cases.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from ..corpus.gitio import CatFile, resolve_commits
+from ..corpus.sources import GitRepo, open_repo
+from ..errors import CorpusError
+from ..mining.corpus_out import root_entry, write_corpus
+from ..mining.shapes import outline_of, query_shape, symbol_names
+from .formats import read_records, require
+
+_DIFF = re.compile(r"^diff --git a/(.+?) b/(.+?)$", re.MULTILINE)
+
+
+def patch_files(patch: str) -> tuple[list[str], list[str]]:
+    """(files the patch changes that exist before it, files it adds), in patch order."""
+    existing, added = [], []
+    blocks = _DIFF.split(patch)
+    for index in range(1, len(blocks) - 2, 3):
+        old, body = blocks[index], blocks[index + 2]
+        header = body.split("\n@@", 1)[0]
+        if "\nnew file mode" in "\n" + header or "--- /dev/null" in header:
+            added.append(blocks[index + 1])
+        else:
+            existing.append(old)
+    return list(dict.fromkeys(existing)), list(dict.fromkeys(added))
+
+
+def find_clone(repos: Path, repo: str) -> Path | None:
+    """The local clone of ``owner/name`` under ``repos``, or None."""
+    owner, _, name = repo.rpartition("/")
+    stems = [name, f"{owner}__{name}", f"{owner}/{name}"] if owner else [name]
+    for stem in stems:
+        for candidate in (repos / stem, repos / f"{stem}.git", repos / f"{stem}.bundle"):
+            if candidate.exists():
+                return candidate
+    return None
+
+
+def _fixture(repo: str, taken: dict[str, str]) -> str:
+    owner, _, name = repo.rpartition("/")
+    simple = re.sub(r"[^A-Za-z0-9._-]+", "-", name) or "repo"
+    if taken.get(simple, repo) == repo:
+        return simple
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{owner}__{name}")
+
+
+def _case(instance: dict[str, Any], fixture: str, gold: list[str], tests: list[str], shape: str) -> dict[str, Any]:
+    case = {
+        "name": instance["instance_id"],
+        "query": instance["problem_statement"].strip(),
+        "repoFixture": fixture,
+        "revision": instance["base_commit"],
+        "expectedPrimary": gold,
+        "shape": shape,
+        "source": {"instance_id": instance["instance_id"], "repo": instance["repo"]},
+    }
+    if tests:
+        case["tests"] = tests
+    return case
+
+
+def import_swebench(paths: list[Path], repos: Path, out: Path | None) -> tuple[dict[str, Any], int]:
+    """The corpus of the instances in ``paths`` (written to ``out`` unless None) and how many were skipped."""
+    if out is not None and out.exists():
+        raise CorpusError(f"{out}: exists; choose another --out")
+    instances = [(path, record) for path in paths for record in read_records(path, "instance")]
+    opened: dict[str, tuple[str, GitRepo]] = {}  # repo -> (fixture, clone)
+    taken: dict[str, str] = {}
+    cases, skipped = [], 0
+    for path, instance in instances:
+        label = f"instance {instance.get('instance_id', '?')!r}"
+        for key in ("instance_id", "repo", "base_commit", "patch", "problem_statement"):
+            require(instance, key, path, label)
+        if instance["repo"] not in opened:
+            clone = find_clone(repos, instance["repo"])
+            if clone is None:
+                raise CorpusError(
+                    f"{path}: {label}: repo {instance['repo']!r}: no clone under {repos} "
+                    "(<name>, <owner>__<name>, <owner>/<name>, .git or .bundle)"
+                )
+            fixture = _fixture(instance["repo"], taken)
+            taken[fixture] = instance["repo"]
+            opened[instance["repo"]] = (fixture, open_repo(clone, fixture))
+        fixture, repo = opened[instance["repo"]]
+        gold, _ = patch_files(instance["patch"])
+        if not gold:
+            skipped += 1
+            continue
+        tests = sorted(set(sum(patch_files(str(instance.get("test_patch") or "")), [])))
+        cases.append(_case(instance, fixture, gold, tests, _shape(repo, instance, gold, path, label)))
+    data = {
+        "description": "Imported from SWE-bench-style instances by `workbench import swebench`.",
+        "k": 5,
+        "fixtureRoots": {fixture: root_entry(repo, out) for fixture, repo in opened.values()},
+        "retrieval": cases,
+    }
+    if out is not None:
+        write_corpus(out, data)
+    return data, skipped
+
+
+def _shape(repo: GitRepo, instance: dict[str, Any], gold: list[str], path: Path, label: str) -> str:
+    commit = resolve_commits(repo.git_dir, [instance["base_commit"]]).get(instance["base_commit"])
+    if commit is None:
+        raise CorpusError(f"{path}: {label}: base_commit {instance['base_commit']!r} is not a commit of {repo.path}")
+    symbols: set[str] = set()
+    with CatFile(repo.git_dir) as objects:
+        for rel in gold:
+            found = objects.read(f"{commit}:{rel}")
+            if found is None or found[0] != "blob":
+                raise CorpusError(
+                    f"{path}: {label}: the patch modifies {rel!r}, which does not exist at base_commit {commit[:12]}"
+                )
+            symbols |= symbol_names(outline_of(rel, found[1]))
+    return query_shape(instance["problem_statement"], gold, symbols)

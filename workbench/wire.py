@@ -1,0 +1,172 @@
+"""The JSON protocol's bodies (DESIGN.md, "The JSON protocol"): parsing engine answers strictly, and
+encoding Python answers, the inverse. Protocol targets, ``serve`` and the reference engine's
+``--json`` output all go through here; anything malformed is a ``TargetError`` saying what was wrong.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .contract import Check, Command, FileRef, GateResult, Pack, Repo, SearchHit
+from .errors import TargetError
+from .paths import inside_path_problem
+
+VERDICTS = ("PASS", "WARN", "FAIL")
+STATUSES = ("PASS", "WARN", "FAIL", "SKIPPED")
+
+
+def repo_body(repo: Repo) -> dict[str, str]:
+    return {"name": repo.name, "path": str(repo.path)}
+
+
+def _field(body: dict[str, Any], key: str, kind: type | tuple[type, ...], capability: str) -> Any:
+    value = body.get(key)
+    if not isinstance(value, kind):
+        shown = type(value).__name__ if value is not None else "nothing"
+        raise TargetError(
+            f"{capability}: response field {key!r} should be {getattr(kind, '__name__', kind)}, got {shown}"
+        )
+    return value
+
+
+def inside_path(path: str, where: str) -> str:
+    """A returned repo-relative path, or a TargetError when it leads outside the repository."""
+    if inside_path_problem(path):
+        raise TargetError(f"{where}: invalid answer: path {path!r} is outside the repository")
+    return path
+
+
+def _file_refs(items: Any, key: str, default_repo: str) -> list[FileRef]:
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise TargetError(f"context_pack: response field {key!r} should be a list")
+    refs = []
+    for index, item in enumerate(items):
+        if isinstance(item, str):
+            refs.append(FileRef(default_repo, inside_path(item.replace("\\", "/"), f"context_pack: {key}[{index}]")))
+        elif isinstance(item, dict) and isinstance(item.get("path"), str):
+            repo = str(item["repo"]) if isinstance(item.get("repo"), str) else default_repo
+            path = inside_path(item["path"].replace("\\", "/"), f"context_pack: {key}[{index}].path")
+            refs.append(FileRef(repo, path, str(item.get("reason", ""))))
+        else:
+            raise TargetError(f"context_pack: {key}[{index}] should be {{repo, path}}")
+    return refs
+
+
+def parse_pack(body: dict[str, Any], repos: list[Repo]) -> Pack:
+    default_repo = repos[0].name if len(repos) == 1 else ""
+    text = body.get("text")
+    return Pack(
+        primary=_file_refs(body.get("primary"), "primary", default_repo),
+        related=_file_refs(body.get("related"), "related", default_repo),
+        text=text if isinstance(text, str) else "",
+    )
+
+
+def parse_concepts(body: dict[str, Any]) -> set[str]:
+    concepts = _field(body, "concepts", list, "risk_concepts")
+    if not all(isinstance(c, str) for c in concepts):
+        raise TargetError("risk_concepts: 'concepts' should be a list of strings")
+    return set(concepts)
+
+
+def parse_harness(body: dict[str, Any]) -> dict[str, list[Command]]:
+    groups = _field(body, "groups", dict, "infer_harness")
+    parsed: dict[str, list[Command]] = {}
+    for group, commands in groups.items():
+        if not isinstance(commands, list):
+            raise TargetError(f"infer_harness: groups.{group} should be a list")
+        parsed[group] = []
+        for index, item in enumerate(commands):
+            if not isinstance(item, dict) or not isinstance(item.get("command"), str):
+                raise TargetError(f"infer_harness: groups.{group}[{index}] needs a 'command' string")
+            script = item.get("script")
+            parsed[group].append(
+                Command(str(item.get("kind", "")), item["command"], script if isinstance(script, str) else None)
+            )
+    return parsed
+
+
+def parse_gate(body: dict[str, Any]) -> GateResult:
+    verdict = _field(body, "verdict", str, "gate")
+    if verdict not in VERDICTS:
+        raise TargetError(f"gate: verdict should be one of {', '.join(VERDICTS)}, got {verdict!r}")
+    checks = []
+    listed = body.get("checks") or []
+    if not isinstance(listed, list):
+        raise TargetError("gate: response field 'checks' should be a list")
+    for index, item in enumerate(listed):
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            raise TargetError(f"gate: checks[{index}] needs a 'name' string")
+        status = item.get("status")
+        if status not in STATUSES:
+            raise TargetError(f"gate: checks[{index}].status should be one of {', '.join(STATUSES)}")
+        details = item.get("details") or []
+        checks.append(
+            Check(
+                item["name"],
+                status,
+                str(item.get("summary", "")),
+                tuple(str(d) for d in details) if isinstance(details, list) else (str(details),),
+            )
+        )
+    return GateResult(verdict, checks)
+
+
+def parse_hits(body: dict[str, Any]) -> list[SearchHit]:
+    hits = _field(body, "hits", list, "search")
+    parsed = []
+    for index, item in enumerate(hits):
+        if not isinstance(item, dict) or not isinstance(item.get("file"), str):
+            raise TargetError(f"search: hits[{index}] needs a 'file' string")
+        line, score = item.get("line"), item.get("score")
+        file = inside_path(item["file"], f"search: hits[{index}].file")
+        parsed.append(
+            SearchHit(
+                file,
+                str(item.get("symbol") or ""),
+                line if isinstance(line, int) else None,
+                float(score) if isinstance(score, (int, float)) else None,
+            )
+        )
+    return parsed
+
+
+def checked(capability: str, body: Any) -> dict[str, Any]:
+    """The response object, or a TargetError for non-objects and ``{"error": ...}`` answers."""
+    if not isinstance(body, dict):
+        raise TargetError(f"{capability}: response is not a JSON object")
+    if body.get("error"):
+        raise TargetError(f"{capability}: engine error: {body['error']}")
+    return body
+
+
+def encode_answer(capability: str, answer: Any) -> dict[str, Any]:
+    """The protocol response body for a capability's Python answer (the inverse of the parsers)."""
+    if capability == "context_pack":
+
+        def refs(items: list[FileRef]) -> list[dict[str, str]]:
+            return [{"repo": r.repo, "path": r.path, **({"reason": r.reason} if r.reason else {})} for r in items]
+
+        return {"primary": refs(answer.primary), "related": refs(answer.related), "text": answer.text}
+    if capability == "risk_concepts":
+        return {"concepts": sorted(answer)}
+    if capability == "infer_harness":
+        return {
+            "groups": {
+                group: [{"kind": c.kind, "command": c.command, "script": c.script} for c in commands]
+                for group, commands in answer.items()
+            }
+        }
+    if capability == "gate":
+        return {
+            "verdict": answer.verdict,
+            "checks": [
+                {"name": c.name, "status": c.status, "summary": c.summary, "details": list(c.details)}
+                for c in answer.checks
+            ],
+        }
+    if capability == "search":
+        return {"hits": [{"file": h.file, "symbol": h.symbol, "line": h.line, "score": h.score} for h in answer]}
+    raise TargetError(f"unknown capability {capability!r}")
