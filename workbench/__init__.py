@@ -8,7 +8,7 @@ are imported inside the functions that use them. Modules and names starting with
 
 Type checkers read the imports below; at run time a name's subpackage is imported the first time
 the name is used, so ``workbench --help`` and ``workbench validate`` do not load the run, store,
-analysis and report layers (``tests/test_public_api.py`` holds the two lists equal).
+analysis and report layers (``tests/typed/test_public_api.py`` holds the two lists equal).
 """
 
 from __future__ import annotations
