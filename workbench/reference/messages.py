@@ -9,12 +9,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING
 
 from .text import stem
-
-if TYPE_CHECKING:
-    pass
 
 # A quote not glued to a word on its left (so ``don't ... it's`` is no literal);
 # f/r/b prefixes are allowed.
