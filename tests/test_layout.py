@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ast
 import json
+import re
+from collections.abc import Collection, Mapping
 from importlib import import_module
 from pathlib import Path
 
@@ -18,17 +20,17 @@ PACKAGE = Path(workbench.__file__).parent
 NOTEBOOKS = PACKAGE.parent / "notebooks"
 
 
-def _modules() -> dict[str, tuple[Path, bool]]:
+def _modules(package: Path = PACKAGE) -> dict[str, tuple[Path, bool]]:
     found = {}
-    for path in PACKAGE.rglob("*.py"):
-        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    for path in package.rglob("*.py"):
+        parts = list(path.relative_to(package.parent).with_suffix("").parts)
         is_package = parts[-1] == "__init__"
         found[".".join(parts[:-1] if is_package else parts)] = (path, is_package)
     return found
 
 
 def _type_only(tree: ast.AST) -> set[int]:
-    """Nodes under ``if TYPE_CHECKING:``: never executed, so not part of the import graph."""
+    """Nodes under ``if TYPE_CHECKING:`` (not its ``else``): never executed, so not part of the graph."""
     return {
         id(n)
         for node in ast.walk(tree)
@@ -38,8 +40,13 @@ def _type_only(tree: ast.AST) -> set[int]:
     }
 
 
-def _imports(module: str, path: Path, is_package: bool) -> set[str]:
-    """Every module ``module`` imports at run time, at the top or inside a function."""
+# A string naming a module, or "module:name" (the suite and section registries import by string).
+_BY_STRING = re.compile(r"(workbench(?:\.\w+)+)(?::\w+)?")
+
+
+def _imports(module: str, path: Path, is_package: bool, known: Collection[str]) -> set[str]:
+    """Every module of ``known`` that ``module`` imports at run time: at the top or inside a
+    function, relative (parents too), absolute, or by a string such as ``"workbench.x.y:Name"``."""
     tree = ast.parse(path.read_text())
     skip, targets = _type_only(tree), set()
     for node in ast.walk(tree):
@@ -52,21 +59,25 @@ def _imports(module: str, path: Path, is_package: bool) -> set[str]:
                 source = ".".join(base + ([node.module] if node.module else []))
             else:
                 source = node.module or ""
-            targets |= {source, *(f"{source}.{alias.name}" for alias in node.names)}
+            names = [f"{source}.{alias.name}" for alias in node.names]
+            targets |= {n for n in names if n in known}
+            if any(n not in known for n in names):  # a name defined in ``source`` itself
+                targets.add(source)
         elif isinstance(node, ast.Import):
             targets |= {alias.name for alias in node.names}
-    return targets
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if (match := _BY_STRING.fullmatch(node.value)) and match.group(1) in known:
+                targets.add(match.group(1))
+    return {t for t in targets if t in known and t != module}
 
 
-def _graph() -> dict[str, set[str]]:
-    modules = _modules()
-    return {
-        m: {t for t in _imports(m, path, pkg) if t in modules and t != m and not m.startswith(t + ".")}
-        for m, (path, pkg) in modules.items()
-    }
+def _graph(package: Path = PACKAGE) -> dict[str, set[str]]:
+    """Module -> the modules it imports (a package's own ``__init__`` included)."""
+    modules = _modules(package)
+    return {m: _imports(m, path, pkg, modules) for m, (path, pkg) in modules.items()}
 
 
-def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+def _cycle(graph: Mapping[str, Collection[str]]) -> list[str] | None:
     """One import cycle as a path, or None (iterative depth-first search)."""
     state: dict[str, int] = {}
     for root in graph:
@@ -85,13 +96,115 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
                 return path[path.index(nxt) :] + [nxt]
             elif not state.get(nxt):
                 state[nxt] = 1
-                stack.append((nxt, iter(sorted(graph[nxt]))))
+                stack.append((nxt, iter(sorted(graph.get(nxt, ())))))
                 path.append(nxt)
     return None
 
 
+# The flow, lowest first: a folder imports only folders of a strictly lower layer (base modules may
+# import each other; the module-level cycle test keeps them acyclic). The root package and
+# ``__main__`` sit on top.
+BASE = {"errors", "paths", "columns", "strictjson", "contract", "wire", "tokens", "schemas", "containment", "sandbox"}
+LAYERS = [
+    BASE,
+    {"reference"},
+    {"corpus"},
+    {"store"},
+    {"analysis"},
+    {"mining", "targets"},
+    {"suites"},
+    {"run"},
+    {"interchange", "report"},
+    {"cli"},
+    {"workbench", "__main__"},
+]
+RANK = {folder: rank for rank, layer in enumerate(LAYERS) for folder in layer}
+
+
+def _folder(module: str) -> str:
+    """``workbench.run.runner`` -> ``run``; ``workbench.errors`` -> ``errors``; the root -> ``workbench``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def _folder_graph(graph: Mapping[str, Collection[str]]) -> dict[str, dict[str, list[str]]]:
+    """Folder -> folder it imports -> the module edges behind it (``a -> b``)."""
+    folders: dict[str, dict[str, list[str]]] = {}
+    for module, targets in graph.items():
+        edges = folders.setdefault(_folder(module), {})
+        for target in sorted(targets):
+            if _folder(target) != _folder(module):
+                edges.setdefault(_folder(target), []).append(f"{module} -> {target}")
+    return folders
+
+
+def _against_the_flow(folders: Mapping[str, Mapping[str, list[str]]]) -> list[str]:
+    """Edges from a folder to one not strictly below it (base modules importing base modules
+    excepted), and folders the layer table does not place."""
+    unplaced = sorted(f"{f}: not in LAYERS" for f in {*folders, *(t for e in folders.values() for t in e)} - set(RANK))
+    wrong = [
+        f"{source} -> {target}: {edges[0]}"
+        for source, targets in sorted(folders.items())
+        for target, edges in sorted(targets.items())
+        if source in RANK
+        and target in RANK
+        and RANK[target] >= RANK[source]
+        and not (source in BASE and target in BASE)
+    ]
+    return unplaced + wrong
+
+
 def test_no_import_cycle_counting_imports_inside_functions() -> None:
-    assert _cycle(_graph()) is None, " -> ".join(_cycle(_graph()) or [])
+    graph = {m: {t for t in targets if not m.startswith(t + ".")} for m, targets in _graph().items()}
+    assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])
+
+
+def test_the_folder_graph_is_acyclic_and_follows_the_flow() -> None:
+    """Counting child -> parent, function-level and by-string imports; only TYPE_CHECKING is left out."""
+    folders = _folder_graph(_graph())
+    assert _against_the_flow(folders) == []
+    assert _cycle({f: set(t) for f, t in folders.items()}) is None
+    # the edges this test exists for are seen: by string, and child -> parent inside a function
+    graph = _graph()
+    assert {"workbench.suites.retrieval", "workbench.corpus.sections"} <= graph["workbench.suites"]
+    assert "workbench.suites" in graph["workbench.suites.base"]
+    assert "workbench.report.views" in graph["workbench"]
+
+
+def _plant(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / "workbench" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root / "workbench"
+
+
+def test_the_flow_checker_finds_planted_wrong_direction_edges(tmp_path: Path) -> None:
+    package = _plant(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "errors.py": "",
+            "store/__init__.py": "",
+            "store/runs.py": "def f():\n    from ..run import runner\n",  # function-level, upwards
+            "run/__init__.py": "",
+            "run/runner.py": "from ..store import runs\n",  # downwards: fine
+            "reference/__init__.py": "WHERE = 'workbench.suites.retrieval:RetrievalSuite'\n",  # by string
+            "suites/__init__.py": "",
+            "suites/retrieval.py": "from .. import errors\n",  # a base module: fine
+            "corpus/__init__.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..cli import x\n",
+            "corpus/load.py": "from .. import errors\nfrom .. import __version__\n",  # the root package itself
+            "cli/__init__.py": "",
+            "cli/x.py": "",
+            "extra/__init__.py": "",
+        },
+    )
+    assert _against_the_flow(_folder_graph(_graph(package))) == [
+        "extra: not in LAYERS",
+        "corpus -> workbench: workbench.corpus.load -> workbench",
+        "reference -> suites: workbench.reference -> workbench.suites.retrieval",
+        "store -> run: workbench.store.runs -> workbench.run.runner",
+    ]
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:

@@ -2,27 +2,30 @@
 
 from __future__ import annotations
 
-from .._lazy import exports
+from .comparison import CaseDiff, Comparison, compare, diff_cases, resolve_run, resolve_side
+from .gates import GateRule
+from .metrics import Metric, aggregate, evaluate, intern_frames, parse_metric
+from .registry import Measure, higher_is_better, register
+from .regressions import baseline_section, regression_keys
+from .stats import paired_comparison
 
-_NAMES = {
-    "Metric": "metrics",
-    "evaluate": "metrics",
-    "parse_metric": "metrics",
-    "intern_frames": "metrics",
-    "aggregate": "metrics",
-    "Measure": "registry",
-    "register": "registry",
-    "higher_is_better": "registry",
-    "paired_comparison": "stats",
-    "GateRule": "gates",
-    "Comparison": "comparison",
-    "CaseDiff": "comparison",
-    "compare": "comparison",
-    "diff_cases": "comparison",
-    "resolve_run": "comparison",
-    "resolve_side": "comparison",
-    "baseline_section": "regressions",
-    "regression_keys": "regressions",
-}
-__all__ = sorted(_NAMES)
-__getattr__, __dir__ = exports(__name__, _NAMES)
+__all__ = [
+    "CaseDiff",
+    "Comparison",
+    "GateRule",
+    "Measure",
+    "Metric",
+    "aggregate",
+    "baseline_section",
+    "compare",
+    "diff_cases",
+    "evaluate",
+    "higher_is_better",
+    "intern_frames",
+    "paired_comparison",
+    "parse_metric",
+    "register",
+    "regression_keys",
+    "resolve_run",
+    "resolve_side",
+]

@@ -7,12 +7,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def average_ranks(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Ranks 1..n of ``x``, ties sharing their average rank, and the size of each tie group."""
+    import numpy as np
+
     _, inverse, sizes = np.unique(x, return_inverse=True, return_counts=True)
     starts = np.cumsum(sizes) - sizes
     return (starts + (sizes + 1) / 2.0)[inverse.ravel()], sizes
@@ -26,6 +30,8 @@ def signed_rank_exact_p(ranks: np.ndarray, r_plus: float) -> float:
     scipy's exact distribution and permutation test; the comparison keeps the
     permutation test's relative tolerance of 100 machine epsilons.
     """
+    import numpy as np
+
     doubled = np.rint(2.0 * ranks).astype(np.int64)
     counts = np.zeros(int(doubled.sum()) + 1, dtype=np.int64)
     counts[0] = 1
@@ -40,6 +46,7 @@ def signed_rank_exact_p(ranks: np.ndarray, r_plus: float) -> float:
 
 def signed_rank_normal_p(tie_sizes: np.ndarray, r_plus: float) -> float:
     """Two-sided normal p of ``r_plus`` on k = sum(tie_sizes) ranks, scipy's tie-corrected variance."""
+    import numpy as np
     from scipy.special import ndtr
 
     k = float(tie_sizes.sum())

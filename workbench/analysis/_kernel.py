@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE
 from ..errors import SuiteError
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 DOC, RANK, SCORE, RELEVANCE = "doc", "rank", "score", "relevance"
 
@@ -58,6 +59,8 @@ def prepare(ranking: pd.DataFrame, qrels: pd.DataFrame, cases: Sequence[str] | N
 
 
 def require_columns(frame: pd.DataFrame, what: str, columns: list[str], any_of: Sequence[str] = ()) -> None:
+    import pandas as pd
+
     if not isinstance(frame, pd.DataFrame):
         raise SuiteError(f"{what}: expected a DataFrame or row tuples, got {type(frame).__name__}")
     missing = [c for c in columns if c not in frame.columns]
@@ -69,6 +72,9 @@ def require_columns(frame: pd.DataFrame, what: str, columns: list[str], any_of: 
 
 def _align(columns: list[pd.Series], first: Sequence[Any] = ()) -> tuple[pd.Index, list[np.ndarray]]:
     """Codes of several columns against one category index (fast when they already share it)."""
+    import numpy as np
+    import pandas as pd
+
     cats = [c.array if isinstance(c.dtype, pd.CategoricalDtype) else pd.Categorical(c) for c in columns]
     head = cats[0].categories
     if not len(first) and all(c.categories is head or c.categories.equals(head) for c in cats[1:]):
@@ -80,6 +86,8 @@ def _align(columns: list[pd.Series], first: Sequence[Any] = ()) -> tuple[pd.Inde
 
 
 def _no_missing(codes: np.ndarray, frame: pd.DataFrame, what: str, column: str) -> None:
+    import numpy as np
+
     bad = np.flatnonzero(codes < 0)
     if bad.size:
         raise SuiteError(f"{what} frame: row {frame.index[bad[0]]!r} has no {column}")
@@ -87,6 +95,8 @@ def _no_missing(codes: np.ndarray, frame: pd.DataFrame, what: str, column: str) 
 
 def _primary(ranking: pd.DataFrame, case: np.ndarray, cats: pd.Index) -> np.ndarray:
     """The sort key, ascending = better: ``-score`` if there is a score, else ``rank``."""
+    import numpy as np
+
     if SCORE in ranking.columns:
         return -_finite(ranking[SCORE], case, cats, "ranking", SCORE)
     rank = ranking[RANK].to_numpy()
@@ -99,6 +109,8 @@ def _primary(ranking: pd.DataFrame, case: np.ndarray, cats: pd.Index) -> np.ndar
 
 
 def _finite(column: pd.Series, case: np.ndarray, cats: pd.Index, what: str, name: str) -> np.ndarray:
+    import numpy as np
+
     try:
         values = column.to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError):
@@ -110,6 +122,8 @@ def _finite(column: pd.Series, case: np.ndarray, cats: pd.Index, what: str, name
 
 
 def _unique_qrels(case: np.ndarray, doc: np.ndarray, n_docs: int, cases: pd.Index, docs: pd.Index) -> None:
+    import numpy as np
+
     keys = np.sort(case * max(n_docs, 1) + doc)
     dup = np.flatnonzero(keys[1:] == keys[:-1])
     if dup.size:
@@ -122,6 +136,8 @@ def _unique_qrels(case: np.ndarray, doc: np.ndarray, n_docs: int, cases: pd.Inde
 
 def _order(case: np.ndarray, primary: np.ndarray, doc: np.ndarray, docs: pd.Index) -> np.ndarray | None:
     """Row order by (case, primary, doc id descending); None when the rows already are in it."""
+    import numpy as np
+
     if case.size < 2:
         return None
     same = case[1:] == case[:-1]
@@ -138,6 +154,8 @@ def _sort_by_case_then(case: np.ndarray, primary: np.ndarray) -> np.ndarray:
 
     Stable (timsort) because it is fastest on the usual nearly-sorted input.
     """
+    import numpy as np
+
     if primary.dtype.kind == "i":
         low, span = primary.min(), int(primary.max() - primary.min()) + 1
         if (int(case.max()) + 1) * span < 2**62:
@@ -147,6 +165,8 @@ def _sort_by_case_then(case: np.ndarray, primary: np.ndarray) -> np.ndarray:
 
 def _break_ties(order: np.ndarray, tie: np.ndarray, doc: np.ndarray, docs: pd.Index) -> np.ndarray:
     """Reorder each run of tied rows by doc id, descending (trec_eval's strcmp)."""
+    import numpy as np
+
     in_run = np.zeros(order.size, dtype=bool)
     in_run[1:] |= tie
     in_run[:-1] |= tie
@@ -176,6 +196,8 @@ class _Hits:
 
 def find_hits(x: _Inputs) -> _Hits:
     """Match qrels against the rankings: binary search of qrel keys in sorted (case, doc) keys."""
+    import numpy as np
+
     n_cases, n_docs = len(x.cases), max(len(x.docs), 1)
     order = _order(x.r_case, x.primary, x.r_doc, x.docs)
     case = x.r_case if order is None else x.r_case[order]
@@ -215,6 +237,8 @@ _PAD_LIMIT = 2.0  # padded cells per ranked row the per-case sort may cost befor
 
 def _pairs(case: np.ndarray, doc: np.ndarray, counts: np.ndarray, starts: np.ndarray, n_docs: int) -> _Pairs:
     """Sort the (case, doc) keys: per case in a padded matrix when rankings are of similar length."""
+    import numpy as np
+
     width = int(counts.max()) if case.size else 0
     cells = np.count_nonzero(counts) * width
     shift = max(width - 1, 0).bit_length()
@@ -224,6 +248,8 @@ def _pairs(case: np.ndarray, doc: np.ndarray, counts: np.ndarray, starts: np.nda
 
 
 def _flat_pairs(case: np.ndarray, doc: np.ndarray, n_docs: int) -> _Pairs:
+    import numpy as np
+
     keys = case * n_docs + doc
     perm = np.argsort(keys, kind="stable")
     keys = keys[perm]
@@ -234,6 +260,8 @@ def _dense_pairs(
     case: np.ndarray, doc: np.ndarray, counts: np.ndarray, starts: np.ndarray, n_docs: int, width: int, shift: int
 ) -> _Pairs:
     """One row per answered case holding ``doc << shift | position``, sorted row-wise."""
+    import numpy as np
+
     present = np.flatnonzero(counts)
     cell = np.arange(case.size)
     cell -= starts[case]  # position within the case
@@ -262,6 +290,8 @@ def _positions(case: np.ndarray, dropped: np.ndarray, counts: np.ndarray, starts
     A row's position is its index within its case minus the dropped duplicates
     before it (few: counted by binary search, not a pass over every row).
     """
+    import numpy as np
+
     dropped = np.sort(dropped)
     returned = counts - np.bincount(case[dropped], minlength=counts.size)
 
@@ -274,6 +304,8 @@ def _positions(case: np.ndarray, dropped: np.ndarray, counts: np.ndarray, starts
 
 def _within_case(case: np.ndarray, n_cases: int) -> np.ndarray:
     """0-based index of each row within its case, for rows grouped by case."""
+    import numpy as np
+
     counts = np.bincount(case, minlength=n_cases)
     return np.arange(case.size) - np.repeat(np.cumsum(counts) - counts, counts)
 
@@ -286,6 +318,8 @@ Hits = _Hits
 
 
 def _found(h: _Hits, k: float) -> np.ndarray:
+    import numpy as np
+
     top = h.pos < k
     return np.bincount(h.case[top], minlength=h.relevant.size).astype(np.float64)
 
@@ -297,23 +331,31 @@ def precision(h: _Hits, k: float) -> np.ndarray:
 
 def precision_returned(h: _Hits, k: float) -> np.ndarray:
     """Relevant in the top k / docs returned in the top k; 0 when nothing was returned."""
+    import numpy as np
+
     shown = np.minimum(h.returned, k)
     return np.where(shown > 0, _found(h, k) / np.maximum(shown, 1), 0.0)
 
 
 def success(h: _Hits, k: float) -> np.ndarray:
     """1 when any relevant doc is in the top k."""
+    import numpy as np
+
     return (_found(h, k) > 0).astype(np.float64)
 
 
 def recall(h: _Hits, k: float) -> np.ndarray:
     """Relevant in the top k / relevant."""
+    import numpy as np
+
     with np.errstate(divide="ignore", invalid="ignore"):
         return _found(h, k) / h.relevant
 
 
 def reciprocal_rank(h: _Hits, k: float) -> np.ndarray:
     """1 / rank of the first relevant doc within k, else 0."""
+    import numpy as np
+
     top = h.pos < k
     first = np.full(h.relevant.size, np.inf)
     np.minimum.at(first, h.case[top], h.pos[top])
@@ -322,12 +364,16 @@ def reciprocal_rank(h: _Hits, k: float) -> np.ndarray:
 
 def ndcg(h: _Hits, k: float) -> np.ndarray:
     """DCG@k / ideal DCG@k, gain = relevance, log2(rank + 1) discount (trec_eval ndcg_cut)."""
+    import numpy as np
+
     top, n = h.pos < k, h.relevant.size
     with np.errstate(divide="ignore", invalid="ignore"):
         return _dcg(h.case[top], h.pos[top], h.gain[top], n) / _ideal(h, k, n)
 
 
 def _dcg(case: np.ndarray, pos: np.ndarray, gain: np.ndarray, n: int) -> np.ndarray:
+    import numpy as np
+
     return np.bincount(case, weights=gain / np.log2(pos + 2.0), minlength=n)
 
 

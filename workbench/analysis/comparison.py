@@ -15,10 +15,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE, METRIC, PASSED, SUITE, TARGET, VALUE
 from ..errors import CompareError
@@ -29,6 +26,10 @@ from .gates import UNCHANGED as NOTHING_CHANGED
 from .gates import GateDecision, GateRule, default_rule
 from .registry import higher_is_better
 from .statuses import IMPROVED, MISSING, NEW, REGRESSED, UNCHANGED
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 NO_GATE = "NO_GATE"
 KEY = [SUITE, CASE, METRIC]
@@ -130,6 +131,8 @@ def compare(a: RunLike, b: RunLike, gate: GateRule | str | None = None, seed: in
     ``gate`` is a rule, a rule string, ``"none"`` for no gate, or None for the first
     preset whose metrics both sides have (go-code, then retrieval).
     """
+    import numpy as np
+
     rule, automatic = _requested_rule(gate)
     diff = diff_cases(a, b)
     table = metric_table(diff.cases, seed=seed, alpha=rule.alpha if rule else 0.05)
@@ -143,6 +146,8 @@ def compare(a: RunLike, b: RunLike, gate: GateRule | str | None = None, seed: in
 
 def _repeat_notes(a: RunLike, b: RunLike) -> tuple[str, ...]:
     """Say when a side ran every case several times (``--repeat``): its values are each case's mean."""
+    import pandas as pd
+
     notes = []
     for label, side in (("A", a), ("B", b)):
         k = pd.to_numeric(side.cases["repeats"], errors="coerce").max() if "repeats" in side.cases else None
@@ -189,6 +194,8 @@ def side_label(run: RunLike) -> str:
 
 def long_values(run: RunLike) -> pd.DataFrame:
     """One side as a long (suite, case, metric, value) frame; per-case pass/fail as metric ``passed``."""
+    import pandas as pd
+
     targets = sorted(set(run.scores[TARGET].dropna()) | set(run.cases[TARGET].dropna()))
     if len(targets) > 1:
         raise CompareError(
@@ -207,6 +214,9 @@ def long_values(run: RunLike) -> pd.DataFrame:
 
 def align(long_a: pd.DataFrame, long_b: pd.DataFrame) -> pd.DataFrame:
     """Outer-join both sides on (suite, case, metric) and label each row's change."""
+    import numpy as np
+    import pandas as pd
+
     merged = long_a.merge(long_b, on=KEY, how="outer", suffixes=("_a", "_b"), indicator=True, sort=False)
     va, vb = merged[f"{VALUE}_a"].to_numpy(float), merged[f"{VALUE}_b"].to_numpy(float)
     fa, fb = ~np.isnan(va), ~np.isnan(vb)
@@ -242,6 +252,8 @@ def align(long_a: pd.DataFrame, long_b: pd.DataFrame) -> pd.DataFrame:
 
 def directions(metrics: pd.Series) -> np.ndarray:
     """``higher_is_better`` of each metric name, looked up once per distinct name."""
+    import pandas as pd
+
     names = pd.Series(metrics, dtype=object)
     lookup = {name: higher_is_better(str(name)) for name in names.dropna().unique()}
     return names.map(lookup).fillna(True).to_numpy(bool)
@@ -249,6 +261,8 @@ def directions(metrics: pd.Series) -> np.ndarray:
 
 def metric_table(cases: pd.DataFrame, seed: int = 0, alpha: float = 0.05) -> pd.DataFrame:
     """One row of paired statistics per (suite, metric) that both sides report."""
+    import pandas as pd
+
     seen_a = cases.loc[cases["status"] != NEW, [SUITE, METRIC]].drop_duplicates()
     seen_b = cases.loc[cases["status"] != MISSING, [SUITE, METRIC]].drop_duplicates()
     keys = list(seen_a.merge(seen_b, on=[SUITE, METRIC]).itertuples(index=False, name=None))
@@ -262,6 +276,8 @@ def metric_table(cases: pd.DataFrame, seed: int = 0, alpha: float = 0.05) -> pd.
 
 
 def _metric_row(suite: str, metric: str, group: pd.DataFrame | None, seed: int, alpha: float) -> dict[str, Any]:
+    import numpy as np
+
     a = group["value_a"].to_numpy() if group is not None else np.empty(0)
     b = group["value_b"].to_numpy() if group is not None else np.empty(0)
     result = stats.paired_comparison(a, b, seed=seed, alpha=alpha)

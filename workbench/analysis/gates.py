@@ -12,13 +12,14 @@ decision carries a one-sentence ``summary`` besides one reason per checked metri
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..columns import METRIC, SUITE
 from ..errors import CompareError
 from .registry import higher_is_better
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PASS, FAIL, INSUFFICIENT_DATA, UNCHANGED = "PASS", "FAIL", "INSUFFICIENT_DATA", "UNCHANGED"
 TESTS = {"t": "p_t", "wilcoxon": "p_wilcoxon", "randomization": "p_randomization"}

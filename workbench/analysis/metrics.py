@@ -57,16 +57,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from operator import itemgetter
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE, METRIC, VALUE
 from ..errors import SuiteError
 from ._kernel import DOC, RANK, RELEVANCE, SCORE, Hits, find_hits, prepare, require_columns
 from .registry import MEASURES as REGISTRY
 from .registry import lookup, rank_measures
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 CORPUS_NAMES = {m.name: m.corpus_name for m in rank_measures() if m.corpus_name}
 _NAME = re.compile(r"^([A-Za-z_]+?)(?:[@_](\d+))?$")
@@ -145,6 +146,8 @@ def parse_metric(spec: str | Metric, k: int | None = None) -> Metric:
 
 def metric_values(metric: Metric, hits: Hits) -> np.ndarray:
     """One metric for every case, from the hit table; NaN where the measure is undefined."""
+    import numpy as np
+
     measure = REGISTRY[metric.measure]
     if measure.per_case is None:
         raise SuiteError(f"measure {measure.name} is computed by its suite, not from a ranking")
@@ -164,6 +167,9 @@ def intern_frames(
     rows ``(case, doc, relevance)``. ``cases`` come first in the case categories,
     so cases with no rows at all are still scored.
     """
+    import numpy as np
+    import pandas as pd
+
     r_cols = _unzip(ranking, (3, 4), "ranking", "(case, doc, rank[, score])")
     q_cols = _unzip(qrels, (3,), "qrels", "(case, doc, relevance)")
     r_case, q_case = _shared_categories([list(cases or []), r_cols[0], q_cols[0]], skip=1)
@@ -200,12 +206,17 @@ def _unzip(rows: Iterable[Sequence[Any]], widths: tuple[int, ...], what: str, sh
 
 def _ranks(values: np.ndarray) -> np.ndarray:
     """Whole-number ranks as int64; anything else stays float for ``evaluate`` to reject by case."""
+    import numpy as np
+
     whole = np.isfinite(values) & (values == np.round(values))
     return values.astype(np.int64) if whole.all() else values
 
 
 def _shared_categories(parts: list[list], skip: int = 0) -> list[pd.Categorical]:
     """Factorize the concatenated parts once; a Categorical per part after ``skip``, one dtype for all."""
+    import numpy as np
+    import pandas as pd
+
     sizes = [len(part) for part in parts]
     values = np.fromiter(chain.from_iterable(parts), dtype=object, count=sum(sizes))
     codes, uniques = pd.factorize(values)
@@ -215,6 +226,8 @@ def _shared_categories(parts: list[list], skip: int = 0) -> list[pd.Categorical]
 
 
 def _numbers(values: list, what: str, column: str, dtype: type) -> np.ndarray:
+    import numpy as np
+
     try:
         return np.asarray(values, dtype=dtype)
     except (TypeError, ValueError, OverflowError) as exc:
@@ -239,6 +252,9 @@ def evaluate(
     spellings; ``cases`` must appear even without rows (in that order, first).
     The metric column carries each metric's label (the spelling asked for).
     """
+    import numpy as np
+    import pandas as pd
+
     chosen = list({m.label: m for m in (parse_metric(s, k) for s in metrics)}.values())
     frames = isinstance(ranking, pd.DataFrame), isinstance(qrels, pd.DataFrame)
     if frames == (False, False):

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from . import _kernel
 
+if TYPE_CHECKING:
+    import numpy as np
+
+    PerCase = Callable[[_kernel.Hits, float], np.ndarray]
+
 KINDS = ("rank", "pass", "ratio", "count", "tokens", "seconds")
-PerCase = Callable[[_kernel.Hits, float], np.ndarray]
 
 
 @dataclass(frozen=True)

@@ -15,12 +15,13 @@ functions that need it, so aligning per-case diffs imports no scipy at all.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ..errors import CompareError
 from ._distributions import average_ranks, mde_sd, sign_test_p, signed_rank_exact_p, signed_rank_normal_p
+
+if TYPE_CHECKING:
+    import numpy as np
 
 RESAMPLES = 10_000
 PERMUTATIONS = 10_000
@@ -87,6 +88,8 @@ class PairedComparison:
 
 def paired_arrays(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
     """Two equal-length float vectors with NaN pairs (not scored) dropped."""
+    import numpy as np
+
     a, b = np.asarray(a, dtype=float).ravel(), np.asarray(b, dtype=float).ravel()
     if a.shape != b.shape:
         raise CompareError(f"paired vectors differ in length: {a.size} vs {b.size}")
@@ -98,6 +101,8 @@ def paired_arrays(a: Any, b: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def degeneracy(diffs: np.ndarray) -> str | None:
     """Why ``diffs`` cannot support a variance-based test, or None when it can."""
+    import numpy as np
+
     if diffs.size < 2:
         return f"fewer than 2 pairs (n={diffs.size})"
     scale = max(float(np.abs(diffs).max()), 1.0)
@@ -115,6 +120,8 @@ def paired_t(diffs: np.ndarray) -> Significance:
     operations: t = mean / sqrt(var / n) with var = mean((d - mean)^2) * n/(n-1),
     p = 2 * stdtr(n - 1, -|t|).
     """
+    import numpy as np
+
     reason = degeneracy(diffs)
     if reason is None:
         from scipy.special import stdtr
@@ -139,6 +146,8 @@ def wilcoxon(diffs: np.ndarray) -> Significance:
     otherwise normal with tie correction and no continuity correction. A NaN
     difference gives NaN, as scipy's nan_policy='propagate' does.
     """
+    import numpy as np
+
     if not np.any(diffs != 0):
         return Significance(0.0, 1.0, "wilcoxon", degeneracy(diffs) or "all differences are zero")
     if np.isnan(diffs).any():
@@ -160,6 +169,8 @@ def sign_flip(diffs: np.ndarray, permutations: int = PERMUTATIONS, seed: int = 0
     Exact (all 2**k sign patterns of the k non-zero differences) when k <= 16;
     otherwise ``permutations`` random patterns with p = (hits + 1) / (B + 1).
     """
+    import numpy as np
+
     nonzero = diffs[diffs != 0]
     observed = float(diffs.mean()) if diffs.size else 0.0
     if nonzero.size == 0:
@@ -173,6 +184,8 @@ def sign_flip(diffs: np.ndarray, permutations: int = PERMUTATIONS, seed: int = 0
 
 
 def _all_sign_patterns(k: int) -> np.ndarray:
+    import numpy as np
+
     codes = np.arange(1 << k, dtype=np.int64)[:, None]
     return ((codes >> np.arange(k)) & 1) * 2.0 - 1.0
 
@@ -183,6 +196,8 @@ def _random_flip_hits(d: np.ndarray, target: float, permutations: int, seed: int
     A table holds, for each block of 8 differences, the sum selected by each of
     the 256 byte values, so one pattern costs n/8 lookups instead of n products.
     """
+    import numpy as np
+
     rng = np.random.default_rng(seed)
     blocks = -(-d.size // 8)
     padded = np.zeros(blocks * 8)
@@ -212,6 +227,8 @@ def bootstrap_means(diffs: np.ndarray, resamples: int = RESAMPLES, seed: int = 0
     random byte, so lookups stay in a 2 KB table (a partial last block uses
     bounded integers).
     """
+    import numpy as np
+
     n = diffs.size
     rng = np.random.default_rng(seed)
     blocks = -(-n // _BLOCK)
@@ -236,6 +253,8 @@ def _redraw_partial_block(idx: np.ndarray, tail: np.ndarray, base: int, width: i
     Each row's draws are ordered by block, so the last ``tail[r]`` entries of row r
     belong to the partial block.
     """
+    import numpy as np
+
     if width == _BLOCK:
         return
     total = int(tail.sum())
@@ -249,6 +268,8 @@ def bootstrap_ci(
     diffs: np.ndarray, resamples: int = RESAMPLES, level: float = 0.95, seed: int = 0
 ) -> tuple[float, float]:
     """Percentile bootstrap CI of the mean difference: (d, d) for a constant difference, NaN for n < 2."""
+    import numpy as np
+
     if diffs.size < 2:
         return float("nan"), float("nan")
     if np.ptp(diffs) == 0:
@@ -260,6 +281,8 @@ def bootstrap_ci(
 
 def mcnemar(passed_a: Any, passed_b: Any) -> McNemar:
     """McNemar's exact test: two-sided binomial(0.5) test on the discordant pairs."""
+    import numpy as np
+
     a = np.asarray(passed_a, dtype=bool).ravel()
     b = np.asarray(passed_b, dtype=bool).ravel()
     if a.shape != b.shape:
@@ -277,6 +300,8 @@ def cohens_dz(diffs: np.ndarray) -> float:
 
     NaN only for n < 2, where no SD exists.
     """
+    import numpy as np
+
     reason = degeneracy(diffs)
     if reason is None:
         return float(diffs.mean() / diffs.std(ddof=1))
@@ -289,6 +314,8 @@ def cohens_dz(diffs: np.ndarray) -> float:
 
 def win_tie_loss(diffs: np.ndarray) -> tuple[int, int, int]:
     """Cases where B beats, ties or trails A (ties within a 1e-12 relative tolerance)."""
+    import numpy as np
+
     tol = _TIE * max(float(np.abs(diffs).max()) if diffs.size else 0.0, 1.0)
     wins, losses = int(np.sum(diffs > tol)), int(np.sum(diffs < -tol))
     return wins, diffs.size - wins - losses, losses
@@ -296,6 +323,8 @@ def win_tie_loss(diffs: np.ndarray) -> tuple[int, int, int]:
 
 def holm(pvalues: Any) -> np.ndarray:
     """Holm step-down adjusted p-values (family-wise error); NaN entries stay NaN."""
+    import numpy as np
+
     p = np.asarray(pvalues, dtype=float)
     out = np.full(p.shape, np.nan)
     ok = np.flatnonzero(~np.isnan(p))

@@ -30,7 +30,6 @@ from pathlib import Path
 
 from ..errors import GitError
 from ..paths import GIT_SHA, snapshots_dir
-from ..reference import cache
 from .gitio import CatFile
 from .sources import GitRepo
 
@@ -88,6 +87,8 @@ def materialize(repo: GitRepo, revision: str) -> Path:
 
 def _maybe_prune() -> None:
     """Prune after a new snapshot, at most once per ``cache.PRUNE_INTERVAL`` seconds per process."""
+    from ..reference import cache  # the index cache's limits (not the whole engine for every corpus load)
+
     global _last_prune
     now = time.monotonic()
     if now - _last_prune >= cache.PRUNE_INTERVAL:
@@ -206,6 +207,8 @@ def _remove_tree(path: Path) -> None:
 
 
 def _limits() -> tuple[int, int]:
+    from ..reference import cache
+
     try:
         size = int(float(os.environ["WORKBENCH_CACHE_MAX_MB"]) * 1024 * 1024)
     except (KeyError, ValueError):
@@ -257,6 +260,8 @@ def prune(max_entries: int | None = None, max_bytes: int | None = None) -> int:
 
 def _remove_abandoned(root: Path) -> None:
     """Delete temp snapshots and blob files a writer that died left behind (older than ``cache.TEMP_AGE``)."""
+    from ..reference import cache
+
     cutoff = time.time() - cache.TEMP_AGE
     for directory, is_blobs in ((root, False), (root / BLOBS, True)):
         try:

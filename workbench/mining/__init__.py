@@ -1,25 +1,9 @@
-"""Corpora from git history: ``mine_corpus(repo, out)`` is ``workbench mine``. Git is only ever read.
-
-Names are imported on first use, so ``import workbench.mining.<module>`` stays cheap.
-"""
+"""Corpora from git history: ``mine_corpus(repo, out)`` is ``workbench mine``. Git is only ever read."""
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from .corpus_out import corpus_text
+from .filters import MineOptions
+from .mine import MineResult, mine, mine_corpus, parse_date
 
-_HOME = {
-    "MineOptions": "filters",
-    "MineResult": "mine",
-    "mine": "mine",
-    "mine_corpus": "mine",
-    "parse_date": "mine",
-    "corpus_text": "corpus_out",
-}
-__all__ = sorted(_HOME)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _HOME:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f".{_HOME[name]}", __name__), name)
+__all__ = ["MineOptions", "MineResult", "corpus_text", "mine", "mine_corpus", "parse_date"]

@@ -12,8 +12,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-import pathspec
-
 from ..reference.kinds import CODE_EXTENSIONS, extension, file_kind
 from .history import Commit
 from .queries import build_query, query_key
@@ -98,6 +96,8 @@ class MineOptions:
     with_body: bool = False
 
     def __post_init__(self) -> None:
+        import pathspec
+
         self._spec = pathspec.PathSpec.from_lines("gitignore", self.paths) if self.paths else None
 
     def in_paths(self, path: str) -> bool:

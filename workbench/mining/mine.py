@@ -18,9 +18,6 @@ from datetime import UTC, datetime, time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-from tqdm import tqdm
-
 from ..corpus.gitio import CatFile
 from ..corpus.sources import GitRepo, open_repo
 from ..errors import GitError
@@ -68,6 +65,8 @@ def parse_date(text: str, end: bool = False) -> int:
 
 def spread_sample(items: list[Candidate], count: int | None, seed: int) -> list[Candidate]:
     """``count`` items, one drawn (seeded) from each of ``count`` equal slices, in order; all if fewer."""
+    import numpy as np
+
     if count is None or len(items) <= count:
         return list(items)
     rng = np.random.default_rng(seed)
@@ -77,6 +76,8 @@ def spread_sample(items: list[Candidate], count: int | None, seed: int) -> list[
 
 
 def _candidates(repo: GitRepo, options: MineOptions, result: MineResult, progress: bool) -> list[Candidate]:
+    from tqdm import tqdm
+
     total = count_commits(repo.git_dir) if progress else None
     with tqdm(
         iter_commits(repo.git_dir),

@@ -3,21 +3,23 @@
 Public entry points: ``build_pack`` (the pack), ``pack_to_json`` and ``format_pack``
 (its JSON and terminal renderings), ``load_index`` (the cached index of one repo),
 ``infer_harness``, ``run_gate`` (the local merge gate) and ``risk_concepts``.
-Nothing heavy is imported until one of them is called.
+numpy, pathspec and tree-sitter are imported inside the functions that use them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .index import RepoIndex, load_index  # noqa: F401  (RepoIndex: a lazy export for annotations)
-    from .pack import build_pack
-    from .render import format_pack, pack_to_json
+from .gate.judge import run_gate
+from .harness import infer_harness
+from .index import ENGINE_VERSION, RepoIndex, load_index
+from .kinds import CODE_EXTENSIONS
+from .pack import build_pack
+from .render import format_pack, pack_to_json
+from .risk.concepts import risk_concepts
 
 __all__ = [
     "CODE_EXTENSIONS",
     "ENGINE_VERSION",
+    "RepoIndex",
     "build_pack",
     "format_pack",
     "infer_harness",
@@ -26,24 +28,3 @@ __all__ = [
     "risk_concepts",
     "run_gate",
 ]
-_HOMES = {
-    "CODE_EXTENSIONS": "kinds",
-    "build_pack": "pack",
-    "format_pack": "render",
-    "pack_to_json": "render",
-    "load_index": "index",
-    "ENGINE_VERSION": "index",
-    "RepoIndex": "index",
-    "infer_harness": "harness",
-    "run_gate": "gate.judge",
-    "risk_concepts": "risk.concepts",
-}
-
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    return getattr(import_module(f"{__name__}.{home}"), name)

@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import re
 
-import numpy as np
-
 from .text import stem
 
 # A quote not glued to a word on its left (so ``don't ... it's`` is no literal);
@@ -109,6 +107,8 @@ class MessageIndex:
     """
 
     def __init__(self, entries: list[tuple[int, str, str]], words: list[tuple[str, ...]]) -> None:
+        import numpy as np
+
         self.entries = entries  # (document, message, catalog key or ""), with ``words[i]`` its message_words
         postings: dict[str, list[int]] = {}
         lengths = []
@@ -123,6 +123,8 @@ class MessageIndex:
     def match(self, words: set[str], min_words: int = 3, min_coverage: float = 0.8) -> list[tuple[int, float, int]]:
         """(entry, coverage, words matched) of literals with >= ``min_words`` words, at least
         ``min_coverage`` of them in ``words``; best covered first."""
+        import numpy as np
+
         if not self.entries or not words:
             return []
         hits = np.zeros(len(self.entries), dtype=np.float32)

@@ -13,8 +13,7 @@ really drop; tests, docs and config only lead a pack, they never fill it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..contract import FileRef, Pack, Repo
 from .index import RepoIndex, load_index
@@ -24,6 +23,9 @@ from .ranking import K1
 from .related import graph_fill, quiet, related_files
 from .render import render_text
 from .signals import SYMBOL_PIN, named_files, named_locales, named_symbols, quoted_messages, route_matches
+
+if TYPE_CHECKING:
+    import numpy as np
 
 DEMOTION = {
     "example": 0.4,
@@ -71,6 +73,8 @@ class Scored:
 
     def reason(self, doc: int) -> str:
         """Why ``doc`` is in the pack: its evidence, else the query words it matches."""
+        import numpy as np
+
         if doc in self.reasons:
             return self.reasons[doc]
         if self.hits is None or not self.hits[doc].any():
@@ -82,6 +86,8 @@ class Scored:
 def kind_factors(kinds: list[str], q: Query) -> np.ndarray:
     """Per-file multiplier: demoted kinds stay down unless the task is about them; the kinds
     its role words ask for (``the checkout controller``) are lifted."""
+    import numpy as np
+
     factors = np.ones(len(kinds), dtype=np.float32)
     for i, kind in enumerate(kinds):
         if LIFTED_BY.get(kind) in q.intents:
@@ -97,6 +103,8 @@ def _rank(index: RepoIndex, q: Query) -> tuple[np.ndarray, np.ndarray, list[str]
     """(BM25F share of a perfect match plus the name bonus, idf-weighted share of the query
     terms this repository knows that a file matches, the query word of each ranked term,
     documents x ranked terms matched)."""
+    import numpy as np
+
     ranker = index.ranker
     joined = [t for t in q.joined if t in ranker.vocab]
     query_terms = q.terms + joined
@@ -121,6 +129,8 @@ def _rank(index: RepoIndex, q: Query) -> tuple[np.ndarray, np.ndarray, list[str]
 def _propagate(index: RepoIndex, base: np.ndarray) -> np.ndarray:
     """One step down the import graph: a matching file used by a strong match gains a share
     of that match's score (a page's data-fetching helper rises with the page)."""
+    import numpy as np
+
     lifted = base.copy()
     strong: list[int] = (
         np.flatnonzero(base >= PROPAGATE_FROM * base.max()).tolist() if base.size and base.max() > 0 else []
@@ -136,6 +146,8 @@ def centrality(index: RepoIndex) -> np.ndarray:
     """Per-file multiplier from the import graph: ``1 + CENTRALITY * log1p(importers) /
     log1p(most importers)``; among files that match a task alike, the one the rest of
     the repository builds on comes first."""
+    import numpy as np
+
     degree = np.fromiter((len(users) for users in index.importers), dtype=np.float32, count=len(index.files))
     top = float(degree.max()) if degree.size else 0.0
     if not CENTRALITY or top <= 0:
@@ -146,6 +158,8 @@ def centrality(index: RepoIndex) -> np.ndarray:
 def size_prior(index: RepoIndex) -> np.ndarray:
     """Per-file multiplier ``1 + SIZE * log1p(lines) / log1p(most lines)`` over code files: BM25
     normalizes length away, yet the long modules are where most of a repository's changes land."""
+    import numpy as np
+
     lines = np.fromiter((f.lines for f in index.facts), dtype=np.float32, count=len(index.files))
     top = float(lines.max()) if lines.size else 0.0
     if not SIZE or top <= 0:
@@ -184,6 +198,8 @@ def _choose(scored: list[Scored], limit: int, q: Query) -> list[tuple[int, int]]
     """(repo, doc) of the primary files, best first: the pinned files, then ranked files down
     to where the scores really drop (below ``FLOOR`` of the best ranked one), at most ``cap``.
     Tests, docs, config and the like fill no place after the first unless the task is about them."""
+    import numpy as np
+
     flat = [(float(s.final[d]), r, int(d)) for r, s in enumerate(scored) for d in np.flatnonzero(s.final > 0)]
     flat.sort(key=lambda t: (-t[0], scored[t[1]].index.files[t[2]].count("/"), scored[t[1]].index.files[t[2]]))
     cap = min(MAX_PRIMARY, limit)

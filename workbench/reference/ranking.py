@@ -12,8 +12,10 @@ the IDF over the files of the repository.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 K1 = 1.2
 WEIGHTS = {"name": 5.0, "dir": 2.0, "symbols": 3.0, "exports": 2.0, "routes": 2.5, "docs": 1.0, "content": 1.0}
@@ -33,6 +35,8 @@ class Postings:
 
     @classmethod
     def from_triples(cls, terms: np.ndarray, docs: np.ndarray, values: np.ndarray, n_terms: int) -> Postings:
+        import numpy as np
+
         order = np.lexsort((docs, terms))
         counts = np.bincount(terms, minlength=n_terms)
         indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
@@ -40,6 +44,8 @@ class Postings:
 
     def dense(self, ids: list[int], size: int) -> np.ndarray:
         """Documents x ``ids`` values as a dense array."""
+        import numpy as np
+
         out = np.zeros((size, len(ids)), dtype=np.float32)
         for j, t in enumerate(ids):
             lo, hi = self.indptr[t], self.indptr[t + 1]
@@ -59,6 +65,8 @@ class Ranker:
 
     def score(self, ids: list[int], weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(BM25F score per document, docs x terms "matched", docs x terms "in the file name")."""
+        import numpy as np
+
         tf = self.combined.dense(ids, self.size)
         saturated = tf * (K1 + 1.0) / (tf + K1)
         named = self.named.dense(ids, self.size) > 0 if self.named is not None else np.zeros_like(tf, dtype=bool)
@@ -67,6 +75,8 @@ class Ranker:
 
 def _triples(rows: list[dict[str, int]], vocab: dict[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(doc, term, count) arrays of one field, growing ``vocab`` with new terms."""
+    import numpy as np
+
     docs: list[int] = []
     terms: list[int] = []
     counts: list[int] = []
@@ -92,6 +102,8 @@ def fit(
 
     With one field of weight 1 this is exactly Okapi BM25 (what the ``bm25`` control uses).
     """
+    import numpy as np
+
     vocab: dict[str, int] = {}
     n_docs = len(next(iter(fields.values())))
     keys, vals = [], []

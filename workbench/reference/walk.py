@@ -10,8 +10,10 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 SKIP_DIRS = frozenset(
     {
@@ -96,6 +98,8 @@ def _is_binary(path: Path) -> bool:
 
 
 def _ignore_spec(directory: Path) -> pathspec.GitIgnoreSpec | None:
+    import pathspec
+
     gitignore = directory / ".gitignore"
     if not gitignore.is_file():
         return None

@@ -19,15 +19,17 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import RenderError, WorkbenchError
 from ..paths import DEFAULT_HTML_DIR, baselines_dir, locate_run, locate_side
 from ..store.files import write_text_atomic
 from ..store.headers import DEFAULT_RUNS_DIR, check_side, latest_run, read_header
 from ._html import to_html
-from ._kernels import Job, JobBoard
 from .pages import split_pages
+
+if TYPE_CHECKING:
+    from ._kernels import Job, JobBoard
 
 NOTEBOOKS = ("scoreboard", "retrieval", "classifiers", "ranking", "baseline_diff", "significance")
 # Execution order, longest first (bench/report.py): the first notebook on each kernel also pays for
@@ -135,6 +137,8 @@ def render_report(
     everything with a StoreError or CompareError. Raises RenderError, after writing every page and
     the index, if a notebook failed.
     """
+    from ._kernels import Job, JobBoard
+
     sources = notebook_paths(notebooks, notebook_dir)
     board = JobBoard()
     workers = max(1, min(jobs or len(os.sched_getaffinity(0)), len(sources)))

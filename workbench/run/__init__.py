@@ -2,26 +2,29 @@
 
 from __future__ import annotations
 
-from .._lazy import exports
+from .cache import ResultCache
+from .executors import Executor, make_executor
+from .local import LocalExecutor
+from .manifest import build_manifest
+from .merge import merge_runs
+from .options import RunOptions
+from .repeats import summarise_repeats
+from .runner import run, run_eval
+from .summary import overall_passed, suite_summary
+from .work import WorkItem
 
-_NAMES = {
-    "RunOptions": "options",
-    "run": "runner",
-    "run_eval": "runner",
-    "merge_runs": "merge",
-    "overall_passed": "summary",
-    "suite_summary": "summary",
-    "build_manifest": "manifest",
-}
-_NAMES.update(
-    {
-        "Executor": "executors",
-        "LocalExecutor": "local",
-        "make_executor": "executors",
-        "WorkItem": "work",
-        "ResultCache": "cache",
-        "summarise_repeats": "repeats",
-    }
-)
-__all__ = sorted(_NAMES)
-__getattr__, __dir__ = exports(__name__, _NAMES)
+__all__ = [
+    "Executor",
+    "LocalExecutor",
+    "ResultCache",
+    "RunOptions",
+    "WorkItem",
+    "build_manifest",
+    "make_executor",
+    "merge_runs",
+    "overall_passed",
+    "run",
+    "run_eval",
+    "suite_summary",
+    "summarise_repeats",
+]

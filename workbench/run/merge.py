@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE, SUITE, TARGET
 from ..errors import StoreError
@@ -17,8 +15,13 @@ from .repeats import has_repeats, repeats_section
 from .shards import check_shards
 from .summary import overall_passed, suite_summary
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 
 def _check_compatible(runs: list[Run]) -> None:
+    import pandas as pd
+
     digests = {str(run.manifest.get("corpus", {}).get("sha256")) for run in runs}
     if len(digests) > 1:
         raise StoreError(
@@ -54,6 +57,8 @@ def _suite_summary(
 
 def merge_runs(paths: list[Path | str], out_dir: Path | str = DEFAULT_RUNS_DIR) -> Run:
     """One run holding every case of ``paths``, with aggregates and verdicts recomputed."""
+    import pandas as pd
+
     runs = [load_run(p) for p in paths]
     if len(runs) < 2:
         raise StoreError("merge needs at least two runs")

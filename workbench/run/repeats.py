@@ -18,14 +18,14 @@ With N = 1 nothing changes: the summary, rows and scores are a single run's.
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE, ERROR, METRIC, PASSED, SUITE, TARGET, VALUE
 from ..suites import Outcome, RunContext, Suite
 from .summary import SuiteSummary, suite_summary, summarise
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 NOTE = "metrics are means over each case's repeats; comparisons pair each case's mean"
 
@@ -34,6 +34,8 @@ def summarise_repeats(
     suite: Suite, target: str, by_repeat: list[list[Outcome]], ctx: RunContext, floors: dict[str, float]
 ) -> tuple[SuiteSummary, list[dict[str, Any]], pd.DataFrame]:
     """Score every repeat of one (suite, target) and fold them: summary, case rows, scores."""
+    import pandas as pd
+
     if len(by_repeat) == 1:
         return summarise(suite, target, by_repeat[0], ctx, floors)
     parts = [summarise(suite, target, outcomes, ctx, floors) for outcomes in by_repeat]
@@ -46,12 +48,16 @@ def summarise_repeats(
 
 def _mean_scores(frames: list[pd.DataFrame]) -> pd.DataFrame:
     """One row per (case, metric) in repeat 0's order: the mean of its repeats (NaN ones skipped)."""
+    import pandas as pd
+
     means = pd.concat(frames, ignore_index=True).groupby([CASE, METRIC], sort=False)[VALUE].mean()
     return frames[0].drop(columns=[VALUE]).merge(means.reset_index(), on=[CASE, METRIC], how="left")
 
 
 def fold_rows(rows_by_repeat: list[list[dict[str, Any]]], scores: list[pd.DataFrame]) -> list[dict[str, Any]]:
     """One row per case: repeat 0's row with the repeats' verdicts, errors, times and scores."""
+    import numpy as np
+
     per_repeat = [{row[CASE]: row for row in rows} for rows in rows_by_repeat]
     values = [{(c, m): v for c, m, v in zip(f[CASE], f[METRIC], f[VALUE], strict=True)} for f in scores]
     metrics = list(dict.fromkeys(scores[0][METRIC]))
@@ -85,6 +91,8 @@ def fold_rows(rows_by_repeat: list[list[dict[str, Any]]], scores: list[pd.DataFr
 
 
 def _plain(value: Any) -> float | None:
+    import pandas as pd
+
     return None if value is None or pd.isna(value) else float(value)
 
 
@@ -107,4 +115,6 @@ def repeats_section(cases: pd.DataFrame) -> dict[str, Any]:
 
 def has_repeats(cases: pd.DataFrame) -> bool:
     """Whether a run's case rows were folded from repeats (``--repeat`` above 1)."""
+    import pandas as pd
+
     return "repeats" in cases and bool(pd.to_numeric(cases["repeats"], errors="coerce").fillna(1).gt(1).any())

@@ -18,10 +18,7 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
-from tqdm import tqdm
+from typing import TYPE_CHECKING, Any
 
 from ..analysis.regressions import baseline_section
 from ..columns import CASE, METRIC, SUITE, TARGET, VALUE
@@ -47,9 +44,8 @@ from .shards import ids_record, select_shard
 from .summary import overall_passed, skipped
 from .work import WorkItem, by_fixture
 
-# tqdm's monitor thread outlives every bar; with a second thread alive the reference engine
-# cannot fork its parsing pool and indexes serially. Bars here update often enough without it.
-tqdm.monitor_interval = 0
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None = None) -> Run:
@@ -166,6 +162,12 @@ def _run_plan(
     """Run (or reuse) every planned case and score each (suite, target): the summary, the case
     rows and the long score frame of the run. Cases this machine cannot run are listed in their
     suite's ``skipped_cases``; a suite with no other case is skipped with their reasons."""
+    import pandas as pd
+    from tqdm import tqdm
+
+    # tqdm's monitor thread outlives every bar; with a second thread alive the reference engine
+    # cannot fork its parsing pool and indexes serially. Bars here update often enough without it.
+    tqdm.monitor_interval = 0
     summaries: dict[str, dict[str, Any]] = {}
     case_rows: list[dict[str, Any]] = []
     score_frames: list[pd.DataFrame] = []
@@ -241,6 +243,8 @@ def _missing(session: _Session, suite: Suite, name: str, cases: list[dict[str, A
 
 def _note_resume(manifest: dict[str, Any], plan: Plan, session: _Session) -> dict[str, Any]:
     """On a resume, tell the user how many outcomes are reused and record it in the manifest."""
+    from tqdm import tqdm
+
     if not session.options.resume:
         return manifest
     live = [(s, name, cases) for s, name, t, cases in plan if _capable(s, t)]

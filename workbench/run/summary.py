@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE, ERROR, PASSED, SUITE, TARGET, VALUE
 from ..contract import CONTROL_TARGETS
 from ..suites import Outcome, RunContext, Suite
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SuiteSummary = dict[str, Any]
 
@@ -46,6 +47,8 @@ def summarise(
     suite: Suite, target: str, outcomes: list[Outcome], ctx: RunContext, floors: dict[str, float]
 ) -> tuple[SuiteSummary, list[dict[str, Any]], pd.DataFrame]:
     """Score one (suite, target)'s outcomes: its summary, its case rows and its long score frame."""
+    import pandas as pd
+
     scored = suite.score(outcomes, ctx)
     by_name = {o.name: o for o in outcomes}
     rows = []

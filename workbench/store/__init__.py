@@ -2,23 +2,25 @@
 
 from __future__ import annotations
 
-from .._lazy import exports
+from .baselines import Baseline, list_baselines, load_baseline, record_baseline
+from .files import write_json_atomic, write_text_atomic
+from .floors import baseline_table
+from .headers import check_side, is_complete_run, latest_run, read_header
+from .runs import Run, load_run, write_run
 
-_NAMES = {
-    "Run": "runs",
-    "load_run": "runs",
-    "write_run": "runs",
-    "latest_run": "headers",
-    "read_header": "headers",
-    "is_complete_run": "headers",
-    "check_side": "headers",
-    "Baseline": "baselines",
-    "load_baseline": "baselines",
-    "list_baselines": "baselines",
-    "record_baseline": "baselines",
-    "baseline_table": "floors",
-    "write_json_atomic": "files",
-    "write_text_atomic": "files",
-}
-__all__ = sorted(_NAMES)
-__getattr__, __dir__ = exports(__name__, _NAMES)
+__all__ = [
+    "Baseline",
+    "Run",
+    "baseline_table",
+    "check_side",
+    "is_complete_run",
+    "latest_run",
+    "list_baselines",
+    "load_baseline",
+    "load_run",
+    "read_header",
+    "record_baseline",
+    "write_json_atomic",
+    "write_run",
+    "write_text_atomic",
+]

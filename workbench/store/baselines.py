@@ -14,10 +14,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE, ERROR, METRIC, PASSED, SUITE, TARGET, VALUE
 from ..errors import StoreError
@@ -26,6 +23,9 @@ from .files import dumps, write_text_atomic
 from .floors import DEFAULT_SLACK, compute_floors, replace_thresholds, update_evals
 from .headers import BASELINE_FORMAT, DEFAULT_BASELINES_DIR, read_baseline
 from .runs import scores_frame
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 FORMAT = BASELINE_FORMAT
 DEFAULT_DIR = DEFAULT_BASELINES_DIR
@@ -188,6 +188,9 @@ def baseline_document(
 
 def case_records(cases: pd.DataFrame, scores: pd.DataFrame) -> list[dict[str, Any]]:
     """One record per (suite, case): pass/fail, error and every metric, sorted for stable diffs."""
+    import numpy as np
+    import pandas as pd
+
     per_case: dict[tuple[str, str], dict[str, Any]] = {}
     for suite, case, passed, error in cases[[SUITE, CASE, PASSED, ERROR]].itertuples(index=False):
         per_case[(suite, case)] = {
@@ -221,6 +224,9 @@ def dumps_baseline(doc: dict[str, Any]) -> str:
 
 def load_baseline(path_or_name: Path | str, baselines_dir: Path | str = DEFAULT_DIR) -> Baseline:
     """Read a baseline by file path or by name (``<baselines_dir>/<name>.json``)."""
+    import numpy as np
+    import pandas as pd
+
     path, data = read_baseline(path_or_name, baselines_dir)
     target = data["target"]["name"]
     cases = pd.DataFrame(
@@ -245,6 +251,8 @@ def list_baselines(directory: Path | str = DEFAULT_DIR) -> pd.DataFrame:
 
     A file that does not read as a baseline does not hide the others: its row has the path and
     the reason in ``error`` (and nothing else)."""
+    import pandas as pd
+
     columns = ["name", "recorded", "target", "version", "cases", "corpus_sha256", "path", "error"]
     rows: list[list[Any]] = []
     for path in sorted(Path(directory).glob("*.json")):

@@ -15,13 +15,14 @@ import re
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from ..columns import METRIC, SUITE, TARGET, VALUE
 from ..errors import StoreError
 from .files import write_text_atomic
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 DEFAULT_SLACK = 0.02
 PASS_RATE_METRICS = frozenset({"accuracy", "caseAccuracy", "passRate", "commandPassRate", "casePassRate"})

@@ -12,9 +12,7 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, Protocol
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..columns import CASE, ERROR, METRIC, PASSED, SCORE_COLUMNS, SUITE, TARGET, VALUE
 from ..errors import StoreError
@@ -22,6 +20,9 @@ from ..paths import DEFAULT_RUNS_DIR, journal_path, run_path
 from .files import dumps, write_json_atomic, write_text_atomic
 from .headers import read_json, read_jsonl
 from .shapes import check_case_rows, check_manifest, check_summary
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class RunLike(Protocol):
@@ -139,6 +140,8 @@ class Run:
 
 def scores_frame(rows: pd.DataFrame | list[dict[str, Any]]) -> pd.DataFrame:
     """Normalise a score frame to the stable column order and dtypes."""
+    import pandas as pd
+
     frame = pd.DataFrame(rows, columns=SCORE_COLUMNS) if not isinstance(rows, pd.DataFrame) else rows
     frame = frame.reindex(columns=SCORE_COLUMNS)
     for column in (SUITE, TARGET, CASE, METRIC):
@@ -199,6 +202,8 @@ def in_memory_run(
 
 
 def _cases_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    import pandas as pd
+
     frame = pd.DataFrame(rows)
     for column in (SUITE, TARGET, CASE, PASSED, ERROR):
         if column not in frame:
@@ -236,6 +241,8 @@ def written_run(path: Path, manifest: dict[str, Any], summary: dict[str, Any]) -
 
 
 def _read_scores(path: Path) -> pd.DataFrame:
+    import pandas as pd
+
     try:
         scores = pd.read_parquet(path / "scores.parquet")
     except FileNotFoundError:

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any
 
-from .._lazy import exports
 from ..contract import CAPABILITIES, capabilities
 from ..errors import TargetError
+from .serve import Dispatcher, make_server
 
 DEFAULT_TARGET = "builtin"
 ENTRY_POINT_GROUP = "workbench.targets"
@@ -114,6 +114,12 @@ def close_target(target: Any) -> None:
         closer()
 
 
-_LAZY = {"Dispatcher": "serve", "make_server": "serve"}
-__all__ = ["DEFAULT_TARGET", "ENTRY_POINT_GROUP", "NAMED", "close_target", "resolve_target", *_LAZY]
-__getattr__, __dir__ = exports(__name__, _LAZY)
+__all__ = [
+    "DEFAULT_TARGET",
+    "ENTRY_POINT_GROUP",
+    "NAMED",
+    "Dispatcher",
+    "close_target",
+    "make_server",
+    "resolve_target",
+]

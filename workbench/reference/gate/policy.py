@@ -8,11 +8,14 @@ every change, which a local run can never self-certify.
 
 from __future__ import annotations
 
-import pathspec
+from typing import TYPE_CHECKING
 
 from ...contract import Check
 from .checks import gating_paths
 from .diff import Diff
+
+if TYPE_CHECKING:
+    import pathspec
 
 POLICY = "Policy profile"
 POLICIES = ("standard", "high-risk", "company")
@@ -22,6 +25,8 @@ CODEOWNERS = ("CODEOWNERS", ".github/CODEOWNERS", "docs/CODEOWNERS", ".gitlab/CO
 
 
 def _pattern(line: str) -> pathspec.PathSpec:
+    import pathspec
+
     try:
         return pathspec.PathSpec.from_lines("gitignore", [line])
     except LookupError:  # pathspec < 1.0 only knows the older name
