@@ -64,3 +64,13 @@ def test_a_notebook_opens_a_run_by_its_id(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path / "notebooks")  # as JupyterLab starts a notebook
     assert wb.views.open_run(run_dir.name).path == run_dir
     assert wb.views.open_run(None).path == run_dir
+
+
+def test_a_view_resolves_a_baseline_name_through_the_locations_it_is_given(tmp_path: Path, monkeypatch) -> None:
+    corpus = tmp_path / "elsewhere" / "corpus.json"
+    (corpus.parent / "baselines").mkdir(parents=True)
+    shutil.copy(Path("corpus/baselines/builtin.json"), corpus.parent / "baselines" / "builtin.json")
+    side = wb.views.open_baseline("builtin", Locations.of(corpus))
+    assert getattr(side, "name", None) == "builtin" and side.path == corpus.parent / "baselines" / "builtin.json"
+    monkeypatch.chdir(tmp_path)  # the project's own corpus/baselines has no such baseline
+    assert "Baseline 'builtin' unavailable" in wb.views.open_baseline("builtin").text
