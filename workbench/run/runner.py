@@ -95,6 +95,7 @@ def _journaled(
     anything stops it, the journal is kept and ``RunStopped`` says how to resume."""
     journal, engines = session.journal, session.engines
     try:
+        session.prior = reusable(journal.path) if session.options.resume else {}
         manifest = _note_resume(manifest, plan, session)
         summary, case_rows, scores = _run_plan(plan, session.corpus, session, unavailable)
         manifest = dict(manifest, executor=engines.executor.describe() if engines.executor else None)
@@ -143,7 +144,7 @@ class _Session:
     ) -> None:
         self.corpus, self.options, self.journal, self.engines, self.on_case = corpus, options, journal, engines, on_case
         self.ctx = RunContext(corpus=corpus, timeout=options.timeout, seed=options.seed)
-        self.prior: dict[Key, dict[str, Any]] = reusable(journal.path) if options.resume else {}  # reusable records
+        self.prior: dict[Key, dict[str, Any]] = {}  # the journal records a resume may reuse (read by _journaled)
         self.bar: Any = None  # the tqdm bar, once open
         self.items: dict[tuple[str, str], list[WorkItem]] = {}  # per (suite, target), made once
 
