@@ -9,7 +9,7 @@ import pytest
 
 import workbench as wb
 from workbench.errors import CompareError, StoreError
-from workbench.paths import baselines_dir, locate_run, locate_side
+from workbench.paths import Locations, split_target
 from workbench.report.render import _prepare, _resolved_baseline
 
 from .report_runs import build_run
@@ -26,16 +26,16 @@ def test_a_run_id_resolves_like_a_directory(runs: Path) -> None:
     [run_dir] = [p for p in runs.iterdir() if p.is_dir()]
     by_id = wb.load_run(run_dir.name, runs_dir=runs)
     assert by_id.path == run_dir and by_id.run_id == wb.load_run(run_dir).run_id
-    assert locate_run(f"{run_dir.name}#bm25", runs).target == "bm25"
+    assert Locations(runs=runs).run(f"{run_dir.name}#bm25").target == "bm25"
     with pytest.raises(StoreError, match="nor a run id in"):
         wb.load_run("20000101T000000Z-nothing", runs_dir=runs)
     with pytest.raises(CompareError, match="not a run directory, nor a run id"):
-        locate_run("nothing", runs)
+        Locations(runs=runs).run("nothing")
 
 
 def test_the_report_takes_a_run_id(runs: Path, tmp_path: Path) -> None:
     [run_dir] = [p for p in runs.iterdir() if p.is_dir()]
-    header, out = _prepare(run_dir.name, tmp_path, runs)
+    header, out = _prepare(run_dir.name, tmp_path, Locations(runs=runs))
     assert header.run_id == run_dir.name and out == tmp_path / run_dir.name
 
 
@@ -43,11 +43,19 @@ def test_a_baseline_name_means_the_named_corpus_s_baseline(tmp_path: Path) -> No
     corpus = tmp_path / "elsewhere" / "corpus.json"
     (corpus.parent / "baselines").mkdir(parents=True)
     shutil.copy(Path("corpus/baselines/builtin.json"), corpus.parent / "baselines" / "builtin.json")
-    assert baselines_dir(corpus) == corpus.parent / "baselines"
-    side = locate_side("builtin", tmp_path / "no-runs", baselines_dir(corpus))
+    where = Locations.of(corpus, tmp_path / "no-runs")
+    assert where == Locations(tmp_path / "no-runs", corpus.parent / "baselines")
+    side = where.side("builtin")
     assert side.path == corpus.parent / "baselines" / "builtin.json" and not side.is_run
-    assert _resolved_baseline("builtin#builtin", tmp_path, corpus) == str(side.path.resolve()) + "#builtin"
-    assert _resolved_baseline("nothing-here", tmp_path, corpus) == "nothing-here"  # left for the check to name
+    assert _resolved_baseline("builtin#builtin", where) == str(side.path.resolve()) + "#builtin"
+    assert _resolved_baseline("nothing-here", where) == "nothing-here"  # left for the check to name
+    assert Locations.of() == Locations(Path("reports/runs"), Path("corpus/baselines"))
+
+
+def test_one_parser_of_a_target_suffix() -> None:
+    assert split_target("runs/r1#bm25") == ("runs/r1", "bm25")
+    assert split_target("r1") == ("r1", "")
+    assert split_target("r1#a#b") == ("r1", "a#b")  # only the first # splits
 
 
 def test_a_notebook_opens_a_run_by_its_id(tmp_path: Path, monkeypatch) -> None:
@@ -56,3 +64,13 @@ def test_a_notebook_opens_a_run_by_its_id(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path / "notebooks")  # as JupyterLab starts a notebook
     assert wb.views.open_run(run_dir.name).path == run_dir
     assert wb.views.open_run(None).path == run_dir
+
+
+def test_a_view_resolves_a_baseline_name_through_the_locations_it_is_given(tmp_path: Path, monkeypatch) -> None:
+    corpus = tmp_path / "elsewhere" / "corpus.json"
+    (corpus.parent / "baselines").mkdir(parents=True)
+    shutil.copy(Path("corpus/baselines/builtin.json"), corpus.parent / "baselines" / "builtin.json")
+    side = wb.views.open_baseline("builtin", Locations.of(corpus))
+    assert getattr(side, "name", None) == "builtin" and side.path == corpus.parent / "baselines" / "builtin.json"
+    monkeypatch.chdir(tmp_path)  # the project's own corpus/baselines has no such baseline
+    assert "Baseline 'builtin' unavailable" in wb.views.open_baseline("builtin").text

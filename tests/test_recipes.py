@@ -4,6 +4,7 @@ target, a new metric and a new report page each work through the public extensio
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,8 @@ from workbench.analysis import registry
 from workbench.analysis._kernel import Hits
 from workbench.columns import CASE, METRIC, PASSED, VALUE
 from workbench.contract import FileRef, Pack, Repo
+from workbench.corpus import load_corpus
+from workbench.run.options import RunOptions, option
 from workbench.suites import Outcome, RunContext, Scored, Suite, register_suite, unregister_suite
 from workbench.suites.base import mean_metrics
 
@@ -160,3 +163,41 @@ def test_a_new_report_page_renders(tmp_path: Path) -> None:
     )
     html = (tmp_path / "html" / run_dir.name / "mypage.html").read_text()
     assert [p.name for p in report.pages] == ["mypage"] and "My page" in html and not report.failed
+
+
+@dataclass(frozen=True)
+class RetryOptions(RunOptions):
+    """Recipe "add a run option": one field. ``deciding=True`` records it in the manifest and
+    makes a resume take it from the journal (a contradicting value is a usage error)."""
+
+    retries: int = option(0, deciding=True)
+
+
+def test_a_new_run_option_round_trips_through_the_manifest_and_resume(tiny_corpus: Path, tmp_path, monkeypatch) -> None:
+    from workbench.errors import RunStopped, UsageError
+    from workbench.run import runner
+
+    seen: list[int] = []  # the option's use: here, what the runner was given
+    select = runner.select_suites
+    monkeypatch.setattr(runner, "select_suites", lambda corpus, opts: seen.append(opts.retries) or select(corpus, opts))
+    corpus, out = load_corpus(tiny_corpus), tmp_path / "runs"
+
+    whole = runner.run(corpus, RetryOptions(targets=["random"], out_dir=tmp_path / "whole", progress=False, retries=1))
+    assert whole.manifest["options"]["retries"] == 1 and RetryOptions.from_manifest(whole.manifest).retries == 1
+
+    finished: list[int] = []
+
+    def stop() -> None:  # interrupt the run once two cases are journaled
+        finished.append(1)
+        if len(finished) == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(RunStopped) as stopped:
+        runner.run(corpus, RetryOptions(targets=["random"], out_dir=out, progress=False, retries=2), on_case=stop)
+    journal = Path(stopped.value.journal)
+    assert json.loads((journal / "header.json").read_text())["manifest"]["options"]["retries"] == 2
+    with pytest.raises(UsageError, match=r"--retries 5 \(the run has 2\)"):
+        wb.run_eval(options=RetryOptions(resume=journal, retries=5, progress=False))
+    resumed = wb.run_eval(options=RetryOptions(resume=journal, progress=False))  # retries not given: the journal's
+    assert resumed.manifest["options"]["retries"] == 2 and seen == [1, 2, 2]
+    assert resumed.manifest["resumed"]["reused_cases"] == 2 and not journal.exists()

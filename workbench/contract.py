@@ -14,6 +14,8 @@ from typing import Protocol, runtime_checkable
 CAPABILITIES = ("context_pack", "risk_concepts", "infer_harness", "gate", "search")
 # Calibration targets: reported beside every engine, never gating a run that has another target.
 CONTROL_TARGETS = frozenset({"random", "bm25"})
+# Seconds an engine may take to answer one request (``workbench run --timeout``'s default).
+REQUEST_TIMEOUT = 60.0
 
 
 @dataclass(frozen=True)

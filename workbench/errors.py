@@ -25,6 +25,15 @@ class SuiteError(WorkbenchError):
     """A suite name is unknown or a suite cannot run as asked."""
 
 
+class RunError(WorkbenchError):
+    """A run cannot go on: its executor failed to start or connect, or ``--strict`` stopped it."""
+
+
+class UsageError(WorkbenchError):
+    """An option or argument has a bad value (a bad ``--executor``, shard or repeat, two targets
+    with one name, a resume that contradicts its journal); the CLI exits 2."""
+
+
 class StoreError(WorkbenchError):
     """A run directory or baseline cannot be read or written."""
 

@@ -1,7 +1,8 @@
 """Every default location, and the one resolver of what a user names: a run directory, a run id,
 ``RUN#TARGET``, a baseline name or a baseline file.
 
-The CLI, ``load_run``, ``compare``, the report and the notebooks all resolve through here, so
+``Locations`` (runs folder, baselines folder, derived from the corpus) resolves them; the CLI,
+``load_run``, ``compare``, the report and the notebooks all resolve through it, so
 ``workbench report <run-id>`` and ``wb.load_run("<run-id>")`` mean what ``compare`` means.
 Nothing here reads a run's frames (no pandas).
 """
@@ -18,6 +19,7 @@ from .errors import CompareError
 DEFAULT_CORPUS = Path("corpus/corpus.json")
 DEFAULT_RUNS_DIR = Path("reports/runs")
 DEFAULT_HTML_DIR = Path("reports/html")
+DEFAULT_TREC_DIR = Path("reports/trec")
 DEFAULT_BASELINES_DIR = Path("corpus/baselines")
 GIT_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # a full object name (SHA-1 or SHA-256)
 
@@ -43,27 +45,26 @@ def is_snapshot(root: Path) -> bool:
     return bool(GIT_SHA.fullmatch(root.name)) and root.parent == snapshots_dir().resolve()
 
 
-def baselines_dir(corpus_path: Path | str | None = None) -> Path:
-    """The baselines of a corpus: ``baselines/`` beside its file (the default corpus's by default)."""
-    return Path(corpus_path).parent / "baselines" if corpus_path else DEFAULT_BASELINES_DIR
-
-
 def journal_path(out_dir: Path | str, run_id: str) -> Path:
     """Where the journal of run ``run_id`` lives while it runs: a dot-directory beside its run directory."""
     return Path(out_dir) / f".{run_id}.journal"
 
 
-def run_path(base: str | Path, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> Path | None:
-    """The run directory ``base`` names (a directory, or a run id under ``runs_dir``), or None."""
-    text = str(base)
-    path = Path(text) if Path(text).is_dir() else Path(runs_dir) / text
-    return path if text and path.is_dir() else None
+def split_target(spec: str | Path) -> tuple[str, str]:
+    """``RUN#TARGET`` -> ``("RUN", "TARGET")``; without ``#``, the target is ``""``: the one parser
+    of a ``#TARGET`` suffix."""
+    base, _, target = str(spec).partition("#")
+    return base, target
 
 
-def baseline_path(path_or_name: Path | str, directory: Path | str = DEFAULT_BASELINES_DIR) -> Path:
-    """A baseline file: a ``.json`` path as given, else ``<directory>/<name>.json``."""
-    path = Path(path_or_name)
-    return path if path.suffix == ".json" else Path(directory) / f"{path_or_name}.json"
+def project_root(start: Path | None = None) -> Path:
+    """The nearest folder at or above ``start`` (default: the working directory) holding
+    ``reports/runs`` or ``corpus/``, so a notebook opened from ``notebooks/`` finds the project."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / DEFAULT_RUNS_DIR).is_dir() or (folder / DEFAULT_CORPUS.parent).is_dir():
+            return folder
+    return here
 
 
 @dataclass(frozen=True)
@@ -76,30 +77,60 @@ class SideRef:
     is_run: bool
 
 
-def locate_side(
-    spec: str, runs_dir: Path | str = DEFAULT_RUNS_DIR, baselines: Path | str = DEFAULT_BASELINES_DIR
-) -> SideRef:
-    """Resolve a spec to a run directory (a path, or a run id under ``runs_dir``) or a baseline
-    file (a ``.json`` path, or a name in ``baselines``); a ``#TARGET`` suffix narrows it to one
-    target. A CompareError says when it is neither."""
-    base, _, target = spec.partition("#")
-    run = run_path(base, runs_dir)
-    if run is not None:
-        return SideRef(spec, run, target, True)
-    path = baseline_path(base, baselines)
-    if not path.is_file():
-        raise CompareError(f"{spec}: not a run directory, a run id in {runs_dir}, or a baseline in {baselines}")
-    return SideRef(spec, path, target, False)
+@dataclass(frozen=True)
+class Locations:
+    """Where runs and baselines are: ``runs`` (run ids are looked up here) and ``baselines``
+    (baseline names), the one resolver of what a user names."""
 
+    runs: Path = DEFAULT_RUNS_DIR
+    baselines: Path = DEFAULT_BASELINES_DIR
 
-def locate_run(spec: str | Path, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> SideRef:
-    """Like ``locate_side`` for runs only; a CompareError names where it looked."""
-    text = str(spec)
-    base, _, target = text.partition("#")
-    run = run_path(base, runs_dir)
-    if run is None:
-        raise CompareError(f"{text}: not a run directory, nor a run id in {runs_dir}")
-    return SideRef(text, run, target, True)
+    @classmethod
+    def of(cls, corpus: Path | str | None = None, runs: Path | str | None = None) -> Locations:
+        """The locations of a corpus: its baselines in ``baselines/`` beside its file (the default
+        corpus's when None), runs in ``runs`` (default ``reports/runs``)."""
+        baselines = Path(corpus).parent / "baselines" if corpus else DEFAULT_BASELINES_DIR
+        return cls(Path(runs) if runs is not None else DEFAULT_RUNS_DIR, baselines)
+
+    @classmethod
+    def project(cls, start: Path | None = None) -> Locations:
+        """The default locations of the project at or above ``start`` (see ``project_root``)."""
+        root = project_root(start)
+        return cls(root / DEFAULT_RUNS_DIR, root / DEFAULT_BASELINES_DIR)
+
+    def run_dir(self, name: str | Path) -> Path | None:
+        """The run directory ``name`` names (a directory, or a run id under ``runs``), or None."""
+        text = str(name)
+        path = Path(text) if Path(text).is_dir() else self.runs / text
+        return path if text and path.is_dir() else None
+
+    def baseline(self, name: Path | str) -> Path:
+        """A baseline file: a ``.json`` path as given, else ``<baselines>/<name>.json``."""
+        path = Path(name)
+        return path if path.suffix == ".json" else self.baselines / f"{name}.json"
+
+    def run(self, spec: str | Path) -> SideRef:
+        """A run (``RUN`` or ``RUN#TARGET``); a CompareError names where it looked."""
+        base, target = split_target(spec)
+        path = self.run_dir(base)
+        if path is None:
+            raise CompareError(f"{spec}: not a run directory, nor a run id in {self.runs}")
+        return SideRef(str(spec), path, target, True)
+
+    def side(self, spec: str | Path) -> SideRef:
+        """A run directory (a path, or a run id under ``runs``) or a baseline file (a ``.json``
+        path, or a name in ``baselines``); a ``#TARGET`` suffix narrows it to one target. A
+        CompareError says when it is neither."""
+        base, target = split_target(spec)
+        run = self.run_dir(base)
+        if run is not None:
+            return SideRef(str(spec), run, target, True)
+        path = self.baseline(base)
+        if not path.is_file():
+            raise CompareError(
+                f"{spec}: not a run directory, a run id in {self.runs}, or a baseline in {self.baselines}"
+            )
+        return SideRef(str(spec), path, target, False)
 
 
 def inside_path_problem(path: str) -> str | None:

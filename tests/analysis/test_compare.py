@@ -13,6 +13,7 @@ from scipy import stats as sps
 from workbench.analysis import stats
 from workbench.analysis.comparison import COMPARISON_COLUMNS, compare, resolve_side
 from workbench.errors import CompareError
+from workbench.paths import Locations
 from workbench.store.runs import Run, write_run
 
 
@@ -173,12 +174,13 @@ def test_resolve_side_run_dir_run_id_target_and_baseline(tmp_path: Path) -> None
     rows = a.cases.to_dict("records")
     path = write_run(tmp_path / "runs", "R1", dict(a.manifest), {"suites": {}}, rows, a.scores)
     assert resolve_side(str(path)).run_id == "R1"
-    assert resolve_side("R1", runs_dir=tmp_path / "runs").run_id == "R1"
-    assert resolve_side("R1#builtin", runs_dir=tmp_path / "runs").targets == ["builtin"]
+    where = Locations(tmp_path / "runs", tmp_path / "baselines")
+    assert resolve_side("R1", where).run_id == "R1"
+    assert resolve_side("R1#builtin", where).targets == ["builtin"]
     with pytest.raises(CompareError, match="no target 'nope'"):
-        resolve_side("R1#nope", runs_dir=tmp_path / "runs")
+        resolve_side("R1#nope", where)
     with pytest.raises(CompareError, match="not a run directory"):
-        resolve_side("missing", runs_dir=tmp_path / "runs", baselines_dir=tmp_path / "baselines")
+        resolve_side("missing", where)
 
 
 def test_cli_compare_exit_codes_and_json(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

@@ -12,7 +12,7 @@ import pytrec_eval
 from workbench.analysis import _kernel as metric_kernel
 from workbench.analysis.metrics import Metric, aggregate, evaluate, frames_from_results, intern_frames, parse_metric
 from workbench.columns import CASE, METRIC, VALUE
-from workbench.errors import SuiteError, WorkbenchError
+from workbench.errors import UsageError, WorkbenchError
 
 # workbench metric -> (trec measure, cut-off for truncating the run first or None)
 ORACLE = {
@@ -267,7 +267,7 @@ def test_metric_spellings() -> None:
     ],
 )
 def test_parse_metric_errors(spec: str, k: int | None, message: str) -> None:
-    with pytest.raises(SuiteError, match=message):
+    with pytest.raises(UsageError, match=message):
         parse_metric(spec, k=k)
 
 
@@ -290,18 +290,18 @@ def test_bad_rows_raise_one_line_errors(ranking, qrels, message) -> None:
 
 def test_bad_frames_raise_errors() -> None:
     ranking, qrels = intern_frames([("q", "a", 1)], [("q", "a", 1)])
-    with pytest.raises(SuiteError, match="ranking frame: missing column 'rank or score'"):
+    with pytest.raises(UsageError, match="ranking frame: missing column 'rank or score'"):
         evaluate(ranking.drop(columns="rank"), qrels, ["RR"])
-    with pytest.raises(SuiteError, match="qrels frame: missing column 'relevance'"):
+    with pytest.raises(UsageError, match="qrels frame: missing column 'relevance'"):
         evaluate(ranking, qrels.drop(columns="relevance"), ["RR"])
-    with pytest.raises(SuiteError, match="both be DataFrames or both be row tuples"):
+    with pytest.raises(UsageError, match="both be DataFrames or both be row tuples"):
         evaluate(ranking, [("q", "a", 1)], ["RR"])
-    with pytest.raises(SuiteError, match="has no doc"):
+    with pytest.raises(UsageError, match="has no doc"):
         evaluate(ranking.assign(doc=pd.Categorical([None])), qrels, ["RR"])
 
 
 def test_missing_rank_in_a_nullable_column_names_the_case() -> None:
     ranking, qrels = intern_frames([("q", "a", 1), ("p", "b", 2)], [("q", "a", 1)])
     ranking["rank"] = pd.array([1, None], dtype="Int64")
-    with pytest.raises(SuiteError, match="case 'p': rank must be a finite number, got nan"):
+    with pytest.raises(UsageError, match="case 'p': rank must be a finite number, got nan"):
         evaluate(ranking, qrels, ["RR"])

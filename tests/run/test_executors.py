@@ -10,7 +10,7 @@ import pytest
 
 from workbench.cli import main
 from workbench.corpus import load_corpus
-from workbench.errors import SuiteError
+from workbench.errors import UsageError
 from workbench.run.executors import LocalExecutor, parse_executor
 from workbench.run.options import RunOptions
 from workbench.run.runner import run
@@ -42,7 +42,7 @@ def test_parse_executor() -> None:
     assert parse_executor("ray") == ("ray", None)
     assert parse_executor("ray:10.0.0.1:6379") == ("ray", "10.0.0.1:6379")
     for bad in ("spark", "local:x", ""):
-        with pytest.raises(SuiteError, match="expected local, ray or ray:ADDRESS"):
+        with pytest.raises(UsageError, match="expected local, ray or ray:ADDRESS"):
             parse_executor(bad)
 
 
@@ -102,8 +102,11 @@ def test_many_fixtures_are_dispatched_fixture_by_fixture_and_rows_stay_in_corpus
     assert list(result.cases["case"]) == [f"c{n}" for n in range(2 * count)]
 
 
-def test_a_bad_executor_is_a_one_line_error(tmp_path, capsys) -> None:
+def test_a_bad_executor_is_a_usage_error_before_any_target_starts(tmp_path, capsys, monkeypatch) -> None:
     corpus = scale_corpus(tmp_path, cases=2)
+    started: list[str] = []
+    monkeypatch.setattr("workbench.run.plan.resolve_target", lambda spec, *a: started.append(spec))
     code = main(["run", "--corpus", str(corpus), "--out", str(tmp_path / "runs"), "--executor", "spark"])
-    assert code == 3 and "--executor 'spark'" in capsys.readouterr().err
+    assert code == 2 and "--executor 'spark'" in capsys.readouterr().err
+    assert started == [], "no target was resolved (started) before the option was rejected"
     assert not (tmp_path / "runs").exists() or not list((tmp_path / "runs").iterdir())

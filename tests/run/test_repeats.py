@@ -9,7 +9,7 @@ import pytest
 
 from workbench.cli import main
 from workbench.corpus import load_corpus
-from workbench.errors import RunStopped, SuiteError
+from workbench.errors import RunStopped, UsageError
 from workbench.run.options import RunOptions
 from workbench.run.resume import read_outcomes
 from workbench.run.runner import run, run_eval
@@ -86,7 +86,7 @@ def test_the_journal_keys_outcomes_by_repeat_and_a_resume_finishes_the_repeats(t
     journal = Path(stopped.value.journal)
     records = read_outcomes(journal)
     assert [r["repeat"] for r in records] == [0] * 6 + [1] * 2
-    with pytest.raises(SuiteError, match="--repeat 2"):
+    with pytest.raises(UsageError, match="--repeat 2"):
         run_eval(resume=journal, repeat=2, progress=False)
     # A fresh engine is asked only the missing (case, repeat)s: its counters start at 0, so the
     # resumed repeats see other answers than the whole run; the journal's outcomes are kept as they were.

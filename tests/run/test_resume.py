@@ -13,7 +13,7 @@ import pytest
 from workbench.cli import main
 from workbench.contract import FileRef, Pack
 from workbench.corpus import load_corpus
-from workbench.errors import CorpusError, RunStopped, StoreError, SuiteError
+from workbench.errors import CorpusError, RunStopped, StoreError, UsageError
 from workbench.run.merge import merge_runs
 from workbench.run.resume import HEADER, OUTCOMES, read_outcomes
 from workbench.run.runner import RunOptions, run, run_eval
@@ -155,11 +155,11 @@ def test_an_outcome_whose_case_hash_differs_is_not_reused(corpus12, tmp_path) ->
 
 def test_contradicting_options_are_refused(corpus12, tmp_path) -> None:
     journal = _interrupt(corpus12, tmp_path / "runs", after=2)
-    with pytest.raises(SuiteError, match=r"--seed 3 \(the run has 0\).*resume takes these from the journal"):
+    with pytest.raises(UsageError, match=r"--seed 3 \(the run has 0\).*resume takes these from the journal"):
         run_eval(resume=journal, seed=3, progress=False)
-    with pytest.raises(SuiteError, match=r"--target bm25 \(the run has python:tests"):
+    with pytest.raises(UsageError, match=r"--target bm25 \(the run has python:tests"):
         run_eval(resume=journal, targets=["bm25"], progress=False)
-    with pytest.raises(SuiteError, match=r"--shard 0/2 \(the run has the default\)"):
+    with pytest.raises(UsageError, match=r"--shard 0/2 \(the run has the default\)"):
         run_eval(resume=journal, shard=(0, 2), progress=False)
     assert run_eval(resume=journal, seed=0, targets=[TARGET, "random"], progress=False).summary
 
@@ -196,7 +196,7 @@ def test_cli_prints_the_resume_command_and_resumes(corpus12, tmp_path, capsys) -
     assert code == 130 and "interrupted" in err  # Ctrl-C is not "thresholds not met" (exit 1)
     assert f"6 case(s) saved in {journal}; resume with: workbench run --resume {run_id} --out {out}" in err
     STATE.update(stop_after=None, calls=[])
-    assert main(["run", "--resume", run_id, "--out", str(out), "--seed", "1"]) == 3
+    assert main(["run", "--resume", run_id, "--out", str(out), "--seed", "1"]) == 2  # a usage error
     assert "--seed 1 (the run has 0)" in capsys.readouterr().err
     code = main(["run", "--resume", run_id, "--out", str(out), "--json"])
     summary = json.loads(capsys.readouterr().out)

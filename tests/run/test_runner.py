@@ -11,7 +11,7 @@ import pytest
 from workbench.cli import main
 from workbench.columns import SCORE_COLUMNS
 from workbench.corpus import load_corpus
-from workbench.errors import RunStopped, SuiteError
+from workbench.errors import RunError, RunStopped
 from workbench.run.runner import RunOptions, run
 from workbench.run.summary import overall_passed
 from workbench.store.runs import Run, load_run
@@ -85,7 +85,7 @@ def test_strict_stops_at_the_first_error(tiny_corpus, tmp_path, monkeypatch) -> 
         RunStopped, match=r"retrieval\[orders\].*--strict.*resume with: workbench run --resume"
     ) as stopped:
         _run(tiny_corpus, tmp_path, monkeypatch, strict=True)
-    assert isinstance(stopped.value.cause, SuiteError)
+    assert isinstance(stopped.value.cause, RunError)
 
 
 def test_capability_missing_is_skipped_with_a_reason(tiny_corpus, tmp_path) -> None:

@@ -14,6 +14,7 @@ import pytest
 from workbench.analysis.comparison import compare, resolve_side
 from workbench.analysis.regressions import baseline_section, regression_keys
 from workbench.errors import StoreError
+from workbench.paths import Locations
 from workbench.run.runner import run_eval
 from workbench.store.baselines import Baseline, dumps_baseline, list_baselines, load_baseline, record_baseline
 from workbench.store.floors import END, START, pass_rate_floor, replace_thresholds, slack_floor
@@ -135,7 +136,7 @@ def test_load_baseline_round_trips_and_compares_as_a_run(corpus: Path) -> None:
     )
     result = compare(base, run)
     assert set(result.cases["status"]) == {"unchanged"} and (result.comparisons["delta"] == 0).all()
-    assert resolve_side("builtin", baselines_dir=corpus.parent / "baselines").name == "builtin"
+    assert resolve_side("builtin", Locations.of(corpus)).name == "builtin"
     assert list(list_baselines(corpus.parent / "baselines")["name"]) == ["builtin"]
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from workbench.errors import CompareError, StoreError
-from workbench.paths import locate_side
+from workbench.paths import Locations
 from workbench.store.headers import check_side, read_baseline, read_header
 
 from ..report_runs import build_run
@@ -74,15 +74,16 @@ def test_sides_resolve_to_runs_and_baselines(run_dir: Path, tmp_path: Path) -> N
     baselines.mkdir()
     doc = {"format": 1, "name": "b", "target": {"name": "builtin"}, "metrics": {}, "cases": []}
     (baselines / "b.json").write_text(json.dumps(doc))
-    assert locate_side(f"{run_dir}#bm25").is_run and locate_side(f"{run_dir}#bm25").target == "bm25"
-    assert locate_side(run_dir.name, runs_dir=run_dir.parent).path == run_dir
-    assert check_side("b", baselines_dir=baselines).path == baselines / "b.json"
+    where = Locations(tmp_path, baselines)
+    assert Locations().side(f"{run_dir}#bm25").is_run and Locations().side(f"{run_dir}#bm25").target == "bm25"
+    assert Locations(runs=run_dir.parent).side(run_dir.name).path == run_dir
+    assert check_side("b", where).path == baselines / "b.json"
     with pytest.raises(CompareError, match=r"#nope: no target 'nope' \(has builtin, bm25, random\)"):
         check_side(f"{run_dir}#nope")
     with pytest.raises(CompareError, match=r"b#bm25: no target 'bm25' \(has builtin\)"):
-        check_side("b#bm25", baselines_dir=baselines)
+        check_side("b#bm25", where)
     with pytest.raises(CompareError, match="not a run directory, a run id in"):
-        check_side("nothing", runs_dir=tmp_path, baselines_dir=baselines)
+        check_side("nothing", where)
 
 
 def test_a_malformed_baseline_names_the_field(tmp_path: Path) -> None:
@@ -107,8 +108,9 @@ def test_the_report_parent_never_loads_pandas(run_dir: Path, tmp_path: Path) -> 
     process shares the cores with the kernels, which load the frames themselves."""
     code = (
         f"import sys; from pathlib import Path; import workbench.report.render as r; "
-        f"run, out = r._prepare({str(run_dir)!r}, Path({str(tmp_path)!r})); "
-        f"r._check_baseline({str(run_dir) + '#bm25'!r}, None); r.write_index(run, [], out); "
+        f"from workbench.paths import Locations; "
+        f"run, out = r._prepare({str(run_dir)!r}, Path({str(tmp_path)!r}), Locations()); "
+        f"r._check_baseline({str(run_dir) + '#bm25'!r}, None, Locations()); r.write_index(run, [], out); "
         f"r.write_runs_index(Path({str(tmp_path)!r})); print(sorted(m for m in ('pandas', 'scipy', "
         f"'matplotlib') if m in sys.modules))"
     )

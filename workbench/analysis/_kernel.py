@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE
-from ..errors import SuiteError
+from ..errors import UsageError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -62,12 +62,12 @@ def require_columns(frame: pd.DataFrame, what: str, columns: list[str], any_of: 
     import pandas as pd
 
     if not isinstance(frame, pd.DataFrame):
-        raise SuiteError(f"{what}: expected a DataFrame or row tuples, got {type(frame).__name__}")
+        raise UsageError(f"{what}: expected a DataFrame or row tuples, got {type(frame).__name__}")
     missing = [c for c in columns if c not in frame.columns]
     if any_of and not any(c in frame.columns for c in any_of):
         missing.append(" or ".join(any_of))
     if missing:
-        raise SuiteError(f"{what} frame: missing column {', '.join(map(repr, missing))}")
+        raise UsageError(f"{what} frame: missing column {', '.join(map(repr, missing))}")
 
 
 def _align(columns: list[pd.Series], first: Sequence[Any] = ()) -> tuple[pd.Index, list[np.ndarray]]:
@@ -90,7 +90,7 @@ def _no_missing(codes: np.ndarray, frame: pd.DataFrame, what: str, column: str) 
 
     bad = np.flatnonzero(codes < 0)
     if bad.size:
-        raise SuiteError(f"{what} frame: row {frame.index[bad[0]]!r} has no {column}")
+        raise UsageError(f"{what} frame: row {frame.index[bad[0]]!r} has no {column}")
 
 
 def _primary(ranking: pd.DataFrame, case: np.ndarray, cats: pd.Index) -> np.ndarray:
@@ -104,7 +104,7 @@ def _primary(ranking: pd.DataFrame, case: np.ndarray, cats: pd.Index) -> np.ndar
         rank = _finite(ranking[RANK], case, cats, "ranking", RANK)
     bad = np.flatnonzero((rank < 1) | (rank != np.floor(rank))) if rank.dtype.kind == "f" else np.flatnonzero(rank < 1)
     if bad.size:
-        raise SuiteError(f"ranking: case {cats[case[bad[0]]]!r}: rank must be an integer >= 1, got {rank[bad[0]]:g}")
+        raise UsageError(f"ranking: case {cats[case[bad[0]]]!r}: rank must be an integer >= 1, got {rank[bad[0]]:g}")
     return rank.astype(np.int64, copy=False)
 
 
@@ -114,10 +114,10 @@ def _finite(column: pd.Series, case: np.ndarray, cats: pd.Index, what: str, name
     try:
         values = column.to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError):
-        raise SuiteError(f"{what}.{name}: expected numbers, got {column.dtype}") from None
+        raise UsageError(f"{what}.{name}: expected numbers, got {column.dtype}") from None
     bad = np.flatnonzero(~np.isfinite(values))
     if bad.size:
-        raise SuiteError(f"{what}: case {cats[case[bad[0]]]!r}: {name} must be a finite number, got {values[bad[0]]:g}")
+        raise UsageError(f"{what}: case {cats[case[bad[0]]]!r}: {name} must be a finite number, got {values[bad[0]]:g}")
     return values
 
 
@@ -128,7 +128,7 @@ def _unique_qrels(case: np.ndarray, doc: np.ndarray, n_docs: int, cases: pd.Inde
     dup = np.flatnonzero(keys[1:] == keys[:-1])
     if dup.size:
         c, d = divmod(int(keys[dup[0]]), max(n_docs, 1))
-        raise SuiteError(f"qrels: case {cases[c]!r}: doc {docs[d]!r} is judged twice")
+        raise UsageError(f"qrels: case {cases[c]!r}: doc {docs[d]!r} is judged twice")
 
 
 # ---------------------------------------------------------------- kernel

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE, METRIC, PASSED, SUITE, TARGET, VALUE
 from ..errors import CompareError
-from ..paths import DEFAULT_BASELINES_DIR, DEFAULT_RUNS_DIR, SideRef, locate_side, run_path
+from ..paths import Locations, SideRef
 from ..store.runs import RunLike
 from . import stats
 from .gates import UNCHANGED as NOTHING_CHANGED
@@ -290,20 +289,16 @@ def _metric_row(suite: str, metric: str, group: pd.DataFrame | None, seed: int, 
     return row
 
 
-def resolve_run(spec: str, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> RunLike | None:
-    """``RUN`` (a run directory or a run id under ``runs_dir``) or ``RUN#TARGET``; None when no such run."""
-    from ..store.runs import load_run
-
-    base, _, target = spec.partition("#")
-    path = run_path(base, runs_dir)
-    return _narrow(load_run(path), target, spec) if path is not None else None
+def resolve_run(spec: str, where: Locations | None = None) -> RunLike:
+    """``RUN`` (a run directory or a run id under ``where.runs``) or ``RUN#TARGET``; a
+    CompareError when there is no such run."""
+    return load_side((where or Locations()).run(spec))
 
 
-def resolve_side(
-    spec: str, runs_dir: Path | str = DEFAULT_RUNS_DIR, baselines_dir: Path | str = DEFAULT_BASELINES_DIR
-) -> RunLike:
-    """A run (``RUN``, ``RUN#TARGET``, see ``resolve_run``), else a baseline by file or name."""
-    return load_side(locate_side(spec, runs_dir, baselines_dir))
+def resolve_side(spec: str, where: Locations | None = None) -> RunLike:
+    """A run (``RUN``, ``RUN#TARGET``, see ``resolve_run``), else a baseline by file or name in
+    ``where.baselines`` (default locations)."""
+    return load_side((where or Locations()).side(spec))
 
 
 def load_side(side: SideRef) -> RunLike:

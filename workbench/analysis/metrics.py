@@ -60,7 +60,7 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE, METRIC, VALUE
-from ..errors import SuiteError
+from ..errors import UsageError
 from ._kernel import DOC, RANK, RELEVANCE, SCORE, Hits, find_hits, prepare, require_columns
 from .registry import MEASURES as REGISTRY
 from .registry import lookup, rank_measures
@@ -84,11 +84,11 @@ class Metric:
     def __post_init__(self) -> None:
         if self.measure not in REGISTRY or REGISTRY[self.measure].per_case is None:
             known = ", ".join(m.name for m in rank_measures())
-            raise SuiteError(f"unknown measure {self.measure!r}; known: {known}")
+            raise UsageError(f"unknown measure {self.measure!r}; known: {known}")
         if self.cutoff is not None and (not isinstance(self.cutoff, int) or self.cutoff < 1):
-            raise SuiteError(f"metric {self.measure}: cut-off must be an integer >= 1, got {self.cutoff!r}")
+            raise UsageError(f"metric {self.measure}: cut-off must be an integer >= 1, got {self.cutoff!r}")
         if self.cutoff is None and REGISTRY[self.measure].needs_cutoff:
-            raise SuiteError(f"metric {self.measure} needs a cut-off, e.g. {self.measure}@5")
+            raise UsageError(f"metric {self.measure} needs a cut-off, e.g. {self.measure}@5")
 
     @property
     def name(self) -> str:
@@ -120,7 +120,7 @@ def parse_metric(spec: str | Metric, k: int | None = None) -> Metric:
     text = str(spec).strip()
     match = _NAME.match(text)
     if match is None:
-        raise SuiteError(
+        raise UsageError(
             f"unknown metric {text!r}; known: P@k, P_ret@k, R@k, RR[@k], nDCG@k, "
             "Success@k, precisionAtK, recallAtK, mrr, ndcgAtK"
         )
@@ -133,10 +133,10 @@ def parse_metric(spec: str | Metric, k: int | None = None) -> Metric:
         and word.lower() == (measure.corpus_name or "").lower()
     ):
         if k is None and measure.name != "RR":
-            raise SuiteError(f"metric {text!r} needs the corpus k")
+            raise UsageError(f"metric {text!r} needs the corpus k")
         return Metric(measure.name, k, spelling=text)
     if measure is None or measure.per_case is None:
-        raise SuiteError(
+        raise UsageError(
             f"unknown metric {text!r}; known: P@k, P_ret@k, R@k, RR[@k], nDCG@k, "
             "Success@k, precisionAtK, recallAtK, mrr, ndcgAtK"
         )
@@ -150,7 +150,7 @@ def metric_values(metric: Metric, hits: Hits) -> np.ndarray:
 
     measure = REGISTRY[metric.measure]
     if measure.per_case is None:
-        raise SuiteError(f"measure {measure.name} is computed by its suite, not from a ranking")
+        raise UsageError(f"measure {measure.name} is computed by its suite, not from a ranking")
     values = measure.per_case(hits, metric.cutoff if metric.cutoff is not None else np.inf)
     return np.where(hits.relevant == 0, np.nan, values) if measure.undefined_without_relevant else values
 
@@ -187,7 +187,7 @@ def frames_from_results(
     """Frames from ``{case: ranked docs}`` and ``{case: {doc: relevance}}`` (or ``{case: docs}``, relevance 1)."""
     ranking = [(case, doc, rank) for case, docs in results.items() for rank, doc in enumerate(docs, 1)]
     if any(isinstance(judged, str) for judged in relevant.values()):
-        raise SuiteError("relevant: each case needs a collection of docs or {doc: relevance}, not a string")
+        raise UsageError("relevant: each case needs a collection of docs or {doc: relevance}, not a string")
     qrels = [
         (case, doc, rel)
         for case, judged in relevant.items()
@@ -200,7 +200,7 @@ def _unzip(rows: Iterable[Sequence[Any]], widths: tuple[int, ...], what: str, sh
     rows = rows if isinstance(rows, list) else list(rows)
     seen = set(map(len, rows)) or {widths[0]}
     if len(seen) > 1 or not seen <= set(widths):
-        raise SuiteError(f"{what} rows must be {shape} tuples")
+        raise UsageError(f"{what} rows must be {shape} tuples")
     return [list(map(itemgetter(i), rows)) for i in range(seen.pop())]
 
 
@@ -231,7 +231,7 @@ def _numbers(values: list, what: str, column: str, dtype: type) -> np.ndarray:
     try:
         return np.asarray(values, dtype=dtype)
     except (TypeError, ValueError, OverflowError) as exc:
-        raise SuiteError(f"{what}.{column}: expected numbers ({exc})") from None
+        raise UsageError(f"{what}.{column}: expected numbers ({exc})") from None
 
 
 # ---------------------------------------------------------------- public entry points
@@ -260,7 +260,7 @@ def evaluate(
     if frames == (False, False):
         ranking, qrels, cases = *intern_frames(ranking, qrels, cases), None
     elif frames != (True, True):
-        raise SuiteError("ranking and qrels must both be DataFrames or both be row tuples")
+        raise UsageError("ranking and qrels must both be DataFrames or both be row tuples")
     x = prepare(ranking, qrels, cases)
     hits = find_hits(x)
     values = np.column_stack([metric_values(m, hits) for m in chosen]) if chosen else np.empty((len(x.cases), 0))

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from ..columns import METRIC, SUITE
-from ..paths import baselines_dir as corpus_baselines
+from ..paths import Locations
 from ..store.baselines import load_baseline
 from ..store.runs import Run
 from .comparison import REGRESSED, compare
@@ -29,7 +29,7 @@ def baseline_section(
     matches its baseline is not a failed improvement.
     """
     corpus = (run.manifest.get("corpus") or {}).get("path")
-    directory = baselines_dir or corpus_baselines(corpus)
+    directory = baselines_dir or Locations.of(corpus).baselines
     base = load_baseline(name_or_path, directory)
     out: dict[str, Any] = {
         "name": base.name,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import WorkbenchError
+from ..errors import UsageError, WorkbenchError
 from ..paths import DEFAULT_CORPUS, DEFAULT_RUNS_DIR
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3, 4
@@ -30,18 +30,6 @@ CORPUS_OPTION = click.option(
 def split_values(values: tuple[str, ...]) -> list[str]:
     """Repeatable options also accept comma lists: ``--suite a --suite b,c`` -> ``[a, b, c]``."""
     return [part.strip() for value in values for part in value.split(",") if part.strip()]
-
-
-def parse_shard(value: str | None) -> tuple[int, int] | None:
-    if value is None:
-        return None
-    try:
-        index, count = (int(part) for part in value.split("/"))
-    except ValueError:
-        raise click.BadParameter("expected I/N, e.g. 0/4", param_hint="--shard") from None
-    if count < 1 or not 0 <= index < count:
-        raise click.BadParameter("expected 0 <= I < N", param_hint="--shard")
-    return index, count
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -79,6 +67,9 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.ClickException as exc:
         exc.show()
         code = EXIT_USAGE if isinstance(exc, click.UsageError) else exc.exit_code
+    except UsageError as exc:  # a bad option value the library found (a WorkbenchError, but exit 2)
+        click.echo(f"error: {exc}", err=True)
+        code = EXIT_USAGE
     except WorkbenchError as exc:
         click.echo(f"error: {exc}", err=True)
         code = EXIT_ERROR

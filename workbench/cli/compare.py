@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from ..paths import Locations
 from . import CORPUS_OPTION, EXIT_FAILED, EXIT_OK, RUNS_DIR_OPTION, cli
 
 
@@ -38,10 +39,8 @@ def compare_command(
     """Compare B with A case by case (RUN, RUN#TARGET or a baseline name); exit 1 when the gate fails."""
     from ..analysis import compare, resolve_side
 
-    baselines = corpus_path.parent / "baselines"
-    result = compare(
-        resolve_side(side_a, runs_dir, baselines), resolve_side(side_b, runs_dir, baselines), gate=gate, seed=seed
-    )
+    where = Locations.of(corpus_path, runs_dir)
+    result = compare(resolve_side(side_a, where), resolve_side(side_b, where), gate=gate, seed=seed)
     click.echo(json.dumps(result.to_dict(), indent=2) if as_json else result.to_markdown())
     ctx.exit(EXIT_FAILED if result.failed else EXIT_OK)
 
@@ -72,12 +71,9 @@ def baseline_record_command(
 ) -> None:
     """Record RUN (or RUN#TARGET) as baseline NAME."""
     from ..analysis import resolve_run
-    from ..errors import StoreError
     from ..store import record_baseline
 
-    run = resolve_run(run_spec, runs_dir)
-    if run is None:
-        raise StoreError(f"{run_spec}: not a run directory or a run id in {runs_dir}")
+    run = resolve_run(run_spec, Locations.of(corpus_path, runs_dir))
     path = record_baseline(run, name, corpus_path, write_thresholds=write_thresholds, slack=slack, force=force)
     click.echo(f"wrote {path}" + (f"; floors rewritten in {corpus_path}" if write_thresholds else ""))
 
@@ -88,9 +84,10 @@ def baseline_list_command(corpus_path: Path) -> None:
     """List the recorded baselines."""
     from ..store import list_baselines
 
-    frame = list_baselines(corpus_path.parent / "baselines")
+    directory = Locations.of(corpus_path).baselines
+    frame = list_baselines(directory)
     good = frame[frame["error"].isna()].drop(columns="error")
-    click.echo(good.to_string(index=False) if len(good) else f"no baselines in {corpus_path.parent / 'baselines'}")
+    click.echo(good.to_string(index=False) if len(good) else f"no baselines in {directory}")
     for error in frame["error"].dropna():
         click.echo(f"skipped {error}", err=True)
 
@@ -102,5 +99,5 @@ def baseline_show_command(name: str, corpus_path: Path) -> None:
     """Show a baseline's provenance, metrics and floors."""
     from ..store import baseline_table, load_baseline
 
-    base = load_baseline(name, corpus_path.parent / "baselines")
+    base = load_baseline(name, Locations.of(corpus_path).baselines)
     click.echo(f"Baseline {base.name} ({base.path}, {len(base.cases)} cases)\n\n{baseline_table(base.data)}")

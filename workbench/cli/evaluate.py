@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import click
 
 from ..errors import RunStopped
 from ..paths import DEFAULT_HTML_DIR, DEFAULT_RUNS_DIR
-from . import CORPUS_OPTION, EXIT_ERROR, EXIT_FAILED, EXIT_OK, RUNS_DIR_OPTION, cli, parse_shard, split_values
+from ..run import RunOptions
+from . import CORPUS_OPTION, EXIT_ERROR, EXIT_FAILED, EXIT_OK, RUNS_DIR_OPTION, cli, split_values
+
+DEFAULTS = RunOptions()  # the flags' defaults are the options' own
 
 
 @cli.command("run")
@@ -38,15 +40,25 @@ from . import CORPUS_OPTION, EXIT_ERROR, EXIT_FAILED, EXIT_OK, RUNS_DIR_OPTION, 
 @click.option("--json", "as_json", is_flag=True, help="Print the summary object as JSON instead of the scoreboard.")
 @click.option("--strict", is_flag=True, help="Stop at the first case that errors.")
 @click.option(
-    "--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True, help="Seconds per engine request."
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    default=DEFAULTS.timeout,
+    show_default=True,
+    help="Seconds per engine request.",
 )
 @click.option(
-    "--jobs", type=click.IntRange(min=1), default=1, show_default=True, help="Cases run concurrently per target."
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=DEFAULTS.jobs,
+    show_default=True,
+    help="Cases run concurrently per target.",
 )
 @click.option(
     "--shard", default=None, help="Run only shard I of N (I/N, zero-based); merge shards with `workbench merge`."
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed for the random control and any sampling.")
+@click.option(
+    "--seed", type=int, default=DEFAULTS.seed, show_default=True, help="Seed for the random control and any sampling."
+)
 @click.option(
     "--deadline",
     type=click.FloatRange(min=0),
@@ -57,6 +69,7 @@ from . import CORPUS_OPTION, EXIT_ERROR, EXIT_FAILED, EXIT_OK, RUNS_DIR_OPTION, 
 @click.option(
     "--resume",
     "resume",
+    type=click.Path(path_type=Path),
     metavar="RUN",
     default=None,
     help="Finish an interrupted run (a run id under --out, or its .<run-id>.journal path): reuse its "
@@ -66,21 +79,21 @@ from . import CORPUS_OPTION, EXIT_ERROR, EXIT_FAILED, EXIT_OK, RUNS_DIR_OPTION, 
 )
 @click.option(
     "--executor",
-    default="local",
+    default=DEFAULTS.executor,
     show_default=True,
     metavar="local|ray[:ADDRESS]",
     help="Where cases run: here (--jobs threads), or on Ray (no ADDRESS: $RAY_ADDRESS or a local Ray).",
 )
 @click.option(
     "--warm-start/--no-warm-start",
-    default=True,
+    default=DEFAULTS.warm_start,
     show_default=True,
     help="With --executor ray: while Ray starts, run cases here; then every case left goes to Ray.",
 )
 @click.option(
     "--repeat",
     type=click.IntRange(min=1),
-    default=1,
+    default=DEFAULTS.repeat,
     show_default=True,
     help="Run every case N times: pass^k, pass@k, flaky cases; metrics are each case's mean.",
 )
@@ -100,8 +113,11 @@ def run_command(
     shard: str | None,
     seed: int,
     deadline: float | None,
-    resume: str | None,
-    **scale: Any,
+    resume: Path | None,
+    executor: str,
+    warm_start: bool,
+    repeat: int,
+    cache: bool,
 ) -> None:
     """Run suites against targets; exit 1 when a threshold floor is not met.
 
@@ -111,29 +127,29 @@ def run_command(
     from ..report import render_scoreboard
     from ..run import run_eval
 
-    deciding = {
-        "suites": split_values(suites) or None,
-        "targets": split_values(targets) or None,
-        "strict": strict,
-        "timeout": timeout,
-        "seed": seed,
-        "shard": parse_shard(shard),
-        "repeat": scale.pop("repeat"),
-    }
-    if resume is not None:  # only what the user typed, to be checked against the journal
-        deciding = {key: value for key, value in deciding.items() if _given(ctx, key)}
+    options = RunOptions(
+        suites=split_values(suites) or None,
+        targets=split_values(targets) or ["builtin"],
+        out_dir=out_dir,
+        strict=strict,
+        timeout=timeout,
+        jobs=jobs,
+        seed=seed,
+        shard=RunOptions.parse_shard(shard),
+        progress=not as_json,
+        resume=resume,
+        baseline=baseline,
+        deadline=deadline,
+        executor=executor,
+        warm_start=warm_start,
+        repeat=repeat,
+        cache=cache,
+    )
+    # On --resume only what the user typed is checked against the journal.
+    given = {name for name in ctx.params if _given(ctx, name)}
+    corpus = None if resume and not _given(ctx, "corpus_path") else corpus_path
     try:
-        result = run_eval(
-            None if resume and not _given(ctx, "corpus_path") else corpus_path,
-            out_dir=out_dir,
-            baseline=baseline,
-            progress=not as_json,
-            jobs=jobs,
-            deadline=deadline,
-            resume=resume,
-            **scale,
-            **deciding,
-        )
+        result = run_eval(corpus, options, given=given)
     except RunStopped as stopped:
         click.echo(stopped.hint(), err=True)
         raise stopped.cause from None

@@ -201,8 +201,8 @@ def import_command(kind: str, files: tuple[Path, ...], repos: Path | None, out: 
 def export_command(run_spec: str, fmt: str, out_dir: Path | None, runs_dir: Path) -> None:
     """Write RUN's retrieval results as TREC qrels and run files (pytrec_eval, ranx and trec_eval read them)."""
     from ..interchange import export_trec
-    from ..paths import locate_run
+    from ..paths import DEFAULT_TREC_DIR, Locations
 
-    side = locate_run(run_spec, runs_dir)
-    for path in export_trec(side.path, out_dir or Path("reports/trec") / side.path.name, side.target):
+    side = Locations(runs=runs_dir).run(run_spec)
+    for path in export_trec(side.path, out_dir or DEFAULT_TREC_DIR / side.path.name, side.target):
         click.echo(path)

@@ -80,6 +80,8 @@ def recorded_run(
     import pandas as pd
 
     from ..corpus import load_corpus
+    from ..run.manifest import assemble
+    from ..run.options import RunOptions
     from ..run.summary import overall_passed, summarise
     from ..store.runs import free_run_id, write_run
     from ..suites import Outcome, RunContext, get_suite
@@ -100,13 +102,9 @@ def recorded_run(
     now = datetime.now(UTC)
     label = "+".join(rankings)[:80] or "imported"
     run_id = free_run_id(out_dir, f"{now.strftime('%Y%m%dT%H%M%SZ')}-{label}")
-    manifest = {
-        "run_id": run_id,
-        "created": now.isoformat(timespec="seconds").replace("+00:00", "Z"),
-        "corpus": {"path": str(corpus.path), "sha256": corpus.sha256, "k": corpus.k},
-        "targets": [{"name": t, "spec": f"imported:{t}", "version": "imported"} for t in rankings],
-        "imported": source,
-        "seed": 0,
-        "options": {"suites": [suite.name], "timeout": None, "jobs": 1, "strict": False, "shard": None},
-    }
+    options = RunOptions(suites=[suite.name], targets=[f"imported:{t}" for t in rankings])
+    entries = [{"name": t, "spec": f"imported:{t}", "version": "imported"} for t in rankings]
+    # No engine was asked: no request timeout applies.
+    recorded = dict(options.to_manifest(), timeout=None)
+    manifest = assemble(run_id, now, corpus, entries, options, recorded, imported=source)
     return write_run(out_dir, run_id, manifest, summary, rows, pd.concat(frames, ignore_index=True))

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RenderError, WorkbenchError
-from ..paths import DEFAULT_HTML_DIR, baselines_dir, locate_run, locate_side
+from ..paths import DEFAULT_HTML_DIR, Locations
 from ..store.files import write_text_atomic
 from ..store.headers import DEFAULT_RUNS_DIR, check_side, latest_run, read_header
 from ._html import to_html
@@ -149,15 +149,16 @@ def render_report(
         futures = [pool.submit(_worker, board, i, timeout, reuse_kernels, converter) for i in range(workers)]
         converter.submit(to_html, None)  # load nbconvert and compile its template while the kernels start
         try:
-            run, out = _prepare(run_dir, Path(out_dir), runs_dir)
+            where = Locations.of(corpus, runs_dir)
+            run, out = _prepare(run_dir, Path(out_dir), where)
             # The default pages fit the run: a page none of whose suites ran is one line in the index.
             sources, left_out = split_pages(sources, run.summary) if notebooks is None else (sources, {})
-            baseline = _resolved_baseline(baseline, runs_dir, corpus)
+            baseline = _resolved_baseline(baseline, where)
             params = {"run_dir": str(run.path.resolve()), "baseline": baseline}
             rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
             for source in sorted(sources, key=lambda p: rank.get(p.stem, len(rank))):
                 board.put(Job(source, out, params))
-            _check_baseline(baseline, board)
+            _check_baseline(baseline, board, where)
         finally:
             board.close()
         pages = [page.result() for future in futures for page in future.result()]
@@ -171,34 +172,34 @@ def render_report(
     return report
 
 
-def _prepare(run_dir: Path | str | None, out_dir: Path, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> tuple[Any, Path]:
+def _prepare(run_dir: Path | str | None, out_dir: Path, where: Locations) -> tuple[Any, Path]:
     """The run's header (default: the latest run; its frames are the kernels' to load) and its
-    page directory. ``run_dir`` may be a run id under ``runs_dir``."""
-    run = read_header(locate_run(str(run_dir), runs_dir).path if run_dir else latest_run(runs_dir))
+    page directory. ``run_dir`` may be a run id under ``where.runs``."""
+    run = read_header(where.run(str(run_dir)).path if run_dir else latest_run(where.runs))
     out = out_dir / run.run_id
     out.mkdir(parents=True, exist_ok=True)
     return run, out
 
 
-def _resolved_baseline(baseline: str | None, runs_dir: Path | str, corpus: Path | str | None) -> str | None:
+def _resolved_baseline(baseline: str | None, where: Locations) -> str | None:
     """The baseline spec as an absolute path (``#TARGET`` kept), so every notebook reads the same
     side whatever its working directory; a spec that names nothing is left for the check to report."""
     if not baseline:
         return None
     try:
-        side = locate_side(baseline, runs_dir, baselines_dir(corpus))
+        side = where.side(baseline)
     except WorkbenchError:
         return baseline
     return str(side.path.resolve()) + (f"#{side.target}" if side.target else "")
 
 
-def _check_baseline(baseline: str | None, board: JobBoard) -> None:
+def _check_baseline(baseline: str | None, board: JobBoard, where: Locations) -> None:
     """Check the baseline while the first notebooks run; if it does not resolve, cancel the
     notebooks not started yet and raise."""
     if not baseline:
         return
     try:
-        check_side(baseline)
+        check_side(baseline, where)
     except Exception:
         board.cancel()
         raise

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..errors import SuiteError
 from ..suites import Outcome, RunContext, Suite
 from .local import LocalExecutor
+from .options import parse_executor
 from .work import WorkItem
 
 __all__ = ["Executor", "LocalExecutor", "WorkItem", "make_executor", "parse_executor"]
@@ -45,14 +45,6 @@ class Executor(Protocol):
     def close(self) -> None:
         """Release workers (and a Ray instance this executor started)."""
         ...
-
-
-def parse_executor(spec: str) -> tuple[str, str | None]:
-    """``local`` -> ("local", None); ``ray`` -> ("ray", None); ``ray:ADDRESS`` -> ("ray", ADDRESS)."""
-    kind, _, address = spec.partition(":")
-    if kind not in ("local", "ray") or (kind == "local" and address):
-        raise SuiteError(f"--executor {spec!r}: expected local, ray or ray:ADDRESS")
-    return kind, address or None
 
 
 def make_executor(options: RunOptions, specs: dict[str, str]) -> Executor:

@@ -60,35 +60,60 @@ def run_id(started: datetime, target_names: list[str]) -> str:
     return f"{started.strftime('%Y%m%dT%H%M%SZ')}-{label[:80]}"
 
 
-def build_manifest(corpus: Corpus, targets: list[Any], options: RunOptions, started: datetime) -> dict[str, Any]:
-    """Everything needed to reproduce or audit a run."""
-    from ..corpus.fixtures import corpus_revisions
+def stamp(started: datetime) -> str:
+    """A manifest's ``created`` time: UTC, to the second, ``Z``-suffixed."""
+    return started.isoformat(timespec="seconds").replace("+00:00", "Z")
 
-    names = [t.name for t in targets]
-    revisions = corpus_revisions(corpus)
+
+def assemble(
+    run: str,
+    started: datetime,
+    corpus: Corpus,
+    targets: list[dict[str, Any]],
+    options: RunOptions,
+    recorded_options: dict[str, Any] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """The one shape of a manifest (a run's, an imported run's): id, time, corpus, target entries,
+    provenance (versions, git commit, platform), seed and options (``options.to_manifest()``
+    unless ``recorded_options`` says otherwise), then ``extra`` keys."""
     return {
-        "run_id": run_id(started, names),
-        "created": started.isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "run_id": run,
+        "created": stamp(started),
         "corpus": {"path": str(corpus.path), "sha256": corpus.sha256, "k": corpus.k},
-        "targets": [_target_entry(t, spec) for t, spec in zip(targets, options.targets, strict=True)],
+        "targets": targets,
         "workbench_version": package_version("workbench"),
         "git_commit": git_commit(Path.cwd()),
         "python": platform.python_version(),
         "platform": platform.platform(),
         "packages": {name: package_version(name) for name in PACKAGES},
         "seed": options.seed,
-        "options": {
-            "suites": options.suites,
-            "timeout": options.timeout,
-            "jobs": options.jobs,
-            "strict": options.strict,
-            "shard": list(options.shard) if options.shard else None,
-            "repeat": options.repeat,
-            "executor": options.executor,
-            "cache": options.cache,
-        },
-        **({"revisions": revisions} if revisions else {}),
+        "options": options.to_manifest() if recorded_options is None else recorded_options,
+        **extra,
     }
+
+
+def build_manifest(corpus: Corpus, targets: list[Any], options: RunOptions, started: datetime) -> dict[str, Any]:
+    """Everything needed to reproduce or audit a run of ``targets`` (objects) with ``options``."""
+    from ..corpus.fixtures import corpus_revisions
+
+    revisions = corpus_revisions(corpus)
+    entries = [_target_entry(t, spec) for t, spec in zip(targets, options.targets, strict=True)]
+    return assemble(
+        run_id(started, [t.name for t in targets]),
+        started,
+        corpus,
+        entries,
+        options,
+        **({"revisions": revisions} if revisions else {}),
+    )
+
+
+def merged_manifest(first: dict[str, Any], run_ids: list[str], started: datetime, run: str) -> dict[str, Any]:
+    """The manifest of runs merged into ``run``: the first run's, stamped now, its shard cleared
+    and the merged run ids listed."""
+    options = dict(first.get("options", {}), shard=None)
+    return dict(first, run_id=run, created=stamp(started), merged_from=run_ids, options=options)
 
 
 def _target_entry(target: Any, spec: str) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from ..errors import StoreError
 from ..paths import DEFAULT_RUNS_DIR
 from ..store.runs import Run, free_run_id, load_run, write_run
 from ..suites import get_suite
+from .manifest import merged_manifest
 from .repeats import has_repeats, repeats_section
 from .shards import check_shards
 from .summary import overall_passed, suite_summary
@@ -79,13 +80,8 @@ def merge_runs(paths: list[Path | str], out_dir: Path | str = DEFAULT_RUNS_DIR) 
             for t in targets
         }
     started = datetime.now(UTC)
-    manifest = dict(
-        runs[0].manifest,
-        created=started.isoformat(timespec="seconds").replace("+00:00", "Z"),
-        merged_from=[r.run_id for r in runs],
-    )
-    manifest["options"] = dict(manifest.get("options", {}), shard=None)
     run_id = free_run_id(out_dir, f"{started.strftime('%Y%m%dT%H%M%SZ')}-merged")
+    manifest = merged_manifest(runs[0].manifest, [r.run_id for r in runs], started, run_id)
     rows = cases.astype(object).where(cases.notna(), None).to_dict("records")
     summary = {
         "run_dir": None,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..corpus import Corpus
-from ..errors import SuiteError
+from ..errors import CorpusError, UsageError
 from ..suites import Suite, get_suite, suite_names, suite_section
 from ..targets import close_target, resolve_target
 from .options import RunOptions
@@ -31,7 +31,7 @@ def select_suites(corpus: Corpus, options: RunOptions) -> list[Suite]:
     """The suites asked for, else every suite the corpus has cases for."""
     names = options.suites or [n for n in suite_names() if corpus.data.get(suite_section(n))]
     if not names:
-        raise SuiteError(f"{corpus.path}: no suite has cases in this corpus")
+        raise CorpusError(f"{corpus.path}: no suite has cases in this corpus")
     return [get_suite(n) for n in names]
 
 
@@ -42,5 +42,5 @@ def resolve_targets(options: RunOptions) -> list[Any]:
     if len(set(names)) != len(names):
         for target in targets:
             close_target(target)
-        raise SuiteError(f"two targets share a name ({', '.join(names)}): give each engine its own")
+        raise UsageError(f"two targets share a name ({', '.join(names)}): give each engine its own")
     return targets

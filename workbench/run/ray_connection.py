@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ..errors import SuiteError
+from ..errors import RunError
 
 SWITCH_INTERVAL = 0.0005  # seconds: the GIL switch interval while Ray starts beside the driver's cases
 CONNECT_TIMEOUT = 60.0  # seconds to join a cluster at an address (``ray.init`` itself waits for ever)
@@ -130,10 +130,10 @@ class RayConnection:
         return False
 
     def wait(self, spec: str) -> Any:
-        """The Ray module once connected, or a SuiteError saying why not."""
+        """The Ray module once connected, or a RunError saying why not."""
         self.settle()
         if self.failure is not None:
-            raise SuiteError(f"--executor {spec}: {self.failure}") from self._failure
+            raise RunError(f"--executor {spec}: {self.failure}") from self._failure
         return self.ray
 
     def close(self) -> None:

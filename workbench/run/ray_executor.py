@@ -29,7 +29,7 @@ from collections import deque
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from ..errors import SuiteError
+from ..errors import RunError
 from ..suites import Outcome, RunContext, Suite, get_suite
 from .local import LocalExecutor
 from .ray_connection import RayConnection
@@ -76,7 +76,7 @@ class CaseWorker:
 
 def _check_ray_installed() -> None:
     if importlib.util.find_spec("ray") is None:
-        raise SuiteError("--executor ray needs Ray: pip install 'workbench[ray]'")
+        raise RunError("--executor ray needs Ray: pip install 'workbench[ray]'")
 
 
 def _outcomes(
@@ -108,7 +108,7 @@ class RayExecutor:
     @property
     def _conn(self) -> RayConnection:
         if self.connection is None:  # run() connects before anything asks for Ray
-            raise SuiteError("--executor ray: not connected yet")
+            raise RunError("--executor ray: not connected yet")
         return self.connection
 
     def _ray(self) -> Any:

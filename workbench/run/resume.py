@@ -15,11 +15,12 @@ import os
 import shutil
 import threading
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from ..errors import CorpusError, StoreError, SuiteError
+from ..errors import CorpusError, StoreError
 from ..paths import journal_path
 from ..store.files import dumps, write_json_atomic
 from ..store.headers import is_complete_run, read_json
@@ -28,7 +29,7 @@ from ..store.shapes import check_manifest
 from ..strictjson import loads_strict
 from ..strictjson import read_json as strict_read_json
 from ..suites import Outcome
-from .options import RESUME_KEYS, RunOptions
+from .options import RunOptions, deciding_fields
 
 if TYPE_CHECKING:
     from ..corpus import Corpus
@@ -234,47 +235,6 @@ def _cut_by_deadline(run_dir: Path) -> bool:
     return isinstance(summary, dict) and isinstance(summary.get("deadline"), dict)
 
 
-def resume_settings(manifest: dict[str, Any]) -> dict[str, Any]:
-    """The ``RunOptions`` fields named in RESUME_KEYS, as the run of ``manifest`` had them."""
-    options = manifest.get("options", {})
-    shard = options.get("shard")
-    return {
-        "suites": options.get("suites"),
-        "targets": [t["spec"] for t in manifest.get("targets", [])],
-        "seed": manifest.get("seed", 0),
-        "shard": tuple(shard) if shard else None,
-        "timeout": options.get("timeout", 60.0),
-        "strict": bool(options.get("strict")),
-        "repeat": int(options.get("repeat") or 1),
-    }
-
-
-def check_agrees(manifest: dict[str, Any], given: dict[str, Any]) -> None:
-    """Raise a SuiteError naming every option in ``given`` (RESUME_KEYS only) whose value differs
-    from the journaled run's: resuming must reproduce that run, not mix two runs in one."""
-    settings = resume_settings(manifest)
-
-    def show(value: Any) -> str:
-        if value is None:
-            return "the default"
-        if isinstance(value, tuple):
-            return "/".join(map(str, value))
-        return ",".join(map(str, value)) if isinstance(value, list) else str(value)
-
-    wrong = [
-        f"{_FLAGS.get(key, '--' + key)} {show(given[key])} (the run has {show(settings[key])})"
-        for key in RESUME_KEYS
-        if key in given and given[key] != settings[key]
-    ]
-    if wrong:
-        raise SuiteError(
-            f"cannot resume {manifest.get('run_id')}: {'; '.join(wrong)}; resume takes these from the journal"
-        )
-
-
-_FLAGS = {"suites": "--suite", "targets": "--target", "repeat": "--repeat"}
-
-
 def resume_header(corpus: Corpus, options: RunOptions) -> dict[str, Any]:
     """The manifest an interrupted run began with, once it is checked that resuming it with
     ``corpus`` and ``options`` reproduces that run (same corpus bytes, same deciding options)."""
@@ -288,32 +248,16 @@ def resume_header(corpus: Corpus, options: RunOptions) -> dict[str, Any]:
             f"{corpus.path}: changed since run {run_id} started (SHA-256 {old[:12]} -> "
             f"{corpus.sha256[:12]}); its outcomes cannot be reused, start a new run"
         )
-    check_agrees(manifest, {key: getattr(options, key) for key in RESUME_KEYS})
+    options.resumed(manifest, deciding_fields(type(options)), journal)  # a UsageError if they differ
     return manifest
 
 
 def resume_options(
-    resume: Path | str,
-    corpus_path: Path | str | None,
-    suites: list[str] | None,
-    targets: list[str] | None,
-    out_dir: Path | str,
-    options: dict[str, Any],
+    resume: Path | str, options: RunOptions, given: Collection[str], corpus_path: Path | str | None
 ) -> tuple[Path | str, RunOptions]:
-    """The corpus and RunOptions that finish the run journaled at ``resume``; a given option
-    that contradicts the journal is an error."""
-    journal = find_journal(resume, out_dir)
+    """The corpus and RunOptions that finish the run journaled at ``resume`` (a journal path, or a
+    run id under ``options.out_dir``): its deciding options come from the journal, and one in
+    ``given`` that contradicts it is a UsageError."""
+    journal = find_journal(resume, options.out_dir)
     manifest = read_journal_header(journal)["manifest"]
-    check_agrees(
-        manifest,
-        {
-            key: value
-            for key, value in {**options, "suites": suites, "targets": targets}.items()
-            if key in RESUME_KEYS and value is not None
-        },
-    )
-    rest = {key: value for key, value in options.items() if key not in RESUME_KEYS}
-    return (
-        corpus_path or manifest["corpus"]["path"],
-        RunOptions(**resume_settings(manifest), **rest, out_dir=journal.parent, resume=journal),
-    )
+    return corpus_path or manifest["corpus"]["path"], options.resumed(manifest, given, journal)

@@ -13,9 +13,8 @@ only the cases its journal lacks, under its original run id.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from contextlib import closing
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,17 +23,16 @@ from ..analysis.regressions import baseline_section
 from ..columns import CASE, METRIC, SUITE, TARGET, VALUE
 from ..contract import capabilities
 from ..corpus import Corpus, load_corpus
-from ..errors import RunStopped, SuiteError
-from ..paths import DEFAULT_CORPUS, DEFAULT_RUNS_DIR
+from ..errors import RunError, RunStopped
+from ..paths import DEFAULT_CORPUS
 from ..sandbox import sandbox_kind
 from ..store.runs import Run, in_memory_run, rewrite_run, write_run, written_run
 from ..suites import Outcome, RunContext, Suite
-from ..targets import close_target
 from ..targets.handshake import note_unsupported, skip_reason
-from ..targets.protocol import ProtocolTarget
 from .cache import ResultCache, cached_outcome, storable
 from .deadline import RunDeadline, note_deadline
-from .executors import Executor, make_executor
+from .engines import Engines
+from .executors import Executor
 from .manifest import build_manifest
 from .options import RunOptions
 from .plan import Plan, resolve_targets, select_suites, without_unavailable
@@ -57,63 +55,63 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
     run directory is written; when anything interrupts the run it is kept, and ``RunStopped``
     (carrying the cause) says how to resume.
     """
-    deadline = RunDeadline(options.deadline)
+    deadline = RunDeadline(options.deadline)  # counts from here: starting the engines is part of the run
     suites = select_suites(corpus, options)
     header = resume_header(corpus, options) if options.resume else None
-    targets = resolve_targets(options)
-    executor: Executor | None = None
-    watchdog = deadline.watch(lambda: _close_engines(targets, executor))
-    cache = ResultCache() if options.cache else None
-    try:
-        executor = make_executor(options, {t.name: spec for t, spec in zip(targets, options.targets, strict=True)})
-        # Cases this machine cannot run (a missing toolchain) are left out of the plan before the
-        # case ids are recorded, so shards of one plan still add up to it.
-        whole, unavailable = without_unavailable(
-            [(s, name, t, cases) for s in suites for name, t, cases in s.plan(corpus, targets)], corpus
-        )
-        manifest = header or dict(
-            build_manifest(corpus, targets, options, datetime.now(UTC)),
-            case_ids=ids_record(
-                (s.name, name, str(c.get("name"))) for s, name, t, cases in whole if _capable(s, t) for c in cases
-            ),
-        )
+    with Engines(options, resolve_targets(options), deadline) as engines:
+        whole, unavailable = _whole_plan(corpus, suites, engines.targets)
+        manifest = header or _new_manifest(corpus, engines.targets, options, whole)
         plan = [(s, name, t, select_shard(s.name, cases, options.shard)) for s, name, t, cases in whole]
-        journal = (
-            Journal.reopen(options.resume, manifest["run_id"])
-            if options.resume
-            else Journal.create(options.out_dir, manifest)
-        )
-        try:
-            session = _Session(
-                RunContext(corpus=corpus, timeout=options.timeout, seed=options.seed),
-                options,
-                journal,
-                reusable(journal.path) if options.resume else {},
-                executor,
-                cache,
-                on_case,
-                deadline=deadline,
-            )
-            manifest = _note_resume(manifest, plan, session)
-            summary, case_rows, scores = _run_plan(plan, corpus, session, unavailable)
-            manifest = dict(manifest, executor=executor.describe())
-            if cache is not None:
-                manifest["cache"] = {"hits": cache.hits, "stored": cache.stored}
-            summary = note_deadline(summary, deadline)
-        except BaseException as exc:
-            journal.close()
-            saved = journal.saved()
-            raise RunStopped(str(saved.path), saved.run_id, saved.cases, exc) from exc
+        journal = Journal.reopen(options.resume, manifest["run_id"]) if options.resume else None
+        journal = journal or Journal.create(options.out_dir, manifest)
+        session = _Session(corpus, options, journal, engines, on_case)
+        manifest, summary, case_rows, scores = _journaled(session, manifest, plan, unavailable)
+    return _write(session, manifest, summary, case_rows, scores)
+
+
+def _whole_plan(corpus: Corpus, suites: list[Suite], targets: list[Any]) -> tuple[Plan, dict[str, dict[str, str]]]:
+    """Every (suite, target, cases) of the run, without the cases this machine cannot run (a
+    missing toolchain), which are left out before the case ids are recorded, so shards of one
+    plan still add up to it."""
+    return without_unavailable(
+        [(s, name, t, cases) for s in suites for name, t, cases in s.plan(corpus, targets)], corpus
+    )
+
+
+def _new_manifest(corpus: Corpus, targets: list[Any], options: RunOptions, whole: Plan) -> dict[str, Any]:
+    """The manifest of a new run, with the ids of every case it will run (over all shards)."""
+    ids = ids_record((s.name, name, str(c.get("name"))) for s, name, t, cases in whole if _capable(s, t) for c in cases)
+    return dict(build_manifest(corpus, targets, options, datetime.now(UTC)), case_ids=ids)
+
+
+def _journaled(
+    session: _Session, manifest: dict[str, Any], plan: Plan, unavailable: dict[str, dict[str, str]]
+) -> tuple[dict[str, Any], dict[str, Any], list[dict[str, Any]], pd.DataFrame]:
+    """Run the plan, each case journaled: the final manifest, summary, case rows and scores. If
+    anything stops it, the journal is kept and ``RunStopped`` says how to resume."""
+    journal, engines = session.journal, session.engines
+    try:
+        session.prior = reusable(journal.path) if session.options.resume else {}
+        manifest = _note_resume(manifest, plan, session)
+        summary, case_rows, scores = _run_plan(plan, session.corpus, session, unavailable)
+        manifest = dict(manifest, executor=engines.executor.describe() if engines.executor else None)
+        if engines.cache is not None:
+            manifest["cache"] = {"hits": engines.cache.hits, "stored": engines.cache.stored}
+        summary = note_deadline(summary, engines.deadline)
+    except BaseException as exc:
         journal.close()
-    finally:
-        if watchdog is not None:
-            watchdog.cancel()
-        if executor is not None:
-            executor.close()
-        if cache is not None:
-            cache.close()
-        for target in targets:
-            close_target(target)
+        saved = journal.saved()
+        raise RunStopped(str(saved.path), saved.run_id, saved.cases, exc) from exc
+    journal.close()
+    return manifest, summary, case_rows, scores
+
+
+def _write(
+    session: _Session, manifest: dict[str, Any], summary: dict[str, Any], case_rows: list[dict[str, Any]], scores: Any
+) -> Run:
+    """Write the run directory (over the one a ``--deadline`` resume continues), with the baseline
+    section when asked; the journal goes unless the deadline left cases for a resume."""
+    options, journal = session.options, session.journal
     final = journal.path.parent / journal.run_id
     if options.baseline:
         summary["baseline"] = baseline_section(
@@ -124,36 +122,40 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
         if options.resume and final.exists()
         else write_run(journal.path.parent, journal.run_id, manifest, summary, case_rows, scores)
     )
-    if not deadline.not_run:  # cases the deadline left out: the journal lets --resume run them
+    if not session.engines.deadline.not_run:  # cases the deadline left out: the journal lets --resume run them
         journal.remove()
     return written_run(path, manifest, summary)
 
 
-def _close_engines(targets: list[Any], executor: Executor | None) -> None:
-    """At the run's deadline: end the protocol engines' processes (``cmd:``; closing an ``http://``
-    target holds nothing) and the executor's workers (Ray actors), so a request in flight returns
-    now. In-process targets in this process are left alone."""
-    if executor is not None:
-        executor.stop_workers()
-    for target in targets:
-        if isinstance(target, ProtocolTarget):
-            target.close()
-
-
-@dataclass
 class _Session:
     """What every (suite, target) pair of one run shares while its cases run."""
 
-    ctx: RunContext
-    options: RunOptions
-    journal: Journal
-    prior: dict[Key, dict[str, Any]]  # journal records a resume may reuse
-    executor: Executor
-    cache: ResultCache | None = None
-    on_case: Callable[[], None] | None = None
-    bar: Any = None  # the tqdm bar, once open
-    deadline: RunDeadline = field(default_factory=lambda: RunDeadline(None))
-    items: dict[tuple[str, str], list[WorkItem]] = field(default_factory=dict)  # per (suite, target)
+    def __init__(
+        self,
+        corpus: Corpus,
+        options: RunOptions,
+        journal: Journal,
+        engines: Engines,
+        on_case: Callable[[], None] | None,
+    ) -> None:
+        self.corpus, self.options, self.journal, self.engines, self.on_case = corpus, options, journal, engines, on_case
+        self.ctx = RunContext(corpus=corpus, timeout=options.timeout, seed=options.seed)
+        self.prior: dict[Key, dict[str, Any]] = {}  # the journal records a resume may reuse (read by _journaled)
+        self.bar: Any = None  # the tqdm bar, once open
+        self.items: dict[tuple[str, str], list[WorkItem]] = {}  # per (suite, target), made once
+
+    @property
+    def cache(self) -> ResultCache | None:
+        return self.engines.cache
+
+    @property
+    def deadline(self) -> RunDeadline:
+        return self.engines.deadline
+
+    @property
+    def executor(self) -> Executor:
+        assert self.engines.executor is not None  # set on entering the engines' block
+        return self.engines.executor
 
 
 def _run_plan(
@@ -343,7 +345,7 @@ def _run_fresh(session: _Session, suite: Suite, name: str, target: Any, items: l
             results[item.index] = outcome
             _tick(session)
             if strict and outcome.error:
-                raise SuiteError(f"{suite.name}[{outcome.name}] on {name}: {outcome.error} (--strict)")
+                raise RunError(f"{suite.name}[{outcome.name}] on {name}: {outcome.error} (--strict)")
     for item in items:  # what the deadline left out: a resume runs it
         if item.index not in results:
             results[item.index] = deadline.not_reached(item.case)
@@ -353,25 +355,20 @@ def _run_fresh(session: _Session, suite: Suite, name: str, target: Any, items: l
 
 def run_eval(
     corpus_path: Path | str | None = None,
-    suites: list[str] | None = None,
-    targets: list[str] | None = None,
-    out_dir: Path | str = DEFAULT_RUNS_DIR,
-    baseline: str | None = None,
-    resume: Path | str | None = None,
-    **options: Any,
+    options: RunOptions | None = None,
+    given: Collection[str] | None = None,
+    **fields: Any,
 ) -> Run:
-    """Load a corpus and run it; with ``baseline`` the summary carries the baseline comparison.
+    """Load a corpus (default ``corpus/corpus.json``) and run it with ``options``.
 
-    The one call behind ``workbench run``; keyword options are those of ``RunOptions``. The corpus
-    defaults to ``corpus/corpus.json``. ``resume`` (a run id under ``out_dir``, or a journal
-    path) finishes an interrupted run: suites, targets, seed, shard, timeout, strictness and
-    the corpus come from its journal, and any of them given here must agree with it.
+    The one call behind ``workbench run``. Without ``options``, keyword ``fields`` of
+    ``RunOptions`` make them. With ``options.resume`` (a run id under ``out_dir``, or a journal
+    path) it finishes an interrupted run: the corpus and the deciding options (suites, targets,
+    seed, shard, timeout, strictness, repeat) come from its journal, and any of them named in
+    ``given`` (default: those set to other than their default) must agree with it.
     """
-    if resume is not None:
-        corpus_path, run_options = resume_options(resume, corpus_path, suites, targets, out_dir, options)
-        run_options.baseline = baseline
-    else:
-        run_options = RunOptions(
-            suites=suites, targets=targets or ["builtin"], out_dir=Path(out_dir), baseline=baseline, **options
-        )
-    return run(load_corpus(corpus_path or DEFAULT_CORPUS), run_options)
+    options = options or RunOptions(**fields)
+    if options.resume is not None:
+        given = options.changed() if given is None else given
+        corpus_path, options = resume_options(options.resume, options, given, corpus_path)
+    return run(load_corpus(corpus_path or DEFAULT_CORPUS), options)

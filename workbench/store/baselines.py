@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE, ERROR, METRIC, PASSED, SUITE, TARGET, VALUE
 from ..errors import StoreError
-from ..paths import DEFAULT_CORPUS
+from ..paths import DEFAULT_CORPUS, Locations
 from .files import dumps, write_text_atomic
 from .floors import DEFAULT_SLACK, compute_floors, replace_thresholds, update_evals
 from .headers import BASELINE_FORMAT, DEFAULT_BASELINES_DIR, read_baseline
@@ -111,7 +111,7 @@ def record_baseline(
     if not _NAME.match(name):
         raise StoreError(f"baseline name {name!r}: use letters, digits, '.', '_' or '-'")
     corpus_path = Path(corpus_path)
-    path = Path(baselines_dir or corpus_path.parent / "baselines") / f"{name}.json"
+    path = (Path(baselines_dir) if baselines_dir else Locations.of(corpus_path).baselines) / f"{name}.json"
     if path.exists() and not force:
         raise StoreError(f"{path}: baseline {name!r} already exists; pass --force to overwrite it")
     run = _one_target(run, target)

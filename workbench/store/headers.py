@@ -13,7 +13,7 @@ from typing import Any
 
 from ..columns import SCORE_COLUMNS
 from ..errors import CompareError, StoreError
-from ..paths import DEFAULT_BASELINES_DIR, DEFAULT_RUNS_DIR, SideRef, baseline_path, locate_side
+from ..paths import DEFAULT_BASELINES_DIR, DEFAULT_RUNS_DIR, Locations, SideRef
 from ..strictjson import read_json as strict_read_json
 from ..strictjson import read_jsonl as strict_read_jsonl
 from .shapes import check_baseline, check_case_rows, check_manifest, check_summary
@@ -108,17 +108,16 @@ def read_baseline(
     path_or_name: Path | str, baselines_dir: Path | str = DEFAULT_BASELINES_DIR
 ) -> tuple[Path, dict[str, Any]]:
     """A baseline file (by path, or by name in ``baselines_dir``) and its checked document."""
-    path = baseline_path(path_or_name, baselines_dir)
+    path = Locations(baselines=Path(baselines_dir)).baseline(path_or_name)
     if not path.is_file():
         raise StoreError(f"{path}: no such baseline (see `workbench baseline list`)")
     return path, check_baseline(strict_read_json(path, "baseline", StoreError), path)
 
 
-def check_side(
-    spec: str, runs_dir: Path | str = DEFAULT_RUNS_DIR, baselines_dir: Path | str = DEFAULT_BASELINES_DIR
-) -> SideRef:
-    """``locate_side``, then check the run or baseline reads and has the named target."""
-    side = locate_side(spec, runs_dir, baselines_dir)
+def check_side(spec: str, where: Locations | None = None) -> SideRef:
+    """``where.side(spec)`` (default locations), then check the run or baseline reads and has the
+    named target."""
+    side = (where or Locations()).side(spec)
     if side.is_run:
         targets = read_header(side.path).targets
     else:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..columns import CASE, ERROR, METRIC, PASSED, SCORE_COLUMNS, SUITE, TARGET, VALUE
 from ..errors import StoreError
-from ..paths import DEFAULT_RUNS_DIR, journal_path, run_path
+from ..paths import DEFAULT_RUNS_DIR, Locations, journal_path
 from .files import dumps, write_json_atomic, write_text_atomic
 from .headers import read_json, read_jsonl
 from .shapes import check_case_rows, check_manifest, check_summary
@@ -214,7 +214,7 @@ def _cases_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 def load_run(path: Path | str, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> Run:
     """Read a run written by ``workbench run``: its directory, or its run id under ``runs_dir``
     (``wb.load_run("20261129T211500Z-builtin")``), as ``compare`` and ``report`` resolve it."""
-    found = run_path(path, runs_dir)
+    found = Locations(runs=Path(runs_dir)).run_dir(path)
     if found is None:
         raise StoreError(f"{path}: no such run directory, nor a run id in {runs_dir}")
     path = found

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..columns import METRIC, VALUE
+from ..contract import REQUEST_TIMEOUT
 
 if TYPE_CHECKING:  # pandas is imported where scores are computed, so validating a corpus never loads it
     import pandas as pd
@@ -27,7 +28,7 @@ class RunContext:
     """What a suite may use while running: the corpus, limits and a scratch directory."""
 
     corpus: Corpus
-    timeout: float = 60.0
+    timeout: float = REQUEST_TIMEOUT
     seed: int = 0
     scratch: Path | None = None
     options: dict[str, Any] = field(default_factory=dict)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any
 
-from ..contract import CAPABILITIES, capabilities
+from ..contract import CAPABILITIES, REQUEST_TIMEOUT, capabilities
 from ..errors import TargetError
 from .serve import Dispatcher, make_server
 
@@ -83,7 +83,7 @@ def _named(target: Any, spec: str) -> Any:
     return target
 
 
-def resolve_target(spec: str, seed: int = 0, timeout: float = 60.0) -> Any:
+def resolve_target(spec: str, seed: int = 0, timeout: float = REQUEST_TIMEOUT) -> Any:
     """The target object for a spec string; an unknown spec is a TargetError naming it."""
     spec = spec.strip()
     if spec in NAMED:

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..contract import REQUEST_TIMEOUT
 from ..errors import TargetError
 from ..strictjson import loads_strict
 from .pipes import EOF, MAX_LINE, TOO_LONG, Deadline, EngineProcess
@@ -27,7 +28,7 @@ from .protocol import ProtocolTarget
 class CommandTransport:
     """Send JSON requests to a subprocess and read one JSON line back per request."""
 
-    def __init__(self, argv: list[str], timeout: float = 60.0) -> None:
+    def __init__(self, argv: list[str], timeout: float = REQUEST_TIMEOUT) -> None:
         self.argv = argv
         self.timeout = timeout
         self._engine: EngineProcess | None = None
@@ -99,7 +100,7 @@ def _parse(capability: str, line: bytes) -> Any:
         raise
 
 
-def command_target(command_line: str, timeout: float = 60.0) -> ProtocolTarget:
+def command_target(command_line: str, timeout: float = REQUEST_TIMEOUT) -> ProtocolTarget:
     """Build the target for ``cmd:<command line>`` (the program must be on PATH or a path)."""
     argv = shlex.split(command_line)
     if not argv:

@@ -15,7 +15,7 @@ import urllib.parse
 import xml.etree.ElementTree as ET
 from typing import Any
 
-from ..contract import Repo, SearchHit
+from ..contract import REQUEST_TIMEOUT, Repo, SearchHit
 from ..errors import TargetError
 from ..strictjson import loads_strict
 from ..wire import inside_path
@@ -105,7 +105,7 @@ def parse_go_code_results(body: Any) -> list[SearchHit]:
 class HttpTarget(ProtocolTarget):
     """A protocol target served over HTTP."""
 
-    def __init__(self, base_url: str, timeout: float = 60.0) -> None:
+    def __init__(self, base_url: str, timeout: float = REQUEST_TIMEOUT) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
         self._ids = itertools.count(1)

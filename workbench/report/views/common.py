@@ -17,7 +17,7 @@ from pandas.io.formats.style import Styler
 
 from ...columns import CASE, ERROR, METRIC, PASSED, SUITE, TARGET, VALUE
 from ...contract import CONTROL_TARGETS
-from ...paths import DEFAULT_RUNS_DIR, run_path
+from ...paths import Locations, project_root
 from ...store.headers import latest_run
 from ...store.runs import Run, load_run
 from .._kernel_cache import remember, stamp
@@ -52,28 +52,14 @@ def unless_quiet(note: Note, quiet: bool) -> Html:
     return Html("") if quiet else note
 
 
-def project_root(start: Path | None = None) -> Path:
-    """The nearest folder at or above ``start`` (default: the working directory) holding
-    ``reports/runs`` or ``corpus/``, so a notebook opened from ``notebooks/`` finds the project."""
-    here = (start or Path.cwd()).resolve()
-    for folder in (here, *here.parents):
-        if (folder / DEFAULT_RUNS_DIR).is_dir() or (folder / "corpus").is_dir():
-            return folder
-    return here
-
-
-def runs_dir(start: Path | None = None) -> Path:
-    """``reports/runs`` of the project."""
-    return project_root(start) / DEFAULT_RUNS_DIR
-
-
 def _run_path(run_dir: str | Path | None) -> Path:
     """The run a notebook names: a directory (also relative to the project root, for a notebook
     opened from ``notebooks/``) or a run id under the project's ``reports/runs``; default the latest."""
+    where = Locations.project()
     if not run_dir:
-        return latest_run(runs_dir())
+        return latest_run(where.runs)
     beside = next((p for p in (Path(run_dir), project_root() / run_dir) if p.is_dir()), None)
-    return beside or run_path(str(run_dir), runs_dir()) or Path(run_dir)
+    return beside or where.run_dir(run_dir) or Path(run_dir)
 
 
 def open_run(run_dir: str | Path | None = None) -> Run:

@@ -17,24 +17,26 @@ from pandas.io.formats.style import Styler
 
 from ...columns import CASE, METRIC, PASSED, SUITE
 from ...errors import WorkbenchError
+from ...paths import Locations
 from ...store.runs import Run
 from .._kernel_cache import identity, remember, stamp
-from .common import Html, Note, primary_target, project_root, runs_dir, table
+from .common import Html, Note, primary_target, table
 
 CASE_STATUSES = ("regressed", "mixed", "improved", "new", "missing", "unchanged")
 
 
-def open_baseline(spec: str | None) -> Any:
-    """The baseline side named by ``spec`` (a baseline name, a run directory or ``RUN#TARGET``),
-    or a Note when none was given or it cannot be found. Cached per process, like ``open_run``."""
+def open_baseline(spec: str | None, where: Locations | None = None) -> Any:
+    """The baseline side named by ``spec`` (a baseline name, a run directory or ``RUN#TARGET``)
+    in ``where`` (default: the project's runs and its corpus's baselines; ``workbench report``
+    hands the notebooks a resolved path, so its ``--corpus`` holds), or a Note when none was
+    given or it cannot be found. Cached per process, like ``open_run``."""
     if not spec:
         return Note("No baseline given (set the baseline parameter: a baseline name, a run or RUN#TARGET).")
     from ...analysis.comparison import load_side
-    from ...paths import locate_side
 
     try:
-        where = locate_side(str(spec), runs_dir(), project_root() / "corpus" / "baselines")
-        return remember(("side", str(spec), stamp(where.path)), lambda: load_side(where))
+        side = (where or Locations.project()).side(str(spec))
+        return remember(("side", str(spec), stamp(side.path)), lambda: load_side(side))
     except WorkbenchError as exc:
         return Note(f"Baseline {spec!r} unavailable: {exc}")
 
