@@ -1,6 +1,7 @@
 """One exception hierarchy for everything workbench raises on purpose.
 
-The CLI turns any ``WorkbenchError`` into a one-line message and exit code 3;
+The CLI turns any ``WorkbenchError`` into a one-line message and exit code 3 (a ``UsageError``,
+such as an unknown suite or target name, exits 2);
 anything else is an internal error (exit 4, traceback shown).
 """
 
@@ -35,6 +36,18 @@ class RenderError(WorkbenchError):
 
 class CompareError(WorkbenchError):
     """Two runs cannot be compared (nothing in common, unknown metric or gate rule)."""
+
+
+class UsageError(WorkbenchError):
+    """The command was asked for something that does not exist (a suite or target name): exit 2."""
+
+
+class UnknownSuite(UsageError, SuiteError):
+    """No suite of that name."""
+
+
+class UnknownTarget(UsageError, TargetError):
+    """No target spec of that form or name."""
 
 
 class RunStopped(WorkbenchError):

@@ -18,6 +18,7 @@ _NAMES = {
     "Comparison": "comparison",
     "CaseDiff": "comparison",
     "compare": "comparison",
+    "comparison_github": "markdown",
     "diff_cases": "comparison",
     "resolve_run": "comparison",
     "resolve_side": "comparison",

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import WorkbenchError
+from ..errors import UsageError, WorkbenchError
 from ..paths import DEFAULT_CORPUS, DEFAULT_RUNS_DIR
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3, 4
@@ -55,6 +55,15 @@ def cli() -> None:
     """
 
 
+FORMAT_OPTION = click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    show_default=True,
+    help="text for a terminal; json; markdown (a table and the verdict, under 65,000 characters) "
+    "for a pull-request comment or $GITHUB_STEP_SUMMARY.",
+)
 RUNS_DIR_OPTION = click.option(
     "--runs-dir",
     type=click.Path(path_type=Path),
@@ -79,6 +88,9 @@ def main(argv: list[str] | None = None) -> int:
     except click.exceptions.ClickException as exc:
         exc.show()
         code = EXIT_USAGE if isinstance(exc, click.UsageError) else exc.exit_code
+    except UsageError as exc:
+        click.echo(f"error: {exc}", err=True)
+        code = EXIT_USAGE
     except WorkbenchError as exc:
         click.echo(f"error: {exc}", err=True)
         code = EXIT_ERROR

@@ -10,7 +10,17 @@ import click
 
 from ..errors import RunStopped
 from ..paths import DEFAULT_HTML_DIR, DEFAULT_RUNS_DIR
-from . import CORPUS_OPTION, EXIT_ERROR, EXIT_FAILED, EXIT_OK, RUNS_DIR_OPTION, cli, parse_shard, split_values
+from . import (
+    CORPUS_OPTION,
+    EXIT_ERROR,
+    EXIT_FAILED,
+    EXIT_OK,
+    FORMAT_OPTION,
+    RUNS_DIR_OPTION,
+    cli,
+    parse_shard,
+    split_values,
+)
 
 
 @cli.command("run")
@@ -35,7 +45,15 @@ from . import CORPUS_OPTION, EXIT_ERROR, EXIT_FAILED, EXIT_OK, RUNS_DIR_OPTION, 
 @click.option(
     "--baseline", "baseline", default=None, help="Compare with this baseline (name or path) and mark regressions."
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the summary object as JSON instead of the scoreboard.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary object as JSON (same as --format json).")
+@FORMAT_OPTION
+@click.option(
+    "--gate",
+    type=click.Choice(["controls"]),
+    default=None,
+    help="controls: a suite without floors passes only if each candidate beats bm25 (else random) "
+    "significantly on its headline metric (bm25 is added when no control is given).",
+)
 @click.option("--strict", is_flag=True, help="Stop at the first case that errors.")
 @click.option(
     "--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True, help="Seconds per engine request."
@@ -94,6 +112,8 @@ def run_command(
     out_dir: Path,
     baseline: str | None,
     as_json: bool,
+    output_format: str,
+    gate: str | None,
     strict: bool,
     timeout: float,
     jobs: int,
@@ -103,14 +123,17 @@ def run_command(
     resume: str | None,
     **scale: Any,
 ) -> None:
-    """Run suites against targets; exit 1 when a threshold floor is not met.
+    """Run suites against targets; exit 1 when a threshold floor (or --gate controls) is not met.
+
+    A suite the corpus gives no floors is NO FLOORS, never PASS; a run where nothing was gated
+    says so in its last line (exit 0).
 
     Every finished case is saved as it ends, so a run that is interrupted (Ctrl-C, a crash,
     --strict) can be finished with --resume, which runs only the cases not saved yet.
     """
-    from ..report import render_scoreboard
     from ..run import run_eval
 
+    output_format = "json" if as_json else output_format
     deciding = {
         "suites": split_values(suites) or None,
         "targets": split_values(targets) or None,
@@ -127,8 +150,9 @@ def run_command(
             None if resume and not _given(ctx, "corpus_path") else corpus_path,
             out_dir=out_dir,
             baseline=baseline,
-            progress=not as_json,
+            progress=output_format == "text",
             jobs=jobs,
+            gate=gate,
             deadline=deadline,
             resume=resume,
             **scale,
@@ -137,18 +161,7 @@ def run_command(
     except RunStopped as stopped:
         click.echo(stopped.hint(), err=True)
         raise stopped.cause from None
-    if as_json:
-        click.echo(json.dumps(result.summary, indent=2))
-    else:
-        from ..analysis import regression_keys
-
-        click.echo(
-            render_scoreboard(
-                result.summary,
-                k=result.manifest["corpus"]["k"],
-                regressions=regression_keys(result.summary.get("baseline") or {}),
-            )
-        )
+    click.echo(_rendered(result.summary, result.manifest["corpus"]["k"], output_format))
     cut = result.summary.get("deadline")
     if cut:
         click.echo(
@@ -156,7 +169,18 @@ def run_command(
             f"run them with --resume {result.run_id}",
             err=True,
         )
-    ctx.exit(EXIT_OK if result.summary["passed"] else EXIT_FAILED)
+    ctx.exit(EXIT_FAILED if result.summary["passed"] is False else EXIT_OK)
+
+
+def _rendered(summary: dict[str, Any], k: int, output_format: str) -> str:
+    """The summary as JSON, the scoreboard text, or markdown for a PR comment."""
+    if output_format == "json":
+        return json.dumps(summary, indent=2)
+    from ..analysis import regression_keys
+    from ..report import render_markdown, render_scoreboard
+
+    render = render_markdown if output_format == "markdown" else render_scoreboard
+    return render(summary, k=k, regressions=regression_keys(summary.get("baseline") or {}))
 
 
 def _given(ctx: click.Context, name: str) -> bool:
@@ -195,16 +219,11 @@ def validate_command(ctx: click.Context, corpus_path: Path) -> None:
 @click.pass_context
 def merge_command(ctx: click.Context, runs: tuple[Path, ...], out_dir: Path, as_json: bool) -> None:
     """Merge shard runs (same corpus) into one run; exit 1 when the merged run fails its floors."""
-    from ..report import render_scoreboard
     from ..run import merge_runs
 
     merged = merge_runs(list(runs), out_dir)
-    click.echo(
-        json.dumps(merged.summary, indent=2)
-        if as_json
-        else render_scoreboard(merged.summary, k=merged.manifest["corpus"]["k"])
-    )
-    ctx.exit(EXIT_OK if merged.summary["passed"] else EXIT_FAILED)
+    click.echo(_rendered(merged.summary, merged.manifest["corpus"]["k"], "json" if as_json else "text"))
+    ctx.exit(EXIT_FAILED if merged.summary["passed"] is False else EXIT_OK)
 
 
 @cli.command("report")

@@ -285,7 +285,9 @@ def load_corpus(path: Path | str = DEFAULT_CORPUS) -> Corpus:
     path = Path(path)
     raw, data, fixtures, executable, problems = _check(path)
     if problems:
-        more = f" (+{len(problems) - 1} more; run `workbench validate`)" if len(problems) > 1 else ""
+        # The count `workbench validate` would print: it also checks expected files in fixtures.
+        every = len(validate_corpus(path))
+        more = f" (+{every - 1} more; run `workbench validate`)" if every > 1 else ""
         raise CorpusError(f"{path}: {problems[0]}{more}")
     return Corpus(
         path=path.resolve(),

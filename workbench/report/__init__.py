@@ -10,6 +10,7 @@ _NAMES = {
     "Report": "render",
     "Page": "render",
     "render_scoreboard": "text",
+    "render_markdown": "text",
     "lab_argv": "lab",
     "serve_lab": "lab",
     "plots": "plots",

@@ -9,7 +9,7 @@ _NAMES = {
     "run": "runner",
     "run_eval": "runner",
     "merge_runs": "merge",
-    "overall_passed": "summary",
+    "overall": "summary",
     "suite_summary": "summary",
     "build_manifest": "manifest",
 }

@@ -86,6 +86,7 @@ def build_manifest(corpus: Corpus, targets: list[Any], options: RunOptions, star
             "repeat": options.repeat,
             "executor": options.executor,
             "cache": options.cache,
+            "gate": options.gate,
         },
         **({"revisions": revisions} if revisions else {}),
     }

@@ -15,7 +15,7 @@ from ..store.runs import Run, free_run_id, load_run, write_run
 from ..suites import get_suite
 from .repeats import has_repeats, repeats_section
 from .shards import check_shards
-from .summary import overall_passed, suite_summary
+from .summary import overall, suite_summary
 
 
 def _check_compatible(runs: list[Run]) -> None:
@@ -84,7 +84,7 @@ def merge_runs(paths: list[Path | str], out_dir: Path | str = DEFAULT_RUNS_DIR) 
     rows = cases.astype(object).where(cases.notna(), None).to_dict("records")
     summary = {
         "run_dir": None,
-        "passed": overall_passed(suites),
+        **overall(suites),
         "suites": suites,
         "sandbox": runs[0].summary.get("sandbox"),
     }

@@ -35,6 +35,8 @@ class RunOptions:
     repeat: int = 1
     # Reuse unchanged results of known-version targets (run/cache.py).
     cache: bool = False
+    # ``controls``: a suite without floors is judged by "beats bm25 (else random) significantly".
+    gate: str | None = None
 
 
 # Options that decide a run's results: a resumed run takes them from its journal.

@@ -36,15 +36,16 @@ from ..targets import close_target
 from ..targets.handshake import note_unsupported, skip_reason
 from ..targets.protocol import ProtocolTarget
 from .cache import ResultCache, cached_outcome, storable
+from .controls import gated_targets, with_controls
 from .deadline import RunDeadline, note_deadline
 from .executors import Executor, make_executor
 from .manifest import build_manifest
 from .options import RunOptions
-from .plan import Plan, resolve_targets, select_suites, without_unavailable
+from .plan import Plan, check_has_cases, resolve_targets, select_suites, without_unavailable
 from .repeats import summarise_repeats
 from .resume import Journal, Key, as_outcome, case_hash, resume_header, resume_options, reusable
 from .shards import ids_record, select_shard
-from .summary import overall_passed, skipped
+from .summary import overall, skipped
 from .work import WorkItem, by_fixture
 
 # tqdm's monitor thread outlives every bar; with a second thread alive the reference engine
@@ -75,6 +76,7 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
         whole, unavailable = without_unavailable(
             [(s, name, t, cases) for s in suites for name, t, cases in s.plan(corpus, targets)], corpus
         )
+        check_has_cases(whole, unavailable, corpus)
         manifest = header or dict(
             build_manifest(corpus, targets, options, datetime.now(UTC)),
             case_ids=ids_record(
@@ -103,7 +105,7 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
             manifest = dict(manifest, executor=executor.describe())
             if cache is not None:
                 manifest["cache"] = {"hits": cache.hits, "stored": cache.stored}
-            summary = note_deadline(summary, deadline)
+            summary = note_deadline(with_controls(summary, scores, suites, options.gate), deadline)
         except BaseException as exc:
             journal.close()
             saved = journal.saved()
@@ -206,7 +208,7 @@ def _run_plan(
         else pd.DataFrame(columns=[SUITE, TARGET, CASE, METRIC, VALUE])
     )
     return (
-        {"run_dir": None, "passed": overall_passed(summaries), "suites": summaries, "sandbox": sandbox_kind()},
+        {"run_dir": None, **overall(summaries), "suites": summaries, "sandbox": sandbox_kind()},
         case_rows,
         scores,
     )
@@ -349,8 +351,8 @@ def _run_fresh(session: _Session, suite: Suite, name: str, target: Any, items: l
 
 def run_eval(
     corpus_path: Path | str | None = None,
-    suites: list[str] | None = None,
-    targets: list[str] | None = None,
+    suites: list[str] | str | None = None,
+    targets: list[str] | str | None = None,
     out_dir: Path | str = DEFAULT_RUNS_DIR,
     baseline: str | None = None,
     resume: Path | str | None = None,
@@ -363,11 +365,21 @@ def run_eval(
     path) finishes an interrupted run: suites, targets, seed, shard, timeout, strictness and
     the corpus come from its journal, and any of them given here must agree with it.
     """
+    targets, suites = _names(targets), _names(suites)
     if resume is not None:
         corpus_path, run_options = resume_options(resume, corpus_path, suites, targets, out_dir, options)
         run_options.baseline = baseline
     else:
         run_options = RunOptions(
-            suites=suites, targets=targets or ["builtin"], out_dir=Path(out_dir), baseline=baseline, **options
+            suites=suites,
+            targets=gated_targets(targets or ["builtin"], options.get("gate")),
+            out_dir=Path(out_dir),
+            baseline=baseline,
+            **options,
         )
     return run(load_corpus(corpus_path or DEFAULT_CORPUS), run_options)
+
+
+def _names(value: list[str] | str | None) -> list[str] | None:
+    """A list of names, from one name (``targets="builtin"``) or a list; None stays None."""
+    return [value] if isinstance(value, str) else value

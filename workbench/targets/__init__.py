@@ -14,7 +14,7 @@ from typing import Any
 
 from .._lazy import exports
 from ..contract import CAPABILITIES, capabilities
-from ..errors import TargetError
+from ..errors import TargetError, UnknownTarget
 
 DEFAULT_TARGET = "builtin"
 ENTRY_POINT_GROUP = "workbench.targets"
@@ -101,7 +101,7 @@ def resolve_target(spec: str, seed: int = 0, timeout: float = 60.0) -> Any:
     found = _entry_point_target(spec)
     if found is not None:
         return found
-    raise TargetError(
+    raise UnknownTarget(
         f"unknown target {spec!r}: use builtin, random, bm25, cmd:<command>, "
         "http://host:port, python:<module>:<factory> or an installed entry point"
     )
