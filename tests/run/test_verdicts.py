@@ -162,3 +162,16 @@ def test_unknown_suite_or_target_is_a_usage_error(tmp_path, capsys) -> None:
     assert "unknown suite 'nosuch'" in capsys.readouterr().err
     assert main(["run", "--corpus", str(corpus), "--target", "nosuch", "--out", out]) == 2
     assert "unknown target 'nosuch'" in capsys.readouterr().err
+
+
+def test_merged_shards_judge_the_controls_on_every_case(tmp_path) -> None:
+    from workbench.run.merge import merge_runs
+
+    corpus = _decoy_corpus(tmp_path, decoys=True)
+    opts = {"targets": ["builtin", "bm25"], "gate": "controls", "progress": False}
+    whole = run_eval(corpus, out_dir=tmp_path / "whole", **opts)
+    shards = [run_eval(corpus, out_dir=tmp_path / f"s{i}", shard=(i, 2), **opts) for i in range(2)]
+    merged = merge_runs([s.path for s in shards], tmp_path / "merged")
+    assert merged.summary["verdict"] == whole.summary["verdict"] == "PASS"
+    assert merged.summary["controls"]["retrieval"]["builtin"]["bm25"]["n"] == 10
+    assert merged.summary["controls"] == whole.summary["controls"]

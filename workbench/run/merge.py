@@ -13,6 +13,7 @@ from ..errors import StoreError
 from ..paths import DEFAULT_RUNS_DIR
 from ..store.runs import Run, free_run_id, load_run, write_run
 from ..suites import get_suite
+from .controls import with_controls
 from .repeats import has_repeats, repeats_section
 from .shards import check_shards
 from .summary import overall, suite_summary
@@ -88,4 +89,6 @@ def merge_runs(paths: list[Path | str], out_dir: Path | str = DEFAULT_RUNS_DIR) 
         "suites": suites,
         "sandbox": runs[0].summary.get("sandbox"),
     }
+    gate = (runs[0].manifest.get("options") or {}).get("gate")  # the shards' --gate, judged on the whole
+    summary = with_controls(summary, scores, [get_suite(name) for name in suites], gate)
     return load_run(write_run(out_dir, run_id, manifest, summary, rows, scores))
