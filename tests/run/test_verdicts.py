@@ -175,3 +175,15 @@ def test_merged_shards_judge_the_controls_on_every_case(tmp_path) -> None:
     assert merged.summary["verdict"] == whole.summary["verdict"] == "PASS"
     assert merged.summary["controls"]["retrieval"]["builtin"]["bm25"]["n"] == 10
     assert merged.summary["controls"] == whole.summary["controls"]
+
+
+def test_the_scoreboard_page_lists_the_controls_comparison(tmp_path) -> None:
+    import workbench as wb
+
+    corpus = _decoy_corpus(tmp_path, decoys=True)
+    run = run_eval(corpus, targets=["builtin", "bm25"], out_dir=tmp_path / "r", progress=False)
+    frame = wb.views.controls(wb.load_run(run.path)).data
+    row = frame.set_index(["candidate", "control"]).loc[("builtin", "bm25")]
+    assert row["metric"] == "mrr" and row["n"] == 10 and row["verdict"] == "beats"
+    alone = run_eval(corpus, targets=["builtin"], out_dir=tmp_path / "r", progress=False)
+    assert "no candidate and control" in repr(wb.views.controls(alone))

@@ -169,3 +169,31 @@ def headline(run: Run) -> Html:
             verdict = f"meets the floors of all {len(ran)} suite(s) it ran"
         lines.append(f"<li>{name} {verdict}; {passed} of its {len(mine)} case(s) pass.</li>")
     return Html(f"<ul>{''.join(lines)}</ul>")
+
+
+def controls(run: Run) -> Styler | Note:
+    """Each candidate against each control on the suite's headline metric: both means, the paired
+    delta, n and the t-test's p-value, and whether it beats the control (below one is in red)."""
+    section = run.summary.get("controls") or {}
+    rows = [
+        {
+            SUITE: suite,
+            "candidate": cand,
+            "control": ctrl,
+            "metric": c["metric"],
+            "n": c["n"],
+            "candidate value": c["candidate"],
+            "control value": c["control"],
+            "delta": c["delta"],
+            "p": "-" if c["p"] is None else f"{c['p']:.3g}",
+            "verdict": "beats" if c["beats"] else "BELOW (warning)" if c["below"] else "not significantly better",
+        }
+        for suite, per in section.items()
+        for cand, versus in per.items()
+        for ctrl, c in versus.items()
+    ]
+    if not rows:
+        return Note("This run has no candidate and control that scored the same headline metric.")
+    frame = pd.DataFrame(rows)
+    styler = table(frame, "controls")
+    return styler.map(lambda v: FAIL_CSS if str(v).startswith("BELOW") else "", subset=["verdict"])
