@@ -187,3 +187,20 @@ def test_the_scoreboard_page_lists_the_controls_comparison(tmp_path) -> None:
     assert row["metric"] == "mrr" and row["n"] == 10 and row["verdict"] == "beats"
     alone = run_eval(corpus, targets=["builtin"], out_dir=tmp_path / "r", progress=False)
     assert "no candidate and control" in repr(wb.views.controls(alone))
+
+
+def test_run_format_markdown_is_a_table_and_the_verdict_under_the_limit(tmp_path, capsys) -> None:
+    from workbench.report.text import render_markdown
+
+    corpus = _decoy_corpus(tmp_path, decoys=True)
+    args = ["run", "--corpus", str(corpus), "--target", "builtin", "--target", "bm25", "--out", str(tmp_path / "r")]
+    code, out = _cli([*args, "--format", "markdown"], capsys)
+    lines = out.strip().splitlines()
+    assert code == 0 and lines[0] == "### workbench run: NO FLOORS"
+    assert "| retrieval | builtin | mrr | 1 | - | - |" in lines
+    # eight cases with a decoy ranked first by bm25 (RR 0.5), two without (RR 1): mean 0.6
+    assert "- retrieval [builtin] vs bm25: mrr 1.000 vs 0.600 (delta +0.400, n=10, p=" in out
+    assert lines[-1].startswith("**Overall: NO FLOORS")
+    summary = json.loads(_cli([*args, "--json"], capsys)[1])
+    short = render_markdown(summary, limit=900)
+    assert len(short) <= 900 and "_Table truncated:" in short and short.endswith("exit 0)**")
