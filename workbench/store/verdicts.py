@@ -57,5 +57,5 @@ def run_verdict(summary: dict[str, Any]) -> str:
 def exit_line(verdict: str) -> str:
     """The scoreboard's last line: what was judged and the exit code it gives."""
     if verdict == NO_FLOORS:
-        return "Overall: NO FLOORS (nothing was gated: the corpus has no floors for these suites; exit 0)"
+        return "Overall: NO FLOORS (nothing was gated: no suite ran against a floor; exit 0)"
     return f"Overall: {verdict} (exit {1 if verdict == FAIL else 0})"
