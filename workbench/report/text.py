@@ -7,8 +7,7 @@ from typing import Any
 
 from ..analysis.markdown import LIMIT, fit
 from ..analysis.markdown import table as md_table
-from ..run.controls import comparison_line, warnings
-from ..store.verdicts import FAIL, SKIPPED, exit_line, pair_verdict, run_verdict
+from ..store.verdicts import FAIL, SKIPPED, comparison_line, exit_line, pair_verdict, run_verdict, warnings
 
 SHORT = {"precisionAtK": "p@{k}", "recallAtK": "r@{k}", "mrr": "mrr", "ndcgAtK": "ndcg@{k}"}
 

@@ -19,7 +19,7 @@ from ..analysis.registry import higher_is_better
 from ..columns import CASE, METRIC, SUITE, TARGET, VALUE
 from ..contract import CONTROL_TARGETS
 from ..errors import UsageError
-from ..store.verdicts import FAIL, NO_FLOORS, PASS, overall_verdict, passed_of
+from ..store.verdicts import FAIL, NO_FLOORS, PASS, overall_verdict, p_text, passed_of
 
 ALPHA = 0.05
 CONTROLS_GATE = "controls"
@@ -61,40 +61,6 @@ def control_section(scores: pd.DataFrame, headlines: dict[str, str]) -> dict[str
             cand: {ctrl: compare_with_control(values, cand, ctrl, metric) for ctrl in controls} for cand in candidates
         }
     return section
-
-
-def warnings(section: dict[str, Any]) -> list[str]:
-    """One line per candidate that scores below a control on a headline metric."""
-    return [
-        f"WARNING: {cand} is below {ctrl} on {suite} {c['metric']} "
-        f"({c['candidate']:.3f} vs {c['control']:.3f}, {p_text(c['p'])})"
-        for suite, per in section.items()
-        for cand, vs in per.items()
-        for ctrl, c in vs.items()
-        if c["below"]
-    ]
-
-
-def p_text(p: float | None) -> str:
-    """``p=0.0031`` (3 significant digits), or ``no p-value`` below 2 pairs."""
-    return "no p-value" if p is None else f"p={p:.3g}"
-
-
-def comparison_line(suite: str, candidate: str, control: str, c: dict[str, Any]) -> str:
-    """``retrieval [builtin] vs bm25: mrr 0.812 vs 0.640 (delta +0.172, n=30, p=0.0031): beats bm25``."""
-    if not c["n"]:
-        return f"{suite} [{candidate}] vs {control}: {c['metric']}: no case scored by both"
-    outcome = (
-        f"beats {control}"
-        if c["beats"]
-        else f"BELOW {control}"
-        if c["below"]
-        else f"does not beat {control} significantly"
-    )
-    return (
-        f"{suite} [{candidate}] vs {control}: {c['metric']} {c['candidate']:.3f} vs {c['control']:.3f} "
-        f"(delta {c['delta']:+.3f}, n={c['n']}, {p_text(c['p'])}): {outcome}"
-    )
 
 
 def gate_on_controls(summary: dict[str, Any], headlines: dict[str, str]) -> dict[str, Any]:

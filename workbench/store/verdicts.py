@@ -1,5 +1,7 @@
 """What a run's verdicts mean, read the same way by the CLI, the JSON summary and the pages.
 
+Candidates vs controls are worded here too (``comparison_line``, ``warnings``), so pages need no pandas.
+
 A (suite, target) is ``PASS`` or ``FAIL`` against its floors (or, under ``--gate controls``,
 against the controls), ``NO FLOORS`` when nothing judged it (never PASS), ``SKIPPED`` when it did
 not run. A run is ``FAIL`` when a gating pair failed, ``PASS`` when one passed and none failed,
@@ -59,3 +61,37 @@ def exit_line(verdict: str) -> str:
     if verdict == NO_FLOORS:
         return "Overall: NO FLOORS (nothing was gated: no suite ran against a floor; exit 0)"
     return f"Overall: {verdict} (exit {1 if verdict == FAIL else 0})"
+
+
+def warnings(section: dict[str, Any]) -> list[str]:
+    """One line per candidate that scores below a control on a headline metric."""
+    return [
+        f"WARNING: {cand} is below {ctrl} on {suite} {c['metric']} "
+        f"({c['candidate']:.3f} vs {c['control']:.3f}, {p_text(c['p'])})"
+        for suite, per in section.items()
+        for cand, vs in per.items()
+        for ctrl, c in vs.items()
+        if c["below"]
+    ]
+
+
+def p_text(p: float | None) -> str:
+    """``p=0.0031`` (3 significant digits), or ``no p-value`` below 2 pairs."""
+    return "no p-value" if p is None else f"p={p:.3g}"
+
+
+def comparison_line(suite: str, candidate: str, control: str, c: dict[str, Any]) -> str:
+    """``retrieval [builtin] vs bm25: mrr 0.812 vs 0.640 (delta +0.172, n=30, p=0.0031): beats bm25``."""
+    if not c["n"]:
+        return f"{suite} [{candidate}] vs {control}: {c['metric']}: no case scored by both"
+    outcome = (
+        f"beats {control}"
+        if c["beats"]
+        else f"BELOW {control}"
+        if c["below"]
+        else f"does not beat {control} significantly"
+    )
+    return (
+        f"{suite} [{candidate}] vs {control}: {c['metric']} {c['candidate']:.3f} vs {c['control']:.3f} "
+        f"(delta {c['delta']:+.3f}, n={c['n']}, {p_text(c['p'])}): {outcome}"
+    )
