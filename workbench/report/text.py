@@ -100,11 +100,11 @@ def render_scoreboard(summary: dict[str, Any], k: int = 5, regressions: Set[tupl
             if not result.get("skipped"):
                 lines += [f"  - skipped {case}: {why}" for case, why in (result.get("skipped_cases") or {}).items()]
     lines += control_lines(summary)
-    lines.append(exit_line(run_verdict(summary)))
     if summary.get("run_dir"):
         lines.append(f"Run: {summary['run_dir']}")
     if summary.get("sandbox"):
         lines.append(f"sandbox: {summary['sandbox']}")
+    lines.append(exit_line(run_verdict(summary)))  # the last line: what was judged, and the exit code
     return "\n".join(lines)
 
 
