@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.columns import ERROR, SUITE, TARGET
-from workbench.run.summary import overall_passed, suite_summary
+from workbench.run.summary import overall, suite_summary
 from workbench.store.runs import write_run
 from workbench.suites import Outcome, RunContext, get_suite
 
@@ -283,5 +283,5 @@ def build_run(
         "targets": [{"name": t, "spec": t, "version": "test"} for t in targets],
         "seed": seed,
     }
-    summary = {"run_dir": None, "passed": overall_passed(summaries), "suites": summaries}
+    summary = {"run_dir": None, **overall(summaries), "suites": summaries}
     return write_run(out_dir, run_id, manifest, summary, all_rows, pd.concat(frames, ignore_index=True))

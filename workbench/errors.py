@@ -1,6 +1,7 @@
 """One exception hierarchy for everything workbench raises on purpose.
 
-The CLI turns any ``WorkbenchError`` into a one-line message and exit code 3;
+The CLI turns any ``WorkbenchError`` into a one-line message and exit code 3 (a ``UsageError``,
+such as an unknown suite or target name, exits 2);
 anything else is an internal error (exit 4, traceback shown).
 """
 
@@ -30,8 +31,9 @@ class RunError(WorkbenchError):
 
 
 class UsageError(WorkbenchError):
-    """An option or argument has a bad value (a bad ``--executor``, shard or repeat, two targets
-    with one name, a resume that contradicts its journal); the CLI exits 2."""
+    """An option or argument has a bad value or names nothing (a bad ``--executor``, shard or
+    repeat, two targets with one name, a resume that contradicts its journal, an unknown suite or
+    target); the CLI exits 2."""
 
 
 class StoreError(WorkbenchError):
@@ -44,6 +46,14 @@ class RenderError(WorkbenchError):
 
 class CompareError(WorkbenchError):
     """Two runs cannot be compared (nothing in common, unknown metric or gate rule)."""
+
+
+class UnknownSuite(UsageError, SuiteError):
+    """No suite of that name."""
+
+
+class UnknownTarget(UsageError, TargetError):
+    """No target spec of that form or name."""
 
 
 class RunStopped(WorkbenchError):

@@ -100,8 +100,8 @@ def test_case_labels_and_unscored_pairs() -> None:
         "down": "regressed",
         "gone": "missing",
         "added": "new",
-        "fallback": "unchanged",
-    }
+    }  # "fallback" is unscored on both sides: no value to compare, so not counted as unchanged
+    assert "fallback" in set(result.cases.query("metric == 'passed'")["case"])
     row = result.comparisons.set_index("metric").loc["mrr"]
     assert row["n"] == 3 and row["delta"] == pytest.approx((0 + 0.5 - 0.75) / 3)
     assert (row["wins"], row["ties"], row["losses"]) == (1, 1, 1)

@@ -77,7 +77,7 @@ def test_headline_never_says_every_suite_passes_beside_failing_cases(tmp_path: P
     cases = pd.DataFrame(
         [{"suite": "gate", "target": "builtin", "case": f"c{i}", "passed": False, "error": None} for i in range(4)]
     )
-    summary = _summary(gate={"builtin": {"passed": True, "skipped": None}})
+    summary = _summary(gate={"builtin": {"passed": True, "skipped": None, "thresholds": {"caseAccuracy": 0.5}}})
     text = str(
         headline(Run(tmp_path, {"run_id": "r", "targets": [{"name": "builtin"}]}, summary, cases, pd.DataFrame()))
     )

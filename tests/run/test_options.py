@@ -56,6 +56,7 @@ def test_the_manifest_form_reads_back_as_written() -> None:
         "executor": "local",
         "repeat": 1,
         "cache": False,
+        "gate": None,
     }
     manifest = {"seed": 9, "options": recorded, "targets": [{"name": "bm25", "spec": "bm25"}, {"spec": "random"}]}
     back = RunOptions.from_manifest(manifest, out_dir=Path("elsewhere"))
@@ -73,7 +74,7 @@ def test_resuming_takes_the_deciding_fields_and_refuses_a_contradiction(tmp_path
     assert resumed.jobs == 4 and resumed.resume == journal and resumed.out_dir == tmp_path
     with pytest.raises(UsageError, match=r"cannot resume r1: --seed 0 \(the run has 3\); --repeat 1 \(the run has 2\)"):
         now.resumed(manifest, given={"seed", "repeat"}, journal=journal)
-    assert set(deciding_fields()) == {"suites", "targets", "strict", "timeout", "seed", "shard", "repeat"}
+    assert set(deciding_fields()) == {"suites", "targets", "strict", "timeout", "seed", "shard", "repeat", "gate"}
     assert (flag_of("suites"), flag_of("warm_start"), flag_of("timeout")) == ("--suite", "--warm-start", "--timeout")
 
 

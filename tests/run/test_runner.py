@@ -13,7 +13,7 @@ from workbench.columns import SCORE_COLUMNS
 from workbench.corpus import load_corpus
 from workbench.errors import RunError, RunStopped
 from workbench.run.runner import RunOptions, run
-from workbench.run.summary import overall_passed
+from workbench.run.summary import overall
 from workbench.store.runs import Run, load_run
 
 from ..conftest import engine_spec
@@ -106,10 +106,19 @@ def risk_only() -> _RiskOnly:
 
 
 def test_controls_do_not_gate_when_another_target_runs() -> None:
-    ok, bad = {"passed": True, "skipped": None}, {"passed": False, "skipped": None}
-    assert overall_passed({"retrieval": {"builtin": ok, "random": bad}})
-    assert not overall_passed({"retrieval": {"builtin": bad, "random": ok}})
-    assert not overall_passed({"retrieval": {"random": bad}})
+    ok, bad = {"verdict": "PASS", "skipped": None}, {"verdict": "FAIL", "skipped": None}
+    assert overall({"retrieval": {"builtin": ok, "random": bad}}) == {"passed": True, "verdict": "PASS"}
+    assert overall({"retrieval": {"builtin": bad, "random": ok}}) == {"passed": False, "verdict": "FAIL"}
+    assert overall({"retrieval": {"random": bad}})["verdict"] == "FAIL"
+
+
+def test_nothing_gated_is_no_floors_never_pass() -> None:
+    unjudged = {"verdict": "NO FLOORS", "skipped": None}
+    skipped = {"verdict": "SKIPPED", "skipped": "no capability"}
+    assert overall({"retrieval": {"builtin": unjudged}, "risk": {"builtin": skipped}}) == {
+        "passed": None,
+        "verdict": "NO FLOORS",
+    }
 
 
 def test_cli_run_json_and_exit_code(tiny_corpus, tmp_path, monkeypatch, capsys) -> None:

@@ -78,7 +78,8 @@ def test_a_suite_whose_every_case_lacks_its_toolchain_is_skipped(monkeypatch, tm
     result = run(corpus, RunOptions(suites=["harness"], targets=["builtin"], out_dir=tmp_path / "runs", progress=False))
     summary = result.summary["suites"]["harness"]["builtin"]
     assert summary["skipped"] == "every case needs what this machine lacks: npm not found on PATH (needs Node.js (npm))"
-    assert summary["passed"] is None and result.summary["passed"] is True
+    assert summary["passed"] is None and summary["verdict"] == "SKIPPED"
+    assert result.summary["verdict"] == "NO FLOORS" and result.summary["passed"] is None  # nothing was judged
 
 
 def test_scoreboard_names_the_skipped_cases(monkeypatch, tmp_path) -> None:

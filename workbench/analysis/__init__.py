@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from .comparison import CaseDiff, Comparison, compare, diff_cases, resolve_run, resolve_side
 from .gates import GateRule
+from .markdown import comparison_github
 from .metrics import Metric, aggregate, evaluate, intern_frames, parse_metric
 from .registry import Measure, higher_is_better, register
 from .regressions import baseline_section, regression_keys
 from .stats import paired_comparison
 
 __all__ = [
+    "comparison_github",
     "CaseDiff",
     "Comparison",
     "GateRule",

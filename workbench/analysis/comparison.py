@@ -21,9 +21,10 @@ from ..errors import CompareError
 from ..paths import Locations, SideRef
 from ..store.runs import RunLike
 from . import stats
+from .gates import FAIL, INSUFFICIENT_DATA, GateDecision, GateRule, default_rule
 from .gates import UNCHANGED as NOTHING_CHANGED
-from .gates import GateDecision, GateRule, default_rule
 from .registry import higher_is_better
+from .sides import check_comparable, shared_only
 from .statuses import IMPROVED, MISSING, NEW, REGRESSED, UNCHANGED
 
 if TYPE_CHECKING:
@@ -92,8 +93,9 @@ class Comparison(CaseDiff):
 
     @property
     def failed(self) -> bool:
-        """True when the gate verdict is FAIL (the CLI exits 1)."""
-        return self.verdict == "FAIL"
+        """True when the gate verdict is FAIL, or INSUFFICIENT_DATA: a gate that cannot decide
+        fails closed (the CLI exits 1)."""
+        return self.verdict in (FAIL, INSUFFICIENT_DATA)
 
     def to_dict(self) -> dict[str, Any]:
         """The ``--json`` object; NaN and infinities become null."""
@@ -124,23 +126,39 @@ class Comparison(CaseDiff):
     __str__ = to_markdown
 
 
-def compare(a: RunLike, b: RunLike, gate: GateRule | str | None = None, seed: int = 0) -> Comparison:
-    """Compare run-like ``a`` and ``b`` (``Run``, ``Run.select(t)`` or a loaded baseline).
+def compare(
+    a: RunLike | str,
+    b: RunLike | str,
+    gate: GateRule | str | None = None,
+    seed: int = 0,
+    on_shared_cases: bool = False,
+) -> Comparison:
+    """Compare run-like ``a`` and ``b`` (``Run``, ``Run.select(t)``, a loaded baseline, or any
+    spec the CLI takes: ``RUN``, ``RUN#TARGET``, a baseline name).
 
     ``gate`` is a rule, a rule string, ``"none"`` for no gate, or None for the first
-    preset whose metrics both sides have (go-code, then retrieval).
+    preset whose metrics both sides have (go-code, then retrieval). Sides of different corpora
+    (manifest SHA-256) or k are refused; ``on_shared_cases`` compares the case names both have.
     """
     import numpy as np
 
+    a, b = (resolve_side(side) if isinstance(side, str) else side for side in (a, b))
     rule, automatic = _requested_rule(gate)
-    diff = diff_cases(a, b)
+    different = check_comparable(a, b, on_shared_cases)
+    long_a, long_b = long_values(a), long_values(b)
+    shared: tuple[str, ...] = ()
+    if different:
+        long_a, long_b, note = shared_only(long_a, long_b)
+        shared = (note,)
+    diff = CaseDiff(side_label(a), side_label(b), align(long_a, long_b))
     table = metric_table(diff.cases, seed=seed, alpha=rule.alpha if rule else 0.05)
     if automatic:
         rule = default_rule(table)
     p = np.where(table[METRIC] == PASSED, table["p_mcnemar"], table[rule.p_column if rule else "p_t"])
     table["p_holm"] = stats.holm(p.astype(float))
     decision = unchanged_decision(diff.cases, rule) or (rule.evaluate(table) if rule else None)
-    return Comparison(diff.a, diff.b, diff.cases, table[COMPARISON_COLUMNS], rule, decision, _repeat_notes(a, b))
+    notes = shared + _repeat_notes(a, b)
+    return Comparison(diff.a, diff.b, diff.cases, table[COMPARISON_COLUMNS], rule, decision, notes)
 
 
 def _repeat_notes(a: RunLike, b: RunLike) -> tuple[str, ...]:
@@ -217,6 +235,8 @@ def align(long_a: pd.DataFrame, long_b: pd.DataFrame) -> pd.DataFrame:
     import pandas as pd
 
     merged = long_a.merge(long_b, on=KEY, how="outer", suffixes=("_a", "_b"), indicator=True, sort=False)
+    # A value neither side has (a fallback case's metrics) is no comparison: not counted anywhere.
+    merged = merged[merged[f"{VALUE}_a"].notna() | merged[f"{VALUE}_b"].notna()].reset_index(drop=True)
     va, vb = merged[f"{VALUE}_a"].to_numpy(float), merged[f"{VALUE}_b"].to_numpy(float)
     fa, fb = ~np.isnan(va), ~np.isnan(vb)
     delta = vb - va
@@ -281,8 +301,10 @@ def _metric_row(suite: str, metric: str, group: pd.DataFrame | None, seed: int, 
     b = group["value_b"].to_numpy() if group is not None else np.empty(0)
     result = stats.paired_comparison(a, b, seed=seed, alpha=alpha)
     row = {SUITE: suite, METRIC: metric, **result.to_dict()}
+    if result.n < 2:  # no test on fewer than 2 pairs: no p-value, rather than a p of 1
+        row.update(p_t=float("nan"), p_wilcoxon=float("nan"), p_randomization=float("nan"))
     row["reason"] = "; ".join(row.pop("reasons")) or None
-    row["p_mcnemar"] = stats.mcnemar(a > 0.5, b > 0.5).p if metric == PASSED else float("nan")
+    row["p_mcnemar"] = stats.mcnemar(a > 0.5, b > 0.5).p if metric == PASSED and a.size else float("nan")
     row["higher_is_better"] = higher_is_better(metric)
     if not row["higher_is_better"]:  # a win is a smaller value
         row["wins"], row["losses"] = row["losses"], row["wins"]

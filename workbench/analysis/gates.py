@@ -90,7 +90,10 @@ class GateRule:
         short = [f"{name}: {int(row['n'])} pair(s), need 2" for name, row in checks if row["n"] < 2]
         if short:
             return GateDecision(
-                INSUFFICIENT_DATA, tuple(short), str(self), f"Too few paired cases to judge ({'; '.join(short)})."
+                INSUFFICIENT_DATA,
+                tuple(short),
+                str(self),
+                f"Too few paired cases to judge ({'; '.join(short)}); a gate that cannot decide fails.",
             )
         reasons = [self._primary_reason(primary)]
         improved = gain(primary) > 0 and primary[self.p_column] < self.alpha
@@ -106,17 +109,19 @@ class GateRule:
     def _summary(self, primary: pd.Series, noninferior: pd.Series | None, improved: bool, regressed: bool) -> str:
         """The decision in one sentence."""
         p = primary[self.p_column]
-        head = (
-            f"{self.primary} improved significantly (p={p:.3g})"
-            if improved
-            else f"{self.primary} did not improve significantly (delta {primary['delta']:+.4f}, p={p:.3g})"
-        )
+        change = f"delta {primary['delta']:+.3f}, p={p:.3g}"
+        if improved:
+            head = f"{self.primary} improved significantly ({change})"
+        elif gain(primary) < 0 and p < self.alpha:
+            head = f"{self.primary} regressed significantly ({change})"
+        else:
+            head = f"{self.primary} did not improve significantly ({change})"
         if noninferior is None:
             return f"{head}."
         if regressed:
             tail = (
                 f"{self.noninferior} regressed beyond {self.margin:g} "
-                f"(delta {noninferior['delta']:+.4f}, p={noninferior[self.p_column]:.3g})"
+                f"(delta {noninferior['delta']:+.3f}, p={noninferior[self.p_column]:.3g})"
             )
         else:
             tail = f"{self.noninferior} did not regress beyond {self.margin:g}"
@@ -141,8 +146,11 @@ class GateRule:
     def _primary_reason(self, row: pd.Series) -> str:
         p = row[self.p_column]
         ok = gain(row) > 0 and p < self.alpha
-        verdict = "improves significantly" if ok else "no significant improvement"
-        return f"{self.primary}: delta {row['delta']:+.4f}, p={p:.3g} ({self.test}): {verdict}"
+        worse = gain(row) < 0 and p < self.alpha
+        verdict = (
+            "improves significantly" if ok else "regressed significantly" if worse else "no significant improvement"
+        )
+        return f"{self.primary}: delta {row['delta']:+.3f}, p={p:.3g} ({self.test}): {verdict}"
 
     def _noninferior_reason(self, row: pd.Series, regressed: bool) -> str:
         p = row[self.p_column]
@@ -151,7 +159,7 @@ class GateRule:
             if regressed
             else f"non-inferior (delta >= -{self.margin:g} or p >= {self.alpha:g})"
         )
-        return f"{self.noninferior}: delta {row['delta']:+.4f}, p={p:.3g} ({self.test}): {verdict}"
+        return f"{self.noninferior}: delta {row['delta']:+.3f}, p={p:.3g} ({self.test}): {verdict}"
 
 
 def gain(row: pd.Series) -> float:

@@ -43,6 +43,15 @@ def cli() -> None:
     """
 
 
+FORMAT_OPTION = click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "json", "markdown"]),
+    default="text",
+    show_default=True,
+    help="text for a terminal; json; markdown (a table and the verdict, under 65,000 characters) "
+    "for a pull-request comment or $GITHUB_STEP_SUMMARY.",
+)
 RUNS_DIR_OPTION = click.option(
     "--runs-dir",
     type=click.Path(path_type=Path),

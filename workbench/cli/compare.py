@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..paths import Locations
-from . import CORPUS_OPTION, EXIT_FAILED, EXIT_OK, RUNS_DIR_OPTION, cli
+from . import CORPUS_OPTION, EXIT_FAILED, EXIT_OK, FORMAT_OPTION, RUNS_DIR_OPTION, cli
 
 
 @cli.command("compare")
@@ -21,7 +21,13 @@ from . import CORPUS_OPTION, EXIT_FAILED, EXIT_OK, RUNS_DIR_OPTION, cli
     "(primary=mrr,noninferior=recallAtK,margin=0.02,alpha=0.05,test=t). "
     "Default: the first preset both sides have metrics for.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print {verdict, comparisons, cases} as JSON.")
+@click.option("--json", "as_json", is_flag=True, help="Print {verdict, comparisons, cases} as JSON (--format json).")
+@FORMAT_OPTION
+@click.option(
+    "--on-shared-cases",
+    is_flag=True,
+    help="Compare runs of different corpora on the case names both have (else different corpora exit 3).",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for the bootstrap and randomization test.")
 @CORPUS_OPTION
 @RUNS_DIR_OPTION
@@ -32,16 +38,30 @@ def compare_command(
     side_b: str,
     gate: str | None,
     as_json: bool,
+    output_format: str,
+    on_shared_cases: bool,
     seed: int,
     corpus_path: Path,
     runs_dir: Path,
 ) -> None:
-    """Compare B with A case by case (RUN, RUN#TARGET or a baseline name); exit 1 when the gate fails."""
-    from ..analysis import compare, resolve_side
+    """Compare B with A case by case (RUN, RUN#TARGET or a baseline name); exit 1 when the gate
+    fails or cannot decide (INSUFFICIENT_DATA). Both must have run the same corpus and k (exit 3
+    otherwise, unless --on-shared-cases)."""
+    from ..analysis import compare, comparison_github, resolve_side
 
     where = Locations.of(corpus_path, runs_dir)
-    result = compare(resolve_side(side_a, where), resolve_side(side_b, where), gate=gate, seed=seed)
-    click.echo(json.dumps(result.to_dict(), indent=2) if as_json else result.to_markdown())
+    result = compare(
+        resolve_side(side_a, where),
+        resolve_side(side_b, where),
+        gate=gate,
+        seed=seed,
+        on_shared_cases=on_shared_cases,
+    )
+    output_format = "json" if as_json else output_format
+    if output_format == "json":
+        click.echo(json.dumps(result.to_dict(), indent=2))
+    else:
+        click.echo(comparison_github(result) if output_format == "markdown" else result.to_markdown())
     ctx.exit(EXIT_FAILED if result.failed else EXIT_OK)
 
 

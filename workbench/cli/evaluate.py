@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 
 from ..errors import RunStopped
 from ..paths import DEFAULT_HTML_DIR, DEFAULT_RUNS_DIR
 from ..run import RunOptions
-from . import CORPUS_OPTION, EXIT_ERROR, EXIT_FAILED, EXIT_OK, RUNS_DIR_OPTION, cli, split_values
+from . import CORPUS_OPTION, EXIT_ERROR, EXIT_FAILED, EXIT_OK, FORMAT_OPTION, RUNS_DIR_OPTION, cli, split_values
 
 DEFAULTS = RunOptions()  # the flags' defaults are the options' own
 
@@ -37,7 +38,15 @@ DEFAULTS = RunOptions()  # the flags' defaults are the options' own
 @click.option(
     "--baseline", "baseline", default=None, help="Compare with this baseline (name or path) and mark regressions."
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the summary object as JSON instead of the scoreboard.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary object as JSON (same as --format json).")
+@FORMAT_OPTION
+@click.option(
+    "--gate",
+    type=click.Choice(["controls"]),
+    default=None,
+    help="controls: a suite without floors passes only if each candidate beats bm25 (else random) "
+    "significantly on its headline metric (bm25 is added when no control is given).",
+)
 @click.option("--strict", is_flag=True, help="Stop at the first case that errors.")
 @click.option(
     "--timeout",
@@ -107,6 +116,8 @@ def run_command(
     out_dir: Path,
     baseline: str | None,
     as_json: bool,
+    output_format: str,
+    gate: str | None,
     strict: bool,
     timeout: float,
     jobs: int,
@@ -119,14 +130,17 @@ def run_command(
     repeat: int,
     cache: bool,
 ) -> None:
-    """Run suites against targets; exit 1 when a threshold floor is not met.
+    """Run suites against targets; exit 1 when a threshold floor (or --gate controls) is not met.
+
+    A suite the corpus gives no floors is NO FLOORS, never PASS; a run where nothing was gated
+    says so in its last line (exit 0).
 
     Every finished case is saved as it ends, so a run that is interrupted (Ctrl-C, a crash,
     --strict) can be finished with --resume, which runs only the cases not saved yet.
     """
-    from ..report import render_scoreboard
     from ..run import run_eval
 
+    output_format = "json" if as_json else output_format
     options = RunOptions(
         suites=split_values(suites) or None,
         targets=split_values(targets) or ["builtin"],
@@ -136,7 +150,7 @@ def run_command(
         jobs=jobs,
         seed=seed,
         shard=RunOptions.parse_shard(shard),
-        progress=not as_json,
+        progress=output_format == "text",
         resume=resume,
         baseline=baseline,
         deadline=deadline,
@@ -144,6 +158,7 @@ def run_command(
         warm_start=warm_start,
         repeat=repeat,
         cache=cache,
+        gate=gate,
     )
     # On --resume only what the user typed is checked against the journal.
     given = {name for name in ctx.params if _given(ctx, name)}
@@ -153,18 +168,7 @@ def run_command(
     except RunStopped as stopped:
         click.echo(stopped.hint(), err=True)
         raise stopped.cause from None
-    if as_json:
-        click.echo(json.dumps(result.summary, indent=2))
-    else:
-        from ..analysis import regression_keys
-
-        click.echo(
-            render_scoreboard(
-                result.summary,
-                k=result.manifest["corpus"]["k"],
-                regressions=regression_keys(result.summary.get("baseline") or {}),
-            )
-        )
+    click.echo(_rendered(result.summary, result.manifest["corpus"]["k"], output_format))
     cut = result.summary.get("deadline")
     if cut:
         click.echo(
@@ -172,7 +176,18 @@ def run_command(
             f"run them with --resume {result.run_id}",
             err=True,
         )
-    ctx.exit(EXIT_OK if result.summary["passed"] else EXIT_FAILED)
+    ctx.exit(EXIT_FAILED if result.summary["passed"] is False else EXIT_OK)
+
+
+def _rendered(summary: dict[str, Any], k: int, output_format: str) -> str:
+    """The summary as JSON, the scoreboard text, or markdown for a PR comment."""
+    if output_format == "json":
+        return json.dumps(summary, indent=2)
+    from ..analysis import regression_keys
+    from ..report import render_markdown, render_scoreboard
+
+    render = render_markdown if output_format == "markdown" else render_scoreboard
+    return render(summary, k=k, regressions=regression_keys(summary.get("baseline") or {}))
 
 
 def _given(ctx: click.Context, name: str) -> bool:
@@ -211,16 +226,11 @@ def validate_command(ctx: click.Context, corpus_path: Path) -> None:
 @click.pass_context
 def merge_command(ctx: click.Context, runs: tuple[Path, ...], out_dir: Path, as_json: bool) -> None:
     """Merge shard runs (same corpus) into one run; exit 1 when the merged run fails its floors."""
-    from ..report import render_scoreboard
     from ..run import merge_runs
 
     merged = merge_runs(list(runs), out_dir)
-    click.echo(
-        json.dumps(merged.summary, indent=2)
-        if as_json
-        else render_scoreboard(merged.summary, k=merged.manifest["corpus"]["k"])
-    )
-    ctx.exit(EXIT_OK if merged.summary["passed"] else EXIT_FAILED)
+    click.echo(_rendered(merged.summary, merged.manifest["corpus"]["k"], "json" if as_json else "text"))
+    ctx.exit(EXIT_FAILED if merged.summary["passed"] is False else EXIT_OK)
 
 
 @cli.command("report")

@@ -250,11 +250,7 @@ def validate_corpus(path: Path | str = DEFAULT_CORPUS) -> list[Problem]:
     """
     path = Path(path)
     raw, data, fixtures, executable, problems = _check(path)
-    if isinstance(data, dict):
-        from .fixtures import revision_problems
-
-        problems += _expected_file_problems(data, fixtures)
-        problems += [Problem(where, message, case) for where, message, case in revision_problems(data, fixtures)]
+    problems += _fixture_problems(data, fixtures)
     if not problems:
         problems += _data_file_problems(
             Corpus(
@@ -266,6 +262,16 @@ def validate_corpus(path: Path | str = DEFAULT_CORPUS) -> list[Problem]:
             )
         )
     return problems
+
+
+def _fixture_problems(data: Any, fixtures: Any) -> list[Problem]:
+    """What validate adds to the schema's problems: expected files and revisions missing from fixtures."""
+    if not isinstance(data, dict):
+        return []
+    from .fixtures import revision_problems
+
+    found = _expected_file_problems(data, fixtures)
+    return found + [Problem(where, message, case) for where, message, case in revision_problems(data, fixtures)]
 
 
 def _data_file_problems(corpus: Corpus) -> list[Problem]:
@@ -285,7 +291,9 @@ def load_corpus(path: Path | str = DEFAULT_CORPUS) -> Corpus:
     path = Path(path)
     raw, data, fixtures, executable, problems = _check(path)
     if problems:
-        more = f" (+{len(problems) - 1} more; run `workbench validate`)" if len(problems) > 1 else ""
+        # The count `workbench validate` would print: it also checks expected files in fixtures.
+        every = len(problems) + len(_fixture_problems(data, fixtures))
+        more = f" (+{every - 1} more; run `workbench validate`)" if every > 1 else ""
         raise CorpusError(f"{path}: {problems[0]}{more}")
     return Corpus(
         path=path.resolve(),

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from importlib import import_module
 from typing import TYPE_CHECKING
 
-from ..errors import SuiteError
+from ..errors import SuiteError, UnknownSuite
 
 if TYPE_CHECKING:
     from .load import Corpus
@@ -67,7 +67,7 @@ def section_of(suite: str) -> Section:
     try:
         return _SECTIONS[suite]
     except KeyError:
-        raise SuiteError(f"unknown suite {suite!r} (known: {', '.join(_SECTIONS)})") from None
+        raise UnknownSuite(f"unknown suite {suite!r} (known: {', '.join(_SECTIONS)})") from None
 
 
 def case_sections() -> tuple[str, ...]:
@@ -79,7 +79,9 @@ def register_section(section: Section) -> None:
     """Add a section (a plugin suite's); a suite name or key already taken is a SuiteError."""
     taken = [s.suite for s in _SECTIONS.values() if section.suite == s.suite or section.key == s.key]
     if taken:
-        raise SuiteError(f"suite {section.suite!r} (section {section.key!r}) clashes with registered suite {taken[0]!r}")
+        raise SuiteError(
+            f"suite {section.suite!r} (section {section.key!r}) clashes with registered suite {taken[0]!r}"
+        )
     _SECTIONS[section.suite] = section
 
 

@@ -82,7 +82,7 @@ def recorded_run(
     from ..corpus import load_corpus
     from ..run.manifest import assemble
     from ..run.options import RunOptions
-    from ..run.summary import overall_passed, summarise
+    from ..run.summary import overall, summarise
     from ..store.runs import free_run_id, write_run
     from ..suites import Outcome, RunContext, get_suite
 
@@ -98,7 +98,7 @@ def recorded_run(
         )
         rows += target_rows
         frames.append(scores)
-    summary = {"run_dir": None, "passed": overall_passed({suite.name: per_suite}), "suites": {suite.name: per_suite}}
+    summary = {"run_dir": None, **overall({suite.name: per_suite}), "suites": {suite.name: per_suite}}
     now = datetime.now(UTC)
     label = "+".join(rankings)[:80] or "imported"
     run_id = free_run_id(out_dir, f"{now.strftime('%Y%m%dT%H%M%SZ')}-{label}")

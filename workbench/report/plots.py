@@ -102,7 +102,12 @@ def floors(run: Run) -> ReportFigure | Note:
         return Note("No metrics to plot.")
     suites = list(dict.fromkeys(long[SUITE]))
     cols = min(len(suites), 2)
-    fig, axes = figure("Metrics against their floors (black ticks)", (len(suites) + 1) // 2, cols, height=3.0)
+    heading = (
+        "Metrics against their floors (black ticks)"
+        if long["floor"].notna().any()
+        else "Metrics (NO FLOORS: the corpus sets no floor for these suites, nothing was judged)"
+    )
+    fig, axes = figure(heading, (len(suites) + 1) // 2, cols, height=3.0)
     colours = target_colours(targets_of(run))
     for ax, suite in zip(axes.flat, suites):
         rows = long[long[SUITE] == suite]
@@ -111,7 +116,7 @@ def floors(run: Run) -> ReportFigure | Note:
         grouped_bars(ax, wide, colours)
         floor = rows.groupby("metric", sort=False)["floor"].first().reindex(wide.index).to_numpy(float)
         ax.hlines(floor, np.arange(len(floor)) - 0.45, np.arange(len(floor)) + 0.45, colors="black", linewidth=2)
-        title(ax, suite)
+        title(ax, suite if np.isfinite(floor).any() else f"{suite} (no floors)")
         ax.set_ylabel("value")
         ax.tick_params(axis="x", labelrotation=20, labelsize=8)
     for ax in axes.flat[len(suites) :]:

@@ -208,6 +208,7 @@ def _check_baseline(baseline: str | None, board: JobBoard, where: Locations) -> 
 def write_index(run: Any, pages: list[Page], out: Path, left_out: dict[str, str] | None = None) -> Path:
     """``index.html``: the run's verdict per suite and target, a link to every page, and one line
     for each page left out (its suites were not run)."""
+    from ..store.verdicts import run_verdict
     from .text import verdict_text
 
     suites = run.summary.get("suites") or {}
@@ -228,7 +229,7 @@ def write_index(run: Any, pages: list[Page], out: Path, left_out: dict[str, str]
     links += "".join(
         f'<li class="muted">{html.escape(name)}: {html.escape(why)}</li>' for name, why in (left_out or {}).items()
     )
-    verdict = "PASS" if run.summary.get("passed") else "FAIL"
+    verdict = run_verdict(run.summary)
     body = (
         f"<h1>Run {html.escape(run.run_id)}: {verdict}</h1><p>Corpus "
         f"{html.escape(str((run.manifest.get('corpus') or {}).get('path', '?')))}, created "

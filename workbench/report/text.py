@@ -5,6 +5,10 @@ from __future__ import annotations
 from collections.abc import Set
 from typing import Any
 
+from ..analysis.markdown import LIMIT, fit
+from ..analysis.markdown import table as md_table
+from ..store.verdicts import FAIL, SKIPPED, comparison_line, exit_line, pair_verdict, run_verdict, warnings
+
 SHORT = {"precisionAtK": "p@{k}", "recallAtK": "r@{k}", "mrr": "mrr", "ndcgAtK": "ndcg@{k}"}
 
 
@@ -30,13 +34,15 @@ def _table(header: list[str], rows: list[list[str]], align: list[str]) -> list[s
 
 
 def verdict_text(result: dict[str, Any]) -> str:
-    """``PASS (21/22 cases pass)``, ``FAIL (...; floors missed)`` or ``skipped: reason``."""
-    if result.get("skipped"):
-        return f"skipped: {result['skipped']}"
+    """``PASS (21/22 cases pass)``, ``FAIL (...; floors missed)``, ``NO FLOORS (...)`` or ``skipped: reason``."""
+    verdict = pair_verdict(result)
+    if verdict == SKIPPED:
+        return f"skipped: {result.get('skipped')}"
     cases = f"{result.get('passed_cases', 0)}/{result.get('cases', 0)} cases pass"
-    if result.get("passed"):
-        return f"PASS ({cases})"
-    return f"FAIL ({cases}; {'; '.join(result.get('failures') or ['below a floor'])})"
+    if verdict == FAIL:
+        return f"FAIL ({cases}; {'; '.join(result.get('failures') or ['below a floor'])})"
+    gated = ", beats the controls" if result.get("gate") == "controls" else ""
+    return f"{verdict} ({cases}{gated})"
 
 
 def scoreboard_rows(summary: dict[str, Any], regressions: Set[tuple[str, str, str]] = frozenset()) -> list[list[str]]:
@@ -58,14 +64,28 @@ def scoreboard_rows(summary: dict[str, Any], regressions: Set[tuple[str, str, st
 
 
 def suite_line(suite: str, target: str, result: dict[str, Any], k: int) -> str:
-    """``Retrieval: p@5=0.873, r@5=1.0, mrr=0.976 (22/22 cases pass)``."""
+    """``Retrieval [builtin]: p@5=0.873, r@5=1.0, mrr=0.976 (22/22 cases pass): PASS``."""
     if result.get("skipped"):
         return f"{suite.capitalize()} [{target}]: skipped ({result['skipped']})"
     parts = [f"{SHORT.get(m, m).format(k=k)}={_fmt(v)}" for m, v in result["metrics"].items()]
     errors = f", {result['errors']} errored" if result.get("errors") else ""
     return (
         f"{suite.capitalize()} [{target}]: {', '.join(parts)} "
-        f"({result['passed_cases']}/{result['cases']} cases pass{errors})"
+        f"({result['passed_cases']}/{result['cases']} cases pass{errors}): {pair_verdict(result)}"
+    )
+
+
+def control_lines(summary: dict[str, Any]) -> list[str]:
+    """Each candidate against each control on the suite's headline metric, then the warnings."""
+    section = summary.get("controls") or {}
+    lines = [
+        comparison_line(suite, cand, ctrl, c)
+        for suite, per in section.items()
+        for cand, versus in per.items()
+        for ctrl, c in versus.items()
+    ]
+    return (["Against the controls (paired t-test on the headline metric):", *lines] if lines else []) + warnings(
+        section
     )
 
 
@@ -79,10 +99,34 @@ def render_scoreboard(summary: dict[str, Any], k: int = 5, regressions: Set[tupl
             lines += [f"  - failed: {f}" for f in result.get("failures") or []]
             if not result.get("skipped"):
                 lines += [f"  - skipped {case}: {why}" for case, why in (result.get("skipped_cases") or {}).items()]
-    verdict = "PASS (exit 0)" if summary["passed"] else "FAIL (exit 1)"
-    lines.append(f"Overall: {verdict}")
+    lines += control_lines(summary)
     if summary.get("run_dir"):
         lines.append(f"Run: {summary['run_dir']}")
     if summary.get("sandbox"):
         lines.append(f"sandbox: {summary['sandbox']}")
+    lines.append(exit_line(run_verdict(summary)))  # the last line: what was judged, and the exit code
     return "\n".join(lines)
+
+
+def render_markdown(
+    summary: dict[str, Any], k: int = 5, regressions: Set[tuple[str, str, str]] = frozenset(), limit: int = LIMIT
+) -> str:
+    """``workbench run --format markdown``: the verdict, the scoreboard table, one line per suite
+    and target, the controls, under ``limit`` characters (a PR comment, ``$GITHUB_STEP_SUMMARY``)."""
+    verdict = run_verdict(summary)
+    head, rows = md_table(
+        ["Group", "Target", "Metric", "Value", "Threshold", "Pass"], scoreboard_rows(summary, regressions)
+    )
+    where = f"`{summary['run_dir']}/summary.json` has every row" if summary.get("run_dir") else ""
+    lines = [
+        f"- {suite_line(suite, target, result, k)}"
+        + "".join(f"; failed: {failure}" for failure in result.get("failures") or [])
+        for suite, per_target in summary["suites"].items()
+        for target, result in per_target.items()
+    ]
+    controls = [
+        f"**{line}**" if line.endswith(":") else f"> **{line}**" if line.startswith("WARNING") else f"- {line}"
+        for line in control_lines(summary)
+    ]
+    tail = ["", *lines, "", *controls, "", f"**{exit_line(verdict)}**"]
+    return fit([f"### workbench run: {verdict}", "", *head], rows, tail, limit, where)

@@ -10,7 +10,7 @@ from .merge import merge_runs
 from .options import RunOptions
 from .repeats import summarise_repeats
 from .runner import run, run_eval
-from .summary import overall_passed, suite_summary
+from .summary import overall, suite_summary
 from .work import WorkItem
 
 __all__ = [
@@ -22,7 +22,7 @@ __all__ = [
     "build_manifest",
     "make_executor",
     "merge_runs",
-    "overall_passed",
+    "overall",
     "run",
     "run_eval",
     "suite_summary",

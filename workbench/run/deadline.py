@@ -62,4 +62,6 @@ def note_deadline(summary: dict[str, Any], deadline: RunDeadline) -> dict[str, A
     """The summary, marked failed with the deadline noted when the deadline left cases out."""
     if not deadline.not_run:
         return summary
-    return dict(summary, passed=False, deadline={"seconds": deadline.seconds, "not_run": deadline.not_run})
+    return dict(
+        summary, passed=False, verdict="FAIL", deadline={"seconds": deadline.seconds, "not_run": deadline.not_run}
+    )

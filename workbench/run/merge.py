@@ -11,10 +11,11 @@ from ..errors import StoreError
 from ..paths import DEFAULT_RUNS_DIR
 from ..store.runs import Run, free_run_id, load_run, write_run
 from ..suites import get_suite
+from .controls import with_controls
 from .manifest import merged_manifest
 from .repeats import has_repeats, repeats_section
 from .shards import check_shards
-from .summary import overall_passed, suite_summary
+from .summary import overall, suite_summary
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -85,8 +86,10 @@ def merge_runs(paths: list[Path | str], out_dir: Path | str = DEFAULT_RUNS_DIR) 
     rows = cases.astype(object).where(cases.notna(), None).to_dict("records")
     summary = {
         "run_dir": None,
-        "passed": overall_passed(suites),
+        **overall(suites),
         "suites": suites,
         "sandbox": runs[0].summary.get("sandbox"),
     }
+    gate = (runs[0].manifest.get("options") or {}).get("gate")  # the shards' --gate, judged on the whole
+    summary = with_controls(summary, scores, [get_suite(name) for name in suites], gate)
     return load_run(write_run(out_dir, run_id, manifest, summary, rows, scores))

@@ -19,6 +19,7 @@ from ..errors import UsageError
 from ..paths import DEFAULT_RUNS_DIR
 
 EXECUTORS = ("local", "ray")
+GATES = (None, "controls")  # run/controls.py
 
 
 def option(
@@ -72,6 +73,8 @@ class RunOptions:
     repeat: int = option(1, deciding=True)
     # Reuse unchanged results of known-version targets (run/cache.py).
     cache: bool = option(False, recorded=True)
+    # ``controls``: a suite without floors is judged by "beats bm25 (else random) significantly".
+    gate: str | None = option(None, deciding=True)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "out_dir", Path(self.out_dir))
@@ -85,6 +88,8 @@ class RunOptions:
     def validate(self) -> None:
         """Raise a UsageError naming the flag of the first option with a bad value."""
         parse_executor(self.executor)
+        if self.gate not in GATES:
+            raise UsageError(f"--gate {self.gate}: expected one of {', '.join(g for g in GATES if g)}")
         if self.shard is not None and not (len(self.shard) == 2 and 0 <= self.shard[0] < self.shard[1]):
             raise UsageError(f"--shard {'/'.join(map(str, self.shard))}: expected I/N with 0 <= I < N")
         checks = [

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..corpus import Corpus
-from ..errors import CorpusError, UsageError
+from ..errors import CorpusError, SuiteError, UsageError
 from ..suites import Suite, get_suite, suite_names, suite_section
 from ..targets import close_target, resolve_target
 from .options import RunOptions
@@ -44,3 +44,11 @@ def resolve_targets(options: RunOptions) -> list[Any]:
             close_target(target)
         raise UsageError(f"two targets share a name ({', '.join(names)}): give each engine its own")
     return targets
+
+
+def check_has_cases(plan: Plan, unavailable: dict[str, dict[str, str]], corpus: Corpus) -> None:
+    """A suite asked for with no case at all is an error, not a vacuous verdict (a case this
+    machine cannot run, or an empty shard, is a stated skip instead)."""
+    empty = sorted({s.name for s, _, _, cases in plan if not cases and s.name not in unavailable})
+    if empty:
+        raise SuiteError(f"{corpus.path}: suite {', '.join(empty)} has 0 cases in this corpus: nothing to judge")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Collection
 from contextlib import closing
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,16 +31,17 @@ from ..store.runs import Run, in_memory_run, rewrite_run, write_run, written_run
 from ..suites import Outcome, RunContext, Suite
 from ..targets.handshake import note_unsupported, skip_reason
 from .cache import ResultCache, cached_outcome, storable
+from .controls import gated_targets, with_controls
 from .deadline import RunDeadline, note_deadline
 from .engines import Engines
 from .executors import Executor
 from .manifest import build_manifest
 from .options import RunOptions
-from .plan import Plan, resolve_targets, select_suites, without_unavailable
+from .plan import Plan, check_has_cases, resolve_targets, select_suites, without_unavailable
 from .repeats import summarise_repeats
 from .resume import Journal, Key, as_outcome, case_hash, resume_header, resume_options, reusable
 from .shards import ids_record, select_shard
-from .summary import overall_passed, skipped
+from .summary import overall, skipped
 from .work import WorkItem, by_fixture
 
 if TYPE_CHECKING:
@@ -73,9 +75,11 @@ def _whole_plan(corpus: Corpus, suites: list[Suite], targets: list[Any]) -> tupl
     """Every (suite, target, cases) of the run, without the cases this machine cannot run (a
     missing toolchain), which are left out before the case ids are recorded, so shards of one
     plan still add up to it."""
-    return without_unavailable(
+    whole, unavailable = without_unavailable(
         [(s, name, t, cases) for s in suites for name, t, cases in s.plan(corpus, targets)], corpus
     )
+    check_has_cases(whole, unavailable, corpus)
+    return whole, unavailable
 
 
 def _new_manifest(corpus: Corpus, targets: list[Any], options: RunOptions, whole: Plan) -> dict[str, Any]:
@@ -97,6 +101,8 @@ def _journaled(
         manifest = dict(manifest, executor=engines.executor.describe() if engines.executor else None)
         if engines.cache is not None:
             manifest["cache"] = {"hits": engines.cache.hits, "stored": engines.cache.stored}
+        suites = list({s.name: s for s, _, _, _ in plan}.values())
+        summary = with_controls(summary, scores, suites, session.options.gate)
         summary = note_deadline(summary, engines.deadline)
     except BaseException as exc:
         journal.close()
@@ -210,7 +216,7 @@ def _run_plan(
         else pd.DataFrame(columns=[SUITE, TARGET, CASE, METRIC, VALUE])
     )
     return (
-        {"run_dir": None, "passed": overall_passed(summaries), "suites": summaries, "sandbox": sandbox_kind()},
+        {"run_dir": None, **overall(summaries), "suites": summaries, "sandbox": sandbox_kind()},
         case_rows,
         scores,
     )
@@ -367,8 +373,18 @@ def run_eval(
     seed, shard, timeout, strictness, repeat) come from its journal, and any of them named in
     ``given`` (default: those set to other than their default) must agree with it.
     """
-    options = options or RunOptions(**fields)
+    options = options or RunOptions(**_names(fields))
+    if options.resume is None:
+        options = replace(options, targets=gated_targets(options.targets, options.gate))
     if options.resume is not None:
         given = options.changed() if given is None else given
         corpus_path, options = resume_options(options.resume, options, given, corpus_path)
     return run(load_corpus(corpus_path or DEFAULT_CORPUS), options)
+
+
+def _names(fields: dict[str, Any]) -> dict[str, Any]:
+    """``suites``/``targets`` given as one name (``targets="builtin"``) become one-name lists."""
+    return {
+        key: [value] if key in ("suites", "targets") and isinstance(value, str) else value
+        for key, value in fields.items()
+    }

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE, ERROR, PASSED, SUITE, TARGET, VALUE
-from ..contract import CONTROL_TARGETS
+from ..store.verdicts import FAIL, NO_FLOORS, PASS, SKIPPED, overall_verdict, passed_of
 from ..suites import Outcome, RunContext, Suite
 
 if TYPE_CHECKING:
@@ -30,6 +30,7 @@ def suite_summary(suite: Suite, scores: pd.DataFrame, cases: pd.DataFrame, floor
     errors = int(cases[ERROR].notna().sum()) if ERROR in cases else 0
     if errors:
         failures.append(f"{errors} case(s) errored")
+    verdict = FAIL if failures else PASS if floors else NO_FLOORS
     return {
         "cases": len(cases),
         "scored": int(scores.groupby(CASE)[VALUE].count().gt(0).sum()),
@@ -37,7 +38,8 @@ def suite_summary(suite: Suite, scores: pd.DataFrame, cases: pd.DataFrame, floor
         "errors": errors,
         "metrics": metrics,
         "thresholds": floors,
-        "passed": not failures,
+        "passed": passed_of(verdict),
+        "verdict": verdict,
         "failures": failures,
         "skipped": None,
     }
@@ -72,17 +74,14 @@ def skipped(reason: str, floors: dict[str, float]) -> SuiteSummary:
         "metrics": {},
         "thresholds": floors,
         "passed": None,
+        "verdict": SKIPPED,
         "failures": [],
         "skipped": reason,
     }
 
 
-def overall_passed(suites: dict[str, dict[str, SuiteSummary]]) -> bool:
-    """A run passes when every non-skipped suite passes for every gating target.
-
-    Controls (``random``, ``bm25``) calibrate a report; they gate only a run that has no other target.
-    """
-    targets = {t for per in suites.values() for t in per}
-    gating = targets - CONTROL_TARGETS or targets
-    verdicts = [per[t]["passed"] for per in suites.values() for t in gating if t in per and per[t]["skipped"] is None]
-    return all(verdicts)
+def overall(suites: dict[str, dict[str, SuiteSummary]]) -> dict[str, Any]:
+    """The run's ``passed`` and ``verdict``: FAIL when a gating pair failed, PASS when one passed,
+    NO FLOORS when nothing was gated (``passed`` None). Controls gate only a run of controls."""
+    verdict = overall_verdict(suites)
+    return {"passed": passed_of(verdict), "verdict": verdict}

@@ -133,7 +133,7 @@ def record_baseline(
 def _one_target(run: Any, target: str | None) -> Any:
     targets = run.targets
     if target is None and len(targets) != 1:
-        raise StoreError(f"{run.run_id}: has targets {', '.join(targets)}; record one with --target or RUN#TARGET")
+        raise StoreError(f"{run.run_id}: has targets {', '.join(targets)}; record one of them as {run.run_id}#<target>")
     # select even a single-target run: suites that score recorded data (findings) add their own
     # agents as targets, and those rows do not belong to the engine's baseline
     return run.select(target or targets[0])

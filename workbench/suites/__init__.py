@@ -5,7 +5,7 @@ from __future__ import annotations
 from importlib import import_module
 
 from ..corpus.sections import Section, register_section, section_of, sections, unregister_section
-from ..errors import SuiteError
+from ..errors import SuiteError, UnknownSuite
 from .base import Outcome, RunContext, Scored, Suite
 
 # name -> "module:Class": the suite classes, imported when first used. The section each reads is in
@@ -51,7 +51,7 @@ def get_suite(name: str) -> Suite:
     try:
         module_name, _, class_name = _REGISTRY[name].partition(":")
     except KeyError:
-        raise SuiteError(f"unknown suite {name!r} (known: {', '.join(_REGISTRY)})") from None
+        raise UnknownSuite(f"unknown suite {name!r} (known: {', '.join(_REGISTRY)})") from None
     return getattr(import_module(module_name), class_name)()
 
 

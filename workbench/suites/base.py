@@ -72,6 +72,8 @@ class Suite(ABC):
     name: ClassVar[str]
     capability: ClassVar[str | None]
     description: ClassVar[str] = ""
+    # The metric a candidate must beat the controls on (``--gate controls``); None: not compared.
+    headline: ClassVar[str | None] = None
 
     @property
     def section(self) -> str:

@@ -82,6 +82,7 @@ def go_code_metrics(relevant: np.ndarray, first: np.ndarray, n_expected: np.ndar
 class RankingSuite(Suite):
     name = "ranking"
     capability = "search"
+    headline = "ndcg@10"
     description = "nDCG@10, Recall@10/20 and MRR of symbol search over golden queries (go-code rules)"
 
     def cases(self, corpus: Any) -> list[dict[str, Any]]:

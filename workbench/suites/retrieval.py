@@ -39,6 +39,7 @@ def _unique(items: list[str]) -> list[str]:
 class RetrievalSuite(Suite):
     name = "retrieval"
     capability = "context_pack"
+    headline = "mrr"
     description = "precision@k, recall@k, MRR and nDCG@k of the context pack's primary files"
 
     def run_case(self, target: Any, case: dict[str, Any], ctx: RunContext) -> dict[str, Any]:

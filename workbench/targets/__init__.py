@@ -13,7 +13,7 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from ..contract import CAPABILITIES, REQUEST_TIMEOUT, capabilities
-from ..errors import TargetError
+from ..errors import TargetError, UnknownTarget
 from .serve import Dispatcher, make_server
 
 DEFAULT_TARGET = "builtin"
@@ -101,7 +101,7 @@ def resolve_target(spec: str, seed: int = 0, timeout: float = REQUEST_TIMEOUT) -
     found = _entry_point_target(spec)
     if found is not None:
         return found
-    raise TargetError(
+    raise UnknownTarget(
         f"unknown target {spec!r}: use builtin, random, bm25, cmd:<command>, "
         "http://host:port, python:<module>:<factory> or an installed entry point"
     )

@@ -58,7 +58,7 @@ from .retrieval import (
     retrieval_cases,
     token_savings,
 )
-from .scoreboard import failures, floor_frame, floors, headline, leaderboard, run_header, verdicts
+from .scoreboard import controls, failures, floor_frame, floors, headline, leaderboard, run_header, verdicts
 
 __all__ = [
     "CONTROLS",
@@ -71,6 +71,7 @@ __all__ = [
     "changed_cases",
     "compare_runs",
     "concept_counts",
+    "controls",
     "describe",
     "detectable_effect",
     "diff_runs",

@@ -170,12 +170,14 @@ def table(frame: pd.DataFrame, name: str, verdict_columns: Iterable[str] = (), p
         .format(precision=precision, na_rep="-", thousands=",")
         .set_table_styles(
             [
-                {"selector": "", "props": "max-width:1400px; table-layout:auto"},
+                # Wider than the page: the table scrolls sideways rather than cutting columns off.
+                {"selector": "", "props": "display:block; max-width:100%; overflow-x:auto; table-layout:auto"},
                 {
                     "selector": "td",
                     "props": "text-align:left; vertical-align:top; white-space:pre-line; "
-                    "overflow-wrap:anywhere; max-width:40em",
+                    "overflow-wrap:break-word; word-break:normal; max-width:40em",
                 },
+                {"selector": "th", "props": "white-space:nowrap"},
             ]
         )
     )

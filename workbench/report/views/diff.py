@@ -225,7 +225,7 @@ def metric_deltas(comparison: Any) -> Styler | Note:
     shown = frame[
         [SUITE, METRIC, "n", "mean_a", "mean_b", "delta", "ci_low", "ci_high", "wins", "ties", "losses", "effect_size"]
     ].rename(columns={"mean_a": "A", "mean_b": "B", "effect_size": "d_z"})
-    return table(shown, "metric-deltas", precision=4)
+    return table(shown, "metric-deltas")  # 3 decimals, as ``workbench compare`` prints them
 
 
 def p_values(comparison: Any, alpha: float = 0.05) -> Styler | Note:
@@ -242,7 +242,9 @@ def p_values(comparison: Any, alpha: float = 0.05) -> Styler | Note:
             "after Holm": np.where(frame["p_holm"].isna(), "-", np.where(frame["p_holm"] < alpha, "yes", "no")),
         }
     )
-    return table(shown, "p-values", precision=4).set_caption(
+    tests = ["p_t", "p_wilcoxon", "p_randomization", "p_mcnemar", "p_holm"]
+    styled = table(shown, "p-values").format("{:.3g}", subset=tests, na_rep="-")  # as the CLI prints them
+    return styled.set_caption(
         "p_t, p_wilcoxon, p_randomization: paired tests of the metric; p_mcnemar: pass/fail; "
         "Holm corrects across the metrics of this comparison"
     )

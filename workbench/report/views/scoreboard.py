@@ -13,6 +13,7 @@ from pandas.io.formats.style import Styler
 
 from ...columns import CASE, ERROR, PASSED, SUITE, TARGET
 from ...store.runs import Run
+from ...store.verdicts import FAIL, NO_FLOORS, PASS, SKIPPED, pair_verdict, run_verdict
 from ..text import verdict_text
 from .common import FAIL_CSS, MUTED_CSS, PASS_CSS, Html, Note, is_control, joined, k_of, label, table, targets_of
 from .reasons import explain
@@ -22,8 +23,8 @@ def run_header(run: Run) -> Html:
     """The run's identity and overall verdict, with the roles of its targets."""
     manifest, summary = run.manifest, run.summary
     corpus = manifest.get("corpus") or {}
-    verdict = "PASS" if summary.get("passed") else "FAIL"
-    colour = "#137333" if summary.get("passed") else "#c5221f"
+    verdict = run_verdict(summary)
+    colour = {PASS: "#137333", FAIL: "#c5221f"}.get(verdict, "#5f6368")
     targets = " · ".join(html.escape(label(t)) for t in targets_of(run))
     facts = [
         f"created {manifest.get('created', '?')}",
@@ -148,15 +149,51 @@ def headline(run: Run) -> Html:
         mine = cases[cases[TARGET] == target]
         passed = int(np.sum(mine[PASSED].fillna(False).astype(bool)))
         listed = [(s, per[target]) for s, per in (run.summary.get("suites") or {}).items() if target in per]
-        ran = [s for s, result in listed if not result.get("skipped")]
-        bad = [s for s in ran if not run.summary["suites"][s][target].get("passed")]
+        ran = [(s, pair_verdict(result)) for s, result in listed if pair_verdict(result) != SKIPPED]
+        bad = [s for s, v in ran if v == FAIL]
+        unjudged = [s for s, v in ran if v == NO_FLOORS]
         name = f"<b>{html.escape(target)}</b>"
         if not ran:
             lines.append(f"<li>{name} ran no suite: every suite was skipped.</li>")
             continue
         if bad:
             verdict = f"fails {html.escape(joined(bad))} ({len(bad)} of the {len(ran)} suite(s) it ran)"
+        elif len(unjudged) == len(ran):
+            verdict = f"has no floors in any of the {len(ran)} suite(s) it ran (NO FLOORS: nothing was judged)"
+        elif unjudged:
+            verdict = (
+                f"meets the floors of all {len(ran) - len(unjudged)} judged suite(s) it ran "
+                f"({html.escape(joined(unjudged))}: NO FLOORS)"
+            )
         else:
             verdict = f"meets the floors of all {len(ran)} suite(s) it ran"
         lines.append(f"<li>{name} {verdict}; {passed} of its {len(mine)} case(s) pass.</li>")
     return Html(f"<ul>{''.join(lines)}</ul>")
+
+
+def controls(run: Run) -> Styler | Note:
+    """Each candidate against each control on the suite's headline metric: both means, the paired
+    delta, n and the t-test's p-value, and whether it beats the control (below one is in red)."""
+    section = run.summary.get("controls") or {}
+    rows = [
+        {
+            SUITE: suite,
+            "candidate": cand,
+            "control": ctrl,
+            "metric": c["metric"],
+            "n": c["n"],
+            "candidate value": c["candidate"],
+            "control value": c["control"],
+            "delta": c["delta"],
+            "p": "-" if c["p"] is None else f"{c['p']:.3g}",
+            "verdict": "beats" if c["beats"] else "BELOW (warning)" if c["below"] else "not significantly better",
+        }
+        for suite, per in section.items()
+        for cand, versus in per.items()
+        for ctrl, c in versus.items()
+    ]
+    if not rows:
+        return Note("This run has no candidate and control that scored the same headline metric.")
+    frame = pd.DataFrame(rows)
+    styler = table(frame, "controls")
+    return styler.map(lambda v: FAIL_CSS if str(v).startswith("BELOW") else "", subset=["verdict"])
