@@ -157,7 +157,8 @@ def import_command(kind: str, files: tuple[Path, ...], repos: Path | None, out: 
     """Import FILE... as a corpus (and, for run files, a run).
 
     swebench: instances (JSON or JSONL: instance_id, repo, base_commit, patch, problem_statement) become
-    retrieval cases at base_commit expecting the files the patch modifies. trec: qrels become a corpus
+    retrieval cases at base_commit expecting the non-test source files the patch modifies (mine's rule;
+    tests go to `tests`, docs, changelogs and added files to `dropped` with why). trec: qrels become a corpus
     and run files a run (one target per run tag). go-code: an eval report's per_query rows become a
     ranking run. Imported runs get workbench's scoring, comparisons and reports.
     """
