@@ -18,8 +18,8 @@ $(STAMP): pyproject.toml
 
 # Lint and format check, types, then the tests (CI runs exactly this).
 test: $(STAMP)
-	$(BIN)/ruff check workbench tests bench
-	$(BIN)/ruff format --check workbench tests bench
+	$(BIN)/ruff check workbench tests bench tools examples
+	$(BIN)/ruff format --check workbench tests bench tools examples
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 

@@ -15,8 +15,8 @@ import workbench as wb
 from tests.report_runs import build_run
 from tests.suites.test_harness_suite import PYTEST, HarnessDouble, _case, _corpus
 from workbench import containment
+from workbench.options import RunOptions
 from workbench.report.text import render_scoreboard
-from workbench.run.options import RunOptions
 from workbench.run.runner import run
 from workbench.sandbox import copy_tree, drop_escaping_links, run_allowlisted, safe_env, sandbox_kind, tree_digest
 from workbench.suites.base import RunContext

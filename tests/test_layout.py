@@ -104,7 +104,19 @@ def _cycle(graph: Mapping[str, Collection[str]]) -> list[str] | None:
 # The flow, lowest first: a folder imports only folders of a strictly lower layer (base modules may
 # import each other; the module-level cycle test keeps them acyclic). The root package and
 # ``__main__`` sit on top.
-BASE = {"errors", "paths", "columns", "strictjson", "contract", "wire", "tokens", "schemas", "containment", "sandbox"}
+BASE = {
+    "errors",
+    "paths",
+    "options",
+    "columns",
+    "strictjson",
+    "contract",
+    "wire",
+    "tokens",
+    "schemas",
+    "containment",
+    "sandbox",
+}
 LAYERS = [
     BASE,
     {"reference"},

@@ -18,7 +18,7 @@ from workbench.analysis._kernel import Hits
 from workbench.columns import CASE, METRIC, PASSED, VALUE
 from workbench.contract import FileRef, Pack, Repo
 from workbench.corpus import load_corpus
-from workbench.run.options import RunOptions, option
+from workbench.options import RunOptions, option
 from workbench.suites import Outcome, RunContext, Scored, Suite, register_suite, unregister_suite
 from workbench.suites.base import mean_metrics
 

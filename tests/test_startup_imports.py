@@ -21,5 +21,5 @@ print(json.dumps({"cli": cli, "heavy": sorted(m for m in %r if m in sys.modules)
 def test_the_cli_loads_only_base_modules_and_eager_packages_load_no_heavy_library() -> None:
     done = subprocess.run([sys.executable, "-c", PROBE % (HEAVY,)], capture_output=True, text=True, check=True)
     found = json.loads(done.stdout)
-    assert found["cli"] == ["cli", "errors", "paths"]
+    assert found["cli"] == ["cli", "contract", "errors", "options", "paths"]
     assert found["heavy"] == []

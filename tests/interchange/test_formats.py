@@ -249,3 +249,73 @@ def test_go_code_report_becomes_a_ranking_run(tmp_path: Path) -> None:
     assert run.targets == ["splade"]
     metrics = run.summary["suites"]["ranking"]["splade"]["metrics"]
     assert metrics["mrr"] == pytest.approx(0.25) and metrics["recall@20"] == pytest.approx(0.5)
+
+
+def _diff(path: str, new: bool = False) -> str:
+    head = "new file mode 100644\n--- /dev/null\n" if new else f"index 1..2 100644\n--- a/{path}\n"
+    return f"diff --git a/{path} b/{path}\n{head}+++ b/{path}\n@@ -1 +1 @@\n-x\n+y\n"
+
+
+def test_swebench_gold_is_the_modified_source_files_only(tmp_path: Path) -> None:
+    """The one gold rule ``mine`` uses: docs, changelogs, tests and added files are never gold."""
+    repo = init(tmp_path / "repos" / "acme__shop")
+    base = commit(
+        repo,
+        "start",
+        {
+            "src/orders.py": "def refund(order):\n    pass\n",
+            "CHANGES.rst": "Changes\n",
+            "docs/config.rst": "Config\n",
+            "tests/test_orders.py": "def test_refund():\n    pass\n",
+            "pyproject.toml": "[project]\n",
+        },
+        0,
+    )
+    patch = "".join(
+        _diff(p) for p in ("CHANGES.rst", "docs/config.rst", "src/orders.py", "tests/test_orders.py", "pyproject.toml")
+    ) + _diff("src/refunds.py", new=True)
+    rows = [
+        {
+            "instance_id": "acme__shop-9",
+            "repo": "acme/shop",
+            "base_commit": base,
+            "patch": patch,
+            "problem_statement": "Refunds of partly shipped orders fail.",
+            "test_patch": _diff("tests/test_refunds.py", new=True),
+        },
+        {
+            "instance_id": "acme__shop-10",
+            "repo": "acme/shop",
+            "base_commit": base,
+            "patch": _diff("CHANGES.rst") + _diff("docs/config.rst"),
+            "problem_statement": "Document the refund window.",
+        },
+    ]
+    instances = tmp_path / "instances.json"
+    instances.write_text(json.dumps(rows))
+    corpus = tmp_path / "swe" / "corpus.json"
+    assert main(["import", "swebench", str(instances), "--repos", str(tmp_path / "repos"), "--out", str(corpus)]) == 0
+    (case,) = json.loads(corpus.read_text())["retrieval"]  # the docs-only instance has no gold: skipped
+    assert case["expectedPrimary"] == ["src/orders.py"]
+    assert case["tests"] == ["tests/test_orders.py", "tests/test_refunds.py"]
+    assert case["dropped"] == {
+        "CHANGES.rst": "doc file",
+        "docs/config.rst": "doc file",
+        "pyproject.toml": "manifest file",
+        "src/refunds.py": "added by the patch (absent at base_commit)",
+    }
+    assert validate_corpus(corpus) == []
+
+
+def test_swebench_and_mine_share_the_gold_rule() -> None:
+    from workbench.interchange.swebench import gold_files
+    from workbench.mining.filters import MineOptions, classify
+    from workbench.mining.history import Commit
+
+    paths = ("CHANGES.rst", "docs/index.md", "src/app.py", "src/app_test.go", "tests/test_app.py", "setup.py")
+    mined = classify(
+        Commit("a" * 40, ("b" * 40,), "D", "d@x", 0, "fix the app", tuple(("M", p) for p in paths)), MineOptions()
+    )
+    imported = gold_files("".join(_diff(p) for p in paths), "")
+    assert imported.source == mined.source == ("src/app.py",)
+    assert imported.tests == mined.tests == ("src/app_test.go", "tests/test_app.py")

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from tests.git_history import commit, init, shop_history
+from tests.git_history import commit, git, init, shop_history
 from workbench.cli import main
 from workbench.mining.filters import MineOptions
 from workbench.mining.mine import mine, mine_corpus, spread_sample
@@ -179,6 +180,17 @@ def test_tests_are_told_from_source(path: str, test: bool) -> None:
     [
         ("Bump to dev version", "release"),
         ("2.1.0", "release"),
+        ("This is 3.2-dev", "release"),
+        ("Bump to 4.2-dev", "release"),
+        ("This is 6.6", "release"),
+        ("Release 1.2.3", "release"),
+        ("v1.2.3", "release"),
+        ("Prepare 26.1.0", "release"),
+        ("Start new release cycle", "release"),
+        ("This is why the router drops headers", None),
+        ("Correct fix for #1234", "dangling-query"),
+        ("Minor polish to the #815 work", None),
+        ("Add narrative docs for #787 (#801)", "dangling-query"),
         ("Bump urllib3 from 1.26.4 to 1.26.5", "dependency"),
         ("chore(deps): update eslint", "dependency"),
         ("ci: cache pip", "docs-ci-style"),
@@ -208,3 +220,36 @@ def test_cli_ext_keeps_only_those_languages(
     capsys.readouterr()
     assert main(["mine", str(repo), "--ext", ".cobol"]) == 2
     assert ".cobol is not a language the engine parses" in capsys.readouterr().err
+
+
+def test_dry_run_counts_release_and_dangling_commits(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    repo = init(tmp_path / "proj")
+    commit(repo, "start", {"src/router.py": "def route(path):\n    return path\n"}, 0)
+    for step, subject in enumerate(["This is 3.2-dev", "Bump to 4.2-dev", "This is 6.6", "Correct fix for #12"], 1):
+        commit(repo, subject, {"src/router.py": f"def route(path):\n    return path  # {step}\n"}, step)
+    commit(repo, "Strip the query string before routing", {"src/router.py": "def route(p):\n    return p\n"}, 9)
+    assert main(["mine", str(repo), "--dry-run"]) == 0
+    table = {line.split()[0]: int(line.split()[-1]) for line in capsys.readouterr().out.splitlines()[1:]}
+    assert table["release"] == 3 and table["dangling-query"] == 1 and table["candidates"] == 1
+
+
+def test_fixture_names_come_from_the_repository(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from workbench.corpus.sources import open_repo
+
+    work = init(tmp_path / "click")
+    commit(work, "start", {"src/core.py": "def main():\n    pass\n"}, 0)
+    git(work, "remote", "add", "origin", "https://example.invalid/pallets/click.git")
+    bare = tmp_path / "mirrors" / "repo"
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(bare)], check=True, capture_output=True)
+    git(bare, "remote", "set-url", "origin", "git@example.invalid:pallets/click.git")
+    plain = tmp_path / "mirrors" / "flask.git"
+    subprocess.run(["git", "clone", "-q", "--bare", "--no-local", str(work), str(plain)], check=True)
+    git(plain, "remote", "remove", "origin")
+    assert open_repo(work).name == "click"
+    assert open_repo(bare).name == "click"  # a bare folder named "repo": the remote's name
+    assert open_repo(plain).name == "flask"  # no remote: the folder without .git
+    out = tmp_path / "named.json"
+    assert main(["mine", str(bare), "--out", str(out), "--name", "cli-lib"]) == 0
+    assert list(json.loads(out.read_text())["fixtureRoots"]) == ["cli-lib"]
+    assert main(["mine", str(bare), "--name", "no/slashes"]) == 3
+    assert "--name 'no/slashes'" in capsys.readouterr().err

@@ -213,3 +213,43 @@ def test_report_by_run_id_renders_only_the_pages_the_run_has(tmp_path: Path) -> 
     assert (pages / "retrieval.html").is_file() and not (pages / "ranking.html").exists()
     index = (pages / "index.html").read_text()
     assert "ranking: not rendered: this run has no ranking results" in index
+
+
+def test_open_run_refuses_a_target_or_suite_the_run_lacks(tmp_path: Path) -> None:
+    from workbench.errors import SuiteError, TargetError
+    from workbench.report.views.common import open_run
+
+    run = build_run(tmp_path / "runs", suites=("retrieval",))
+    assert open_run(run, target="bm25", suite="retrieval").path == run.resolve()
+    with pytest.raises(TargetError, match=r"target 'nosuch' is not in run .*\(its targets: builtin, bm25, random\)"):
+        open_run(run, target="nosuch")
+    with pytest.raises(SuiteError, match=r"suite 'gate' is not in run"):
+        open_run(run, suite="gate")
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize(
+    "param, value, said",
+    [
+        ("target", "nosuch", "TargetError: target 'nosuch' is not in run"),
+        ("run_dir", "no-such-run", "StoreError"),
+    ],
+)
+def test_papermill_fails_a_notebook_given_an_unknown_name_in_one_line(
+    tmp_path: Path, param: str, value: str, said: str
+) -> None:
+    run = build_run(tmp_path / "runs", suites=("retrieval",))
+    params = {"run_dir": str(run), param: value}
+    done = subprocess.run(
+        [sys.executable, "-m", "papermill", "notebooks/retrieval.ipynb", str(tmp_path / "out.ipynb")]
+        + [arg for key, text in params.items() for arg in ("-p", key, text)]
+        + ["--no-progress-bar"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert done.returncode != 0
+    errors = [o for c in nbformat.read(str(tmp_path / "out.ipynb"), 4).cells for o in c.get("outputs", [])]
+    (error,) = [o for o in errors if o.output_type == "error"]
+    assert said in f"{error.ename}: {error.evalue}" and "\n" not in error.evalue

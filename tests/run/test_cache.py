@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from workbench.corpus import load_corpus
+from workbench.options import RunOptions
 from workbench.run.cache import ResultCache, cacheable_target, tree_digest
-from workbench.run.options import RunOptions
 from workbench.run.runner import run
 from workbench.targets import resolve_target
 

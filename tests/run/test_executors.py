@@ -11,8 +11,8 @@ import pytest
 from workbench.cli import main
 from workbench.corpus import load_corpus
 from workbench.errors import UsageError
+from workbench.options import RunOptions
 from workbench.run.executors import LocalExecutor, parse_executor
-from workbench.run.options import RunOptions
 from workbench.run.runner import run
 from workbench.run.work import GROUP_ABOVE, WorkItem, by_fixture
 from workbench.suites import RunContext, get_suite

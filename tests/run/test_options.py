@@ -10,7 +10,7 @@ import pytest
 from workbench.cli import main
 from workbench.contract import REQUEST_TIMEOUT
 from workbench.errors import UsageError
-from workbench.run.options import RunOptions, deciding_fields, flag_of
+from workbench.options import RunOptions, deciding_fields, flag_of
 
 
 @pytest.mark.parametrize(

@@ -10,8 +10,8 @@ import pytest
 
 from workbench.corpus import load_corpus
 from workbench.errors import RunStopped
+from workbench.options import RunOptions
 from workbench.run.merge import merge_runs
-from workbench.run.options import RunOptions
 from workbench.run.resume import read_outcomes
 from workbench.run.runner import run, run_eval
 

@@ -10,7 +10,7 @@ import pytest
 from workbench.cli import main
 from workbench.corpus import load_corpus
 from workbench.errors import RunStopped, UsageError
-from workbench.run.options import RunOptions
+from workbench.options import RunOptions
 from workbench.run.resume import read_outcomes
 from workbench.run.runner import run, run_eval
 

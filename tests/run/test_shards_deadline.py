@@ -14,8 +14,8 @@ import pytest
 from workbench.cli import main
 from workbench.corpus import load_corpus
 from workbench.errors import StoreError
+from workbench.options import RunOptions
 from workbench.run.merge import merge_runs
-from workbench.run.options import RunOptions
 from workbench.run.resume import OUTCOMES
 from workbench.run.runner import run
 from workbench.run.shards import select_shard, shard_of

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from workbench.corpus import load_corpus
-from workbench.run.options import RunOptions
+from workbench.options import RunOptions
 from workbench.run.runner import run
 from workbench.targets.handshake import Handshake, ask, handshake_answer, parse_handshake
 from workbench.targets.protocol import ProtocolTarget

@@ -9,8 +9,8 @@ from typing import Any
 import click
 
 from ..errors import RunStopped
+from ..options import RunOptions
 from ..paths import DEFAULT_HTML_DIR, DEFAULT_RUNS_DIR
-from ..run import RunOptions
 from . import CORPUS_OPTION, EXIT_ERROR, EXIT_FAILED, EXIT_OK, FORMAT_OPTION, RUNS_DIR_OPTION, cli, split_values
 
 DEFAULTS = RunOptions()  # the flags' defaults are the options' own

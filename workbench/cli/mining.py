@@ -59,6 +59,13 @@ def _date(value: str | None, end: bool, flag: str) -> int | None:
 @click.option("--with-body", is_flag=True, help="Add the first paragraph of the commit body to the query.")
 @click.option("--append", is_flag=True, help="Merge into the existing --out corpus, keeping its other content.")
 @click.option("--dry-run", is_flag=True, help="Write nothing; print how many commits each filter dropped.")
+@click.option(
+    "--name",
+    default=None,
+    metavar="NAME",
+    help="The fixture name (default: the repository's folder without .git; a bare or 'repo' folder "
+    "takes its remote's name).",
+)
 def mine_command(
     repo: Path,
     out: Path | None,
@@ -71,6 +78,7 @@ def mine_command(
     with_body: bool,
     append: bool,
     dry_run: bool,
+    name: str | None,
 ) -> None:
     """Mine retrieval cases from the git history of REPO (a work tree, bare repository or .bundle).
 
@@ -90,7 +98,7 @@ def mine_command(
     if extensions:
         options.extensions = _extensions(extensions)
     result, text = mine_corpus(
-        repo, out, append=append, dry_run=dry_run, options=options, max_cases=max_cases, seed=seed
+        repo, out, append=append, dry_run=dry_run, name=name, options=options, max_cases=max_cases, seed=seed
     )
     if dry_run:
         click.echo(result.drop_table())
@@ -149,7 +157,8 @@ def import_command(kind: str, files: tuple[Path, ...], repos: Path | None, out: 
     """Import FILE... as a corpus (and, for run files, a run).
 
     swebench: instances (JSON or JSONL: instance_id, repo, base_commit, patch, problem_statement) become
-    retrieval cases at base_commit expecting the files the patch modifies. trec: qrels become a corpus
+    retrieval cases at base_commit expecting the non-test source files the patch modifies (mine's rule;
+    tests go to `tests`, docs, changelogs and added files to `dropped` with why). trec: qrels become a corpus
     and run files a run (one target per run tag). go-code: an eval report's per_query rows become a
     ranking run. Imported runs get workbench's scoring, comparisons and reports.
     """
@@ -163,7 +172,7 @@ def import_command(kind: str, files: tuple[Path, ...], repos: Path | None, out: 
             from ..mining import corpus_text
 
             click.echo(corpus_text(data), nl=False)
-        note = f"; {skipped} instance(s) skipped (the patch only adds files)" if skipped else ""
+        note = f"; {skipped} instance(s) skipped (the patch modifies no non-test source file)" if skipped else ""
         click.echo(f"imported {len(data['retrieval'])} case(s){note}" + (f" -> {out}" if out else ""), err=True)
         return
     if out is None:

@@ -33,14 +33,36 @@ class GitRepo:
     kind: str  # "worktree", "bare" or "bundle"
 
 
-def repo_name(path: Path) -> str:
-    """A fixture name for a repository path: its directory or bundle stem, in ``[A-Za-z0-9._-]``."""
-    resolved = path.resolve()
-    stem = resolved.name
+GENERIC_NAMES = frozenset({"repo", "repository", "git", "src", "source", "clone", "checkout", "mirror"})
+
+
+def _clean(stem: str) -> str:
     for suffix in (".bundle", ".git"):
         if stem.endswith(suffix) and len(stem) > len(suffix):
             stem = stem[: -len(suffix)]
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", stem).strip("-") or "repo"
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", stem).strip("-")
+
+
+def remote_name(git_dir: Path) -> str | None:
+    """The project name in the URL of the repository's ``origin`` (else first) remote, or None."""
+    from .gitio import git_bytes
+
+    listed = git_bytes(git_dir, "config", "--get-regexp", r"^remote\..*\.url$", check=False).decode("utf-8", "replace")
+    urls = dict(line.split(" ", 1) for line in listed.splitlines() if " " in line)
+    url = urls.get("remote.origin.url") or next(iter(urls.values()), "")
+    name = _clean(re.split(r"[/:\\]", url.strip().rstrip("/"))[-1]) if url.strip() else ""
+    return name or None
+
+
+def repo_name(path: Path, git_dir: Path | None = None) -> str:
+    """A fixture name for a repository path: its directory or bundle stem without ``.git``/``.bundle``,
+    in ``[A-Za-z0-9._-]``. A bare repository (``git_dir`` is the path itself) or a folder with a
+    generic name (``repo``) takes the name of its remote's project when it has a remote."""
+    resolved = path.resolve()
+    stem = _clean(resolved.name)
+    if git_dir is not None and (git_dir == resolved or stem.lower() in GENERIC_NAMES):
+        return remote_name(git_dir) or stem or "repo"
+    return stem or "repo"
 
 
 def is_git_source(path: Path) -> bool:
@@ -57,15 +79,14 @@ def _looks_bare(path: Path) -> bool:
 def open_repo(path: Path | str, name: str | None = None) -> GitRepo:
     """The repository at ``path``, or a GitError saying why it is not one."""
     given = Path(path)
-    label = name or repo_name(given)
     if given.is_file():
         if given.suffix != ".bundle":
             raise GitError(f"{given}: not a git repository or .bundle file")
-        return GitRepo(label, given.resolve(), _bundle_clone(given.resolve()), "bundle")
+        return GitRepo(name or repo_name(given), given.resolve(), _bundle_clone(given.resolve()), "bundle")
     if not given.is_dir():
         raise GitError(f"{given}: no such repository")
     if _looks_bare(given) and not (given / ".git").exists():
-        return GitRepo(label, given.resolve(), given.resolve(), "bare")
+        return GitRepo(name or repo_name(given, given.resolve()), given.resolve(), given.resolve(), "bare")
     if not (given / ".git").exists():
         raise GitError(f"{given}: not a git repository (no .git; give a work tree, bare repository or .bundle)")
     git_dir = Path(
@@ -73,7 +94,7 @@ def open_repo(path: Path | str, name: str | None = None) -> GitRepo:
             given / ".git" if (given / ".git").is_dir() else _linked_git_dir(given), "rev-parse", "--absolute-git-dir"
         ).strip()
     )
-    return GitRepo(label, given.resolve(), git_dir, "worktree")
+    return GitRepo(name or repo_name(given, git_dir), given.resolve(), git_dir, "worktree")
 
 
 def _linked_git_dir(work_tree: Path) -> Path:

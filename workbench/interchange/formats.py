@@ -80,8 +80,8 @@ def recorded_run(
     import pandas as pd
 
     from ..corpus import load_corpus
+    from ..options import RunOptions
     from ..run.manifest import assemble
-    from ..run.options import RunOptions
     from ..run.summary import overall, summarise
     from ..store.runs import free_run_id, write_run
     from ..suites import Outcome, RunContext, get_suite

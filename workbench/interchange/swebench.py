@@ -4,9 +4,12 @@ Each instance (JSON list or JSONL) has ``instance_id``, ``repo`` (``owner/name``
 ``base_commit``, ``patch`` and ``problem_statement``; its repository is a local clone
 found under ``--repos`` as ``<name>``, ``<owner>__<name>``, ``<owner>/<name>`` (a work
 tree or bare repository, optionally ending ``.git``) or ``<name>.bundle``. A case runs
-at ``base_commit``, its query is the problem statement, its gold the files the patch
-modifies (files it only adds do not exist at the base: an instance that only adds files
-is skipped), ``tests`` the files of ``test_patch``, and ``shape`` as for mined cases.
+at ``base_commit``, its query is the problem statement, and its gold is chosen by the one
+rule ``workbench mine`` uses (``workbench.mining.filters.sort_files``): the non-test source
+files the patch modifies. Tests the patch touches and every file of ``test_patch`` become
+``tests``; docs, changelogs, manifests and files the patch adds (absent at the base) are left
+out and listed under ``dropped`` with why. An instance with no gold file is skipped. ``shape``
+is as for mined cases.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from ..corpus.gitio import CatFile, resolve_commits
 from ..corpus.sources import GitRepo, open_repo
 from ..errors import CorpusError
 from ..mining.corpus_out import root_entry, write_corpus
+from ..mining.filters import MineOptions, SortedFiles, sort_files
 from ..mining.shapes import outline_of, query_shape, symbol_names
 from .formats import read_records, require
 
@@ -58,18 +62,33 @@ def _fixture(repo: str, taken: dict[str, str]) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{owner}__{name}")
 
 
-def _case(instance: dict[str, Any], fixture: str, gold: list[str], tests: list[str], shape: str) -> dict[str, Any]:
-    case = {
+def gold_files(patch: str, test_patch: str, options: MineOptions | None = None) -> SortedFiles:
+    """The patch's files sorted as ``mine`` sorts a commit's; ``tests`` also holds every file of
+    ``test_patch``, and ``dropped`` the files the patch adds (they do not exist at the base)."""
+    existing, added = patch_files(patch)
+    files = sort_files([("M", path) for path in existing] + [("A", path) for path in added], options or MineOptions())
+    test_existing, test_added = patch_files(test_patch)
+    tests = tuple(sorted(set(files.tests) | set(test_existing) | set(test_added)))
+    dropped = dict(files.dropped)
+    for path in files.new_or_gone:
+        dropped[path] = "added by the patch (absent at base_commit)"
+    return SortedFiles(files.source, files.new_or_gone, tests, dict(sorted(dropped.items())))
+
+
+def _case(instance: dict[str, Any], fixture: str, files: SortedFiles, shape: str) -> dict[str, Any]:
+    case: dict[str, Any] = {
         "name": instance["instance_id"],
         "query": instance["problem_statement"].strip(),
         "repoFixture": fixture,
         "revision": instance["base_commit"],
-        "expectedPrimary": gold,
+        "expectedPrimary": list(files.source),
         "shape": shape,
         "source": {"instance_id": instance["instance_id"], "repo": instance["repo"]},
     }
-    if tests:
-        case["tests"] = tests
+    if files.tests:
+        case["tests"] = list(files.tests)
+    if files.dropped:
+        case["dropped"] = files.dropped
     return case
 
 
@@ -96,12 +115,11 @@ def import_swebench(paths: list[Path], repos: Path, out: Path | None) -> tuple[d
             taken[fixture] = instance["repo"]
             opened[instance["repo"]] = (fixture, open_repo(clone, fixture))
         fixture, repo = opened[instance["repo"]]
-        gold, _ = patch_files(instance["patch"])
-        if not gold:
+        files = gold_files(instance["patch"], str(instance.get("test_patch") or ""))
+        if not files.source:
             skipped += 1
             continue
-        tests = sorted(set(sum(patch_files(str(instance.get("test_patch") or "")), [])))
-        cases.append(_case(instance, fixture, gold, tests, _shape(repo, instance, gold, path, label)))
+        cases.append(_case(instance, fixture, files, _shape(repo, instance, list(files.source), path, label)))
     data = {
         "description": "Imported from SWE-bench-style instances by `workbench import swebench`.",
         "k": 5,

@@ -52,6 +52,7 @@ _BOT = re.compile(
     re.IGNORECASE,
 )
 _REVERT = re.compile(r"^\s*(?:revert|reverts|reverted|un-?revert)\b", re.IGNORECASE)
+_VERSION = r"v?\d+(?:\.\d+)+(?:[-.+]?\w+)*"
 _RELEASE = re.compile(
     r"^\s*(?:release|releasing|prepare(?:d)?\s+(?:for\s+)?(?:the\s+)?release|version\s+bump|new\s+version|"
     r"tag(?:ged)?\s+v?\d|start\s+(?:version\s+)?v?\d|back\s+to\s+dev)\b|"
@@ -59,7 +60,16 @@ _RELEASE = re.compile(
     r"^\s*v?\d+\.\d+(?:\.\d+)?(?:[-.+]?\w+)*\s*$|"
     r"\bbump(?:ed|s)?\s+(?:the\s+)?(?:package\s+)?version\b|\b(?:set|update|change)\s+version\s+(?:to|number)\b|"
     r"\bbump(?:ed|s)?\s+(?:to\s+)?(?:the\s+)?(?:next\s+)?(?:dev|development)(?:\s+version)?\s*$|\b(?:dev|development)\s+version\b|"
-    r"\brelease\s+v?\d+\.\d+|^\s*(?:update|bump)\s+(?:to\s+)?v?\d+\.\d+(?:\.\d+)?\s*$",
+    r"\brelease\s+v?\d+\.\d+|^\s*(?:update|bump)\s+(?:to\s+)?v?\d+\.\d+(?:\.\d+)?\s*$|"
+    # "This is 3.2-dev", "Bump to 4.2-dev", "Prepare 26.1.0", "Start new release cycle", "4.2.dev0"
+    rf"^\s*this\s+is\s+{_VERSION}\s*$|^\s*(?:bump|update|go|move|set)\s+(?:the\s+)?(?:version\s+)?to\s+{_VERSION}\s*$|"
+    r"^\s*prepare\s+(?:for\s+)?v?\d+\.\d+|^\s*start\s+(?:the\s+)?(?:new|next)\s+(?:release\s+|development\s+|dev\s+)?cycle\b|"
+    r"\bv?\d+\.\d+(?:\.\d+)*[-.]?dev\d*\b",
+    re.IGNORECASE,
+)
+# A query left ending in a preposition, article or conjunction ("Correct fix for" once "#123" is cut).
+_DANGLING = re.compile(
+    r"\b(?:for|of|to|in|on|at|by|with|from|into|onto|about|via|per|than|as|the|a|an|and|or|when|if)\s*$",
     re.IGNORECASE,
 )
 _DEPENDENCY = re.compile(
@@ -132,17 +142,46 @@ def is_test(path: str) -> bool:
     return file_kind(path) in TEST_KINDS or _TEST_DIR.search(path) is not None or _TEST_NAME.search(name) is not None
 
 
-def classify(commit: Commit, options: MineOptions) -> Candidate:
+@dataclass(frozen=True)
+class SortedFiles:
+    """A change's files: modified source (the gold), added/deleted source, tests, and the rest with why."""
+
+    source: tuple[str, ...]
+    new_or_gone: tuple[str, ...]
+    tests: tuple[str, ...]
+    dropped: dict[str, str]  # path -> why it is not gold
+
+
+def not_source_reason(path: str, options: MineOptions) -> str:
+    """Why ``path`` (neither a test nor gold source) is not gold: its kind, or not a mined language."""
+    kind = file_kind(path)
+    if kind in NOT_SOURCE_KINDS:
+        return f"{kind} file"
+    suffix = extension(path.rsplit("/", 1)[-1])
+    return f"not a source language ({suffix or 'no extension'})"
+
+
+def sort_files(changes: Iterable[tuple[str, str]], options: MineOptions) -> SortedFiles:
+    """Sort ``(status, path)`` changes (``M`` modified, anything else added, deleted or renamed) the one
+    way ``mine`` and ``import swebench`` both use: tests, modified source, other source, dropped."""
     source: list[str] = []
     gone: list[str] = []
     tests: list[str] = []
-    for status, path in commit.changes:
+    dropped: dict[str, str] = {}
+    for status, path in changes:
         if is_test(path):
             tests.append(path)
         elif is_source(path, options):
             (source if status == "M" else gone).append(path)
+        else:
+            dropped[path] = not_source_reason(path, options)
+    return SortedFiles(tuple(sorted(set(source))), tuple(sorted(set(gone))), tuple(sorted(set(tests))), dropped)
+
+
+def classify(commit: Commit, options: MineOptions) -> Candidate:
+    files = sort_files(commit.changes, options)
     query = build_query(commit.subject, commit.body, options.with_body)
-    return Candidate(commit, tuple(sorted(source)), tuple(sorted(gone)), tuple(sorted(tests)), query, query_key(query))
+    return Candidate(commit, files.source, files.new_or_gone, files.tests, query, query_key(query))
 
 
 Predicate = Callable[[Candidate, MineOptions], bool]  # True keeps the commit
@@ -191,6 +230,11 @@ FILTERS: tuple[Filter, ...] = (
         "vague-query",
         "the cleaned subject is too short or says nothing",
         lambda c, o: len(c.key.split()) >= o.min_words and not _VAGUE.match(c.key),
+    ),
+    Filter(
+        "dangling-query",
+        "the query ends in a preposition or article (left dangling once a reference was cut)",
+        lambda c, o: not _DANGLING.search(c.query.rstrip(" .:;,!?")),
     ),
 )
 DUPLICATE = "duplicate-query"  # the last, stateful filter: one case per distinct query

@@ -11,6 +11,7 @@ read at the parent through one ``git cat-file --batch`` process.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ from .history import count_commits, iter_commits
 from .shapes import outline_of, query_shape, symbol_names
 
 DEFAULT_MAX_CASES = 200
+FIXTURE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 @dataclass
@@ -149,8 +151,8 @@ def mine(
 ) -> MineResult:
     """Mine cases from the repository at ``repo_path`` (work tree, bare repository or bundle), read-only."""
     options = options or MineOptions()
-    repo = open_repo(repo_path)
-    result = MineResult(repo=repo, fixture=fixture or repo.name)
+    repo = open_repo(repo_path, fixture)
+    result = MineResult(repo=repo, fixture=repo.name)
     picked = spread_sample(_candidates(repo, options, result, progress), max_cases, seed)
     if dry_run:
         result.cases = [{"name": c.commit.sha} for c in picked]
@@ -160,12 +162,18 @@ def mine(
 
 
 def mine_corpus(
-    repo_path: Path | str, out: Path | None = None, append: bool = False, dry_run: bool = False, **mine_options: Any
+    repo_path: Path | str,
+    out: Path | None = None,
+    append: bool = False,
+    dry_run: bool = False,
+    name: str | None = None,
+    **mine_options: Any,
 ) -> tuple[MineResult, str | None]:
     """Mine ``repo_path`` into the corpus file ``out`` (None: return the text for stdout).
 
     Without ``append`` an existing ``out`` is refused (nothing is overwritten); with it the
     cases are merged in and the rest of the corpus is kept. ``dry_run`` writes nothing.
+    The fixture is named ``name``, else after the repository (``corpus.sources.repo_name``).
     The returned text is the corpus JSON when ``out`` is None, else None.
     """
     from ..errors import CorpusError
@@ -176,8 +184,11 @@ def mine_corpus(
     if out is not None and out.exists() and not append and not dry_run:
         raise CorpusError(f"{out}: exists; pass --append to merge the mined cases into it, or choose another --out")
     existing = read_existing(out) if out is not None and append else {}
-    repo = open_repo(repo_path)
-    result = mine(repo_path, fixture=fixture_name(repo, existing, out), dry_run=dry_run, **mine_options)
+    if name is not None and not FIXTURE_NAME.fullmatch(name):
+        raise CorpusError(f"--name {name!r}: a fixture name is letters, digits, '.', '_' and '-'")
+    repo = open_repo(repo_path, name)
+    fixture = name or fixture_name(repo, existing, out)
+    result = mine(repo_path, fixture=fixture, dry_run=dry_run, **mine_options)
     if dry_run:
         return result, None
     data = merged_corpus(existing, result.repo, result.fixture, result.cases, out)

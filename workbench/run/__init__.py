@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from ..options import RunOptions
 from .cache import ResultCache
 from .executors import Executor, make_executor
 from .local import LocalExecutor
 from .manifest import build_manifest
 from .merge import merge_runs
-from .options import RunOptions
 from .repeats import summarise_repeats
 from .runner import run, run_eval
 from .summary import overall, suite_summary

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..options import RunOptions
 from ..targets import close_target
 from ..targets.protocol import ProtocolTarget
 from .cache import ResultCache
 from .deadline import RunDeadline
 from .executors import Executor, make_executor
-from .options import RunOptions
 
 
 class Engines:

@@ -12,15 +12,15 @@ from __future__ import annotations
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..options import parse_executor
 from ..suites import Outcome, RunContext, Suite
 from .local import LocalExecutor
-from .options import parse_executor
 from .work import WorkItem
 
 __all__ = ["Executor", "LocalExecutor", "WorkItem", "make_executor", "parse_executor"]
 
 if TYPE_CHECKING:
-    from .options import RunOptions
+    from ..options import RunOptions
 
 
 class Executor(Protocol):

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..corpus import Corpus
-    from .options import RunOptions
+    from ..options import RunOptions
 
 PACKAGES = (
     "workbench",

@@ -7,9 +7,9 @@ from typing import Any
 
 from ..corpus import Corpus
 from ..errors import CorpusError, SuiteError, UsageError
+from ..options import RunOptions
 from ..suites import Suite, get_suite, suite_names, suite_section
 from ..targets import close_target, resolve_target
-from .options import RunOptions
 
 Plan = list[tuple[Suite, str, Any, list[dict[str, Any]]]]
 

@@ -36,7 +36,7 @@ from .ray_connection import RayConnection
 from .work import WorkItem, run_one
 
 if TYPE_CHECKING:
-    from .options import RunOptions
+    from ..options import RunOptions
 
 MAX_RETRIES = 2
 IN_FLIGHT_PER_SLOT = 4  # chunks queued per actor thread: enough to keep it busy, few to cancel

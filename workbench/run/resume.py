@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import CorpusError, StoreError
+from ..options import RunOptions, deciding_fields
 from ..paths import journal_path
 from ..store.files import dumps, write_json_atomic
 from ..store.headers import is_complete_run, read_json
@@ -29,7 +30,6 @@ from ..store.shapes import check_manifest
 from ..strictjson import loads_strict
 from ..strictjson import read_json as strict_read_json
 from ..suites import Outcome
-from .options import RunOptions, deciding_fields
 
 if TYPE_CHECKING:
     from ..corpus import Corpus

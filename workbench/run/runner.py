@@ -25,6 +25,7 @@ from ..columns import CASE, METRIC, SUITE, TARGET, VALUE
 from ..contract import capabilities
 from ..corpus import Corpus, load_corpus
 from ..errors import RunError, RunStopped
+from ..options import RunOptions
 from ..paths import DEFAULT_CORPUS
 from ..sandbox import sandbox_kind
 from ..store.runs import Run, in_memory_run, rewrite_run, write_run, written_run
@@ -36,7 +37,6 @@ from .deadline import RunDeadline, note_deadline
 from .engines import Engines
 from .executors import Executor
 from .manifest import build_manifest
-from .options import RunOptions
 from .plan import Plan, check_has_cases, resolve_targets, select_suites, without_unavailable
 from .repeats import summarise_repeats
 from .resume import Journal, Key, as_outcome, case_hash, resume_header, resume_options, reusable

@@ -23,9 +23,10 @@ class WorkItem:
 
 
 def run_one(suite: Suite, target: Any, case: dict[str, Any], ctx: RunContext, repeat: int = 0) -> Outcome:
-    """Run one case with its error captured: an engine failing a case is data, not a crash."""
+    """Run one case with its error captured: an engine failing a case is data, not a crash. An
+    errored case keeps the tail of the engine's stderr (``meta["stderr"]``) when the target has one."""
     started = time.perf_counter()
-    meta = {"repeat": repeat}
+    meta: dict[str, Any] = {"repeat": repeat}
     try:
         observation = suite.run_case(target, case, ctx)
         return Outcome(case, observation, None, time.perf_counter() - started, meta)
@@ -33,6 +34,10 @@ def run_one(suite: Suite, target: Any, case: dict[str, Any], ctx: RunContext, re
         message = str(exc) or type(exc).__name__
         if not isinstance(exc, WorkbenchError):
             message = f"{type(exc).__name__}: {message}"
+        tail = getattr(target, "stderr_tail", None)
+        said = tail() if callable(tail) else ""
+        if said:  # the engine's own words about the failure (bounded by the target)
+            meta["stderr"] = said
         return Outcome(case, None, message, time.perf_counter() - started, meta)
 
 

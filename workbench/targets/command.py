@@ -4,8 +4,11 @@ Each request is one JSON line on the program's stdin, carrying an ``id``; the an
 line on its stdout that echoes that id (or has none, for simple engines), so an extra line never
 shifts later answers. The timeout covers the whole request (writing it and reading the answer): a
 request not answered in time kills the engine's process group, and a crashed or killed process is
-restarted for the next request. Either way only that case fails. stderr is kept to its last 64 KB
-(see ``workbench.targets.pipes``); answers are parsed strictly (``workbench.strictjson``).
+restarted for the next request. Either way only that case fails. An engine that cannot start, or
+exits before it has answered anything at all, is an ``EngineStartError`` carrying the first lines of
+its stderr (the real cause: "Cannot find module ..."), which stops the run. stderr is kept to its
+last 64 KB (see ``workbench.targets.pipes``); ``stderr_tail`` gives the last ``CASE_STDERR`` bytes
+of it for an errored case's row. Answers are parsed strictly (``workbench.strictjson``).
 """
 
 from __future__ import annotations
@@ -21,8 +24,12 @@ from typing import Any
 from ..contract import REQUEST_TIMEOUT
 from ..errors import TargetError
 from ..strictjson import loads_strict
+from .handshake import EngineStartError
 from .pipes import EOF, MAX_LINE, TOO_LONG, Deadline, EngineProcess
 from .protocol import ProtocolTarget
+
+CASE_STDERR = 2048  # bytes of the engine's stderr an errored case keeps
+START_LINES = 5  # stderr lines an engine that died before its first answer is reported with
 
 
 class CommandTransport:
@@ -32,21 +39,35 @@ class CommandTransport:
         self.argv = argv
         self.timeout = timeout
         self._engine: EngineProcess | None = None
+        self._last: EngineProcess | None = None  # the latest engine process, alive or not
+        self._answered = False  # whether any engine process has answered once
         self._next_id = 0
         self._lock = threading.Lock()
 
     def _start(self) -> EngineProcess:
         try:
-            return EngineProcess(self.argv)
+            self._last = EngineProcess(self.argv)
+            return self._last
         except OSError as exc:
-            raise TargetError(f"cannot start {shlex.join(self.argv)}: {exc.strerror or exc}") from None
+            raise EngineStartError(f"cannot start {shlex.join(self.argv)}: {exc.strerror or exc}") from None
+
+    def stderr_tail(self) -> str:
+        """The last ``CASE_STDERR`` bytes the latest engine process wrote to stderr ("" if none)."""
+        if self._last is None:
+            return ""
+        return self._last.stderr_tail().encode("utf-8")[-CASE_STDERR:].decode("utf-8", "ignore")
 
     def _died(self, engine: EngineProcess, deadline: float) -> TargetError:
         code = engine.exit_code(deadline)
         engine.kill()
         self._engine = None
-        tail = next((line.strip() for line in reversed(engine.stderr_tail().splitlines()) if line.strip()), "")
+        lines = [line.strip() for line in engine.stderr_tail().splitlines() if line.strip()]
         said = f"engine exited with code {code}" if code is not None else "engine closed its output (killed)"
+        if not self._answered:
+            first = " | ".join(line[:200] for line in lines[:START_LINES])
+            where = f"before its first answer; command: {shlex.join(self.argv)}"
+            return EngineStartError(f"{said}: {first} ({where})" if first else f"{said}, nothing on stderr ({where})")
+        tail = lines[-1] if lines else ""
         return TargetError(said + (f": {tail[-300:]}" if tail else ""))
 
     def _timed_out(self, capability: str) -> TargetError:
@@ -77,6 +98,7 @@ class CommandTransport:
                     body = _parse(capability, line)
                     if isinstance(body, dict) and "id" in body and body["id"] != ident:
                         continue  # an extra or stale answer to an earlier request: not this one's
+                    self._answered = True
                     return body
             except Deadline:
                 raise self._timed_out(capability) from None

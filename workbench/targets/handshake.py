@@ -21,6 +21,10 @@ HANDSHAKE = "capabilities"
 _UNSUPPORTED = re.compile(r"^\s*unsupported capability\b", re.IGNORECASE)
 
 
+class EngineStartError(TargetError):
+    """The engine could not start, or ended before its first answer: the run cannot go on."""
+
+
 class UnsupportedCapability(TargetError):
     """The engine said it does not implement the capability it was asked for."""
 
@@ -53,9 +57,12 @@ def parse_handshake(body: Any) -> Handshake:
 
 
 def ask(send: Any) -> Handshake:
-    """Ask an engine over ``send(capability, request)``; a failed exchange means 'supports all'."""
+    """Ask an engine over ``send(capability, request)``; a failed exchange means 'supports all',
+    except an engine that could not start or died before answering (``EngineStartError``)."""
     try:
         return parse_handshake(send(HANDSHAKE, {"capability": HANDSHAKE}))
+    except EngineStartError:
+        raise
     except TargetError as exc:
         return Handshake(note=f"no handshake ({exc})")
 

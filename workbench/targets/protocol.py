@@ -77,6 +77,11 @@ class ProtocolTarget:
         body = self._call("search", {"query": query, "repo": repo_body(repo), "top_k": top_k})
         return parse_hits(body)
 
+    def stderr_tail(self) -> str:
+        """The engine's recent stderr, when its transport keeps it (``cmd:``), else ""."""
+        tail = getattr(self._send, "stderr_tail", None)
+        return str(tail()) if callable(tail) else ""
+
     def close(self) -> None:
         closer = getattr(self._send, "close", None)
         if callable(closer):

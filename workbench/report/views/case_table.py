@@ -20,6 +20,11 @@ from .common import Html, Note, joined, primary_target, suite_rows, targets_of, 
 from .retrieval import case_shapes, fixture_key, worst_first
 
 QUERY_CHARS = 140
+# The table fits the page: long paths and queries wrap anywhere instead of widening it (a table
+# wider than the page hides its last targets' columns behind a scrollbar).
+FIT_CSS = (
+    "<style>#retrieval-cases-all td, #retrieval-cases-all th {overflow-wrap: anywhere; word-break: break-word;}</style>"
+)
 LAYOUT = {"topStart": "pageLength", "topEnd": "search", "bottomStart": "info", "bottomEnd": "paging"}
 
 
@@ -84,10 +89,13 @@ def retrieval_table(run: Run, page_length: int = 25) -> Html | Note:
         "(by repository, shape, file or words), click a column to sort"
     )
     return Html(
-        to_html_datatable(
+        FIT_CSS
+        + to_html_datatable(
             frame,
             caption=caption,
             connected=False,
+            autoWidth=False,
+            style="table-layout:auto;width:100%;margin:auto;caption-side:bottom",
             maxBytes=0,
             maxRows=0,
             pageLength=page_length,

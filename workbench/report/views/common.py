@@ -17,6 +17,7 @@ from pandas.io.formats.style import Styler
 
 from ...columns import CASE, ERROR, METRIC, PASSED, SUITE, TARGET, VALUE
 from ...contract import CONTROL_TARGETS
+from ...errors import SuiteError, TargetError
 from ...paths import Locations, project_root
 from ...store.headers import latest_run
 from ...store.runs import Run, load_run
@@ -62,16 +63,32 @@ def _run_path(run_dir: str | Path | None) -> Path:
     return beside or where.run_dir(run_dir) or Path(run_dir)
 
 
-def open_run(run_dir: str | Path | None = None) -> Run:
+def open_run(run_dir: str | Path | None = None, target: str | None = None, suite: str | None = None) -> Run:
     """The run at ``run_dir``, or the latest under ``reports/runs`` when None.
 
-    Cached per process on the files' modification times, so the notebooks of one report
-    sharing a kernel read the run once. Treat the frames as read-only.
+    ``target`` and ``suite``, when given (a notebook's parameters), must name a target and a suite
+    of the run: an unknown one is a ``TargetError``/``SuiteError`` that fails the notebook in one
+    line, never an empty page. Cached per process on the files' modification times, so the
+    notebooks of one report sharing a kernel read the run once. Treat the frames as read-only.
     """
     path = _run_path(run_dir).resolve()
     if not path.is_dir():
         return load_run(path)  # its StoreError names the path
-    return remember(("run", stamp(path)), lambda: load_run(path))
+    run = remember(("run", stamp(path)), lambda: load_run(path))
+    check_names(run, target, suite)
+    return run
+
+
+def check_names(run: Run, target: str | None = None, suite: str | None = None) -> None:
+    """Raise when ``target`` or ``suite`` (None: not given) is not one of ``run``'s."""
+    if target:
+        known = targets_of(run)
+        if target not in known:
+            raise TargetError(f"target {target!r} is not in run {run.path.name} (its targets: {', '.join(known)})")
+    if suite:
+        suites = list(run.summary.get("suites") or {})
+        if suite not in suites:
+            raise SuiteError(f"suite {suite!r} is not in run {run.path.name} (its suites: {', '.join(suites)})")
 
 
 def is_control(target: str) -> bool:

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Self
 
-from ..contract import REQUEST_TIMEOUT
-from ..errors import UsageError
-from ..paths import DEFAULT_RUNS_DIR
+from .contract import REQUEST_TIMEOUT
+from .errors import UsageError
+from .paths import DEFAULT_RUNS_DIR
 
 EXECUTORS = ("local", "ray")
 GATES = (None, "controls")  # run/controls.py

@@ -1,0 +1,172 @@
+"""Every page of a rendered report, opened in headless Chromium (selenium): no console error, no
+request leaving the machine, no table wider than the page, and the case table filters offline.
+
+Needs Debian's ``chromium`` and ``chromium-driver`` and the ``selenium`` package (dev extras;
+``.ci/run`` installs the browser): skipped, with the reason, where any of them is absent.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+
+from workbench.report.render import render_report
+
+from ..conftest import REPO_ROOT
+from ..report_runs import build_run
+
+pytestmark = [pytest.mark.notebooks, pytest.mark.slow]
+
+BROWSER = next((shutil.which(n) for n in ("chromium", "chromium-browser") if shutil.which(n)), None)
+DRIVER = shutil.which("chromedriver")
+MISSING = [
+    what
+    for what, there in (
+        ("chromium", BROWSER),
+        ("chromedriver (Debian: chromium-driver)", DRIVER),
+        ("selenium", importlib.util.find_spec("selenium")),
+    )
+    if not there
+]
+if MISSING:
+    pytest.skip(f"a real browser is needed: {', '.join(MISSING)} not installed", allow_module_level=True)
+
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+WIDTH, HEIGHT = 1280, 900
+LOCAL_SCHEMES = {"file", "data", "blob", "about", "chrome", "devtools"}
+LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1"}
+TABLE_ID = "retrieval-cases-all"
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    root = tmp_path_factory.mktemp("browser")
+    base = build_run(root / "runs", seed=1, run_id="20261129T000000Z-base")
+    run = build_run(root / "runs")
+    rendered = render_report(
+        run, baseline=f"{base}#builtin", out_dir=root / "html", notebook_dir=REPO_ROOT / "notebooks"
+    )
+    assert not rendered.failed
+    return rendered
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(BROWSER)
+    for flag in (*FLAGS, f"--user-data-dir={tmp_path_factory.mktemp('profile')}", f"--window-size={WIDTH},{HEIGHT}"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+    driver = webdriver.Chrome(service=Service(str(DRIVER)), options=options)
+    try:
+        driver.execute_cdp_cmd("Network.enable", {})
+        # Nothing may leave the machine even if a page tried: the attempt is still logged (and fails the test).
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["http://*", "https://*", "ws://*", "wss://*"]})
+        driver.get("about:blank")
+        driver.get_log("browser"), driver.get_log("performance")  # the start page's own noise
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _open(driver: Any, page: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """Load ``page``; the console errors and the URLs it requested."""
+    driver.get(page.as_uri())
+    deadline = time.monotonic() + 20
+    while driver.execute_script("return document.readyState") != "complete" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.5)  # scripts that run after load (DataTables) get to log what they do
+    errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    events = [json.loads(entry["message"])["message"] for entry in driver.get_log("performance")]
+    urls = [e["params"]["request"]["url"] for e in events if e["method"] == "Network.requestWillBeSent"]
+    return errors, urls
+
+
+def _leaves(url: str) -> bool:
+    parsed = urlparse(url)
+    return parsed.scheme not in LOCAL_SCHEMES and (parsed.hostname or "") not in LOCAL_HOSTS
+
+
+def _pages(report: Any) -> list[Path]:
+    return [report.index, *(page.html for page in report.pages)]
+
+
+def test_every_page_loads_without_console_errors_or_outside_requests(report: Any, browser: Any) -> None:
+    assert len(_pages(report)) == 1 + len(report.pages) >= 6
+    for page in _pages(report):
+        errors, urls = _open(browser, page)
+        assert not errors, f"{page.name}: console errors {errors}"
+        assert urls and urls[0].startswith("file:"), f"{page.name}: no page load seen ({urls})"
+        leaving = [url for url in urls if _leaves(url)]
+        assert not leaving, f"{page.name}: requests leaving the machine {leaving}"
+
+
+WIDTHS = """
+const page = document.documentElement.clientWidth;
+return {page: page, scroll: document.documentElement.scrollWidth,
+        wide: Array.from(document.querySelectorAll('table'))
+          .map(t => [t.id || t.className || t.tagName, Math.ceil(t.getBoundingClientRect().right)])
+          .filter(t => t[1] > page + 1)};
+"""
+
+
+def test_no_table_is_wider_than_the_page(report: Any, browser: Any) -> None:
+    for page in _pages(report):
+        _open(browser, page)
+        seen = browser.execute_script(WIDTHS)
+        assert seen["page"] > WIDTH * 0.9, seen
+        assert not seen["wide"], f"{page.name}: tables wider than the {seen['page']}px page: {seen['wide']}"
+        assert seen["scroll"] <= seen["page"] + 1, f"{page.name}: the page scrolls sideways: {seen}"
+
+
+SHOWN = f"return Array.from(document.querySelectorAll('#{TABLE_ID} tbody tr')).map(r => r.textContent);"
+INFO = r"Showing \d+ to \d+ of (\d+) entr(?:y|ies)"
+
+
+def _shown(driver: Any) -> tuple[int, list[str]]:
+    info = driver.execute_script(f"return document.querySelector('#{TABLE_ID}_info, .dt-info').textContent")
+    found = re.search(INFO, info)
+    assert found, info
+    return int(found.group(1)), driver.execute_script(SHOWN)
+
+
+def test_the_case_table_filters_rows_offline(report: Any, browser: Any) -> None:
+    from selenium.webdriver.common.by import By
+
+    retrieval = next(page.html for page in report.pages if page.name == "retrieval")
+    errors, urls = _open(browser, retrieval)
+    assert not errors and not [u for u in urls if _leaves(u)]
+    total, rows = _shown(browser)
+    assert total >= 10 and rows
+    search = browser.find_element(By.CSS_SELECTOR, f"input[aria-controls='{TABLE_ID}']")
+    term = browser.execute_script(f"return document.querySelector('#{TABLE_ID} tbody tr td').textContent")
+    search.send_keys(term)
+    time.sleep(0.5)
+    count, rows = _shown(browser)
+    assert 1 <= count < total, (term, count, total)
+    assert rows and all(term.lower() in row.lower() for row in rows), (term, rows)
+    search.clear()
+    search.send_keys("no-case-has-this-text")
+    time.sleep(0.5)
+    assert "No matching records" in browser.execute_script(SHOWN)[0]
