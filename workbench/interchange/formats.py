@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CorpusError
-from ..paths import DEFAULT_RUNS_DIR
+from ..paths import DEFAULT_RUNS_DIR, safe_id
 
 
 def read_records(path: Path, what: str) -> list[dict[str, Any]]:
@@ -98,7 +98,7 @@ def recorded_run(
         frames.append(scores)
     summary = {"run_dir": None, "passed": overall_passed({suite.name: per_suite}), "suites": {suite.name: per_suite}}
     now = datetime.now(UTC)
-    label = "+".join(rankings)[:80] or "imported"
+    label = "+".join(safe_id(str(t))[:24] for t in rankings)[:80] or "imported"  # tags are names, never paths
     run_id = free_run_id(out_dir, f"{now.strftime('%Y%m%dT%H%M%SZ')}-{label}")
     manifest = {
         "run_id": run_id,

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CorpusError, StoreError
+from ..paths import safe_id
 from .formats import recorded_run, trec_id
 
 Qrels = dict[str, dict[str, int]]
@@ -133,7 +134,9 @@ def export_trec(run_path: Path, out_dir: Path, target: str = "") -> list[Path]:
                 f"{trec_id(str(target))}\n"
                 for rank, doc in enumerate(returned, 1)
             ]
-        path = out_dir / f"{str(target).replace('/', '_')}.run"
+        path = out_dir / f"{safe_id(str(target), 'target')}.run"
+        if path in written:
+            raise StoreError(f"{run_path}: targets {target!r} and another both export as {path.name}")
         write_text_atomic(path, "".join(lines))
         written.append(path)
     return written
