@@ -20,8 +20,10 @@ import threading
 import time
 from typing import IO
 
+from ..wire import MAX_ANSWER_BYTES
+
 STDERR_KEEP = 64 * 1024
-MAX_LINE = 64 * 1024 * 1024
+MAX_LINE = MAX_ANSWER_BYTES
 EXIT_GRACE = 2.0
 EOF = object()
 TOO_LONG = object()
