@@ -4,7 +4,7 @@
 removes what a failed import wrote; ``recorded_run`` turns
 rankings recorded elsewhere (a TREC run file, a go-code report) into a workbench run
 directory, scored by the suite's own rules, so imported results get workbench's
-comparisons and reports. ``trec_id`` makes an id safe for whitespace-separated files.
+comparisons and reports. ``trec_id`` makes an id safe for whitespace-separated files, reversibly (``trec_unescape``).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, unquote
 
 from ..errors import CorpusError
 from ..paths import DEFAULT_RUNS_DIR, safe_id
@@ -72,9 +73,20 @@ def require(record: dict[str, Any], key: str, path: Path, label: str) -> str:
     return value
 
 
+def _escaped(char: str) -> bool:
+    return char == "%" or char.isspace() or not char.isprintable()
+
+
 def trec_id(text: str) -> str:
-    """An id with no whitespace (TREC files are whitespace-separated): spaces become ``%20``."""
-    return "".join("%20" if c == " " else ("%09" if c.isspace() else c) for c in text)
+    """An id with no whitespace (TREC files are whitespace-separated), reversibly: ``%``, whitespace
+    and unprintable characters become ``%XX`` per UTF-8 byte (``a b.py`` -> ``a%20b.py``, ``a%20b.py``
+    -> ``a%2520b.py``, tab ``%09``, newline ``%0A``); ``trec_unescape`` is its inverse."""
+    return "".join(quote(c, safe="") if _escaped(c) else c for c in text)
+
+
+def trec_unescape(text: str) -> str:
+    """The id ``trec_id`` escaped (``%XX`` sequences decoded as UTF-8; anything else as it is)."""
+    return unquote(text, errors="strict") if "%" in text else text
 
 
 def _sha256(path: Path) -> str:

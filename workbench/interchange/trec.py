@@ -19,7 +19,7 @@ from typing import Any
 from ..errors import CorpusError, StoreError
 from ..paths import safe_id
 from ..strictjson import decode_text, read_bytes
-from .formats import all_or_nothing, first_seen, new_dirs, recorded_run, trec_id
+from .formats import all_or_nothing, first_seen, new_dirs, recorded_run, trec_id, trec_unescape
 
 Qrels = dict[str, dict[str, int]]
 Ranked = dict[str, dict[str, list[tuple[str, float]]]]  # tag -> qid -> (docid, score)
@@ -49,8 +49,8 @@ def _lines(path: Path) -> list[str]:
 
 
 def read_trec(paths: list[Path]) -> tuple[Qrels, Ranked]:
-    """The qrels and the runs (by tag) of a mix of TREC qrels and run files; a bad number or a
-    repeated (query, document) pair names its line."""
+    """The qrels and the runs (by tag) of a mix of TREC qrels and run files, ids unescaped
+    (``formats.trec_unescape``); a bad number or a repeated (query, document) pair names its line."""
     qrels: Qrels = defaultdict(dict)
     runs: Ranked = defaultdict(lambda: defaultdict(list))
     seen: dict[Any, str] = {}
@@ -62,11 +62,11 @@ def read_trec(paths: list[Path]) -> tuple[Qrels, Ranked]:
             where = f"{path}:{number}"
             try:
                 if len(fields) == 4:
-                    qid, doc = fields[0], fields[2]
+                    qid, doc = trec_unescape(fields[0]), trec_unescape(fields[2])
                     first_seen(seen, ("qrels", qid, doc), where, f"qrels line for query {qid!r}, document {doc!r}")
                     qrels[qid][doc] = _relevance(fields[3])
                 elif len(fields) == 6:
-                    qid, doc, tag = fields[0], fields[2], fields[5]
+                    qid, doc, tag = trec_unescape(fields[0]), trec_unescape(fields[2]), trec_unescape(fields[5])
                     first_seen(
                         seen, ("run", tag, qid, doc), where, f"run line for {tag!r}, query {qid!r}, document {doc!r}"
                     )
