@@ -27,7 +27,7 @@ from ..analysis.regressions import baseline_section
 from ..columns import CASE, METRIC, SUITE, TARGET, VALUE
 from ..contract import capabilities
 from ..corpus import Corpus, load_corpus
-from ..errors import RunStopped, SuiteError
+from ..errors import RunStopped, StoreError, SuiteError
 from ..paths import DEFAULT_CORPUS, DEFAULT_RUNS_DIR
 from ..sandbox import sandbox_kind
 from ..store.runs import Run, in_memory_run, rewrite_run, write_run, written_run
@@ -123,11 +123,15 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
         summary["baseline"] = baseline_section(
             in_memory_run(final, manifest, summary, case_rows, scores), options.baseline
         )
-    path = (
-        rewrite_run(final, manifest, summary, case_rows, scores)
-        if options.resume and final.exists()
-        else write_run(journal.path.parent, journal.run_id, manifest, summary, case_rows, scores)
-    )
+    try:
+        path = (
+            rewrite_run(final, manifest, summary, case_rows, scores)
+            if options.resume and final.exists()
+            else write_run(journal.path.parent, journal.run_id, manifest, summary, case_rows, scores)
+        )
+    except StoreError as exc:  # a full disk: the journal stays, so --resume writes the run later
+        saved = journal.saved()
+        raise RunStopped(str(saved.path), saved.run_id, saved.cases, exc) from exc
     if not deadline.not_run:  # cases the deadline left out: the journal lets --resume run them
         journal.remove()
     return written_run(path, manifest, summary)
