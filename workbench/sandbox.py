@@ -160,7 +160,9 @@ def run_allowlisted(command: str, cwd: Path, timeout: float) -> Execution:
     started = time.perf_counter()
     done = run_contained(contain([program, *argv[1:]], cwd), cwd, env, timeout)
     code = done.exit_code
-    reason = f"timed out after {timeout:g} s" if code is None else (None if code == 0 else f"exit code {code}")
+    reason = done.killed or (
+        f"timed out after {timeout:g} s" if code is None else (None if code == 0 else f"exit code {code}")
+    )
     return Execution(
         normalise(command),
         tuple(argv),

@@ -39,27 +39,77 @@ def sandbox_kind() -> str:
     return "bwrap" if _bwrap() else "none"
 
 
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# the /etc a build needs (users and groups, the dynamic loader, certificates, alternatives); no
+# resolv.conf (there is no network), never shadow, ssh keys, credentials or other secrets
+ETC: tuple[str, ...] = ("passwd", "group", "nsswitch.conf", "ld.so.cache", "ld.so.conf", "ld.so.conf.d")
+ETC += ("alternatives", "ssl", "ca-certificates", "localtime", "mime.types", "os-release")
+TOOLS = ("node", "npm", "npx", "pnpm", "yarn", "bun", "go")
+
+
+def _system() -> list[str]:
+    """bwrap arguments showing the system prefix and the /etc files a build needs, read-only."""
+    args: list[str] = []
+    for path in SYSTEM:
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    for name in ETC:
+        if os.path.exists(f"/etc/{name}"):
+            args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+    return args
+
+
+def _checkout() -> Path:
+    """The folder holding the workbench package (its checkout, or site-packages when installed)."""
+    return Path(__file__).resolve().parents[2]
+
+
+def _toolchains(argv: list[str]) -> list[str]:
+    """The read-only folders a command needs beyond the system prefix: this interpreter's prefixes
+    (its virtual environment too) and the install roots of the program and of node/npm/go. Never
+    the home folder, the workbench checkout or a folder holding either."""
+    candidates = [sys.prefix, sys.base_prefix, sys.exec_prefix]
+    for program in [sys.executable, *(argv[:1]), *TOOLS]:
+        found = shutil.which(program)
+        if found:
+            binary = Path(found).resolve()
+            candidates.append(str(binary.parent.parent if binary.parent.name == "bin" else binary.parent))
+    guarded = [Path.home().resolve(), _checkout()]
+    kept: list[str] = []
+    for text in sorted({str(Path(c).resolve()) for c in candidates if c}):
+        path = Path(text)
+        hidden = any(g == path or g.is_relative_to(path) for g in guarded)
+        if hidden or len(path.parts) < 3 or path.is_relative_to("/usr") or not path.is_dir():
+            continue
+        if not any(path.is_relative_to(Path(k)) for k in kept):
+            kept.append(text)
+    return kept
+
+
 def contain(argv: list[str], writable: Path) -> list[str]:
-    """``argv`` wrapped to run under bubblewrap with only ``writable`` (and a private /tmp) writable.
+    """``argv`` wrapped to run under bubblewrap seeing only what a build needs: the system prefix and
+    the toolchains read-only, the /etc files in ``ETC``, ``writable`` (the fixture's copy) and a
+    fresh private /tmp (also HOME) writable; no other folder of the host (/root, /home, the
+    checkout, caches), no network, its own namespaces and session, dying with workbench.
 
     Returned unchanged when bubblewrap is not available (``sandbox_kind() == "none"``)."""
     bwrap = _bwrap()
     if bwrap is None:
         return argv
     where = str(writable.resolve())
-    shown = [arg for path in _under_tmp(argv) for arg in ("--ro-bind", path, path)]
+    shown = sorted(set(_toolchains(argv)) | set(_under_tmp(argv)))
     return [
         bwrap,
-        "--ro-bind",
-        "/",
-        "/",
+        *_system(),
         "--dev",
         "/dev",
         "--proc",
         "/proc",
         "--tmpfs",
         "/tmp",
-        *shown,
+        *[arg for path in shown for arg in ("--ro-bind", path, path)],
         "--bind",
         where,
         where,

@@ -73,7 +73,7 @@ def _carries(pid: int, marker: bytes) -> bool:
         return False
 
 
-def _victims(pid: int, token: str | None) -> set[int]:
+def victims(pid: int, token: str | None) -> set[int]:
     table = _processes()
     found = {p for p, (_, group) in table.items() if group == pid} | ({pid} & set(table))
     grew = True
@@ -93,7 +93,7 @@ def reap(pid: int, token: str | None = None) -> int:
     ``token``; collect those that became this process's children. How many were killed."""
     stopped: set[int] = set()
     for _ in range(50):  # a fork bomb keeps forking: freeze what is found until nothing new appears
-        new = _victims(pid, token) - stopped
+        new = victims(pid, token) - stopped
         if not new:
             break
         for victim in new:
