@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -123,17 +127,18 @@ def run_command(
     if resume is not None:  # only what the user typed, to be checked against the journal
         deciding = {key: value for key, value in deciding.items() if _given(ctx, key)}
     try:
-        result = run_eval(
-            None if resume and not _given(ctx, "corpus_path") else corpus_path,
-            out_dir=out_dir,
-            baseline=baseline,
-            progress=not as_json,
-            jobs=jobs,
-            deadline=deadline,
-            resume=resume,
-            **scale,
-            **deciding,
-        )
+        with _stdout_to_stderr(as_json):
+            result = run_eval(
+                None if resume and not _given(ctx, "corpus_path") else corpus_path,
+                out_dir=out_dir,
+                baseline=baseline,
+                progress=not as_json,
+                jobs=jobs,
+                deadline=deadline,
+                resume=resume,
+                **scale,
+                **deciding,
+            )
     except RunStopped as stopped:
         click.echo(stopped.hint(), err=True)
         raise stopped.cause from None
@@ -157,6 +162,26 @@ def run_command(
             err=True,
         )
     ctx.exit(EXIT_OK if result.summary["passed"] else EXIT_FAILED)
+
+
+@contextmanager
+def _stdout_to_stderr(active: bool) -> Iterator[None]:
+    """With ``--json``, whatever writes to file descriptor 1 while the run runs (Ray's workers and
+    raylet logs, an engine library's prints) goes to stderr, so stdout holds the JSON alone."""
+    if not active:
+        yield
+        return
+    stream = sys.stdout
+    stream.flush()
+    saved = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    try:
+        yield
+    finally:
+        sys.stdout = stream
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def _given(ctx: click.Context, name: str) -> bool:
