@@ -141,3 +141,22 @@ def inside_path_problem(path: str) -> str | None:
     if ".." in parts:
         return f"must not leave the fixture with '..', got {path!r}"
     return None
+
+
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._+@-]*")
+
+
+def name_problem(name: str, what: str = "name") -> str | None:
+    """Why ``name`` (a fixture name, run tag or imported name) is not a plain name, else None: one or
+    more ``/``-separated parts of letters, digits and ``._+@-``, none empty, ``.``, ``..`` or hidden."""
+    parts = name.split("/")
+    if not name or len(name) > 200 or not all(_NAME.fullmatch(part) for part in parts):
+        return f"{what} must be a plain name (letters, digits, ._+@-), not a path, got {name!r}"
+    return None
+
+
+def safe_id(text: str, fallback: str = "x") -> str:
+    """``text`` as one file-name component: runs of anything but letters, digits and ``._+-`` become
+    ``-``; leading dots are dropped (never ``..`` or a hidden file); at most 80 characters."""
+    cleaned = re.sub(r"[^A-Za-z0-9._+-]+", "-", text).lstrip(".-")[:80].rstrip("-")
+    return cleaned or fallback

@@ -33,7 +33,6 @@ import hashlib
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -44,7 +43,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from .containment import contain, sandbox_kind  # noqa: F401  (sandbox_kind: re-exported)
+from .containment import contain, run_contained, sandbox_kind  # noqa: F401  (sandbox_kind: re-exported)
 from .errors import SuiteError, WorkbenchError
 
 TAIL_CHARS = 2000
@@ -159,25 +158,19 @@ def run_allowlisted(command: str, cwd: Path, timeout: float) -> Execution:
     if program is None:
         return Execution(normalise(command), tuple(argv), None, 0.0, reason=f"{argv[0]} not found on PATH")
     started = time.perf_counter()
-    with subprocess.Popen(
-        contain([program, *argv[1:]], cwd),
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    ) as proc:
-        try:
-            out, err = proc.communicate(timeout=timeout)
-            code: int | None = proc.returncode
-            reason = None if code == 0 else f"exit code {code}"
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)  # npm and friends spawn children: kill the group
-            out, err = proc.communicate()
-            code, reason = None, f"timed out after {timeout:g} s"
+    done = run_contained(contain([program, *argv[1:]], cwd), cwd, env, timeout)
+    code = done.exit_code
+    reason = done.killed or (
+        f"timed out after {timeout:g} s" if code is None else (None if code == 0 else f"exit code {code}")
+    )
     return Execution(
-        normalise(command), tuple(argv), code, round(time.perf_counter() - started, 3), _tail(out), _tail(err), reason
+        normalise(command),
+        tuple(argv),
+        code,
+        round(time.perf_counter() - started, 3),
+        _tail(done.stdout),
+        _tail(done.stderr),
+        reason,
     )
 
 

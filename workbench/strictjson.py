@@ -170,7 +170,8 @@ def jsonl_lines(
     raw: bytes, source: str, error: type[WorkbenchError], skip_comments: bool = False
 ) -> Iterator[tuple[int, Any]]:
     """(line number, value) for each non-blank line of a JSON-lines text (``#`` lines skipped if asked)."""
-    for number, line in enumerate(decode_text(raw, source, error).splitlines(), 1):
+    # lines end at "\n" only: str.splitlines would also split inside a string holding \x85 or \u2028
+    for number, line in enumerate(decode_text(raw, source, error).split("\n"), 1):
         stripped = line.strip()
         if not stripped or (skip_comments and stripped.startswith("#")):
             continue

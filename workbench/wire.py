@@ -12,6 +12,8 @@ from .errors import TargetError
 from .paths import inside_path_problem
 
 VERDICTS = ("PASS", "WARN", "FAIL")
+MAX_FILES = 1000  # files (or hits, concepts, checks) one answer may list: more fails its case
+MAX_ANSWER_BYTES = 16 * 1024 * 1024  # bytes of one response line (cmd:) or body (http://)
 STATUSES = ("PASS", "WARN", "FAIL", "SKIPPED")
 
 
@@ -36,17 +38,28 @@ def inside_path(path: str, where: str) -> str:
     return path
 
 
-def _file_refs(items: Any, key: str, default_repo: str) -> list[FileRef]:
+def capped(items: list[Any], where: str) -> list[Any]:
+    """``items``, or a TargetError when an answer lists more than ``MAX_FILES`` of them."""
+    if len(items) > MAX_FILES:
+        raise TargetError(f"{where}: invalid answer: {len(items)} entries, more than the cap of {MAX_FILES}")
+    return items
+
+
+def _file_refs(items: Any, key: str, default_repo: str, requested: frozenset[str]) -> list[FileRef]:
     if items is None:
         return []
     if not isinstance(items, list):
         raise TargetError(f"context_pack: response field {key!r} should be a list")
     refs = []
-    for index, item in enumerate(items):
+    for index, item in enumerate(capped(items, f"context_pack: {key}")):
         if isinstance(item, str):
             refs.append(FileRef(default_repo, inside_path(item.replace("\\", "/"), f"context_pack: {key}[{index}]")))
         elif isinstance(item, dict) and isinstance(item.get("path"), str):
             repo = str(item["repo"]) if isinstance(item.get("repo"), str) else default_repo
+            if repo and repo not in requested:
+                raise TargetError(
+                    f"context_pack: {key}[{index}].repo: invalid answer: repo {repo[:80]!r} was not requested"
+                )
             path = inside_path(item["path"].replace("\\", "/"), f"context_pack: {key}[{index}].path")
             refs.append(FileRef(repo, path, str(item.get("reason", ""))))
         else:
@@ -57,15 +70,16 @@ def _file_refs(items: Any, key: str, default_repo: str) -> list[FileRef]:
 def parse_pack(body: dict[str, Any], repos: list[Repo]) -> Pack:
     default_repo = repos[0].name if len(repos) == 1 else ""
     text = body.get("text")
+    requested = frozenset(r.name for r in repos)
     return Pack(
-        primary=_file_refs(body.get("primary"), "primary", default_repo),
-        related=_file_refs(body.get("related"), "related", default_repo),
+        primary=_file_refs(body.get("primary"), "primary", default_repo, requested),
+        related=_file_refs(body.get("related"), "related", default_repo, requested),
         text=text if isinstance(text, str) else "",
     )
 
 
 def parse_concepts(body: dict[str, Any]) -> set[str]:
-    concepts = _field(body, "concepts", list, "risk_concepts")
+    concepts = capped(_field(body, "concepts", list, "risk_concepts"), "risk_concepts: concepts")
     if not all(isinstance(c, str) for c in concepts):
         raise TargetError("risk_concepts: 'concepts' should be a list of strings")
     return set(concepts)
@@ -78,7 +92,7 @@ def parse_harness(body: dict[str, Any]) -> dict[str, list[Command]]:
         if not isinstance(commands, list):
             raise TargetError(f"infer_harness: groups.{group} should be a list")
         parsed[group] = []
-        for index, item in enumerate(commands):
+        for index, item in enumerate(capped(commands, f"infer_harness: groups.{group}")):
             if not isinstance(item, dict) or not isinstance(item.get("command"), str):
                 raise TargetError(f"infer_harness: groups.{group}[{index}] needs a 'command' string")
             script = item.get("script")
@@ -96,7 +110,7 @@ def parse_gate(body: dict[str, Any]) -> GateResult:
     listed = body.get("checks") or []
     if not isinstance(listed, list):
         raise TargetError("gate: response field 'checks' should be a list")
-    for index, item in enumerate(listed):
+    for index, item in enumerate(capped(listed, "gate: checks")):
         if not isinstance(item, dict) or not isinstance(item.get("name"), str):
             raise TargetError(f"gate: checks[{index}] needs a 'name' string")
         status = item.get("status")
@@ -115,7 +129,7 @@ def parse_gate(body: dict[str, Any]) -> GateResult:
 
 
 def parse_hits(body: dict[str, Any]) -> list[SearchHit]:
-    hits = _field(body, "hits", list, "search")
+    hits = capped(_field(body, "hits", list, "search"), "search: hits")
     parsed = []
     for index, item in enumerate(hits):
         if not isinstance(item, dict) or not isinstance(item.get("file"), str):

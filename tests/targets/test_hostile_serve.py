@@ -15,7 +15,7 @@ import pytest
 
 from workbench.contract import GateResult, Pack, Repo
 from workbench.targets import guarded_http
-from workbench.targets.guarded_http import GuardedHandler, loopback_host
+from workbench.targets.guarded_http import loopback_host
 from workbench.targets.serve import MAX_QUERY, Dispatcher, make_server
 
 
@@ -94,19 +94,33 @@ def test_commands_run_only_with_allow_exec(served, tmp_path: Path) -> None:
         ({"Content-Type": "application/x-www-form-urlencoded"}, 415),
         ({"Host": "evil.example"}, 403),
         ({"Host": "127.0.0.1.nip.io:8765"}, 403),
-        ({"Content-Type": "application/json; charset=utf-8", "Host": "localhost:1"}, 200),
+        ({"Content-Type": "application/json; charset=utf-8", "Host": "localhost:{port}"}, 200),
+        ({"Host": "localhost:1"}, 403),  # a loopback name with another port (issue 20: exact host and port)
+        ({"Host": "127.0.0.1"}, 403),  # no port means 80
     ],
 )
 def test_content_type_and_host(served, headers: dict[str, str], status: int) -> None:
     port, _, _ = served
+    headers = {key: value.replace("{port}", str(port)) for key, value in headers.items()}
     assert post(port, "/v1/risk_concepts", {"mode": "query", "text": "sql"}, headers)[0] == status
 
 
 def test_loopback_host_names() -> None:
-    for ok in ("localhost", "LOCALHOST:80", "127.0.0.1:9", "127.1.2.3", "[::1]:8765", "::1", "a.localhost"):
-        assert loopback_host(ok, "127.0.0.1"), ok
-    for bad in ("", None, "example.com", "10.0.0.1", "localhost.evil.com", "[::2]"):
-        assert not loopback_host(bad, "127.0.0.1"), bad
+    for ok in (
+        "localhost:8765",
+        "LOCALHOST:8765",
+        "127.0.0.1:8765",
+        "127.1.2.3:8765",
+        "[::1]:8765",
+        "a.localhost:8765",
+    ):
+        assert loopback_host(ok, "127.0.0.1", 8765), ok
+    for ok in ("localhost", "::1", "[::1]", "127.0.0.1:80"):
+        assert loopback_host(ok, "127.0.0.1", 80), ok
+    for bad in ("", None, "example.com:8765", "10.0.0.1:8765", "localhost.evil.com:8765", "[::2]:8765"):
+        assert not loopback_host(bad, "127.0.0.1", 8765), bad
+    for bad in ("localhost", "localhost:80", "127.0.0.1:87650", "[::1]", "[::1]x", "localhost:8765x", "::1"):
+        assert not loopback_host(bad, "127.0.0.1", 8765), bad
 
 
 def _raw(port: int, head: bytes, body: bytes = b"", wait: float = 10) -> bytes:
@@ -118,7 +132,8 @@ def _raw(port: int, head: bytes, body: bytes = b"", wait: float = 10) -> bytes:
     return b"".join(chunks)
 
 
-HEAD = b"POST /v1/risk_concepts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+def _head(port: int) -> bytes:
+    return f"POST /v1/risk_concepts HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n".encode()
 
 
 @pytest.mark.parametrize(
@@ -126,7 +141,7 @@ HEAD = b"POST /v1/risk_concepts HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: app
 )
 def test_content_length_checked(served, length: bytes | None, status: bytes) -> None:
     port, _, _ = served
-    head = HEAD + (b"Content-Length: " + length + b"\r\n" if length is not None else b"") + b"\r\n"
+    head = _head(port) + (b"Content-Length: " + length + b"\r\n" if length is not None else b"") + b"\r\n"
     assert _raw(port, head, b'{"text": "x"}').split(b" ")[1] == status
 
 
@@ -134,7 +149,7 @@ def test_a_short_body_frees_its_worker(served, monkeypatch: pytest.MonkeyPatch) 
     port, _, _ = served
     monkeypatch.setattr(guarded_http, "READ_DEADLINE", 1.0)
     started = time.monotonic()
-    answer = _raw(port, HEAD + b"Content-Length: 100\r\n\r\n", b'{"text": "x"}')
+    answer = _raw(port, _head(port) + b"Content-Length: 100\r\n\r\n", b'{"text": "x"}')
     assert answer.split(b" ")[1] == b"400" and b"shorter than its Content-Length" in answer
     assert time.monotonic() - started < 5
     assert post(port, "/v1/risk_concepts", {"mode": "query", "text": "sql"})[1] == {"concepts": ["sql"]}
@@ -142,7 +157,7 @@ def test_a_short_body_frees_its_worker(served, monkeypatch: pytest.MonkeyPatch) 
 
 def test_an_idle_client_is_dropped(served, monkeypatch: pytest.MonkeyPatch) -> None:
     port, _, _ = served
-    monkeypatch.setattr(GuardedHandler, "timeout", 0.5)
+    monkeypatch.setattr(guarded_http, "IDLE_TIMEOUT", 0.5)
     started = time.monotonic()
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
         sock.sendall(b"POST /v1/risk_concepts HTTP/1.1\r\n")  # and then nothing
@@ -153,7 +168,9 @@ def test_an_idle_client_is_dropped(served, monkeypatch: pytest.MonkeyPatch) -> N
 def test_body_and_query_caps(served) -> None:
     port, _, _ = served
     over = str(guarded_http.MAX_BODY + 1).encode()
-    assert _raw(port, HEAD + b"Content-Length: " + over + b"\r\n\r\n").split(b" ")[1] == b"413"  # body never read
+    assert (
+        _raw(port, _head(port) + b"Content-Length: " + over + b"\r\n\r\n").split(b" ")[1] == b"413"
+    )  # body never read
     started = time.monotonic()
     _, body = post(port, "/v1/context_pack", {"query": "q " * 1_500_000, "repos": ["api"]})
     assert f"longer than {MAX_QUERY} characters" in body["error"]
@@ -178,3 +195,33 @@ def test_too_many_repos_are_refused(served) -> None:
     port, target, _ = served
     _, body = post(port, "/v1/context_pack", {"query": "q", "repos": ["api"] * 1000})
     assert "at most 32" in body["error"] and target.calls == []
+
+
+def test_clients_dripping_bytes_do_not_delay_a_normal_request(served) -> None:
+    """Issue 20, item 8: 16 connections dripping a byte every second (well inside the idle timeout)
+    hold no worker, so a normal request is answered at once."""
+    port, _, _ = served
+    stop = threading.Event()
+    drippers = [socket.create_connection(("127.0.0.1", port), timeout=30) for _ in range(16)]
+
+    def drip(sock: socket.socket) -> None:
+        for byte in _head(port) + b"Content-Length: 5\r\n\r\n":
+            if stop.wait(1.0):
+                return
+            try:
+                sock.sendall(bytes([byte]))
+            except OSError:
+                return
+
+    threads = [threading.Thread(target=drip, args=(sock,), daemon=True) for sock in drippers]
+    for thread in threads:
+        thread.start()
+    try:
+        time.sleep(1.5)  # every dripper is connected and has sent a byte
+        started = time.monotonic()
+        assert post(port, "/v1/risk_concepts", {"mode": "query", "text": "sql"})[1] == {"concepts": ["sql"]}
+        assert time.monotonic() - started < 3
+    finally:
+        stop.set()
+        for sock in drippers:
+            sock.close()

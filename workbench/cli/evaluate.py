@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -164,7 +168,8 @@ def run_command(
     given = {name for name in ctx.params if _given(ctx, name)}
     corpus = None if resume and not _given(ctx, "corpus_path") else corpus_path
     try:
-        result = run_eval(corpus, options, given=given)
+        with _stdout_to_stderr(output_format == "json"):
+            result = run_eval(corpus, options, given=given)
     except RunStopped as stopped:
         click.echo(stopped.hint(), err=True)
         raise stopped.cause from None
@@ -188,6 +193,26 @@ def _rendered(summary: dict[str, Any], k: int, output_format: str) -> str:
 
     render = render_markdown if output_format == "markdown" else render_scoreboard
     return render(summary, k=k, regressions=regression_keys(summary.get("baseline") or {}))
+
+
+@contextmanager
+def _stdout_to_stderr(active: bool) -> Iterator[None]:
+    """With ``--json``, whatever writes to file descriptor 1 while the run runs (Ray's workers and
+    raylet logs, an engine library's prints) goes to stderr, so stdout holds the JSON alone."""
+    if not active:
+        yield
+        return
+    stream = sys.stdout
+    stream.flush()
+    saved = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    try:
+        yield
+    finally:
+        sys.stdout = stream
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def _given(ctx: click.Context, name: str) -> bool:

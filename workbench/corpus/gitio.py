@@ -49,8 +49,11 @@ def git_text(git_dir: Path, *args: str) -> str:
     return git_bytes(git_dir, *args).decode("utf-8", "replace")
 
 
-def stream_records(git_dir: Path, args: list[str], separator: bytes, chunk: int = 1 << 16) -> Iterator[bytes]:
-    """Stream one git command's stdout split on ``separator`` (never held whole in memory)."""
+def stream_records(
+    git_dir: Path, args: list[str], separator: bytes, chunk: int = 1 << 16, keep_empty: bool = False
+) -> Iterator[bytes]:
+    """Stream one git command's stdout split on ``separator`` (never held whole in memory); empty
+    records are dropped unless ``keep_empty`` (a field-by-field stream, where position is meaning)."""
     try:
         process = subprocess.Popen(
             git_command(git_dir, *args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=git_env()
@@ -63,7 +66,7 @@ def stream_records(git_dir: Path, args: list[str], separator: bytes, chunk: int 
         while block := stdout.read(chunk):
             parts = (pending + block).split(separator)
             pending = parts.pop()
-            yield from (p for p in parts if p)
+            yield from (p for p in parts if p or keep_empty)
         if pending:
             yield pending
     finally:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CorpusError
-from ..paths import DEFAULT_CORPUS, inside_path_problem
+from ..paths import DEFAULT_CORPUS, inside_path_problem, name_problem
 from ..schemas import Problem, schema_problems
 from .sections import case_sections, sections
 from ..schemas.verdicts import known_valid, remember_valid
@@ -122,16 +122,12 @@ def _fixtures(path: Path, data: dict[str, Any]) -> tuple[dict[str, Path], set[st
             for name in case_fixtures(case):
                 if name in fixtures or name in declared:
                     continue
-                found, runnable = _resolve_fixture(corpus_dir, f"fixtures/{name}")
+                unsafe = name_problem(name, "a fixture not in fixtureRoots")
+                found, runnable = (None, False) if unsafe else _resolve_fixture(corpus_dir, f"fixtures/{name}")
                 if found is None:
                     key = "repoFixture" if "repoFixture" in case else "repoFixtures"
-                    problems.append(
-                        Problem(
-                            f"{section}[{index}].{key}",
-                            f"unknown fixture {name!r} (not in fixtureRoots)",
-                            case.get("name"),
-                        )
-                    )
+                    message = unsafe or f"unknown fixture {name!r} (not in fixtureRoots)"
+                    problems.append(Problem(f"{section}[{index}].{key}", message, case.get("name")))
                     continue
                 fixtures[name] = found
                 if runnable:

@@ -19,16 +19,14 @@ from typing import Any
 from ..errors import CorpusError
 from ..mining.corpus_out import write_corpus
 from ..store.files import write_text_atomic
-from .formats import recorded_run
+from ..strictjson import read_json
+from .formats import all_or_nothing, first_seen, new_dirs, recorded_run
 
 HIT_KEYS = ("results", "hits", "retrieved")
 
 
 def _rows(path: Path) -> tuple[str, list[dict[str, Any]]]:
-    try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CorpusError(f"{path}: cannot read go-code report ({exc})") from None
+    report = read_json(path, "go-code report", CorpusError)
     rows = report.get("per_query") if isinstance(report, dict) else report
     if not isinstance(rows, list) or not rows:
         raise CorpusError(f"{path}: per_query: expected a non-empty list of rows")
@@ -47,6 +45,7 @@ def _hit(item: Any, where: str) -> list[str]:
 
 def _golden_and_hits(path: Path, rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, list[Any]]]:
     golden, hits = [], {}
+    seen: dict[Any, str] = {}
     for index, row in enumerate(rows):
         where = f"{path}: per_query[{index}]"
         if not isinstance(row, dict) or not isinstance(row.get("query"), str) or not row["query"].strip():
@@ -55,6 +54,7 @@ def _golden_and_hits(path: Path, rows: list[dict[str, Any]]) -> tuple[list[dict[
         if not isinstance(expected, list) or not expected:
             raise CorpusError(f"{where}.expected_top_3: expected a non-empty list of labels")
         ident = str(row.get("id") or f"q{index + 1}")
+        first_seen(seen, ident, f"{where}.id", f"id {ident[:80]!r}")
         golden.append({"id": ident, "query": row["query"], "expected_top_3": expected})
         key = next((k for k in HIT_KEYS if k in row), None)
         ranked = row.get(key) if key else []
@@ -72,30 +72,33 @@ def import_go_code(
         raise CorpusError(f"{corpus_out}: exists; choose another --out")
     sets: list[dict[str, Any]] = []
     rankings: dict[str, dict[str, list[Any]]] = {}
-    for path in paths:
+    goldens: dict[Path, list[dict[str, Any]]] = {}
+    for path in paths:  # every report is read and checked before anything is written
         name, rows = _rows(path)
         golden, hits = _golden_and_hits(path, rows)
         golden_file = corpus_out.parent / f"{corpus_out.stem}.{path.stem}.golden.jsonl"
-        corpus_out.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(golden_file, "".join(json.dumps(g, ensure_ascii=False) + "\n" for g in golden))
+        if golden_file in goldens or golden_file.exists():
+            raise CorpusError(f"{path}: its golden file {golden_file} exists or another report has that name")
+        goldens[golden_file] = golden
         sets.append({"name": path.stem, "repoFixture": "go-code", "golden": golden_file.name})
         ranked = rankings.setdefault(name, {})
         ranked.update({f"{path.stem}/{ident}": items for ident, items in hits.items()})
-    write_corpus(
-        corpus_out,
-        {
-            "description": "Imported from go-code eval reports by `workbench import go-code`.",
-            "fixtureRoots": {"go-code": str(repos.resolve()) if repos else "."},
-            "ranking": sets,
-        },
-    )
-    kwargs = {"out_dir": runs_dir} if runs_dir else {}
-    run = recorded_run(
-        corpus_out,
-        "ranking",
-        rankings,
-        lambda items: {"hits": items},
-        {"format": "go-code", "files": [str(p) for p in paths]},
-        **kwargs,
-    )
+    with all_or_nothing() as written:
+        written += new_dirs(corpus_out)
+        corpus_out.parent.mkdir(parents=True, exist_ok=True)
+        for golden_file, golden in goldens.items():
+            written.append(golden_file)
+            write_text_atomic(golden_file, "".join(json.dumps(g, ensure_ascii=False) + "\n" for g in golden))
+        written.append(corpus_out)
+        write_corpus(
+            corpus_out,
+            {
+                "description": "Imported from go-code eval reports by `workbench import go-code`.",
+                "fixtureRoots": {"go-code": str(repos.resolve()) if repos else "."},
+                "ranking": sets,
+            },
+        )
+        kwargs = {"out_dir": runs_dir} if runs_dir else {}
+        source = {"format": "go-code", "files": [str(p) for p in paths]}
+        run = recorded_run(corpus_out, "ranking", rankings, lambda items: {"hits": items}, source, **kwargs)
     return corpus_out, run

@@ -24,7 +24,7 @@ from ..errors import CorpusError
 from ..mining.corpus_out import root_entry, write_corpus
 from ..mining.filters import MineOptions, SortedFiles, sort_files
 from ..mining.shapes import outline_of, query_shape, symbol_names
-from .formats import read_records, require
+from .formats import first_seen, read_records, require
 
 _DIFF = re.compile(r"^diff --git a/(.+?) b/(.+?)$", re.MULTILINE)
 
@@ -96,14 +96,18 @@ def import_swebench(paths: list[Path], repos: Path, out: Path | None) -> tuple[d
     """The corpus of the instances in ``paths`` (written to ``out`` unless None) and how many were skipped."""
     if out is not None and out.exists():
         raise CorpusError(f"{out}: exists; choose another --out")
-    instances = [(path, record) for path in paths for record in read_records(path, "instance")]
+    instances = [(path, where, record) for path in paths for where, record in read_records(path, "instance")]
     opened: dict[str, tuple[str, GitRepo]] = {}  # repo -> (fixture, clone)
     taken: dict[str, str] = {}
-    cases, skipped = [], 0
-    for path, instance in instances:
-        label = f"instance {instance.get('instance_id', '?')!r}"
+    seen: dict[Any, str] = {}
+    for path, where, instance in instances:  # every instance is checked before any clone is read
+        label = f"instance {str(instance.get('instance_id', '?'))[:80]!r}"
         for key in ("instance_id", "repo", "base_commit", "patch", "problem_statement"):
             require(instance, key, path, label)
+        first_seen(seen, instance["instance_id"], f"{where}: {label}", "instance_id")
+    cases, skipped = [], 0
+    for path, _, instance in instances:
+        label = f"instance {instance['instance_id'][:80]!r}"
         if instance["repo"] not in opened:
             clone = find_clone(repos, instance["repo"])
             if clone is None:

@@ -11,39 +11,70 @@ returned files its run, scores strictly decreasing with rank so any reader keeps
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from ..errors import CorpusError, StoreError
-from .formats import recorded_run, trec_id
+from ..paths import safe_id
+from ..strictjson import decode_text, read_bytes
+from .formats import all_or_nothing, first_seen, new_dirs, recorded_run, trec_id, trec_unescape
 
 Qrels = dict[str, dict[str, int]]
 Ranked = dict[str, dict[str, list[tuple[str, float]]]]  # tag -> qid -> (docid, score)
 
 
+MAX_RELEVANCE = 1000  # |relevance| beyond this is refused (TREC grades are small integers)
+
+
+def _relevance(text: str) -> int:
+    """A qrels relevance: an integer (``2`` or ``2.0``) of at most ``MAX_RELEVANCE`` either way."""
+    value = float(text)
+    if not math.isfinite(value) or value != int(value) or abs(value) > MAX_RELEVANCE:
+        raise ValueError(f"relevance {text[:40]!r} is not an integer from -{MAX_RELEVANCE} to {MAX_RELEVANCE}")
+    return int(value)
+
+
+def _score(text: str) -> float:
+    """A run line's score: a finite number (``NaN``, ``inf`` and ``1e400`` are refused)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"score {text[:40]!r} is not a finite number")
+    return value
+
+
+def _lines(path: Path) -> list[str]:
+    return decode_text(read_bytes(path, "TREC file", CorpusError), str(path), CorpusError).splitlines()
+
+
 def read_trec(paths: list[Path]) -> tuple[Qrels, Ranked]:
-    """The qrels and the runs (by tag) of a mix of TREC qrels and run files."""
+    """The qrels and the runs (by tag) of a mix of TREC qrels and run files, ids unescaped
+    (``formats.trec_unescape``); a bad number or a repeated (query, document) pair names its line."""
     qrels: Qrels = defaultdict(dict)
     runs: Ranked = defaultdict(lambda: defaultdict(list))
+    seen: dict[Any, str] = {}
     for path in paths:
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise CorpusError(f"{path}: cannot read TREC file ({exc})") from None
-        for number, line in enumerate(lines, 1):
+        for number, line in enumerate(_lines(path), 1):
             fields = line.split()
             if not fields or line.lstrip().startswith("#"):
                 continue
+            where = f"{path}:{number}"
             try:
                 if len(fields) == 4:
-                    qrels[fields[0]][fields[2]] = int(float(fields[3]))
+                    qid, doc = trec_unescape(fields[0]), trec_unescape(fields[2])
+                    first_seen(seen, ("qrels", qid, doc), where, f"qrels line for query {qid!r}, document {doc!r}")
+                    qrels[qid][doc] = _relevance(fields[3])
                 elif len(fields) == 6:
-                    runs[fields[5]][fields[0]].append((fields[2], float(fields[4])))
+                    qid, doc, tag = trec_unescape(fields[0]), trec_unescape(fields[2]), trec_unescape(fields[5])
+                    first_seen(
+                        seen, ("run", tag, qid, doc), where, f"run line for {tag!r}, query {qid!r}, document {doc!r}"
+                    )
+                    runs[tag][qid].append((doc, _score(fields[4])))
                 else:
                     raise ValueError(f"expected 4 (qrels) or 6 (run) fields, got {len(fields)}")
             except ValueError as exc:
-                raise CorpusError(f"{path}:{number}: not a TREC qrels or run line ({exc})") from None
+                raise CorpusError(f"{where}: not a TREC qrels or run line ({exc})") from None
     if not qrels:
         raise CorpusError(f"{', '.join(map(str, paths))}: no qrels lines (qid iter docid rel) to build cases from")
     return qrels, runs
@@ -83,13 +114,15 @@ def import_trec(
     if corpus_out.exists():
         raise CorpusError(f"{corpus_out}: exists; choose another --out")
     root = str(repos.resolve()) if repos else "."
-    write_corpus(corpus_out, trec_corpus(qrels, root))
-    if not runs:
-        return corpus_out, None
-    rankings = {tag: {qid: trec_order(pairs) for qid, pairs in by_query.items()} for tag, by_query in runs.items()}
-    source = {"format": "trec", "files": [str(p) for p in paths]}
-    kwargs = {"out_dir": runs_dir} if runs_dir else {}
-    run = recorded_run(corpus_out, "retrieval", rankings, _observation, source, **kwargs)
+    with all_or_nothing() as written:
+        written += [*new_dirs(corpus_out), corpus_out]
+        write_corpus(corpus_out, trec_corpus(qrels, root))
+        if not runs:
+            return corpus_out, None
+        rankings = {tag: {qid: trec_order(pairs) for qid, pairs in by_query.items()} for tag, by_query in runs.items()}
+        source = {"format": "trec", "files": [str(p) for p in paths]}
+        kwargs = {"out_dir": runs_dir} if runs_dir else {}
+        run = recorded_run(corpus_out, "retrieval", rankings, _observation, source, **kwargs)
     return corpus_out, run
 
 
@@ -133,7 +166,9 @@ def export_trec(run_path: Path, out_dir: Path, target: str = "") -> list[Path]:
                 f"{trec_id(str(target))}\n"
                 for rank, doc in enumerate(returned, 1)
             ]
-        path = out_dir / f"{str(target).replace('/', '_')}.run"
+        path = out_dir / f"{safe_id(str(target), 'target')}.run"
+        if path in written:
+            raise StoreError(f"{run_path}: targets {target!r} and another both export as {path.name}")
         write_text_atomic(path, "".join(lines))
         written.append(path)
     return written

@@ -200,6 +200,11 @@ def _only_manifests(c: Candidate) -> bool:
 
 
 FILTERS: tuple[Filter, ...] = (
+    Filter(
+        "odd-path",
+        "a changed file name with a newline, control character or bytes that are not UTF-8",
+        lambda c, o: not c.commit.odd_paths,
+    ),
     Filter("merge", "merge commits", lambda c, o: len(c.commit.parents) <= 1),
     Filter("root", "the first commit (no parent revision to run at)", lambda c, o: len(c.commit.parents) == 1),
     Filter("bot", "commits by bots", lambda c, o: not (_BOT.search(c.commit.author) or _BOT.search(c.commit.email))),

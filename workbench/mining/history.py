@@ -1,21 +1,30 @@
-"""Read a repository's commits, with the files each one changed, in ONE streaming git call.
+"""Read a repository's commits, with the files each one changed, in two streaming git calls.
 
-``git log --name-status -z`` prints every commit's header and its changed paths; the
-records are parsed as they arrive, so a long history costs one process and memory
-for one commit at a time. Renames are not detected (a rename reads as a delete and
-an add), merges list no files (git shows no diff for them by default).
+``git log -z --format=%H%x00%P --name-status`` prints, NUL-separated, each commit's sha and
+parents (hex only) and its ``status, path`` pairs; paths cannot hold a NUL, so a token stream
+parsed by position can never be forged by a file name. Author, e-mail, time and message come
+from the commit object itself, read with its length through one ``git cat-file --batch``, so
+no commit text can forge a field or another commit. A commit touching a path with a newline,
+another control character or bytes that are not UTF-8 keeps the flag ``odd_paths`` (the
+``odd-path`` filter drops it); it never stops the mine. Renames are not detected (a rename
+reads as a delete and an add); merges list no files (git shows no diff for them by default).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..corpus.gitio import git_text, stream_records
+from ..corpus.gitio import CatFile, git_text, stream_records
+from ..errors import GitError
 
-_RECORD, _FIELD = b"\x1e", b"\x1f"
-_FORMAT = "%x1e%H%x1f%P%x1f%an%x1f%ae%x1f%ct%x1f%B%x1f"
+_FORMAT = "%H%x00%P"
+_SHA = re.compile(rb"[0-9a-f]{40}|[0-9a-f]{64}")
+_PARENTS = re.compile(rb"(?:(?:[0-9a-f]{40}|[0-9a-f]{64})(?: |$))*")
+_STATUS = re.compile(rb"\n?[ACDMRTUXB][0-9]{0,3}")
+_ODD = re.compile(r"[\x00-\x1f\x7f]")
 
 
 @dataclass(frozen=True)
@@ -29,6 +38,7 @@ class Commit:
     time: int
     message: str
     changes: tuple[tuple[str, str], ...] = field(default=())
+    odd_paths: bool = False  # a changed path with a control character or bytes that are not UTF-8
 
     @property
     def subject(self) -> str:
@@ -44,21 +54,89 @@ class Commit:
         return [p for s, p in self.changes if status is None or s == status]
 
 
-def _parse(record: bytes) -> Commit | None:
-    parts = record.split(_FIELD, 6)
-    if len(parts) < 7:
-        return None
-    sha, parents, author, email, stamp, message, tail = (p.decode("utf-8", "replace") for p in parts)
-    tokens = [t for t in tail.split("\0") if t not in ("", "\n")]
-    changes = []
-    for index in range(0, len(tokens) - 1, 2):
-        status = tokens[index].strip()[:1]
-        changes.append((status, tokens[index + 1]))
+@dataclass
+class LogEntry:
+    """What the ``git log`` stream says of one commit: its sha, parents and changed paths (raw bytes)."""
+
+    sha: str
+    parents: tuple[str, ...]
+    changes: list[tuple[str, bytes]] = field(default_factory=list)
+
+
+def parse_log(tokens: Iterable[bytes]) -> Iterator[LogEntry]:
+    """The commits of a NUL-split ``git log -z --format=%H%x00%P --name-status`` stream, by position:
+    a sha, its parents, then ``status, path`` pairs until the next sha. A GitError if it is malformed."""
+    entry: LogEntry | None = None
+    state = "sha"  # what the next token is: "sha", "parents", "status-or-sha" or "path"
+    status = ""
+    for token in tokens:
+        if state == "path":
+            assert entry is not None
+            entry.changes.append((status, token))
+            state = "status-or-sha"
+        elif state == "parents":
+            if not _PARENTS.fullmatch(token):
+                raise GitError(f"git log: unexpected parents field {token[:80]!r}")
+            assert entry is not None
+            entry.parents = tuple(token.decode().split())
+            state = "status-or-sha"
+        elif state == "status-or-sha" and _STATUS.fullmatch(token):
+            status, state = token.strip().decode()[:1], "path"
+        elif state == "status-or-sha" and not token:
+            continue  # the stream's last terminator
+        elif _SHA.fullmatch(token):
+            if entry is not None:
+                yield entry
+            entry, state = LogEntry(token.decode(), ()), "parents"
+        else:
+            raise GitError(f"git log: unexpected field {token[:80]!r} where a {state} belongs")
+    if state in ("parents", "path"):
+        raise GitError("git log: the stream ended inside a commit")
+    if entry is not None:
+        yield entry
+
+
+def decode_path(raw: bytes) -> tuple[str, bool]:
+    """A path as text and whether it is odd (not UTF-8, or holding a newline or control character)."""
     try:
-        when = int(stamp)
-    except ValueError:
-        when = 0
-    return Commit(sha, tuple(parents.split()), author, email, when, message.strip(), tuple(changes))
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", "replace"), True
+    return text, bool(_ODD.search(text))
+
+
+def _person(line: bytes) -> tuple[str, str, int]:
+    """(name, e-mail, Unix time) of an ``author``/``committer`` header line's value."""
+    ident, _, when = line.rpartition(b">")
+    name, _, email = ident.partition(b"<")
+    stamp = when.split()
+    seconds = int(stamp[0]) if stamp and stamp[0].isdigit() and len(stamp[0]) < 19 else 0
+    return name.strip().decode("utf-8", "replace"), email.decode("utf-8", "replace"), seconds
+
+
+def parse_commit_object(data: bytes) -> tuple[str, str, int, str]:
+    """(author, e-mail, committer time, message) of a raw commit object."""
+    header, _, message = data.partition(b"\n\n")
+    author: tuple[str, str, int] = ("", "", 0)
+    committed = 0
+    for line in header.split(b"\n"):
+        key, _, value = line.partition(b" ")
+        if key == b"author":
+            author = _person(value)
+        elif key == b"committer":
+            committed = _person(value)[2]
+    return author[0], author[1], committed, message.decode("utf-8", "replace").strip()
+
+
+def to_commit(entry: LogEntry, raw: bytes) -> Commit:
+    """One ``Commit`` from its log entry and its raw object."""
+    author, email, when, message = parse_commit_object(raw)
+    changes, odd = [], False
+    for status, path in entry.changes:
+        text, strange = decode_path(path)
+        odd = odd or strange
+        changes.append((status, text))
+    return Commit(entry.sha, entry.parents, author, email, when, message, tuple(changes), odd)
 
 
 def count_commits(git_dir: Path, rev: str = "HEAD") -> int:
@@ -68,18 +146,11 @@ def count_commits(git_dir: Path, rev: str = "HEAD") -> int:
 
 def iter_commits(git_dir: Path, rev: str = "HEAD") -> Iterator[Commit]:
     """Every commit reachable from ``rev``, newest first, with its changed files."""
-    args = [
-        "log",
-        rev,
-        "-z",
-        "--no-renames",
-        "--name-status",
-        "--no-color",
-        "--no-show-signature",
-        f"--format={_FORMAT}",
-        "--",
-    ]
-    for record in stream_records(git_dir, args, _RECORD):
-        commit = _parse(record)
-        if commit is not None:
-            yield commit
+    args = ["log", rev, "-z", "--no-renames", "--name-status", "--no-color", "--no-show-signature"]
+    tokens = stream_records(git_dir, [*args, f"--format={_FORMAT}", "--"], b"\0", keep_empty=True)
+    with CatFile(git_dir) as objects:
+        for entry in parse_log(tokens):
+            found = objects.read(entry.sha)
+            if found is None or found[0] != "commit":
+                raise GitError(f"{git_dir}: commit {entry.sha} listed by git log cannot be read")
+            yield to_commit(entry, found[1])

@@ -23,7 +23,7 @@ from typing import IO, TYPE_CHECKING, Any
 from ..errors import CorpusError, StoreError
 from ..options import RunOptions, deciding_fields
 from ..paths import journal_path
-from ..store.files import dumps, write_json_atomic
+from ..store.files import dumps, write_json_atomic, writing
 from ..store.headers import is_complete_run, read_json
 from ..store.runs import free_run_id
 from ..store.shapes import check_manifest
@@ -60,7 +60,8 @@ class Journal:
     def __init__(self, path: Path, run_id: str, cases: int = 0) -> None:
         self.path, self.run_id, self.cases = path, run_id, cases
         self._lock = threading.Lock()
-        self._handle: IO[str] | None = open(path / OUTCOMES, "a", encoding="utf-8")
+        with writing(path / OUTCOMES):
+            self._handle: IO[str] | None = open(path / OUTCOMES, "a", encoding="utf-8")
         self._synced = time.monotonic()
 
     @classmethod
@@ -109,10 +110,11 @@ class Journal:
         with self._lock:
             if self._handle is None:
                 raise StoreError(f"{self.path}: journal already closed")
-            self._handle.write("".join(lines))
-            self._handle.flush()  # in the OS's hands: survives Ctrl-C and a crash of this process
-            if time.monotonic() - self._synced >= SYNC_EVERY:
-                self._sync()
+            with writing(self.path / OUTCOMES):  # a full disk: one line; the torn line is cut on resume
+                self._handle.write("".join(lines))
+                self._handle.flush()  # in the OS's hands: survives Ctrl-C and a crash of this process
+                if time.monotonic() - self._synced >= SYNC_EVERY:
+                    self._sync()
             self.cases += len(lines)
         if not read_back:
             return [outcome for outcome, _ in outcomes]
@@ -133,9 +135,12 @@ class Journal:
         """Close the outcomes file, synced to disk (the journal stays on disk)."""
         with self._lock:
             if self._handle is not None:
-                self._sync()
-                self._handle.close()
-                self._handle = None
+                handle, self._handle = self._handle, None
+                for step in (lambda: os.fsync(handle.fileno()), handle.close):
+                    try:
+                        step()
+                    except OSError:  # a full disk: what was flushed is kept; resume cuts a torn last line
+                        pass
 
     def remove(self) -> None:
         """Delete the journal: called once the run directory it fed is written."""

@@ -24,7 +24,7 @@ from ..analysis.regressions import baseline_section
 from ..columns import CASE, METRIC, SUITE, TARGET, VALUE
 from ..contract import capabilities
 from ..corpus import Corpus, load_corpus
-from ..errors import RunError, RunStopped
+from ..errors import RunError, RunStopped, StoreError
 from ..options import RunOptions
 from ..paths import DEFAULT_CORPUS
 from ..sandbox import sandbox_kind
@@ -123,11 +123,15 @@ def _write(
         summary["baseline"] = baseline_section(
             in_memory_run(final, manifest, summary, case_rows, scores), options.baseline
         )
-    path = (
-        rewrite_run(final, manifest, summary, case_rows, scores)
-        if options.resume and final.exists()
-        else write_run(journal.path.parent, journal.run_id, manifest, summary, case_rows, scores)
-    )
+    try:
+        path = (
+            rewrite_run(final, manifest, summary, case_rows, scores)
+            if options.resume and final.exists()
+            else write_run(journal.path.parent, journal.run_id, manifest, summary, case_rows, scores)
+        )
+    except StoreError as exc:  # a full disk: the journal stays, so --resume writes the run later
+        saved = journal.saved()
+        raise RunStopped(str(saved.path), saved.run_id, saved.cases, exc) from exc
     if not session.engines.deadline.not_run:  # cases the deadline left out: the journal lets --resume run them
         journal.remove()
     return written_run(path, manifest, summary)

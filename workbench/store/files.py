@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from ..errors import StoreError
 
 
 def _json_safe(value: Any) -> Any:
@@ -45,24 +50,42 @@ def dumps(obj: Any, **kwargs: Any) -> str:
         return json.dumps(_json_safe(obj), ensure_ascii=False, allow_nan=False, **kwargs)
 
 
+@contextmanager
+def writing(path: Path | str) -> Iterator[None]:
+    """Turn an OSError while writing ``path`` (a full disk, a quota, no permission) into one
+    ``StoreError`` line naming the path (exit 3), never a traceback."""
+    try:
+        yield
+    except OSError as exc:
+        name = errno.errorcode.get(exc.errno or 0, "")
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        raise StoreError(f"{path}: cannot write: {reason}" + (f" ({name})" if name else "")) from None
+
+
+def _write_fd(fd: int, text: str) -> None:
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
 def write_text_atomic(path: Path | str, text: str) -> None:
     """Write ``text`` to ``path`` via a temp file in the same directory and ``os.replace``.
 
     An existing file keeps its permissions; a new one gets 0644 (mkstemp's 0600 would hide
-    reports and baselines from other users).
+    reports and baselines from other users). A failed write leaves the old file as it was and
+    raises a ``StoreError`` naming ``path`` (see ``writing``).
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with writing(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        try:
+            _write_fd(fd, text)
+            os.chmod(tmp, mode)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
 
 
 def write_json_atomic(path: Path | str, obj: Any, **kwargs: Any) -> None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..columns import CASE, ERROR, METRIC, PASSED, SCORE_COLUMNS, SUITE, TARGET, VALUE
 from ..errors import StoreError
 from ..paths import DEFAULT_RUNS_DIR, Locations, journal_path
-from .files import dumps, write_json_atomic, write_text_atomic
+from .files import dumps, write_json_atomic, write_text_atomic, writing
 from .headers import read_json, read_jsonl
 from .shapes import check_case_rows, check_manifest, check_summary
 
@@ -177,17 +177,18 @@ def write_run(
         raise StoreError(f"{final}: a run with this id exists already (ids are reserved once, before a run)")
     summary = dict(summary, run_dir=str(final))
     manifest = dict(manifest, run_id=final.name)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=out_dir))
-    try:
-        write_json_atomic(tmp / "manifest.json", manifest)
-        write_json_atomic(tmp / "summary.json", summary)
-        lines = "".join(dumps(row, sort_keys=False) + "\n" for row in case_rows)
-        write_text_atomic(tmp / "cases.jsonl", lines)
-        scores_frame(scores).to_parquet(tmp / "scores.parquet", index=False)
-        os.rename(tmp, final)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    with writing(final):
+        tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=out_dir))
+        try:
+            write_json_atomic(tmp / "manifest.json", manifest)
+            write_json_atomic(tmp / "summary.json", summary)
+            lines = "".join(dumps(row, sort_keys=False) + "\n" for row in case_rows)
+            write_text_atomic(tmp / "cases.jsonl", lines)
+            scores_frame(scores).to_parquet(tmp / "scores.parquet", index=False)
+            os.rename(tmp, final)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
     return final
 
 

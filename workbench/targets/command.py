@@ -130,4 +130,4 @@ def command_target(command_line: str, timeout: float = REQUEST_TIMEOUT) -> Proto
     if shutil.which(argv[0]) is None:
         raise TargetError(f"cmd:{command_line}: program {argv[0]!r} not found")
     short = " ".join(Path(arg).name if "/" in arg else arg for arg in argv)
-    return ProtocolTarget(f"cmd:{short}", CommandTransport(argv, timeout), version=argv[0])
+    return ProtocolTarget(f"cmd:{short}", CommandTransport(argv, timeout), version=argv[0], timeout=timeout)

@@ -3,19 +3,20 @@
 - a bounded worker pool (``WORKERS`` threads) behind a listen backlog of ``BACKLOG`` and at most
   ``MAX_PENDING`` accepted connections waiting, so 200 concurrent clients are all answered and a
   flood beyond that is closed instead of growing threads without bound;
-- per-read idle timeout (``IDLE_TIMEOUT``) and a wall-clock deadline for reading the whole request
-  (``READ_DEADLINE``, a watchdog shuts the socket), so a short Content-Length or a client dripping
-  bytes frees its worker;
+- requests are read whole by one reader thread (``request_reader``) before a worker sees them, with
+  an idle timeout (``IDLE_TIMEOUT``) and a wall-clock deadline for the whole request
+  (``READ_DEADLINE``), so a short Content-Length or clients dripping bytes never hold a worker;
 - only ``POST`` with ``Content-Type: application/json`` (a web page can only send that cross-origin
   after a CORS preflight, which this server never grants) and a ``Host`` that is a loopback name or
-  the bound address (DNS rebinding); Content-Length required, an integer, at most ``MAX_BODY``.
+  the bound address with exactly the bound port (DNS rebinding); Content-Length required, an
+  integer, at most ``MAX_BODY``.
 """
 
 from __future__ import annotations
 
+import io
 import ipaddress
 import json
-import socket
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -24,6 +25,7 @@ from typing import Any
 
 from ..errors import TargetError
 from ..strictjson import loads_strict
+from .request_reader import RequestReader
 
 MAX_BODY = 4 * 1024 * 1024
 WORKERS = 8
@@ -36,15 +38,33 @@ LOOPBACK_NAMES = ("localhost", "localhost.")
 Answer = Callable[[str, Any], tuple[int, dict[str, Any]]]
 
 
-def loopback_host(header: str | None, bound: str) -> bool:
-    """Whether a ``Host`` header names this machine's loopback (or the exact address the server is bound to)."""
+def _idle() -> float:
+    return IDLE_TIMEOUT
+
+
+def _deadline() -> float:
+    return READ_DEADLINE
+
+
+def _split_host(header: str) -> tuple[str, str | None]:
+    """(host, port or None) of a ``Host`` header: ``[::1]:8765``, ``localhost:80``, ``::1``."""
+    if header.startswith("["):
+        host, _, rest = header[1:].partition("]")
+        return host, rest[1:] if rest.startswith(":") else (None if not rest else "bad")
+    if header.count(":") == 1:
+        host, _, port = header.partition(":")
+        return host, port
+    return header, None
+
+
+def loopback_host(header: str | None, bound: str, port: int) -> bool:
+    """Whether a ``Host`` header names this machine's loopback (or the exact address the server is
+    bound to) and exactly its port (no port only when that is 80, as HTTP clients send it)."""
     if not header:
         return False
-    host = header.strip()
-    if host.startswith("["):
-        host = host[1:].partition("]")[0]
-    elif host.count(":") == 1:
-        host = host.partition(":")[0]
+    host, given = _split_host(header.strip())
+    if given != str(port) and not (given is None and port == 80):
+        return False
     host = host.lower()
     if host in LOOPBACK_NAMES or host.endswith(".localhost") or host == bound.lower():
         return True
@@ -67,12 +87,30 @@ class BoundedHTTPServer(HTTPServer):
         self.answer = answer
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="workbench-serve")
         self._pending = threading.BoundedSemaphore(MAX_PENDING)
+        self._buffered: dict[int, bytes] = {}
+        self._lock = threading.Lock()
+        self._reader = RequestReader(self._read, self._drop, MAX_BODY, _idle, _deadline)
+        self._reader.start()
 
     def process_request(self, request: Any, client_address: Any) -> None:
         if not self._pending.acquire(blocking=False):
             self.shutdown_request(request)  # flooded: refuse this connection, keep serving the queued ones
             return
+        self._reader.add(request, client_address)  # a worker sees it only once it has arrived
+
+    def _read(self, request: Any, client_address: Any, data: bytes) -> None:
+        with self._lock:
+            self._buffered[id(request)] = data
         self._pool.submit(self._work, request, client_address)
+
+    def _drop(self, request: Any) -> None:
+        self.shutdown_request(request)
+        self._pending.release()
+
+    def take_buffer(self, request: Any) -> bytes:
+        """The bytes the reader read of ``request`` (once)."""
+        with self._lock:
+            return self._buffered.pop(id(request), b"")
 
     def _work(self, request: Any, client_address: Any) -> None:
         try:
@@ -80,13 +118,14 @@ class BoundedHTTPServer(HTTPServer):
         except Exception:  # a broken connection ends that request only
             pass
         finally:
-            self.shutdown_request(request)
-            self._pending.release()
+            self.take_buffer(request)
+            self._drop(request)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         pass
 
     def server_close(self) -> None:
+        self._reader.stop()
         super().server_close()
         self._pool.shutdown(wait=False, cancel_futures=True)
 
@@ -99,23 +138,13 @@ class GuardedHandler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
-        self._watchdog = threading.Timer(READ_DEADLINE, self._cut)
-        self._watchdog.daemon = True
-        self._watchdog.start()
-
-    def finish(self) -> None:
-        self._watchdog.cancel()
-        super().finish()
-
-    def _cut(self) -> None:
-        try:
-            self.connection.shutdown(socket.SHUT_RD)  # wakes the blocked read; the 400 can still be sent
-        except OSError:
-            pass
+        self.rfile.close()
+        self.rfile = io.BytesIO(self.server.take_buffer(self.request))  # read whole by the reader thread
 
     def _refusal(self) -> tuple[int, str] | None:
-        if not loopback_host(self.headers.get("Host"), str(self.server.server_address[0])):
-            return 403, "Host must be a loopback name (localhost, 127.0.0.1, [::1])"
+        bound, port = self.server.server_address[:2]
+        if not loopback_host(self.headers.get("Host"), str(bound), int(port)):
+            return 403, f"Host must be a loopback name (localhost, 127.0.0.1, [::1]) with port {port}"
         kind = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
         if kind != "application/json":
             return 415, "Content-Type must be application/json"
@@ -130,11 +159,7 @@ class GuardedHandler(BaseHTTPRequestHandler):
 
     def _body(self) -> Any:
         length = int(self.headers["Content-Length"])
-        try:
-            raw = self.rfile.read(length)
-        except OSError:
-            raw = b""
-        self._watchdog.cancel()  # the request is read: answering may take as long as the engine needs
+        raw = self.rfile.read(length)
         if len(raw) < length:
             raise TargetError(f"body shorter than its Content-Length ({len(raw)} of {length} bytes)")
         return loads_strict(raw, "request body", TargetError)

@@ -11,6 +11,7 @@ import itertools
 import json
 import socket
 import threading
+import time
 import urllib.parse
 import xml.etree.ElementTree as ET
 from typing import Any
@@ -18,11 +19,11 @@ from typing import Any
 from ..contract import REQUEST_TIMEOUT, Repo, SearchHit
 from ..errors import TargetError
 from ..strictjson import loads_strict
-from ..wire import inside_path
+from ..wire import MAX_ANSWER_BYTES, MAX_FILES, inside_path
 from .protocol import ProtocolTarget
 
 GO_CODE_SEARCH = "/api/tools/semantic_search"
-MAX_ANSWER = 64 * 1024 * 1024
+MAX_ANSWER = MAX_ANSWER_BYTES
 
 
 def post_json(url: str, body: dict[str, Any], timeout: float) -> Any:
@@ -99,6 +100,8 @@ def parse_go_code_results(body: Any) -> list[SearchHit]:
             if file:
                 symbol = (result.findtext("symbol") or "").strip()
                 hits.append(SearchHit(inside_path(file, "search: result file"), symbol))
+                if len(hits) > MAX_FILES:
+                    raise TargetError(f"search: invalid answer: more than the cap of {MAX_FILES} results")
     return hits
 
 
@@ -109,7 +112,7 @@ class HttpTarget(ProtocolTarget):
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
         self._ids = itertools.count(1)
-        super().__init__(self.base_url, self._post, version="http")
+        super().__init__(self.base_url, self._post, version="http", timeout=timeout)
 
     def _post(self, capability: str, request: dict[str, Any]) -> Any:
         """POST one request with an ``id``; an answer that echoes a different id is refused."""
@@ -121,4 +124,7 @@ class HttpTarget(ProtocolTarget):
 
     def search(self, query: str, repo: Repo, top_k: int) -> list[SearchHit]:
         body = {"repo": repo.name, "query": query, "top_k": top_k}
-        return parse_go_code_results(post_json(self.base_url + GO_CODE_SEARCH, body, self.timeout))
+        started = time.monotonic()
+        return self.in_time(
+            "search", started, parse_go_code_results(post_json(self.base_url + GO_CODE_SEARCH, body, self.timeout))
+        )

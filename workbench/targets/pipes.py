@@ -4,9 +4,10 @@
 stdout into a queue of lines (a line longer than ``MAX_LINE`` becomes a ``TOO_LONG`` marker and is
 skipped to its newline, so the stream stays in step); another keeps only the last ``STDERR_KEEP``
 bytes of stderr, newlines or not. Writes go through ``select`` on a non-blocking stdin, so an engine
-that stops reading cannot block a request past its deadline. ``kill`` ends the whole group (an
-engine's children too); the reader threads then see end of file and close their own streams, so a
-killed engine leaves no thread stuck and prints no traceback.
+that stops reading cannot block a request past its deadline. ``kill`` ends the whole group and every
+process the engine started, ``setsid`` ones too (``containment.reap``); the reader threads then see
+end of file and close their own streams, so a killed engine leaves no thread stuck and prints no
+traceback.
 """
 
 from __future__ import annotations
@@ -14,14 +15,16 @@ from __future__ import annotations
 import os
 import queue
 import select
-import signal
 import subprocess
 import threading
 import time
 from typing import IO
 
+from ..containment import reap, reaped_env, started
+from ..wire import MAX_ANSWER_BYTES
+
 STDERR_KEEP = 64 * 1024
-MAX_LINE = 64 * 1024 * 1024
+MAX_LINE = MAX_ANSWER_BYTES
 EXIT_GRACE = 2.0
 EOF = object()
 TOO_LONG = object()
@@ -35,9 +38,11 @@ class EngineProcess:
     """One running engine: deadline-bound line writes and reads, a bounded stderr tail."""
 
     def __init__(self, argv: list[str], env: dict[str, str] | None = None) -> None:
+        env, self.token = reaped_env(env)
         self.proc = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True
         )
+        started(self.token, self.proc.pid)
         self.lines: queue.Queue[object] = queue.Queue()
         self._tail = bytearray()
         self._tail_lock = threading.Lock()
@@ -111,11 +116,9 @@ class EngineProcess:
             return None
 
     def kill(self) -> None:
-        """End the engine's whole process group and reap it; the reader threads finish on their own."""
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        """End the engine and everything it started (its group, its descendants, whatever carries its
+        reap token: ``setsid`` does not escape) and reap it; the reader threads finish on their own."""
+        reap(self.proc.pid, self.token)
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:

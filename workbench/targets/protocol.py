@@ -9,14 +9,17 @@ fails only that case.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from ..contract import CAPABILITIES, Command, GateResult, Pack, Repo, SearchHit
+from ..errors import TargetError
 from ..wire import checked, parse_concepts, parse_gate, parse_harness, parse_hits, parse_pack, repo_body
 from .handshake import Handshake, UnsupportedCapability, ask, is_unsupported
 
 Transport = Callable[[str, dict[str, Any]], dict[str, Any]]
+T = TypeVar("T")
 
 
 class ProtocolTarget:
@@ -27,9 +30,15 @@ class ProtocolTarget:
     """
 
     def __init__(
-        self, name: str, send: Transport, version: str = "unknown", capabilities: tuple[str, ...] | None = None
+        self,
+        name: str,
+        send: Transport,
+        version: str = "unknown",
+        capabilities: tuple[str, ...] | None = None,
+        timeout: float | None = None,
     ) -> None:
         self.name = name
+        self.answer_timeout = timeout  # covers sending, reading and parsing one answer
         self._fallback_version = version
         self._declared = frozenset(capabilities) if capabilities is not None else None
         self._handshake: Handshake | None = None
@@ -60,22 +69,34 @@ class ProtocolTarget:
             raise UnsupportedCapability(f"{capability}: engine error: {body['error']}")
         return checked(capability, body)
 
+    def in_time(self, capability: str, started: float, answer: T) -> T:
+        """``answer``, or a TargetError when sending, reading and parsing it took longer than the timeout."""
+        elapsed = time.monotonic() - started
+        if self.answer_timeout is not None and elapsed > self.answer_timeout:
+            raise TargetError(
+                f"{capability}: answer not received and parsed within {self.answer_timeout:g}s ({elapsed:.1f}s)"
+            )
+        return answer
+
+    def _answer(self, capability: str, request: dict[str, Any], parse: Callable[[dict[str, Any]], T]) -> T:
+        started = time.monotonic()
+        return self.in_time(capability, started, parse(self._call(capability, request)))
+
     def context_pack(self, query: str, repos: list[Repo], limit: int) -> Pack:
-        body = self._call("context_pack", {"query": query, "repos": [repo_body(r) for r in repos], "limit": limit})
-        return parse_pack(body, repos)
+        request = {"query": query, "repos": [repo_body(r) for r in repos], "limit": limit}
+        return self._answer("context_pack", request, lambda body: parse_pack(body, repos))
 
     def risk_concepts(self, mode: str, text: str) -> set[str]:
-        return parse_concepts(self._call("risk_concepts", {"mode": mode, "text": text}))
+        return self._answer("risk_concepts", {"mode": mode, "text": text}, parse_concepts)
 
     def infer_harness(self, repo: Repo) -> dict[str, list[Command]]:
-        return parse_harness(self._call("infer_harness", {"repo": repo_body(repo)}))
+        return self._answer("infer_harness", {"repo": repo_body(repo)}, parse_harness)
 
     def gate(self, repo: Repo, options: dict[str, Any]) -> GateResult:
-        return parse_gate(self._call("gate", {"repo": repo_body(repo), "options": options}))
+        return self._answer("gate", {"repo": repo_body(repo), "options": options}, parse_gate)
 
     def search(self, query: str, repo: Repo, top_k: int) -> list[SearchHit]:
-        body = self._call("search", {"query": query, "repo": repo_body(repo), "top_k": top_k})
-        return parse_hits(body)
+        return self._answer("search", {"query": query, "repo": repo_body(repo), "top_k": top_k}, parse_hits)
 
     def stderr_tail(self) -> str:
         """The engine's recent stderr, when its transport keeps it (``cmd:``), else ""."""
