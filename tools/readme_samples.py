@@ -12,7 +12,7 @@ Each sample in README.md sits between two markers naming the command that prints
 from the repository root; a ``run`` writes its run directory to a temp dir shown as
 ``reports/runs``) and rewrites the blocks; ``--check`` rewrites nothing and exits 1 naming each
 block whose shown output no longer matches. What differs from run to run is normalized before
-comparing: run-id timestamps, the temp dir and the sandbox kind. tests/test_readme_samples.py runs
+comparing: run-id timestamps, the temp dir, the sandbox kind and engine latency. tests/test_readme_samples.py runs
 the check.
 """
 
@@ -34,6 +34,7 @@ SAMPLE = re.compile(r"<!-- sample: (?P<command>.+?) -->\n```\n(?P<body>.*?)```\n
 RUNS_SHOWN = "reports/runs"
 _STAMP = re.compile(r"\b\d{8}T\d{6}Z\b")
 _SANDBOX = re.compile(r"^sandbox: .*$", re.MULTILINE)
+_LATENCY = re.compile(r"latency: [0-9.e+-]+ s/case")
 
 Runner = Callable[[str], str]
 
@@ -54,8 +55,9 @@ def find_samples(text: str) -> list[Sample]:
 
 
 def normalize(output: str) -> str:
-    """``output`` without what changes from run to run: timestamps, the sandbox kind, trailing spaces."""
-    text = _STAMP.sub("YYYYMMDDTHHMMSSZ", output)
+    """``output`` without what changes from run to run: timestamps, the sandbox kind, engine
+    latency, trailing spaces."""
+    text = _LATENCY.sub("latency: <s> s/case", _STAMP.sub("YYYYMMDDTHHMMSSZ", output))
     text = _SANDBOX.sub("sandbox: <kind>", text)
     return "\n".join(line.rstrip() for line in text.strip("\n").splitlines()) + "\n"
 

@@ -7,6 +7,9 @@ are skipped, with a stated reason, when the target lacks it.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -95,3 +98,65 @@ def capabilities(target: object) -> set[str]:
     if isinstance(declared, (set, frozenset, list, tuple)):
         return set(declared)
     return {cap for cap in CAPABILITIES if callable(getattr(target, cap, None))}
+
+
+# The columns usage fills in a case row (and ``cases.jsonl``); a case without usage has none of them.
+USAGE_COLUMNS = ("input_tokens", "output_tokens", "cost_usd", "model")
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What answering cost an engine, as its answer reported it; ``None`` parts are unknown, never 0."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+    model: str | None = None
+
+    def plus(self, other: Usage) -> Usage:
+        """Both answers' usage: known parts summed (an unknown part adds nothing), models joined."""
+
+        def add(a: float | None, b: float | None) -> float | None:
+            return b if a is None else a if b is None else a + b
+
+        models = [m for m in dict.fromkeys(f"{self.model or ''},{other.model or ''}".split(",")) if m]
+        return Usage(
+            None if (n := add(self.input_tokens, other.input_tokens)) is None else int(n),
+            None if (n := add(self.output_tokens, other.output_tokens)) is None else int(n),
+            add(self.cost_usd, other.cost_usd),
+            ",".join(models) or None,
+        )
+
+    def columns(self) -> dict[str, int | float | str]:
+        """The known parts as case-row columns (``USAGE_COLUMNS``)."""
+        values = (self.input_tokens, self.output_tokens, self.cost_usd, self.model)
+        return {key: value for key, value in zip(USAGE_COLUMNS, values, strict=True) if value is not None}
+
+
+_METER = threading.local()
+
+
+def record_usage(usage: Usage) -> None:
+    """Add ``usage`` to the case this thread is running (a Python target may call it; protocol
+    targets call it for each answer carrying ``usage``). Outside a metered case it is dropped."""
+    current = getattr(_METER, "usage", None)
+    if current is not None:
+        _METER.usage = current.plus(usage)
+
+
+@contextmanager
+def metered() -> Iterator[Callable[[], Usage | None]]:
+    """Meter one case on this thread: yields a function returning what was recorded (None: nothing)."""
+    outer = getattr(_METER, "usage", None)
+    _METER.usage = Usage()
+    seen: list[Usage] = []
+
+    def read() -> Usage | None:
+        usage = seen[0] if seen else _METER.usage
+        return usage if usage is not None and usage.columns() else None
+
+    try:
+        yield read
+    finally:
+        seen.append(_METER.usage)
+        _METER.usage = outer

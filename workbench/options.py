@@ -75,6 +75,10 @@ class RunOptions:
     cache: bool = option(False, recorded=True)
     # ``controls``: a suite without floors is judged by "beats bm25 (else random) significantly".
     gate: str | None = option(None, deciding=True)
+    # Stop starting cases once the engines reported this many dollars (run/budget.py).
+    budget_usd: float | None = option(None, flag="--budget-usd")
+    # Stop starting cases once the cases took this many seconds of engine time (run/budget.py).
+    budget_seconds: float | None = option(None, flag="--budget-seconds")
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "out_dir", Path(self.out_dir))
@@ -97,6 +101,8 @@ class RunOptions:
             ("jobs", self.jobs >= 1, "must be an integer >= 1"),
             ("timeout", self.timeout > 0, "must be a number of seconds > 0"),
             ("deadline", self.deadline is None or self.deadline >= 0, "must be a number of seconds >= 0"),
+            ("budget_usd", self.budget_usd is None or self.budget_usd >= 0, "must be a number of dollars >= 0"),
+            ("budget_seconds", self.budget_seconds is None or self.budget_seconds >= 0, "must be seconds >= 0"),
         ]
         for name, ok, why in checks:
             if not ok:

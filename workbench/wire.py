@@ -5,9 +5,10 @@ encoding Python answers, the inverse. Protocol targets, ``serve`` and the refere
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from .contract import Check, Command, FileRef, GateResult, Pack, Repo, SearchHit
+from .contract import Check, Command, FileRef, GateResult, Pack, Repo, SearchHit, Usage
 from .errors import TargetError
 from .paths import inside_path_problem
 
@@ -145,6 +146,36 @@ def parse_hits(body: dict[str, Any]) -> list[SearchHit]:
             )
         )
     return parsed
+
+
+def _amount(usage: dict[str, Any], key: str, capability: str, whole: bool) -> Any:
+    value = usage.get(key)
+    if value is None:
+        return None
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if not number or not math.isfinite(value) or value < 0 or (whole and value != int(value)):
+        kind = "a non-negative whole number" if whole else "a non-negative finite number"
+        raise TargetError(f"{capability}: response field 'usage.{key}' should be {kind}, got {value!r}")
+    return int(value) if whole else float(value)
+
+
+def parse_usage(body: dict[str, Any], capability: str) -> Usage | None:
+    """The answer's ``usage`` (DESIGN.md, "The JSON protocol"), None when it has none; a malformed
+    one is a TargetError naming the field."""
+    usage = body.get("usage")
+    if usage is None:
+        return None
+    if not isinstance(usage, dict):
+        raise TargetError(f"{capability}: response field 'usage' should be an object, got {type(usage).__name__}")
+    model = usage.get("model")
+    if model is not None and not isinstance(model, str):
+        raise TargetError(f"{capability}: response field 'usage.model' should be a string, got {model!r}")
+    return Usage(
+        _amount(usage, "input_tokens", capability, True),
+        _amount(usage, "output_tokens", capability, True),
+        _amount(usage, "cost_usd", capability, False),
+        model or None,
+    )
 
 
 def checked(capability: str, body: Any) -> dict[str, Any]:

@@ -221,3 +221,16 @@ def test_a_cluster_that_never_answers_is_named_and_the_warm_start_still_finishes
         run(load_corpus(corpus), _options(tmp_path / "cold", executor="ray:10.0.0.1:6379", warm_start=False))
     assert "no answer from Ray at 10.0.0.1:6379" in str(stopped.value.cause)
     hung.set()
+
+
+def test_usage_reported_in_an_actor_reaches_the_case_rows_and_a_budget_stops_the_run(tmp_path) -> None:
+    from ..targets.test_usage import NAME, SPEC, usage_corpus
+
+    corpus = load_corpus(usage_corpus(tmp_path, 6))
+    whole = run(corpus, _options(tmp_path / "whole", executor="ray", warm_start=False, targets=[SPEC]))
+    assert list(whole.cases["cost_usd"]) == [0.01] * 6
+    assert whole.summary["suites"]["retrieval"][NAME]["usage"]["cost_usd"] == pytest.approx(0.06)
+    # On Ray the chunks are sent at once: the run is cut off once the budget is spent.
+    options = _options(tmp_path / "cut", executor="ray", warm_start=False, targets=[SPEC], budget_usd=0.0)
+    cut = run(corpus, options)
+    assert cut.summary["verdict"] == "BUDGET" and cut.summary["budget"]["unreached"] == 6

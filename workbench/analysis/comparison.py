@@ -78,6 +78,7 @@ class Comparison(CaseDiff):
     gate: GateRule | None
     decision: GateDecision | None
     notes: tuple[str, ...] = ()  # e.g. a side ran with --repeat: its values are per-case means
+    flakiness: dict[str, Any] | None = None  # with --repeat: the pass/fail flips flakiness explains (passk.py)
 
     @property
     def verdict(self) -> str:
@@ -113,6 +114,7 @@ class Comparison(CaseDiff):
                     "comparisons": self.comparisons.to_dict("records"),
                     "cases": self.cases.to_dict("records"),
                     "notes": list(self.notes),
+                    "flakiness": self.flakiness,
                 }
             )
         )
@@ -142,6 +144,8 @@ def compare(
     """
     import numpy as np
 
+    from .passk import flaky_flips, flips_note
+
     a, b = (resolve_side(side) if isinstance(side, str) else side for side in (a, b))
     rule, automatic = _requested_rule(gate)
     different = check_comparable(a, b, on_shared_cases)
@@ -157,8 +161,9 @@ def compare(
     p = np.where(table[METRIC] == PASSED, table["p_mcnemar"], table[rule.p_column if rule else "p_t"])
     table["p_holm"] = stats.holm(p.astype(float))
     decision = unchanged_decision(diff.cases, rule) or (rule.evaluate(table) if rule else None)
-    notes = shared + _repeat_notes(a, b)
-    return Comparison(diff.a, diff.b, diff.cases, table[COMPARISON_COLUMNS], rule, decision, notes)
+    flips = flaky_flips(a.cases, b.cases)
+    notes = shared + _repeat_notes(a, b) + ((flips_note(flips),) if flips else ())
+    return Comparison(diff.a, diff.b, diff.cases, table[COMPARISON_COLUMNS], rule, decision, notes, flips)
 
 
 def _repeat_notes(a: RunLike, b: RunLike) -> tuple[str, ...]:

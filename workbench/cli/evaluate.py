@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -16,6 +16,9 @@ from ..errors import RunStopped
 from ..options import RunOptions
 from ..paths import DEFAULT_HTML_DIR, DEFAULT_RUNS_DIR
 from . import CORPUS_OPTION, EXIT_ERROR, EXIT_FAILED, EXIT_OK, FORMAT_OPTION, RUNS_DIR_OPTION, cli, split_values
+
+if TYPE_CHECKING:
+    from ..store import Run
 
 DEFAULTS = RunOptions()  # the flags' defaults are the options' own
 
@@ -111,6 +114,19 @@ DEFAULTS = RunOptions()  # the flags' defaults are the options' own
     help="Run every case N times: pass^k, pass@k, flaky cases; metrics are each case's mean.",
 )
 @click.option("--cache", is_flag=True, help="Reuse unchanged passing answers of builtin and the controls (no latency).")
+@click.option(
+    "--budget-usd",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Stop starting cases once the engines reported this many dollars (usage.cost_usd); the "
+    "cases running finish, the rest are not reached (verdict BUDGET, exit 1) and --resume runs them.",
+)
+@click.option(
+    "--budget-seconds",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="As --budget-usd, for engine time: the sum of the cases' own seconds.",
+)
 @click.pass_context
 def run_command(
     ctx: click.Context,
@@ -133,6 +149,8 @@ def run_command(
     warm_start: bool,
     repeat: int,
     cache: bool,
+    budget_usd: float | None,
+    budget_seconds: float | None,
 ) -> None:
     """Run suites against targets; exit 1 when a threshold floor (or --gate controls) is not met.
 
@@ -142,7 +160,7 @@ def run_command(
     Every finished case is saved as it ends, so a run that is interrupted (Ctrl-C, a crash,
     --strict) can be finished with --resume, which runs only the cases not saved yet.
     """
-    from ..run import run_eval
+    from ..run import budget_line, run_eval
 
     output_format = "json" if as_json else output_format
     options = RunOptions(
@@ -163,6 +181,8 @@ def run_command(
         repeat=repeat,
         cache=cache,
         gate=gate,
+        budget_usd=budget_usd,
+        budget_seconds=budget_seconds,
     )
     # On --resume only what the user typed is checked against the journal.
     given = {name for name in ctx.params if _given(ctx, name)}
@@ -173,7 +193,7 @@ def run_command(
     except RunStopped as stopped:
         click.echo(stopped.hint(), err=True)
         raise stopped.cause from None
-    click.echo(_rendered(result.summary, result.manifest["corpus"]["k"], output_format))
+    click.echo(_rendered(result, output_format))
     cut = result.summary.get("deadline")
     if cut:
         click.echo(
@@ -181,18 +201,25 @@ def run_command(
             f"run them with --resume {result.run_id}",
             err=True,
         )
+    stopped_line = budget_line(result.summary, result.run_id)
+    if stopped_line:
+        click.echo(stopped_line, err=output_format != "text")
     ctx.exit(EXIT_FAILED if result.summary["passed"] is False else EXIT_OK)
 
 
-def _rendered(summary: dict[str, Any], k: int, output_format: str) -> str:
-    """The summary as JSON, the scoreboard text, or markdown for a PR comment."""
+def _rendered(result: Run, output_format: str) -> str:
+    """The run's summary as JSON, the scoreboard text (with each pair's engine latency), or markdown
+    for a PR comment."""
+    summary, k = result.summary, result.manifest["corpus"]["k"]
     if output_format == "json":
         return json.dumps(summary, indent=2)
     from ..analysis import regression_keys
-    from ..report import render_markdown, render_scoreboard
+    from ..report import latencies, render_markdown, render_scoreboard
 
-    render = render_markdown if output_format == "markdown" else render_scoreboard
-    return render(summary, k=k, regressions=regression_keys(summary.get("baseline") or {}))
+    regressions = regression_keys(summary.get("baseline") or {})
+    if output_format == "markdown":
+        return render_markdown(summary, k=k, regressions=regressions)
+    return render_scoreboard(summary, k=k, regressions=regressions, latency=latencies(result.cases))
 
 
 @contextmanager
@@ -254,7 +281,7 @@ def merge_command(ctx: click.Context, runs: tuple[Path, ...], out_dir: Path, as_
     from ..run import merge_runs
 
     merged = merge_runs(list(runs), out_dir)
-    click.echo(_rendered(merged.summary, merged.manifest["corpus"]["k"], "json" if as_json else "text"))
+    click.echo(_rendered(merged, "json" if as_json else "text"))
     ctx.exit(EXIT_FAILED if merged.summary["passed"] is False else EXIT_OK)
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from .lab import lab_argv, serve_lab
 from .render import Page, Report, notebooks_dir, render_report
-from .text import render_markdown, render_scoreboard
+from .text import latencies, render_markdown, render_scoreboard
 
 NAMESPACES = ("plots", "views")
 
@@ -28,12 +28,13 @@ else:  # not seen by type checkers: an unknown ``report.name`` stays a type erro
 
 
 __all__ = [
-    "render_markdown",
     "Page",
     "Report",
+    "latencies",
     "lab_argv",
     "notebooks_dir",
     "plots",
+    "render_markdown",
     "render_report",
     "render_scoreboard",
     "serve_lab",

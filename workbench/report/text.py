@@ -89,13 +89,50 @@ def control_lines(summary: dict[str, Any]) -> list[str]:
     )
 
 
-def render_scoreboard(summary: dict[str, Any], k: int = 5, regressions: Set[tuple[str, str, str]] = frozenset()) -> str:
-    """The full scoreboard text for a run summary."""
+def cost_line(result: dict[str, Any], seconds: float | None) -> str:
+    """``  - cost: $0.04 (4/4 cases reported; 12 in / 28 out tokens; m-1); latency: 0.021 s/case``;
+    ``cost: -`` for an engine that reported no usage (unknown, never 0)."""
+    usage = result.get("usage")
+    if not usage or usage.get("cost_usd") is None:
+        cost = "-" if not usage else f"- ({usage['cases_reporting']}/{result.get('cases', 0)} cases reported usage)"
+    else:
+        tokens = [f"{usage[key]:,} {word}" for key, word in (("input_tokens", "in"), ("output_tokens", "out"))
+                  if usage.get(key) is not None]  # fmt: skip
+        counted = " / ".join(tokens) + " tokens" if tokens else ""
+        extra = "; ".join(p for p in [counted, ",".join(usage.get("models") or [])] if p)
+        cost = (
+            f"${usage['cost_usd']:.4g} ({usage['cases_reporting']}/{result.get('cases', 0)} cases reported"
+            f"{'; ' + extra if extra else ''})"
+        )
+    latency = "-" if seconds is None else f"{seconds:.3g} s/case"
+    return f"  - cost: {cost}; latency: {latency}"
+
+
+def latencies(cases: Any) -> dict[tuple[str, str], float]:
+    """Mean engine seconds per case of each (suite, target) of a run's cases frame (cached ones have none)."""
+    import pandas as pd
+
+    if cases is None or len(cases) == 0 or "seconds" not in cases:
+        return {}
+    means = pd.to_numeric(cases["seconds"], errors="coerce").groupby([cases["suite"], cases["target"]]).mean()
+    return {(str(s), str(t)): float(v) for (s, t), v in means.items() if not pd.isna(v)}
+
+
+def render_scoreboard(
+    summary: dict[str, Any],
+    k: int = 5,
+    regressions: Set[tuple[str, str, str]] = frozenset(),
+    latency: dict[tuple[str, str], float] | None = None,
+) -> str:
+    """The full scoreboard text for a run summary; with ``latency`` (``latencies(run.cases)``) each
+    suite line is followed by the engine's reported cost and its seconds per case."""
     rows = scoreboard_rows(summary, regressions)
     lines = _table(["Group", "Target", "Metric", "Value", "Threshold", "Pass"], rows, ["l", "l", "l", "r", "r", "c"])
     for suite, per_target in summary["suites"].items():
         for target, result in per_target.items():
             lines.append(suite_line(suite, target, result, k))
+            if latency is not None and not result.get("skipped"):
+                lines.append(cost_line(result, latency.get((suite, target))))
             lines += [f"  - failed: {f}" for f in result.get("failures") or []]
             if not result.get("skipped"):
                 lines += [f"  - skipped {case}: {why}" for case, why in (result.get("skipped_cases") or {}).items()]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..options import RunOptions
+from .budget import RunBudget, budget_line
 from .cache import ResultCache
 from .executors import Executor, make_executor
 from .local import LocalExecutor
@@ -17,9 +18,11 @@ __all__ = [
     "Executor",
     "LocalExecutor",
     "ResultCache",
+    "RunBudget",
     "RunOptions",
     "WorkItem",
     "build_manifest",
+    "budget_line",
     "make_executor",
     "merge_runs",
     "overall",

@@ -9,7 +9,7 @@ cluster (``workbench.run.ray_executor``, imported only when asked for).
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..options import parse_executor
@@ -27,10 +27,12 @@ class Executor(Protocol):
     """Runs work items and streams their outcomes back as they finish."""
 
     def run(
-        self, suite: Suite, target: Any, items: list[WorkItem], ctx: RunContext
+        self, suite: Suite, target: Any, items: Iterable[WorkItem], ctx: RunContext
     ) -> Generator[tuple[WorkItem, Outcome], None, None]:
         """Each item with its outcome, as they finish. Closing the iterator early (``--strict``,
-        Ctrl-C) lets the cases in flight end and starts no more."""
+        Ctrl-C) lets the cases in flight end and starts no more. ``items`` may be a generator
+        that ends early (a spent ``--budget-usd``); an executor with ``starts_lazily`` set takes
+        each item only when it is about to start it."""
         ...
 
     def describe(self) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
@@ -13,11 +13,13 @@ from .work import WorkItem, run_one
 class LocalExecutor:
     """Today's loop: cases in this process, one at a time or in ``jobs`` threads."""
 
+    starts_lazily = True  # takes each item as it starts it: a spent budget stops it by itself
+
     def __init__(self, jobs: int = 1) -> None:
         self.jobs = jobs
 
     def run(
-        self, suite: Suite, target: Any, items: list[WorkItem], ctx: RunContext
+        self, suite: Suite, target: Any, items: Iterable[WorkItem], ctx: RunContext
     ) -> Generator[tuple[WorkItem, Outcome], None, None]:
         if self.jobs <= 1:
             for item in items:
@@ -26,10 +28,13 @@ class LocalExecutor:
         pool = ThreadPoolExecutor(max_workers=self.jobs)
         pending: dict[Future[Outcome], WorkItem] = {}
         queue = iter(items)
+        # A list is queued two per thread, to keep them busy; a feed that may end (a spent budget)
+        # one per free thread, so no case waits queued past the moment it ends.
+        depth = 2 * self.jobs if isinstance(items, list) else self.jobs
         try:
             for item in queue:  # keep a bounded number queued: closing early starts no more
                 pending[pool.submit(run_one, suite, target, item.case, ctx, item.repeat)] = item
-                if len(pending) >= 2 * self.jobs:
+                if len(pending) >= depth:
                     break
             failure: BaseException | None = None  # a Ctrl-C raised in a worker: finish the rest, then raise
             while pending:
@@ -41,10 +46,10 @@ class LocalExecutor:
                     except BaseException as exc:
                         failure = failure or exc
                         continue
+                    yield item, outcome  # first, so the next item is taken once this outcome is counted
                     following = next(queue, None) if failure is None else None
                     if following is not None:
                         pending[pool.submit(run_one, suite, target, following.case, ctx, following.repeat)] = following
-                    yield item, outcome
             if failure is not None:
                 raise failure
         finally:  # an early close (Ctrl-C, --strict): let the cases in flight finish, start no more

@@ -26,9 +26,10 @@ import os
 import sys
 import time
 from collections import deque
-from collections.abc import Generator
+from collections.abc import Generator, Iterable
 from typing import TYPE_CHECKING, Any
 
+from ..contract import USAGE_COLUMNS
 from ..errors import RunError
 from ..suites import Outcome, RunContext, Suite, get_suite
 from .local import LocalExecutor
@@ -37,6 +38,9 @@ from .work import WorkItem, run_one
 
 if TYPE_CHECKING:
     from ..options import RunOptions
+
+# What an actor sends back for one case: observation, error, seconds, usage columns.
+Answer = tuple[Any, str | None, float, dict[str, Any]]
 
 MAX_RETRIES = 2
 IN_FLIGHT_PER_SLOT = 4  # chunks queued per actor thread: enough to keep it busy, few to cancel
@@ -58,13 +62,14 @@ class CaseWorker:
         """Answered once the engine is built: the actor can take cases."""
         return True
 
-    def run(self, suite_name: str, case: dict[str, Any], repeat: int) -> tuple[Any, str | None, float]:
-        """One case's (observation, error, seconds), as the local executor would record it."""
+    def run(self, suite_name: str, case: dict[str, Any], repeat: int) -> Answer:
+        """One case's (observation, error, seconds, usage columns), as the local executor records it."""
         suite = self.suites.get(suite_name) or self.suites.setdefault(suite_name, get_suite(suite_name))
         outcome = run_one(suite, self.target, case, self.ctx, repeat)
-        return outcome.observation, outcome.error, outcome.seconds
+        usage = {key: outcome.meta[key] for key in USAGE_COLUMNS if key in outcome.meta}
+        return outcome.observation, outcome.error, outcome.seconds, usage
 
-    def run_many(self, suite_name: str, cases: list[tuple[dict[str, Any], int]]) -> list[tuple[Any, str | None, float]]:
+    def run_many(self, suite_name: str, cases: list[tuple[dict[str, Any], int]]) -> list[Answer]:
         """The answers of a chunk of (case, repeat)s, in order."""
         return [self.run(suite_name, case, repeat) for case, repeat in cases]
 
@@ -80,11 +85,11 @@ def _check_ray_installed() -> None:
 
 
 def _outcomes(
-    chunk: list[WorkItem], answers: list[tuple[Any, str | None, float]], attempt: int
+    chunk: list[WorkItem], answers: list[Answer], attempt: int
 ) -> Generator[tuple[WorkItem, Outcome], None, None]:
-    """Each item of a chunk with the outcome its answer stands for (retries recorded)."""
-    for item, (observation, error, seconds) in zip(chunk, answers, strict=True):
-        meta: dict[str, Any] = {"repeat": item.repeat}
+    """Each item of a chunk with the outcome its answer stands for (retries and usage recorded)."""
+    for item, (observation, error, seconds, usage) in zip(chunk, answers, strict=True):
+        meta: dict[str, Any] = {"repeat": item.repeat, **usage}
         if attempt:
             meta["retries"] = attempt
         yield item, Outcome(item.case, observation, error, float(seconds), meta)
@@ -154,7 +159,7 @@ class RayExecutor:
             yield item, run_one(suite, target, item.case, ctx, item.repeat)
 
     def run(
-        self, suite: Suite, target: Any, items: list[WorkItem], ctx: RunContext
+        self, suite: Suite, target: Any, items: Iterable[WorkItem], ctx: RunContext
     ) -> Generator[tuple[WorkItem, Outcome], None, None]:
         name = str(getattr(target, "name", ""))
         if name not in self.specs:  # recorded data (findings), not an engine: nothing to distribute
@@ -204,7 +209,7 @@ class RayExecutor:
                     ray.exceptions.ObjectLostError,
                 ) as exc:
                     if self._stopped:  # the deadline ended the actors: nothing is sent again
-                        answers = [(None, f"stopped with its worker ({type(exc).__name__})", 0.0)] * len(chunk)
+                        answers = [(None, f"stopped with its worker ({type(exc).__name__})", 0.0, {})] * len(chunk)
                         yield from _outcomes(chunk, answers, attempt)
                         continue
                     if gen == generation[slot]:  # the first loss seen from this actor: replace it
@@ -216,7 +221,7 @@ class RayExecutor:
                             submit([item], attempt + 1, slot)
                         continue
                     self.lost += len(chunk)
-                    answers = [(None, f"worker lost {attempt + 1} times ({type(exc).__name__})", 0.0)] * len(chunk)
+                    answers = [(None, f"worker lost {attempt + 1} times ({type(exc).__name__})", 0.0, {})] * len(chunk)
                 following = next(queue, None)
                 if following is not None:
                     submit(following, 0, turn % len(slots))

@@ -8,7 +8,8 @@ folded into one case row and one score per metric, so every frame keeps one row 
   summary's aggregates use each case's mean; the summary's ``repeats`` section says so);
 - the case row is repeat 0's row plus ``repeats`` (N), ``repeat_passed``, ``repeat_errors``,
   ``repeat_seconds``, ``repeat_scores`` (metric -> N values: the mean's spread), ``pass_all``
-  (pass^k), ``pass_any`` (pass@k) and ``flaky`` (some repeats pass, some fail); ``passed``
+  (pass^k), ``pass_any`` (pass@k), ``flaky`` (some repeats pass, some fail), ``repeat_passes``
+  (how many passed) and ``repeat_spread`` (metric -> max - min over the repeats); ``passed``
   is pass^k and ``error`` the first repeat's error, so an errored repeat fails its suite;
 - the (suite, target) summary gains ``repeats``: k, the pass^k and pass@k counts and rates,
   and the flaky cases by name.
@@ -18,9 +19,11 @@ With N = 1 nothing changes: the summary, rows and scores are a single run's.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE, ERROR, METRIC, PASSED, SUITE, TARGET, VALUE
+from ..contract import USAGE_COLUMNS, Usage
 from ..suites import Outcome, RunContext, Suite
 from .summary import SuiteSummary, suite_summary, summarise
 
@@ -72,6 +75,7 @@ def fold_rows(rows_by_repeat: list[list[dict[str, Any]]], scores: list[pd.DataFr
         folded.append(
             {
                 **row,
+                **_summed_usage(runs),
                 PASSED: all(passed),
                 ERROR: next((e for e in errors if e), None),
                 "seconds": round(float(np.mean(timed)), 4) if timed else None,
@@ -82,12 +86,34 @@ def fold_rows(rows_by_repeat: list[list[dict[str, Any]]], scores: list[pd.DataFr
                 "pass_all": all(passed),
                 "pass_any": any(passed),
                 "flaky": any(passed) and not all(passed),
-                "repeat_scores": {
-                    m: [_plain(v.get((name, m))) for v in values] for m in metrics if (name, m) in values[0]
-                },
+                "repeat_passes": sum(passed),
+                **_spread({m: [_plain(v.get((name, m))) for v in values] for m in metrics if (name, m) in values[0]}),
             }
         )
     return folded
+
+
+def _spread(scores: dict[str, list[float | None]]) -> dict[str, Any]:
+    """``repeat_scores`` (metric -> each repeat's value) and ``repeat_spread`` (metric -> max - min
+    over the repeats that have a value; None when none has)."""
+    spread = {}
+    for metric, values in scores.items():
+        kept = [v for v in values if v is not None]
+        spread[metric] = round(max(kept) - min(kept), 12) if kept else None
+    return {"repeat_scores": scores, "repeat_spread": spread}
+
+
+def _summed_usage(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """A case's usage over its repeats: each known part summed (what the N askings cost together)."""
+    total = Usage()
+    for run in runs:
+        parts = {key: run.get(key) for key in USAGE_COLUMNS}
+        total = total.plus(Usage(**{k: v for k, v in parts.items() if v is not None and not _missing(v)}))
+    return total.columns()
+
+
+def _missing(value: Any) -> bool:
+    return isinstance(value, float) and math.isnan(value)
 
 
 def _plain(value: Any) -> float | None:

@@ -225,8 +225,8 @@ def find_journal(spec: str | Path, out_dir: Path | str) -> Path:
 def refuse_complete(run_dir: Path, journal: Path | None = None) -> None:
     """A StoreError when ``run_dir`` is a complete run: there is nothing left to resume.
 
-    A run the ``--deadline`` cut short is written and complete, but its journal lets a resume run
-    the cases it left out (into a new run directory beside it)."""
+    A run the ``--deadline`` cut short (or that stopped at its ``--budget-usd``/``--budget-seconds``)
+    is written and complete, but its journal lets a resume run the cases it left out."""
     if is_complete_run(run_dir) and not _cut_by_deadline(run_dir):
         leftover = f"; its journal {journal} is left over and can be deleted" if journal else ""
         raise StoreError(f"{run_dir}: run {run_dir.name} is already complete, nothing to resume{leftover}")
@@ -237,7 +237,10 @@ def _cut_by_deadline(run_dir: Path) -> bool:
         summary = read_json(run_dir / "summary.json")
     except StoreError:
         return False
-    return isinstance(summary, dict) and isinstance(summary.get("deadline"), dict)
+    if not isinstance(summary, dict):
+        return False
+    budget = summary.get("budget")
+    return isinstance(summary.get("deadline"), dict) or (isinstance(budget, dict) and bool(budget.get("stopped")))
 
 
 def resume_header(corpus: Corpus, options: RunOptions) -> dict[str, Any]:

@@ -1,15 +1,11 @@
 """Run suites x targets over a corpus into a Run directory.
 
-Every case of every (suite, target) pair is run with its error captured, so a
-crashing, hanging or garbage-answering engine fails only its cases (``strict``
-stops at the first error instead). Scores are then computed per (suite, target)
-in one vectorized pass, compared with the corpus floors, and written atomically.
-
-While it runs, every finished case is appended to a journal beside the run directory
-(``workbench.run.resume``), so an interrupted run resumes (``RunOptions.resume``) by running
-only the cases its journal lacks, under its original run id.
+Every case of every (suite, target) pair runs with its error captured, so a crashing, hanging or
+garbage-answering engine fails only its cases (``strict`` stops at the first error). Scores are
+computed per (suite, target) in one vectorized pass, judged against the floors, written atomically.
+Each finished case is journaled beside the run directory (``workbench.run.resume``), so an
+interrupted run resumes (``RunOptions.resume``) with only the cases its journal lacks.
 """
-
 from __future__ import annotations
 
 import sys
@@ -31,6 +27,7 @@ from ..sandbox import sandbox_kind
 from ..store.runs import Run, in_memory_run, rewrite_run, write_run, written_run
 from ..suites import Outcome, RunContext, Suite
 from ..targets.handshake import note_unsupported, skip_reason
+from .budget import RunBudget, note_budget
 from .cache import ResultCache, cached_outcome, storable
 from .controls import gated_targets, with_controls
 from .deadline import RunDeadline, note_deadline
@@ -58,6 +55,7 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
     (carrying the cause) says how to resume.
     """
     deadline = RunDeadline(options.deadline)  # counts from here: starting the engines is part of the run
+    budget = RunBudget(options.budget_usd, options.budget_seconds)
     suites = select_suites(corpus, options)
     header = resume_header(corpus, options) if options.resume else None
     with Engines(options, resolve_targets(options), deadline) as engines:
@@ -66,7 +64,7 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
         plan = [(s, name, t, select_shard(s.name, cases, options.shard)) for s, name, t, cases in whole]
         journal = Journal.reopen(options.resume, manifest["run_id"]) if options.resume else None
         journal = journal or Journal.create(options.out_dir, manifest)
-        session = _Session(corpus, options, journal, engines, on_case)
+        session = _Session(corpus, options, journal, engines, on_case, budget)
         manifest, summary, case_rows, scores = _journaled(session, manifest, plan, unavailable)
     return _write(session, manifest, summary, case_rows, scores)
 
@@ -103,7 +101,7 @@ def _journaled(
             manifest["cache"] = {"hits": engines.cache.hits, "stored": engines.cache.stored}
         suites = list({s.name: s for s, _, _, _ in plan}.values())
         summary = with_controls(summary, scores, suites, session.options.gate)
-        summary = note_deadline(summary, engines.deadline)
+        summary = note_budget(note_deadline(summary, engines.deadline), session.budget)
     except BaseException as exc:
         journal.close()
         saved = journal.saved()
@@ -132,7 +130,7 @@ def _write(
     except StoreError as exc:  # a full disk: the journal stays, so --resume writes the run later
         saved = journal.saved()
         raise RunStopped(str(saved.path), saved.run_id, saved.cases, exc) from exc
-    if not session.engines.deadline.not_run:  # cases the deadline left out: the journal lets --resume run them
+    if not session.deadline.not_run and not session.budget.unreached:  # cases left out: --resume runs them
         journal.remove()
     return written_run(path, manifest, summary)
 
@@ -147,8 +145,10 @@ class _Session:
         journal: Journal,
         engines: Engines,
         on_case: Callable[[], None] | None,
+        budget: RunBudget,
     ) -> None:
         self.corpus, self.options, self.journal, self.engines, self.on_case = corpus, options, journal, engines, on_case
+        self.budget = budget
         self.ctx = RunContext(corpus=corpus, timeout=options.timeout, seed=options.seed)
         self.prior: dict[Key, dict[str, Any]] = {}  # the journal records a resume may reuse (read by _journaled)
         self.bar: Any = None  # the tqdm bar, once open
@@ -333,13 +333,16 @@ def _tick(session: _Session) -> None:
 def _run_fresh(session: _Session, suite: Suite, name: str, target: Any, items: list[WorkItem]) -> dict[int, Outcome]:
     """Run ``items`` on the executor, journaling each outcome as it arrives. Under ``--strict``
     an errored case is not journaled: it stops the run, and a resume runs it again. Once the
-    deadline passes no item starts: those left are recorded as not reached, and not journaled."""
-    strict, deadline = session.options.strict, session.deadline
+    deadline passes, or the budget is spent, no item starts: those left are recorded as not
+    reached, and not journaled (see ``deadline`` and ``budget``)."""
+    strict, deadline, budget = session.options.strict, session.deadline, session.budget
+    # An executor that starts items as it takes them stops at the budget itself; Ray is cut off.
+    lazy = bool(getattr(session.executor, "starts_lazily", False))
     results: dict[int, Outcome] = {}
     if not items:
         return results
-    with closing(session.executor.run(suite, target, items, session.ctx)) as stream:
-        while not deadline.passed():
+    with closing(session.executor.run(suite, target, budget.feed(items), session.ctx)) as stream:
+        while not deadline.passed() and (lazy or not budget.spent()):
             arrived = next(stream, None)
             if arrived is None:
                 break
@@ -350,15 +353,17 @@ def _run_fresh(session: _Session, suite: Suite, name: str, target: Any, items: l
                 results[item.index] = deadline.cut_short(outcome)
                 session.bar.update(1)
                 continue
+            budget.spend(outcome)
             if not (strict and outcome.error):
                 outcome = session.journal.append(suite.name, name, outcome, item.digest)
             results[item.index] = outcome
             _tick(session)
             if strict and outcome.error:
                 raise RunError(f"{suite.name}[{outcome.name}] on {name}: {outcome.error} (--strict)")
-    for item in items:  # what the deadline left out: a resume runs it
+    left_out = deadline.not_reached if deadline.passed() or not budget.spent() else budget.not_reached
+    for item in items:  # what the deadline or the budget left out: a resume runs it
         if item.index not in results:
-            results[item.index] = deadline.not_reached(item.case)
+            results[item.index] = left_out(item.case)
             session.bar.update(1)
     return results
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE, ERROR, PASSED, SUITE, TARGET, VALUE
+from ..contract import USAGE_COLUMNS
 from ..store.verdicts import FAIL, NO_FLOORS, PASS, SKIPPED, overall_verdict, passed_of
 from ..suites import Outcome, RunContext, Suite
 
@@ -30,9 +31,11 @@ def suite_summary(suite: Suite, scores: pd.DataFrame, cases: pd.DataFrame, floor
     errors = int(cases[ERROR].notna().sum()) if ERROR in cases else 0
     if errors:
         failures.append(f"{errors} case(s) errored")
+    usage = usage_totals(cases)
     verdict = FAIL if failures else PASS if floors else NO_FLOORS
     return {
         "cases": len(cases),
+        **({"usage": usage} if usage else {}),
         "scored": int(scores.groupby(CASE)[VALUE].count().gt(0).sum()),
         "passed_cases": int(cases[PASSED].fillna(False).astype(bool).sum()),
         "errors": errors,
@@ -43,6 +46,31 @@ def suite_summary(suite: Suite, scores: pd.DataFrame, cases: pd.DataFrame, floor
         "failures": failures,
         "skipped": None,
     }
+
+
+def usage_totals(cases: pd.DataFrame) -> dict[str, Any] | None:
+    """One (suite, target)'s usage summed over the cases that reported it (``USAGE_COLUMNS``), with
+    how many did; None when none did. A part no case reported stays None: unknown, never 0."""
+    amounts = [c for c in USAGE_COLUMNS[:3] if c in cases]
+    columns = [*amounts, *(["model"] if "model" in cases else [])]
+    if not columns:
+        return None
+    reporting = cases[columns].notna().any(axis=1)
+    if not reporting.any():
+        return None
+    import pandas as pd
+
+    totals: dict[str, Any] = {}
+    for column in USAGE_COLUMNS[:3]:
+        values = pd.to_numeric(cases[column], errors="coerce") if column in cases else pd.Series(dtype=float)
+        known = values.dropna()
+        total = None if known.empty else float(known.sum())
+        totals[column] = None if total is None else int(total) if column != "cost_usd" else round(total, 9)
+    models = cases["model"].dropna().astype(str) if "model" in cases else pd.Series(dtype=str)
+    totals["models"] = sorted({m for joined in models for m in joined.split(",") if m})
+    totals["cases_reporting"] = int(reporting.sum())
+    totals["cases_unknown"] = int(len(cases) - reporting.sum())
+    return totals
 
 
 def summarise(

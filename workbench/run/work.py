@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from ..contract import metered
 from ..corpus import case_fixtures
 from ..errors import WorkbenchError
 from ..suites import Outcome, RunContext, Suite
@@ -23,22 +24,27 @@ class WorkItem:
 
 
 def run_one(suite: Suite, target: Any, case: dict[str, Any], ctx: RunContext, repeat: int = 0) -> Outcome:
-    """Run one case with its error captured: an engine failing a case is data, not a crash. An
+    """Run one case with its error captured: an engine failing a case is data, not a crash. The
+    usage its answers reported (``contract.metered``) goes in its meta, as case-row columns; an
     errored case keeps the tail of the engine's stderr (``meta["stderr"]``) when the target has one."""
     started = time.perf_counter()
     meta: dict[str, Any] = {"repeat": repeat}
-    try:
-        observation = suite.run_case(target, case, ctx)
-        return Outcome(case, observation, None, time.perf_counter() - started, meta)
-    except Exception as exc:
-        message = str(exc) or type(exc).__name__
-        if not isinstance(exc, WorkbenchError):
-            message = f"{type(exc).__name__}: {message}"
-        tail = getattr(target, "stderr_tail", None)
-        said = tail() if callable(tail) else ""
-        if said:  # the engine's own words about the failure (bounded by the target)
-            meta["stderr"] = said
-        return Outcome(case, None, message, time.perf_counter() - started, meta)
+    with metered() as usage:
+        try:
+            observation, error = suite.run_case(target, case, ctx), None
+        except Exception as exc:
+            observation, error = None, str(exc) or type(exc).__name__
+            if not isinstance(exc, WorkbenchError):
+                error = f"{type(exc).__name__}: {error}"
+            tail = getattr(target, "stderr_tail", None)
+            said = tail() if callable(tail) else ""
+            if said:  # the engine's own words about the failure (bounded by the target)
+                meta["stderr"] = said
+    seconds = time.perf_counter() - started
+    reported = usage()
+    if reported is not None:
+        meta.update(reported.columns())
+    return Outcome(case, observation, error, seconds, meta)
 
 
 # Above this many distinct fixtures (or revisions) in one batch, cases are dispatched fixture by

@@ -4,8 +4,9 @@ Candidates vs controls are worded here too (``comparison_line``, ``warnings``), 
 
 A (suite, target) is ``PASS`` or ``FAIL`` against its floors (or, under ``--gate controls``,
 against the controls), ``NO FLOORS`` when nothing judged it (never PASS), ``SKIPPED`` when it did
-not run. A run is ``FAIL`` when a gating pair failed, ``PASS`` when one passed and none failed,
-else ``NO FLOORS``: nothing was gated. Summaries written before verdicts were recorded are read
+not run. A run is ``BUDGET`` (exit 1) when it stopped at its budget with cases not reached,
+``FAIL`` when a gating pair failed, ``PASS`` when one passed and none failed, else ``NO FLOORS``:
+nothing was gated. Summaries written before verdicts were recorded are read
 by the same rules from their ``passed`` and ``thresholds`` fields.
 """
 
@@ -16,6 +17,8 @@ from typing import Any
 from ..contract import CONTROL_TARGETS
 
 PASS, FAIL, NO_FLOORS, SKIPPED = "PASS", "FAIL", "NO FLOORS", "SKIPPED"
+BUDGET = "BUDGET"  # a run stopped at its --budget-usd/--budget-seconds: cases were not reached
+FAILING = frozenset({FAIL, BUDGET})
 
 
 def pair_verdict(result: dict[str, Any]) -> str:
@@ -60,7 +63,7 @@ def exit_line(verdict: str) -> str:
     """The scoreboard's last line: what was judged and the exit code it gives."""
     if verdict == NO_FLOORS:
         return "Overall: NO FLOORS (nothing was gated: no suite ran against a floor; exit 0)"
-    return f"Overall: {verdict} (exit {1 if verdict == FAIL else 0})"
+    return f"Overall: {verdict} (exit {1 if verdict in FAILING else 0})"
 
 
 def warnings(section: dict[str, Any]) -> list[str]:

@@ -13,9 +13,9 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ..contract import CAPABILITIES, Command, GateResult, Pack, Repo, SearchHit
+from ..contract import CAPABILITIES, Command, GateResult, Pack, Repo, SearchHit, record_usage
 from ..errors import TargetError
-from ..wire import checked, parse_concepts, parse_gate, parse_harness, parse_hits, parse_pack, repo_body
+from ..wire import checked, parse_concepts, parse_gate, parse_harness, parse_hits, parse_pack, parse_usage, repo_body
 from .handshake import Handshake, UnsupportedCapability, ask, is_unsupported
 
 Transport = Callable[[str, dict[str, Any]], dict[str, Any]]
@@ -67,6 +67,9 @@ class ProtocolTarget:
         if isinstance(body, dict) and is_unsupported(body.get("error")):
             self.unsupported[capability] = str(body["error"])
             raise UnsupportedCapability(f"{capability}: engine error: {body['error']}")
+        usage = parse_usage(body, capability) if isinstance(body, dict) else None
+        if usage is not None:  # an answer that failed its case may still have cost something
+            record_usage(usage)
         return checked(capability, body)
 
     def in_time(self, capability: str, started: float, answer: T) -> T:

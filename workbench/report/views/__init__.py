@@ -32,6 +32,7 @@ from .common import (
     targets_of,
     wide_scores,
 )
+from .costs import cost_frame, costs, pareto, with_baseline
 from .diff import (
     case_status,
     change_counts,
@@ -46,7 +47,7 @@ from .diff import (
     p_values,
 )
 from .reasons import explain
-from .repeats import flaky_frame, repeat_summary, repeats
+from .repeats import flaky_frame, pass_k, repeat_summary, repeats
 from .retrieval import (
     case_shapes,
     fixture_key,
@@ -67,6 +68,8 @@ __all__ = [
     "case_frame",
     "case_shapes",
     "case_status",
+    "cost_frame",
+    "costs",
     "change_counts",
     "changed_cases",
     "compare_runs",
@@ -99,6 +102,8 @@ __all__ = [
     "metric_by_case",
     "metric_deltas",
     "open_baseline",
+    "pareto",
+    "pass_k",
     "open_run",
     "p_values",
     "primary_target",
@@ -119,5 +124,6 @@ __all__ = [
     "targets_of",
     "token_savings",
     "verdicts",
+    "with_baseline",
     "wide_scores",
 ]

@@ -7,7 +7,9 @@ import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
+from ...analysis.passk import pass_k_table
 from ...columns import CASE, SUITE, TARGET
+from ...run.repeats import has_repeats
 from ...store.runs import Run
 from .common import Html, Note, table
 
@@ -76,6 +78,23 @@ def repeats(run: Run) -> Html | Note:
         else str(Note("No flaky case: every case passed all its repeats or none."))
     )
     return Html("\n".join(parts))
+
+
+def pass_k(run: Run, suite: str | None = None) -> Styler | Note:
+    """Unbiased pass^k and pass@k for k = 1 .. N per suite and target (``analysis.passk``): the chance
+    that k fresh trials all pass, and that one of them does. A Note for a run without repeats."""
+    cases = run.cases if suite is None else run.cases[run.cases[SUITE] == suite]
+    if not has_repeats(cases):
+        return Note("This run has no repeats (run with --repeat N for pass^k and pass@k).")
+    long = pass_k_table(cases)
+    wide = long.pivot_table(index=[SUITE, TARGET], columns="k", values=["pass^k", "pass@k"], sort=False)
+    wide.columns = [f"{name.replace('k', str(k))}" for name, k in wide.columns]
+    flaky = cases.groupby([SUITE, TARGET], sort=False)["flaky"].apply(lambda f: int(f.fillna(False).astype(bool).sum()))
+    frame = wide.join(flaky.rename("flaky cases")).reset_index()
+    k = int(long["k"].max())
+    return table(frame, f"pass-k-{suite or 'all'}", precision=3).set_caption(
+        f"pass^k: all k of k trials pass; pass@k: at least one does; unbiased from each case's passes of {k}"
+    )
 
 
 def _html(styler: Styler) -> str:

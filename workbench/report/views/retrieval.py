@@ -93,13 +93,15 @@ def _reasons_cell(row: dict[str, Any], k: int) -> str:
 
 
 def worst_first(rows: pd.DataFrame, run: Run) -> pd.DataFrame:
-    """One target's retrieval rows, worst first: failures, then by nDCG, RR and recall ascending."""
+    """One target's retrieval rows, worst first: flaky cases (``--repeat``: some repeats pass, some
+    fail), then failures, then by nDCG, RR and recall ascending."""
     wide = wide_scores(run, "retrieval")
     rows = rows.reset_index(drop=True)
     merged = rows.merge(wide, on=[TARGET, CASE], how="left", suffixes=("", "_score"))
     keys = [m for m in ("ndcgAtK", "mrr", "recallAtK") if m in merged.columns]
-    merged = merged.assign(_passed=merged[PASSED].fillna(False).astype(bool))
-    ordered = merged.sort_values(["_passed", *keys, CASE], kind="stable", na_position="last")
+    steady = ~merged["flaky"].fillna(False).astype(bool) if "flaky" in merged else False
+    merged = merged.assign(_passed=merged[PASSED].fillna(False).astype(bool), _steady=steady)
+    ordered = merged.sort_values(["_steady", "_passed", *keys, CASE], kind="stable", na_position="last")
     return rows.loc[ordered.index]
 
 
@@ -127,6 +129,8 @@ def retrieval_cases(run: Run, target: str | None = None, limit: int = 50) -> Sty
         }
     )
     frame = frame.drop(columns=PASSED)
+    if "repeat_passes" in rows:  # --repeat N: passes of N, flaky cases first
+        frame.insert(2, "passes", [f"{c}/{n}" for c, n in zip(rows["repeat_passes"], rows["repeats"], strict=True)])
     shown = f"; the {len(frame)} worst shown" if len(frame) < total else ""
     return table(frame, f"retrieval-cases-{target}", ["result"]).set_caption(
         f"{target}: {passed_all}/{total} retrieval cases pass (k={k}){shown}"

@@ -16,6 +16,7 @@ from ...store.runs import Run
 from ...store.verdicts import FAIL, NO_FLOORS, PASS, SKIPPED, pair_verdict, run_verdict
 from ..text import verdict_text
 from .common import FAIL_CSS, MUTED_CSS, PASS_CSS, Html, Note, is_control, joined, k_of, label, table, targets_of
+from .costs import cost_frame
 from .reasons import explain
 
 
@@ -111,10 +112,13 @@ def leaderboard(run: Run) -> Styler | Note:
         .agg(cases=(CASE, "size"), passed=("_passed", "sum"), errors=("_error", "sum"), seconds=("_seconds", "mean"))
     )
     stats["pass rate"] = stats["passed"] / stats["cases"]
-    stats = stats.join(_suite_pass_rates(cases)).sort_values("pass rate", ascending=False, kind="stable")
+    spent = cost_frame(run).set_index("target")[["cost (USD)", "cost/case (USD)"]]  # NaN: no usage reported
+    stats = stats.join(spent).join(_suite_pass_rates(cases)).sort_values("pass rate", ascending=False, kind="stable")
     stats.insert(0, "role", ["control" if is_control(t) else "candidate" for t in stats.index])
     frame = stats.reset_index().rename(columns={"seconds": "mean seconds/case"})
-    return table(frame, "leaderboard")
+    return table(frame, "leaderboard", precision=4).set_caption(
+        "Cost is what the engines reported (usage.cost_usd); - where an engine reported none (unknown, never 0)"
+    )
 
 
 def _suite_pass_rates(cases: pd.DataFrame) -> pd.DataFrame:
