@@ -32,9 +32,12 @@ load average is printed with each configuration.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -236,15 +239,45 @@ def timed_run(corpus: Path, out: Path, env: dict[str, str], target: str, *extra:
     }
 
 
-def ray_head(env: dict[str, str], start: bool) -> None:
-    """``ray start --head`` (2 CPUs, no dashboard) or ``ray stop``, with this interpreter's Ray."""
+RAY_PORT = 6390  # the bench's own head; another cluster on this machine is never touched
+
+
+def ray_head(env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """A Ray head (2 CPUs, no dashboard) this script owns: ``ray start --block`` in its own process
+    group, so stopping it (``stop_head``) stops only what it started, never another cluster."""
     ray = str(Path(sys.executable).parent / "ray")
-    command = (
-        [ray, "start", "--head", "--num-cpus=2", "--include-dashboard=false", "--disable-usage-stats"]
-        if start
-        else [ray, "stop", "--force"]
+    command = [ray, "start", "--head", "--block", f"--port={RAY_PORT}", "--num-cpus=2"]
+    command += ["--include-dashboard=false", "--disable-usage-stats"]
+    head = subprocess.Popen(
+        command,
+        env=dict(env, PYTHONPATH=str(REPO)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
     )
-    subprocess.run(command, env=dict(env, PYTHONPATH=str(REPO)), check=start, capture_output=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # up once the GCS port answers
+        try:
+            socket.create_connection(("127.0.0.1", RAY_PORT), timeout=1).close()
+            return head
+        except OSError:
+            if head.poll() is not None:
+                raise SystemExit(f"ray start exited {head.returncode}") from None
+            time.sleep(0.5)
+    stop_head(head)
+    raise SystemExit("the bench's Ray head did not come up within 60 s")
+
+
+def stop_head(head: subprocess.Popen[bytes]) -> None:
+    """Stop the head ``ray_head`` started and every process of its group."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(head.pid, signal.SIGTERM)
+    try:
+        head.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(head.pid, signal.SIGKILL)
+        head.wait()
 
 
 def main() -> None:
@@ -290,21 +323,21 @@ def main() -> None:
             configs += [
                 ("ray", env, ("--executor", "ray")),
                 ("ray-no-warm", env, ("--executor", "ray", "--no-warm-start")),
-                ("ray-head", env, ("--executor", "ray:auto")),
-                ("ray-head-no-warm", env, ("--executor", "ray:auto", "--no-warm-start")),
+                ("ray-head", env, ("--executor", f"ray:127.0.0.1:{RAY_PORT}")),
+                ("ray-head-no-warm", env, ("--executor", f"ray:127.0.0.1:{RAY_PORT}", "--no-warm-start")),
             ]
         configs += [("cache-fill", env, ("--cache",)), ("cache-rerun", env, ("--cache",))]
         wanted = set(args.configs.split(",")) if args.configs else None
         for name, config_env, extra in configs:
             if wanted is not None and name not in wanted:
                 continue
-            if name.startswith("ray-head"):  # a running cluster: started before and outside the timed run
-                ray_head(env, start=True)
+            # a running cluster: started before and outside the timed run
+            head = ray_head(env) if name.startswith("ray-head") else None
             try:
                 results[name] = timed_run(corpus, root / f"runs-{name}", config_env, target, *extra)
             finally:
-                if name.startswith("ray-head"):
-                    ray_head(env, start=False)
+                if head is not None:
+                    stop_head(head)
             print(f"{name}: {results[name]}", file=sys.stderr, flush=True)
     timed = {n: v for n, v in results.items() if isinstance(v, dict) and "seconds" in v}
     for name in ("ray", "ray-no-warm", "ray-head", "ray-head-no-warm"):

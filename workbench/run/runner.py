@@ -6,6 +6,7 @@ computed per (suite, target) in one vectorized pass, judged against the floors, 
 Each finished case is journaled beside the run directory (``workbench.run.resume``), so an
 interrupted run resumes (``RunOptions.resume``) with only the cases its journal lacks.
 """
+
 from __future__ import annotations
 
 import sys
