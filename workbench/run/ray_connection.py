@@ -26,11 +26,15 @@ CONNECT_TIMEOUT = 60.0  # seconds to join a cluster at an address (``ray.init`` 
 def start_local_ray(ray: Any, num_cpus: int = 1) -> None:
     """Start a Ray instance on this machine whose workers import what this process imports
     (they are started by its raylet, which takes ``PYTHONPATH`` from this process). The actors
-    need no CPU; Ray prestarts one worker per CPU, so one is started, for the first actor."""
+    need no CPU; Ray prestarts one worker per CPU, so one is started, for the first actor.
+    ``address="local"``: never join the cluster ``/tmp/ray/ray_current_cluster`` names, which
+    outlives the head that wrote it."""
     saved = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p and os.path.isdir(p))
     try:
-        ray.init(num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        ray.init(
+            address="local", num_cpus=num_cpus, include_dashboard=False, log_to_driver=False, configure_logging=False
+        )
     finally:
         if saved is None:
             os.environ.pop("PYTHONPATH", None)
