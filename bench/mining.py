@@ -6,7 +6,8 @@ and mining + validating + running the eight shared bundles.
 ``speed`` (issue 24) generates a 60,000-commit history with git fast-import and times
 ``workbench mine`` against ``git log`` on it and on each bundle, as whole processes, with
 mine's peak RSS and a check that each corpus is byte-identical to the one recorded before
-the speed-up (``bench/mining_corpora.json``).
+the speed-up (``bench/mining_corpora.json``). ``PYTHONPATH=<an export of older code>`` times
+that code instead (the children run in a temp dir).
 
 Each part uses a fresh cache directory (``$WORKBENCH_CACHE_DIR`` in a temp dir), so the first
 pass pays every clone and snapshot and the second shows the cache. Results go to stdout as
@@ -219,9 +220,11 @@ _PROBE = (
 )
 
 
-def whole_process(command: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB, getrusage of the children) of one command, in a fresh probe."""
-    out = subprocess.run([sys.executable, "-c", _PROBE, *command], capture_output=True, text=True, check=True)
+def whole_process(command: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MiB, getrusage of the children) of one command, in a fresh probe.
+    It runs in ``cwd`` (a temp dir), so ``$PYTHONPATH`` decides which workbench ``-m workbench`` is."""
+    probe = [sys.executable, "-c", _PROBE, *command]
+    out = subprocess.run(probe, capture_output=True, text=True, check=True, cwd=cwd)
     seconds, peak_kib, code = out.stdout.split()
     if code != "0":
         raise SystemExit(f"bench/mining.py: {command[:3]} exited {code}")
@@ -245,11 +248,12 @@ def bench_speed(repos: Path, commits: int) -> None:
     for name in (generated, *BUNDLES):
         repo = work / name
         if not repo.exists():
-            subprocess.run(["git", "-c", "advice.detachedHead=false", "clone", "-q", str(repos / f"{name}.bundle"), str(repo)], check=True)
+            clone = ["git", "-c", "advice.detachedHead=false", "clone", "-q", str(repos / f"{name}.bundle")]
+            subprocess.run([*clone, str(repo)], check=True)
         log = ["git", "-C", str(repo), "log", "-z", "--no-renames", "--name-status"]
-        log_s = min(whole_process(log)[0] for _ in range(3))
+        log_s = min(whole_process(log, work)[0] for _ in range(3))
         corpus = work / f"{name}.corpus.json"
-        mine_s, peak = whole_process([sys.executable, "-m", "workbench", "mine", str(repo), "--out", str(corpus)])
+        mine_s, peak = whole_process([sys.executable, "-m", "workbench", "mine", str(repo), "--out", str(corpus)], work)
         digest = hashlib.sha256(corpus.read_bytes()).hexdigest()
         emit(
             part="speed",

@@ -13,6 +13,10 @@ Input frames (what the runner produces; ``intern_frames`` builds them):
   relevant and is the nDCG gain, so graded and binary judgements both work).
 
 Frames whose categories differ, or plain string columns, are accepted and recoded.
+``evaluate`` also takes row tuples, pytrec_eval-style dicts (``{case: {doc: score}}``,
+``{case: [docs]}``; qrels ``{case: {doc: relevance}}``) and TREC run/qrels file paths
+(``input_rows``); every form gives the same scores. Interning factorizes each id column
+once (``pd.factorize``; a case column, which comes grouped, only at its run starts).
 
 Rules (trec_eval's, except where said):
 

@@ -175,7 +175,8 @@ def iter_commits(git_dir: Path, rev: str = "HEAD") -> Iterator[Commit]:
     most one batch of commits is held at a time)."""
     args = ["log", rev, "-z", "--no-renames", "--name-status", "--no-color", "--no-show-signature"]
     tokens = stream_records(git_dir, [*args, f"--format={_FORMAT}", "--"], b"\0", keep_empty=True)
-    with _PipelinedCatFile(git_dir) as objects:
+    objects = _PipelinedCatFile(git_dir)
+    try:
         batch: list[LogEntry] = []
         for entry in parse_log(tokens):
             batch.append(entry)
@@ -183,6 +184,8 @@ def iter_commits(git_dir: Path, rev: str = "HEAD") -> Iterator[Commit]:
                 yield from _commits_of(git_dir, objects, batch)
                 batch = []
         yield from _commits_of(git_dir, objects, batch)
+    finally:
+        objects.close()
 
 
 def _commits_of(git_dir: Path, objects: _PipelinedCatFile, batch: list[LogEntry]) -> Iterator[Commit]:
