@@ -16,7 +16,7 @@ Frames whose categories differ, or plain string columns, are accepted and recode
 ``evaluate`` also takes row tuples, pytrec_eval-style dicts (``{case: {doc: score}}``,
 ``{case: [docs]}``; qrels ``{case: {doc: relevance}}``) and TREC run/qrels file paths
 (``input_rows``); every form gives the same scores. Interning factorizes each id column
-once (``pd.factorize``; a case column, which comes grouped, only at its run starts).
+once (``pd.factorize``), a C pass, not a Python loop per row.
 
 Rules (trec_eval's, except where said):
 
@@ -177,7 +177,7 @@ def intern_frames(
 
     r_cols = _unzip(ranking, (3, 4), "ranking", "(case, doc, rank[, score])")
     q_cols = _unzip(qrels, (3,), "qrels", "(case, doc, relevance)")
-    r_case, q_case = _shared_categories([list(cases or []), r_cols[0], q_cols[0]], skip=1, runs=True)
+    r_case, q_case = _shared_categories([list(cases or []), r_cols[0], q_cols[0]], skip=1)
     r_doc, q_doc = _shared_categories([r_cols[1], q_cols[1]])
     ranked = {CASE: r_case, DOC: r_doc, RANK: _ranks(_numbers(r_cols[2], "ranking", RANK, np.float64))}
     if len(r_cols) == 4:
@@ -259,23 +259,14 @@ def _ranks(values: np.ndarray) -> np.ndarray:
     return values.astype(np.int64) if whole.all() else values
 
 
-def _shared_categories(parts: list[list], skip: int = 0, runs: bool = False) -> list[pd.Categorical]:
-    """Factorize the concatenated parts once; a Categorical per part after ``skip``, one dtype for all.
-
-    With ``runs`` (case columns, which come grouped) only the first row of each run of equal
-    values is hashed and the codes are repeated over the run: one comparison per row instead
-    of one hash-table probe."""
+def _shared_categories(parts: list[list], skip: int = 0) -> list[pd.Categorical]:
+    """Factorize the concatenated parts once; a Categorical per part after ``skip``, one dtype for all."""
     import numpy as np
     import pandas as pd
 
     sizes = [len(part) for part in parts]
     values = np.fromiter(chain.from_iterable(parts), dtype=object, count=sum(sizes))
-    if runs and len(values):
-        starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
-        head_codes, uniques = pd.factorize(values[starts])
-        codes = np.repeat(head_codes, np.diff(np.append(starts, len(values))))
-    else:
-        codes, uniques = pd.factorize(values)
+    codes, uniques = pd.factorize(values)
     dtype = pd.CategoricalDtype(uniques)
     bounds = np.cumsum([0, *sizes])
     return [pd.Categorical.from_codes(codes[a:b], dtype=dtype) for a, b in zip(bounds[skip:-1], bounds[skip + 1 :])]
