@@ -183,6 +183,14 @@ def main() -> None:
         "intern_s": round(intern_s[0], 4),
         "dicts_s": round(dicts_s[0], 4),
     }
+    # Issue 24's anchor: from the same row tuples, interning vs pytrec_eval end to end (its dicts + evaluate).
+    pytrec_e2e = dicts_s[0] + min(pytrec_s)
+    out.update(
+        pytrec_eval_end_to_end_s=round(pytrec_e2e, 4),
+        workbench_end_to_end_s=round(intern_s[0] + min(ours_s), 4),
+        intern_vs_pytrec_end_to_end=round(intern_s[0] / pytrec_e2e, 3),
+        target_intern_ratio=0.3,
+    )
     if not args.no_ranx:
         ranx_build_s, evaluate_ranx, ranx_frame = ranx_tool(run, judged)
         ranx_s, ranx_scores = timed(args.repeat, evaluate_ranx)

@@ -1,7 +1,13 @@
 """Benchmark: mining a long history, materializing revisions, the retrieval page for 2,000 cases,
 and mining + validating + running the eight shared bundles.
 
-    .venv/bin/python bench/mining.py [--part mine|materialize|page|bundles|all] [--repos ../shared/repos]
+    .venv/bin/python bench/mining.py [--part mine|materialize|page|bundles|speed|all] [--repos ../shared/repos]
+
+``speed`` (issue 24) generates a 60,000-commit history with git fast-import and times
+``workbench mine`` against ``git log`` on it and on each bundle, as whole processes, with
+mine's peak RSS and a check that each corpus is byte-identical to the one recorded before
+the speed-up (``bench/mining_corpora.json``). ``PYTHONPATH=<an export of older code>`` times
+that code instead (the children run in a temp dir).
 
 Each part uses a fresh cache directory (``$WORKBENCH_CACHE_DIR`` in a temp dir), so the first
 pass pays every clone and snapshot and the second shows the cache. Results go to stdout as
@@ -204,18 +210,77 @@ def bench_bundles(repos: Path, per_repo: int) -> None:
     )
 
 
+# Issue 24: `workbench mine` against its own `git log`, as whole processes.
+RECORDED = ROOT / "bench" / "mining_corpora.json"  # sha256 of each corpus, mined by main before issue 24
+_PROBE = (
+    "import resource, subprocess, sys, time\n"
+    "t = time.perf_counter()\n"
+    "code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode\n"
+    "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, code)"
+)
+
+
+def whole_process(command: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MiB, getrusage of the children) of one command, in a fresh probe.
+    It runs in ``cwd`` (a temp dir), so ``$PYTHONPATH`` decides which workbench ``-m workbench`` is."""
+    probe = [sys.executable, "-c", _PROBE, *command]
+    out = subprocess.run(probe, capture_output=True, text=True, check=True, cwd=cwd)
+    seconds, peak_kib, code = out.stdout.split()
+    if code != "0":
+        raise SystemExit(f"bench/mining.py: {command[:3]} exited {code}")
+    return float(seconds), int(peak_kib) / 1024
+
+
+def bench_speed(repos: Path, commits: int) -> None:
+    """Generate a ``commits``-long history (git fast-import), then for it and each bundle: the best
+    of 3 ``git log -z --no-renames --name-status`` vs one ``workbench mine``, the ratio against
+    "3x git log + 1 s", mine's peak RSS, and whether the corpus matches the recorded digest."""
+    import hashlib
+
+    from tests.git_history import fast_import_history
+
+    work = Path(tempfile.mkdtemp(prefix="wb-bench-speed-"))
+    started = time.perf_counter()
+    generated = f"gen{commits // 1000}k"
+    fast_import_history(work / generated, commits)
+    emit(part="speed", generated=generated, commits=commits, fast_import_s=round(time.perf_counter() - started, 2))
+    recorded = json.loads(RECORDED.read_text())
+    for name in (generated, *BUNDLES):
+        repo = work / name
+        if not repo.exists():
+            clone = ["git", "-c", "advice.detachedHead=false", "clone", "-q", str(repos / f"{name}.bundle")]
+            subprocess.run([*clone, str(repo)], check=True)
+        log = ["git", "-C", str(repo), "log", "-z", "--no-renames", "--name-status"]
+        log_s = min(whole_process(log, work)[0] for _ in range(3))
+        corpus = work / f"{name}.corpus.json"
+        mine_s, peak = whole_process([sys.executable, "-m", "workbench", "mine", str(repo), "--out", str(corpus)], work)
+        digest = hashlib.sha256(corpus.read_bytes()).hexdigest()
+        emit(
+            part="speed",
+            repo=name,
+            git_log_s=round(log_s, 3),
+            mine_s=round(mine_s, 2),
+            ratio_vs_3x_log_plus_1s=round(mine_s / (3 * log_s + 1), 2),
+            peak_rss_mib=round(peak, 1),
+            corpus_identical=recorded.get(name) == digest if name in recorded else None,
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--part", default="all", choices=["mine", "materialize", "page", "bundles", "all"])
+    parser.add_argument("--part", default="all", choices=["mine", "materialize", "page", "bundles", "speed", "all"])
     parser.add_argument("--repos", type=Path, default=ROOT.parent / "shared" / "repos")
     parser.add_argument("--per-repo", type=int, default=25, help="cases mined per bundle for the bundles part")
+    parser.add_argument("--commits", type=int, default=60_000, help="length of the generated history (speed part)")
     args = parser.parse_args()
     if not all((args.repos / f"{name}.bundle").is_file() for name in BUNDLES):
         print(f"bench/mining.py: skipped, the shared bundles are not in {args.repos}")
         return
-    parts = ["mine", "materialize", "page", "bundles"] if args.part == "all" else [args.part]
+    parts = ["mine", "materialize", "page", "bundles", "speed"] if args.part == "all" else [args.part]
     for part in parts:
-        if part == "bundles":
+        if part == "speed":
+            bench_speed(args.repos, args.commits)
+        elif part == "bundles":
             bench_bundles(args.repos, args.per_repo)
         else:
             {"mine": bench_mine, "materialize": bench_materialize, "page": bench_page}[part](args.repos)

@@ -140,3 +140,80 @@ def shop_history(repo: Path) -> dict[str, str]:
         12,
     )
     return shas
+
+
+_TEMPLATES = (
+    "Handle empty input in {func}",
+    "Fix off-by-one error when {func} reads the last item",
+    "Make {mod} tolerate missing values",
+    "Speed up the lookup in {func} for large inputs",
+    "Return a copy from {cls} instead of the shared list",
+    "Validate arguments before calling {func}",
+    "Improve error message for invalid {noun} values",
+    "Avoid a crash when the {noun} cache is cold",
+)
+_NOUNS = ("header", "cookie", "session", "route", "token", "buffer", "stream", "config")
+
+
+def _module_text(index: int, values: list[int]) -> bytes:
+    lines = [f'"""Module {index}."""\n', f"class Store{index}:\n", "    def items(self):\n", "        return []\n"]
+    for j, value in enumerate(values):
+        lines += [f"\n\ndef func_{index}_{j}(x):\n", f"    return x + {value}\n"]
+    return "".join(lines).encode()
+
+
+def fast_import_history(repo: Path, commits: int, files: int = 300, seed: int = 0) -> Path:
+    """A seeded ``commits``-long linear history written with ``git fast-import`` (one process, seconds
+    for tens of thousands of commits): one root adding ``files`` Python modules, then commits that each
+    modify one or two modules with a task-like message, plus docs, test and release commits for the
+    filters to drop. The same arguments give the same commit ids."""
+    import random
+
+    rng = random.Random(seed)
+    init(repo)
+    values = [[rng.randrange(100) for _ in range(6)] for _ in range(files)]
+    path = [f"src/pkg{i % 10}/mod_{i}.py" for i in range(files)]
+    process = subprocess.Popen(["git", "-C", str(repo), "fast-import", "--quiet"], stdin=subprocess.PIPE)
+    out = process.stdin
+    assert out is not None  # a test helper: Popen with stdin=PIPE always has one
+
+    def blob(name: str, data: bytes) -> None:
+        out.write(b"M 100644 inline %s\ndata %d\n%s\n" % (name.encode(), len(data), data))
+
+    for n in range(commits):
+        stamp = BASE_TIME + n * 60
+        kind = "root" if n == 0 else rng.choices(("fix", "docs", "test", "release"), (80, 10, 7, 3))[0]
+        touched: list[int] = []
+        if kind == "root":
+            message, touched = "Initial import", list(range(files))
+        elif kind == "fix":
+            touched = rng.sample(range(files), rng.choice((1, 1, 1, 2)))
+            first = touched[0]
+            func = f"func_{first}_{rng.randrange(6)}"
+            message = rng.choice(_TEMPLATES).format(
+                func=func, mod=f"mod_{first}", cls=f"Store{first}", noun=rng.choice(_NOUNS)
+            )
+        elif kind == "release":
+            message = f"Release 1.{n}.0"
+        else:
+            message = "docs: update the guide" if kind == "docs" else "Add a test for the parser"
+        text = message.encode()
+        out.write(b"commit refs/heads/main\nmark :%d\n" % (n + 1))
+        out.write(b"author Dev Eloper <dev@example.com> %d +0000\n" % stamp)
+        out.write(b"committer Dev Eloper <dev@example.com> %d +0000\n" % stamp)
+        out.write(b"data %d\n%s\n" % (len(text), text))
+        if n:
+            out.write(b"from :%d\n" % n)
+        for index in touched:
+            if kind == "fix":
+                values[index][rng.randrange(6)] = rng.randrange(1000)
+            blob(path[index], _module_text(index, values[index]))
+        if kind == "docs":
+            blob("docs/guide.md", f"# Guide\n\nRevision {n}.\n".encode())
+        elif kind == "test":
+            blob(f"tests/test_mod_{n % files}.py", f"def test_{n}():\n    assert True\n".encode())
+        out.write(b"\n")
+    out.close()
+    if process.wait() != 0:
+        raise RuntimeError(f"git fast-import failed in {repo}")
+    return repo

@@ -13,6 +13,10 @@ Input frames (what the runner produces; ``intern_frames`` builds them):
   relevant and is the nDCG gain, so graded and binary judgements both work).
 
 Frames whose categories differ, or plain string columns, are accepted and recoded.
+``evaluate`` also takes row tuples, pytrec_eval-style dicts (``{case: {doc: score}}``,
+``{case: [docs]}``; qrels ``{case: {doc: relevance}}``) and TREC run/qrels file paths
+(``input_rows``); every form gives the same scores. Interning factorizes each id column
+once (``pd.factorize``), a C pass, not a Python loop per row.
 
 Rules (trec_eval's, except where said):
 
@@ -57,6 +61,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from operator import itemgetter
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE, METRIC, VALUE
@@ -185,15 +190,57 @@ def frames_from_results(
     results: Mapping[str, Sequence[str]], relevant: Mapping[str, Mapping[str, float] | Iterable[str]]
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Frames from ``{case: ranked docs}`` and ``{case: {doc: relevance}}`` (or ``{case: docs}``, relevance 1)."""
-    ranking = [(case, doc, rank) for case, docs in results.items() for rank, doc in enumerate(docs, 1)]
-    if any(isinstance(judged, str) for judged in relevant.values()):
-        raise UsageError("relevant: each case needs a collection of docs or {doc: relevance}, not a string")
-    qrels = [
-        (case, doc, rel)
-        for case, judged in relevant.items()
-        for doc, rel in (judged.items() if isinstance(judged, Mapping) else ((d, 1) for d in judged))
-    ]
+    ranking, qrels = input_rows(results, "ranking"), input_rows(relevant, "qrels")
     return intern_frames(ranking, qrels, cases=list(dict.fromkeys([*relevant, *results])))
+
+
+def input_rows(source: Any, what: str) -> list[tuple]:
+    """Row tuples from any input form: rows as given, a pytrec_eval-style dict (a run
+    ``{case: {doc: score}}`` or ``{case: [docs in rank order]}``; qrels ``{case: {doc: relevance}}``
+    or ``{case: [docs]}``, relevance 1), or a TREC file path (run: ``case Q0 doc rank score tag``;
+    qrels: ``case iteration doc relevance``). ``what`` is ``ranking`` or ``qrels``."""
+    if isinstance(source, (str, Path)):
+        return _trec_rows(Path(source), what)
+    if not isinstance(source, Mapping):
+        return source if isinstance(source, list) else list(source)
+    rows: list[tuple] = []
+    for case, docs in source.items():
+        if isinstance(docs, str):
+            raise UsageError(f"{what}: case {case!r} needs a collection of docs or {{doc: value}}, not a string")
+        if isinstance(docs, Mapping):
+            if what == "ranking":  # scores decide the order; rank is only the position in the dict
+                rows.extend((case, doc, rank, score) for rank, (doc, score) in enumerate(docs.items(), 1))
+            else:
+                rows.extend((case, doc, rel) for doc, rel in docs.items())
+        elif what == "ranking":
+            rows.extend((case, doc, rank) for rank, doc in enumerate(docs, 1))
+        else:
+            rows.extend((case, doc, 1) for doc in docs)
+    return rows
+
+
+def _trec_rows(path: Path, what: str) -> list[tuple]:
+    """The rows of a TREC run (6 fields) or qrels (4 fields) file; a UsageError names the bad line."""
+    width = 6 if what == "ranking" else 4
+    rows: list[tuple] = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read the TREC {what} file ({exc})") from None
+    for number, line in enumerate(lines, 1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != width:
+            raise UsageError(f"{path}:{number}: a TREC {what} line has {width} fields, found {len(fields)}")
+        try:
+            if width == 6:
+                rows.append((fields[0], fields[2], int(fields[3]), float(fields[4])))
+            else:
+                rows.append((fields[0], fields[2], float(fields[3])))
+        except ValueError:
+            raise UsageError(f"{path}:{number}: expected numbers in the TREC {what} line") from None
+    return rows
 
 
 def _unzip(rows: Iterable[Sequence[Any]], widths: tuple[int, ...], what: str, shape: str) -> list[list]:
@@ -238,8 +285,8 @@ def _numbers(values: list, what: str, column: str, dtype: type) -> np.ndarray:
 
 
 def evaluate(
-    ranking: pd.DataFrame | Iterable[Sequence[Any]],
-    qrels: pd.DataFrame | Iterable[Sequence[Any]],
+    ranking: pd.DataFrame | Iterable[Sequence[Any]] | Mapping[str, Any] | str | Path,
+    qrels: pd.DataFrame | Iterable[Sequence[Any]] | Mapping[str, Any] | str | Path,
     metrics: Iterable[str | Metric],
     *,
     k: int | None = None,
@@ -247,8 +294,9 @@ def evaluate(
 ) -> pd.DataFrame:
     """Per-case values of ``metrics``: a long ``case, metric, value`` frame.
 
-    ``ranking`` and ``qrels`` are frames (see the module docstring) or row
-    tuples for ``intern_frames``; ``k`` is the corpus cut-off for the corpus
+    ``ranking`` and ``qrels`` are frames (see the module docstring), row
+    tuples for ``intern_frames``, pytrec_eval-style dicts or TREC file paths
+    (``input_rows``); ``k`` is the corpus cut-off for the corpus
     spellings; ``cases`` must appear even without rows (in that order, first).
     The metric column carries each metric's label (the spelling asked for).
     """
@@ -258,9 +306,10 @@ def evaluate(
     chosen = list({m.label: m for m in (parse_metric(s, k) for s in metrics)}.values())
     frames = isinstance(ranking, pd.DataFrame), isinstance(qrels, pd.DataFrame)
     if frames == (False, False):
-        ranking, qrels, cases = *intern_frames(ranking, qrels, cases), None
+        rows = input_rows(ranking, "ranking"), input_rows(qrels, "qrels")
+        ranking, qrels, cases = *intern_frames(*rows, cases), None
     elif frames != (True, True):
-        raise UsageError("ranking and qrels must both be DataFrames or both be row tuples")
+        raise UsageError("ranking and qrels must both be DataFrames or both be row tuples (or dicts, or TREC files)")
     x = prepare(ranking, qrels, cases)
     hits = find_hits(x)
     values = np.column_stack([metric_values(m, hits) for m in chosen]) if chosen else np.empty((len(x.cases), 0))

@@ -24,7 +24,7 @@ from ..corpus.sources import GitRepo, open_repo
 from ..errors import GitError
 from .filters import Candidate, MineOptions, apply_filters, filter_names
 from .history import count_commits, iter_commits
-from .shapes import outline_of, query_shape, symbol_names
+from .shapes import SymbolCache, names_file, query_shape
 
 DEFAULT_MAX_CASES = 200
 FIXTURE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -122,21 +122,31 @@ def _case(candidate: Candidate, fixture: str, shape: str) -> dict[str, Any]:
 
 
 def shape_cases(repo: GitRepo, picked: list[Candidate], fixture: str) -> list[dict[str, Any]]:
-    """The cases of ``picked``, each with its shape (gold files read at the parent revision)."""
+    """The cases of ``picked``, each with its shape (gold files read at the parent revision).
+
+    A gold file is parsed only when the query does not already name a file (the shape's
+    first rule), and once per blob id (``SymbolCache``)."""
     cases = []
+    cache = SymbolCache()
     with CatFile(repo.git_dir) as objects:
         for candidate in picked:
             parent = candidate.commit.parents[0]
-            symbols: set[str] = set()
+            blobs: list[tuple[str, str, bytes]] = []
             for path in candidate.source:
-                found = objects.read(f"{parent}:{path}")
-                if found is None or found[0] != "blob":
+                found = objects.read_object(f"{parent}:{path}")
+                if found is None or found[1] != "blob":
                     raise GitError(
                         f"{repo.path}: {path} is missing at {parent[:12]} "
                         f"(commit {candidate.commit.sha[:12]} modifies it)"
                     )
-                symbols |= symbol_names(outline_of(path, found[1]))
-            cases.append(_case(candidate, fixture, query_shape(candidate.query, list(candidate.source), symbols)))
+                blobs.append((found[0], path, found[2]))
+            gold = list(candidate.source)
+            if names_file(candidate.query, gold):
+                shape = "names-file"
+            else:
+                symbols = set().union(*(cache.names(blob, path, data) for blob, path, data in blobs))
+                shape = query_shape(candidate.query, gold, symbols)
+            cases.append(_case(candidate, fixture, shape))
     return cases
 
 

@@ -39,6 +39,21 @@ def outline_of(path: str, data: bytes) -> Outline:
     return Outline()
 
 
+class SymbolCache:
+    """``symbol_names(outline_of(...))`` once per (blob id, extension): a blob unchanged across
+    sampled commits is parsed once, however many cases read it."""
+
+    def __init__(self) -> None:
+        self._names: dict[tuple[str, str], frozenset[str]] = {}
+
+    def names(self, blob: str, path: str, data: bytes) -> frozenset[str]:
+        key = (blob, extension(path.rsplit("/", 1)[-1]))
+        found = self._names.get(key)
+        if found is None:
+            found = self._names[key] = frozenset(symbol_names(outline_of(path, data)))
+        return found
+
+
 def _word(text: str) -> str:
     return rf"(?<![\w]){text}(?![\w])"
 
@@ -51,9 +66,10 @@ def names_file(query: str, gold: Iterable[str]) -> bool:
         stem = name.rsplit(".", 1)[0] if "." in name[1:] else name
         for candidate in {name, stem}:
             core = candidate.strip("_")
-            if len(core) < MIN_NAME:
-                continue
-            pattern = "[_ -]?".join(re.escape(part) for part in re.split(r"[_-]", candidate))
+            parts = re.split(r"[_-]", candidate)
+            if len(core) < MIN_NAME or not all(part in lowered for part in parts):
+                continue  # every part is a literal of the pattern: no compile when one is absent
+            pattern = "[_ -]?".join(re.escape(part) for part in parts)
             if re.search(_word(pattern), lowered):
                 return True
     return False
@@ -67,6 +83,8 @@ def symbol_names(outline: Outline) -> set[str]:
 def names_symbol(query: str, symbols: Iterable[str]) -> bool:
     """Whether the query contains one of ``symbols`` (see the module docstring for the rule)."""
     for symbol in symbols:
+        if symbol not in query:
+            continue  # every pattern below contains the symbol literally: skip the compile
         bare = re.escape(symbol)
         if _IDENTIFIER.search(symbol) or "." in symbol:
             if re.search(_word(bare), query):
