@@ -32,12 +32,9 @@ load average is printed with each configuration.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import random
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -45,8 +42,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _cluster import RAY_PORT, ray_cluster, stop_nodes  # noqa: E402 - after bench/ is on the path
+from _scale_bounds import bounds  # noqa: E402
+
 REPO = Path(__file__).resolve().parent.parent
 PACED = "python:bench._paced:paced"  # the reference engine paced like a real one (--engine-ms)
+PACED_CMD = f"cmd:{sys.executable} {REPO / 'bench' / 'paced_engine.py'} --ms"  # + the ms: a cmd: engine
 VERBS = [
     "compute",
     "render",
@@ -227,8 +229,11 @@ def timed_run(corpus: Path, out: Path, env: dict[str, str], target: str, *extra:
     summary = json.loads((out.parent / f"{out.name}.stdout").read_text())
     [suite] = summary["suites"]["retrieval"].values()
     manifest = json.loads((Path(summary["run_dir"]) / "manifest.json").read_text())
+    with open(Path(summary["run_dir"]) / "cases.jsonl") as rows:  # the engine's own time: its cases' seconds
+        engine = sum(float(json.loads(line).get("seconds") or 0.0) for line in rows if line.strip())
     return {
         "seconds": round(seconds, 2),
+        "engine_seconds": round(engine, 2),
         "peak_rss_mb": round(usage.ru_maxrss / 1024, 1),
         "load": round(load, 2),
         "cases": suite["cases"],
@@ -237,47 +242,6 @@ def timed_run(corpus: Path, out: Path, env: dict[str, str], target: str, *extra:
         "executor": manifest.get("executor"),
         "cache": manifest.get("cache"),
     }
-
-
-RAY_PORT = 6390  # the bench's own head; another cluster on this machine is never touched
-
-
-def ray_head(env: dict[str, str]) -> subprocess.Popen[bytes]:
-    """A Ray head (2 CPUs, no dashboard) this script owns: ``ray start --block`` in its own process
-    group, so stopping it (``stop_head``) stops only what it started, never another cluster."""
-    ray = str(Path(sys.executable).parent / "ray")
-    command = [ray, "start", "--head", "--block", f"--port={RAY_PORT}", "--num-cpus=2"]
-    command += ["--include-dashboard=false", "--disable-usage-stats"]
-    head = subprocess.Popen(
-        command,
-        env=dict(env, PYTHONPATH=str(REPO)),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:  # up once the GCS port answers
-        try:
-            socket.create_connection(("127.0.0.1", RAY_PORT), timeout=1).close()
-            return head
-        except OSError:
-            if head.poll() is not None:
-                raise SystemExit(f"ray start exited {head.returncode}") from None
-            time.sleep(0.5)
-    stop_head(head)
-    raise SystemExit("the bench's Ray head did not come up within 60 s")
-
-
-def stop_head(head: subprocess.Popen[bytes]) -> None:
-    """Stop the head ``ray_head`` started and every process of its group."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(head.pid, signal.SIGTERM)
-    try:
-        head.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(head.pid, signal.SIGKILL)
-        head.wait()
 
 
 def main() -> None:
@@ -293,16 +257,30 @@ def main() -> None:
         default=0.0,
         help="pace the engine: every answer takes at least this many ms (bench/_paced.py)",
     )
+    parser.add_argument(
+        "--engine-cmd-ms",
+        type=float,
+        default=0.0,
+        help="the engine is a cmd: process sleeping this many ms a request (bench/paced_engine.py)",
+    )
     parser.add_argument("--repo", help="a real repository or bundle: cases over its history, not a synthetic one")
     parser.add_argument("--configs", help="comma list of the configurations to time (default: all)")
+    parser.add_argument("--nodes", type=int, default=4, help="Ray nodes of the simulated cluster (ray-clusterN)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    target = PACED if args.engine_ms else "builtin"
+    target = f"{PACED_CMD} {args.engine_cmd_ms:g}" if args.engine_cmd_ms else PACED if args.engine_ms else "builtin"
+    # --cache stores only targets whose version is known (not cmd:): the cached pair uses the
+    # python: paced target at the same pace, whose answers are the same reference engine's
+    cache_target = f"{PACED}" if args.engine_cmd_ms else target
+    cache_ms = args.engine_cmd_ms or args.engine_ms
     results: dict[str, Any] = {
         "cases": args.cases,
         "revisions": args.revisions,
         "files": args.files,
         "engine_ms": args.engine_ms,
+        "engine_cmd_ms": args.engine_cmd_ms,
+        "target": target,
+        "cache_target": cache_target,
         "repo": args.repo,
     }
     with tempfile.TemporaryDirectory(prefix="wb-scale-") as tmp:
@@ -315,8 +293,12 @@ def main() -> None:
         )
         corpus = write_corpus(root, repo, snapshots, args.cases)
         results["build_seconds"] = round(time.perf_counter() - started, 2)
-        env = dict(os.environ, WORKBENCH_CACHE_DIR=str(root / "cache"), WORKBENCH_BENCH_ENGINE_MS=str(args.engine_ms))
-        configs: list[tuple[str, dict[str, str], tuple[str, ...]]] = [("local-cold", env, ()), ("local", env, ())]
+        env = dict(os.environ, WORKBENCH_CACHE_DIR=str(root / "cache"), WORKBENCH_BENCH_ENGINE_MS=str(cache_ms))
+        configs: list[tuple[str, dict[str, str], tuple[str, ...]]] = [
+            ("local-cold", env, ()),
+            ("local", env, ()),
+            ("local-jobs4", env, ("--jobs", "4")),
+        ]
         if not args.skip_unbounded:
             configs.append(("local-unbounded", dict(env, WORKBENCH_LOADED_INDEXES="1000"), ()))
         if not args.skip_ray:
@@ -325,19 +307,30 @@ def main() -> None:
                 ("ray-no-warm", env, ("--executor", "ray", "--no-warm-start")),
                 ("ray-head", env, ("--executor", f"ray:127.0.0.1:{RAY_PORT}")),
                 ("ray-head-no-warm", env, ("--executor", f"ray:127.0.0.1:{RAY_PORT}", "--no-warm-start")),
+                (f"ray-cluster{args.nodes}", env, ("--executor", f"ray:127.0.0.1:{RAY_PORT}")),
             ]
         configs += [("cache-fill", env, ("--cache",)), ("cache-rerun", env, ("--cache",))]
         wanted = set(args.configs.split(",")) if args.configs else None
         for name, config_env, extra in configs:
             if wanted is not None and name not in wanted:
                 continue
-            # a running cluster: started before and outside the timed run
-            head = ray_head(env) if name.startswith("ray-head") else None
+            # a running cluster: started before and outside the timed run (its start reported beside)
+            began = time.perf_counter()
+            nodes = (
+                ray_cluster(env, 1, num_cpus=2)
+                if name.startswith("ray-head")
+                else ray_cluster(env, args.nodes)
+                if name.startswith("ray-cluster")
+                else []
+            )
+            cluster_start = round(time.perf_counter() - began, 2)
             try:
-                results[name] = timed_run(corpus, root / f"runs-{name}", config_env, target, *extra)
+                run_target = cache_target if name.startswith("cache-") else target
+                results[name] = timed_run(corpus, root / f"runs-{name}", config_env, run_target, *extra)
+                if nodes:
+                    results[name]["cluster_start_seconds"] = cluster_start
             finally:
-                if head is not None:
-                    stop_head(head)
+                stop_nodes(nodes)
             print(f"{name}: {results[name]}", file=sys.stderr, flush=True)
     timed = {n: v for n, v in results.items() if isinstance(v, dict) and "seconds" in v}
     for name in ("ray", "ray-no-warm", "ray-head", "ray-head-no-warm"):
@@ -350,6 +343,7 @@ def main() -> None:
         results["rerun_over_fill"] = round(timed["cache-rerun"]["seconds"] / timed["cache-fill"]["seconds"], 3)
     same = {json.dumps(v["metrics"], sort_keys=True) for v in timed.values()}
     results["same_metrics_everywhere"] = len(same) == 1
+    results["bounds"] = bounds(timed, f"ray-cluster{args.nodes}")
     print(json.dumps(results, indent=2) if args.json else "\n".join(f"{k}: {v}" for k, v in results.items()))
 
 

@@ -234,3 +234,13 @@ def test_usage_reported_in_an_actor_reaches_the_case_rows_and_a_budget_stops_the
     options = _options(tmp_path / "cut", executor="ray", warm_start=False, targets=[SPEC], budget_usd=0.0)
     cut = run(corpus, options)
     assert cut.summary["verdict"] == "BUDGET" and cut.summary["budget"]["unreached"] == 6
+
+
+def test_the_manifest_counts_the_nodes_a_targets_actors_answered_from(tmp_path) -> None:
+    # one local node: one actor, answering from that node (bench/scale.py checks four nodes)
+    result = run(
+        load_corpus(scale_corpus(tmp_path, cases=4)),
+        _options(tmp_path / "runs", executor="ray", warm_start=False, targets=["builtin"]),
+    )
+    executor = result.manifest["executor"]
+    assert executor["nodes"] == 1 and executor["actors"] == {"builtin": 1} and executor["actor_nodes"] == {"builtin": 1}

@@ -58,9 +58,12 @@ class CaseWorker:
         self.ctx = RunContext(corpus=corpus, timeout=timeout, seed=seed)
         self.suites: dict[str, Suite] = {}
 
-    def ready(self) -> bool:
-        """Answered once the engine is built: the actor can take cases."""
-        return True
+    def ready(self) -> str:
+        """Answered once the engine is built (the actor can take cases): the id of its node, so the
+        manifest can say over how many nodes a target's actors landed."""
+        import ray
+
+        return str(ray.get_runtime_context().get_node_id())
 
     def run(self, suite_name: str, case: dict[str, Any], repeat: int) -> Answer:
         """One case's (observation, error, seconds, usage columns), as the local executor records it."""
@@ -243,6 +246,7 @@ class RayExecutor:
             "address": self.address or "local",
             "nodes": len(connection.nodes) if connection else 0,
             "actors": {name: len(slots) for name, slots in self.actors.items()},
+            "actor_nodes": self._actor_nodes(),
             "jobs": self.options.jobs,
             "retries": self.retries,
             "lost_cases": self.lost,
@@ -252,6 +256,22 @@ class RayExecutor:
             "driver_cases": self.driver_cases,
             **({"unreachable": connection.failure} if connection and connection.failure else {}),
         }
+
+    def _actor_nodes(self) -> dict[str, int]:
+        """Per target, on how many distinct nodes its actors answered ``ready`` (0 for none yet)."""
+        ray = self.connection.ray if self.connection is not None and self.connection.up else None
+        if ray is None:
+            return {}
+        out = {}
+        for name, pings in self._pings.items():
+            nodes = set()
+            for ping in pings:
+                try:
+                    nodes.add(ray.get(ping, timeout=0))
+                except Exception:  # noqa: BLE001 - not answered yet, or its actor was lost first
+                    pass
+            out[name] = len(nodes)
+        return out
 
     def stop_workers(self) -> None:
         """End this run's actors now, their engines with them (the run's deadline): the chunks
