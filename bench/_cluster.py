@@ -17,6 +17,7 @@ REPO = Path(__file__).resolve().parent.parent
 RAY_PORT = 6390  # the bench's own head; another cluster on this machine is never touched
 RAY = str(Path(sys.executable).parent / "ray")
 WAIT = 90.0  # seconds for the head's port and then every node to be up
+OBJECT_STORE = 200 * 2**20  # bytes per worker node (a run ships only small cases and answers)
 
 
 def _start(command: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
@@ -50,27 +51,64 @@ def ray_head(env: dict[str, str], num_cpus: int = 2) -> subprocess.Popen[bytes]:
     raise SystemExit(f"the bench's Ray head did not come up within {WAIT:g} s")
 
 
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _worker_ports() -> list[str]:
+    """Ports of a worker node's own agents: their defaults (the dashboard agent's 52365) are fixed, so
+    a second node on one machine would lose its agent, and Ray then ends that node's raylet."""
+    names = ("dashboard-agent-listen-port", "dashboard-agent-grpc-port", "metrics-export-port")
+    names += ("runtime-env-agent-port",)
+    return [f"--{name}={_free_port()}" for name in names]
+
+
+_COUNTER = """
+import ray, sys, time
+ray.init(address=sys.argv[1], log_to_driver=False)
+for line in sys.stdin:
+    want, end = int(line), time.monotonic() + float(sys.argv[2])
+    while sum(n["Alive"] for n in ray.nodes()) < want and time.monotonic() < end:
+        time.sleep(0.25)
+    print("ALIVE", sum(n["Alive"] for n in ray.nodes()), flush=True)
+"""
+
+
 def ray_cluster(env: dict[str, str], nodes: int, num_cpus: int = 1) -> list[subprocess.Popen[bytes]]:
-    """A head and ``nodes - 1`` worker nodes of ``num_cpus`` each, returned once a driver joining
-    the head sees every node alive (a head's port answers seconds before its raylet is up)."""
+    """A head and ``nodes - 1`` worker nodes of ``num_cpus`` each, started one after the other: each
+    worker is started once a driver joined to the head sees the nodes before it alive (on 2 cores,
+    nodes starting together starve their agents, and Ray ends a raylet whose agent is late)."""
     started = [ray_head(env, num_cpus=num_cpus)]
+    counter = subprocess.Popen(
+        [sys.executable, "-c", _COUNTER, f"127.0.0.1:{RAY_PORT}", str(WAIT)],
+        env=dict(env, RAY_AUTH_MODE="disabled"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
     try:
-        for _ in range(nodes - 1):
-            started.append(_start([RAY, "start", f"--address=127.0.0.1:{RAY_PORT}", f"--num-cpus={num_cpus}"], env))
-        count = (
-            "import ray, time, sys\n"
-            f"ray.init(address='127.0.0.1:{RAY_PORT}', log_to_driver=False)\n"
-            f"end = time.monotonic() + {WAIT}\n"
-            f"while sum(n['Alive'] for n in ray.nodes()) < {nodes} and time.monotonic() < end: time.sleep(0.5)\n"
-            "print('ALIVE', sum(n['Alive'] for n in ray.nodes()))\n"
-        )
-        alive = subprocess.run([sys.executable, "-c", count], env=env, capture_output=True, text=True)
-        counted = [line.split()[1] for line in alive.stdout.splitlines() if line.startswith("ALIVE ")]
-        if alive.returncode or not counted or int(counted[-1]) < nodes:
-            raise SystemExit(f"{nodes} Ray nodes not up within {WAIT:g} s: {alive.stdout} {alive.stderr[-1500:]}")
+        for want in range(1, nodes + 1):
+            if want > 1:
+                worker = [RAY, "start", f"--address=127.0.0.1:{RAY_PORT}", f"--num-cpus={num_cpus}", *_worker_ports()]
+                started.append(_start([*worker, f"--object-store-memory={OBJECT_STORE}"], env))
+            assert counter.stdin is not None and counter.stdout is not None
+            counter.stdin.write(f"{want}\n")
+            counter.stdin.flush()
+            said = counter.stdout.readline().split()
+            if len(said) != 2 or int(said[1]) < want:
+                seen = " ".join(said) or "no answer"
+                raise SystemExit(f"Ray node {want} of {nodes} not up within {WAIT:g} s ({seen})")
     except BaseException:
         stop_nodes(started)
         raise
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(counter.pid, signal.SIGTERM)
+        counter.wait()
     return started
 
 

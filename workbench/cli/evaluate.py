@@ -67,7 +67,7 @@ DEFAULTS = RunOptions()  # the flags' defaults are the options' own
     type=click.IntRange(min=1),
     default=DEFAULTS.jobs,
     show_default=True,
-    help="Cases run concurrently per target.",
+    help="Cases run concurrently per target (a cmd: target starts up to N engine processes).",
 )
 @click.option(
     "--shard", default=None, help="Run only shard I of N (I/N, zero-based); merge shards with `workbench merge`."

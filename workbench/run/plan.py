@@ -37,7 +37,7 @@ def select_suites(corpus: Corpus, options: RunOptions) -> list[Suite]:
 
 def resolve_targets(options: RunOptions) -> list[Any]:
     """The target objects of ``options.targets``; two with one name would mix their rows."""
-    targets = [resolve_target(spec, options.seed, options.timeout) for spec in options.targets]
+    targets = [resolve_target(spec, options.seed, options.timeout, options.jobs) for spec in options.targets]
     names = [t.name for t in targets]
     if len(set(names)) != len(names):
         for target in targets:

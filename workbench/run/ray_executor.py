@@ -51,10 +51,10 @@ READY_POLL = 0.05  # seconds between looks at whether the actors are up, while t
 class CaseWorker:
     """The body of one Ray actor: one target, built once, answering cases of any suite."""
 
-    def __init__(self, spec: str, seed: int, timeout: float, corpus: Any) -> None:
+    def __init__(self, spec: str, seed: int, timeout: float, corpus: Any, jobs: int = 1) -> None:
         from ..targets import resolve_target
 
-        self.target = resolve_target(spec, seed, timeout)
+        self.target = resolve_target(spec, seed, timeout, jobs)
         self.ctx = RunContext(corpus=corpus, timeout=timeout, seed=seed)
         self.suites: dict[str, Suite] = {}
 
@@ -126,9 +126,10 @@ class RayExecutor:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         strategy = NodeAffinitySchedulingStrategy(node, soft=True) if node else "DEFAULT"
-        return self._conn.remote.options(
-            num_cpus=0, max_concurrency=max(1, self.options.jobs), scheduling_strategy=strategy
-        ).remote(self.specs[target], self.options.seed, self.options.timeout, self._conn.corpus_ref)
+        jobs = max(1, self.options.jobs)
+        return self._conn.remote.options(num_cpus=0, max_concurrency=jobs, scheduling_strategy=strategy).remote(
+            self.specs[target], self.options.seed, self.options.timeout, self._conn.corpus_ref, jobs
+        )
 
     def _slots(self, target: str) -> list[Any]:
         if target not in self.actors:

@@ -83,15 +83,16 @@ def _named(target: Any, spec: str) -> Any:
     return target
 
 
-def resolve_target(spec: str, seed: int = 0, timeout: float = REQUEST_TIMEOUT) -> Any:
-    """The target object for a spec string; an unknown spec is a TargetError naming it."""
+def resolve_target(spec: str, seed: int = 0, timeout: float = REQUEST_TIMEOUT, jobs: int = 1) -> Any:
+    """The target object for a spec string; an unknown spec is a TargetError naming it. ``jobs`` is
+    how many cases it will be asked at once (a ``cmd:`` target starts up to that many processes)."""
     spec = spec.strip()
     if spec in NAMED:
         return NAMED[spec](seed, timeout)
     if spec.startswith("cmd:"):
         from .command import command_target
 
-        return command_target(spec[4:], timeout)
+        return command_target(spec[4:], timeout, processes=jobs)
     if spec.startswith(("http://", "https://")):
         from .http import HttpTarget
 
