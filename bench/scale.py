@@ -1,32 +1,40 @@
 """Benchmark runs at scale: many cases over many revisions, local vs Ray, first vs cached run.
 
     python bench/scale.py [--cases 10000] [--revisions 50] [--files 40] [--json] [--skip-ray]
+                          [--engine-ms MS | --engine-cmd-ms MS] [--nodes 4] [--configs a,b] [--repo R]
 
 A synthetic TypeScript repository gets ``--revisions`` commits (each rewrites three modules
-under new names), built with git in a temp dir. The corpus is generated directly, shaped like a
-mined one: ``--cases`` retrieval cases spread evenly over the revisions, each pinned to its
-commit (``revision``: the run materializes each tree read-only from git) and asking for one
-exported function of one module (words of its name and of the module's), expecting that file.
+under new names), built with git in a temp dir (or ``--repo``: cases over a real history). The
+corpus is generated directly, shaped like a mined one: ``--cases`` retrieval cases spread evenly
+over the revisions, each pinned to its commit (``revision``: the run materializes each tree
+read-only from git) and asking for one exported function of one module, expecting that file.
 
-Each configuration is its own ``workbench run --target builtin --json`` process with a fresh
+The engine is the reference engine (``builtin``, about 0.6 ms a case), or paced like engines that
+call a service: ``--engine-ms`` (a ``python:`` target, bench/_paced.py) or ``--engine-cmd-ms`` (a
+``cmd:`` process sleeping that long per request, bench/paced_engine.py; issue 23 asks for 2,000
+cases at 20 ms). Each configuration is its own ``workbench run --json`` process with a fresh
 ``$WORKBENCH_CACHE_DIR`` shared by the configurations. Timed, in order:
 
-* ``local-cold``: the first run, which also fills the reference engine's disk caches (indexes,
-  symbol tables); every later run loads them the same way.
-* ``local``: the local executor, warm; peak RSS of the process (``wait4``: it and its waited-for
-  children). Also with ``WORKBENCH_LOADED_INDEXES=1000`` (every index kept: the old behaviour).
-* ``ray``: ``--executor ray`` (a local Ray instance started by the run, 1 CPU: actors take none); wall time
-  including Ray's start and stop, and without the start (``executor.startup_seconds`` of its
-  manifest: starting Ray and connecting). Peak RSS of the driver only (the actor is another process).
-* ``ray-head``: ``--executor ray:auto`` on a head started beforehand (``ray start --head``,
-  untimed): what a run on a running cluster costs.
-* ``ray-no-warm``, ``ray-head-no-warm``: the same with ``--no-warm-start`` (no case runs in the
-  driver while Ray starts and the actor builds its engine).
-* ``cache-fill`` then ``cache-rerun``: ``--cache`` twice; the second reuses every passing case.
+* ``local-cold``: the first run, which also fills the reference engine's disk caches.
+* ``local``: the local executor, ``--jobs 1``, warm; peak RSS of the process and its children.
+  ``local-unbounded`` (unless ``--skip-unbounded``): every index kept loaded (the old behaviour).
+* ``local-jobs4``: ``--jobs 4`` (a ``cmd:`` target then runs four engine processes).
+* ``ray``, ``ray-no-warm``: ``--executor ray`` (a local Ray started by the run), with and without
+  the warm start; wall time includes Ray's start and stop (``executor.startup_seconds`` beside).
+* ``ray-head``, ``ray-head-no-warm``: joining a one-node head started beforehand (untimed; its
+  start is ``cluster_start_seconds``).
+* ``ray-clusterN``: a simulated cluster of ``--nodes`` Ray nodes on this machine (bench/_cluster.py:
+  ``ray start`` processes in their own process groups; only they are stopped, never ``ray stop``),
+  one actor per node; the cluster's start is reported beside, not timed.
+* ``cache-fill`` then ``cache-rerun``: ``--cache`` twice; the second reuses every passing case
+  (a ``cmd:`` engine has no version to key a cache on, so this pair uses the ``python:`` paced
+  target at the same pace).
 
-Targets (issue 14): local peak < 1 GB at 10,000 cases / 50 revisions; ray <= 1.3x local;
-a fully cached re-run < 10% of the first run. The machine is shared (2 cores): the 1-minute
-load average is printed with each configuration.
+``bounds`` in the output are issue 23's, stated against the engine's own time (bench/_scale_bounds.py):
+Ray's overhead over local ``--jobs 1`` at most 10 s + 5% of its engine time; the N-node cluster at
+least 3x faster than local ``--jobs 1``; a cached re-run at most 1.5 s + 1% of the fill's engine
+time; every configuration the same summary. The machine is shared (2 cores): the 1-minute load
+average is printed with each configuration.
 """
 
 from __future__ import annotations
