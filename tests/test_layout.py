@@ -126,7 +126,7 @@ LAYERS = [
     {"mining", "targets"},
     {"suites"},
     {"run"},
-    {"interchange", "report"},
+    {"interchange", "report", "online"},
     {"cli"},
     {"workbench", "__main__"},
 ]

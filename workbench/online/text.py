@@ -1,0 +1,42 @@
+"""The terminal rendering of an interleaving experiment: counts, the test, the interval, the power table."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..columns import METHOD, POWER, TASKS
+from .sensitivity import INTERLEAVING, OFFLINE
+
+if TYPE_CHECKING:
+    from .simulate import InterleaveResult
+
+
+def render_text(result: InterleaveResult) -> str:
+    """A few lines: who was compared how, wins/ties/losses, p, the preference interval, the power
+    table and the measured sensitivity ratio."""
+    pref, sens, model = result.preference, result.sensitivity, result.click_model
+    a, b = result.target_a, result.target_b
+    offline = f"{OFFLINE} ({result.offline.get('metric')}, {result.offline.get('test')})"
+    favoured = b if pref.preference > 0 else a if pref.preference < 0 else "neither"
+    lines = [
+        f"interleave {a} (A) vs {b} (B): {pref.n} cases of {result.corpus}, team-draft, "
+        f"{result.length} shown, click model {model.name}, seed {result.seed}",
+        f"wins A ({a}) {pref.wins_a}, ties {pref.ties}, wins B ({b}) {pref.wins_b}; "
+        f"sign test p = {pref.p:.3g} ({'significant' if pref.p < 0.05 else 'not significant'} at 0.05)",
+        f"preference (wins B - wins A) / n = {pref.preference:+.3f}, 95% bootstrap interval "
+        f"[{pref.ci_low:+.3f}, {pref.ci_high:+.3f}] (favours {favoured})",
+        "",
+        f"sensitivity: power at p < {sens.alpha:g} over {sens.resamples} seeded resamples of n cases",
+        f"{'n':>5}  {INTERLEAVING:>12}  {offline:>18}",
+    ]
+    table = sens.table.pivot(index=TASKS, columns=METHOD, values=POWER)
+    for n, row in table.iterrows():
+        lines.append(f"{n:>5}  {row[INTERLEAVING]:>12.2f}  {row[OFFLINE]:>18.2f}")
+    ratio = "none" if sens.ratio is None else f"{sens.ratio:.2f}"
+    lines += [
+        "",
+        f"smallest n at {sens.target_power:.0%} power: interleaving {sens.n_interleaving or 'not reached'}, "
+        f"offline {sens.n_offline or 'not reached'}; sensitivity ratio (offline n / interleaving n) = {ratio}",
+        sens.verdict(),
+    ]
+    return "\n".join(lines)
