@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE, CLICKED, CLICKS_A, CLICKS_B, DOC, OUTCOME, RANK, RELEVANT, TEAM
 from ..errors import UsageError
-from ..suites.retrieval import PACK_LIMIT
 from .clicks import DEFAULT_CLICK_MODEL, ClickModel, click_model
 from .credit import credit_rows
 from .interleave import TEAM_A, case_rng, interleave_case
@@ -75,14 +74,19 @@ def interleave_packs(
     model: ClickModel,
     *,
     seed: int = 0,
-    length: int = PACK_LIMIT,
+    length: int | None = None,
     impressions: int = IMPRESSIONS,
     resamples: int = RESAMPLES,
     sizes: Sequence[int] | None = None,
 ) -> InterleaveResult:
-    """Interleave, click and credit every case of ``packs``; measure the sensitivity."""
+    """Interleave, click and credit every case of ``packs`` into lists of ``length`` (default: the
+    retrieval suite's pack limit, what each engine was asked for); measure the sensitivity."""
     import numpy as np
     import pandas as pd
+
+    from ..suites.retrieval import PACK_LIMIT
+
+    length = PACK_LIMIT if length is None else length
 
     if not packs.cases:
         raise UsageError(f"{packs.corpus}: no retrieval case both targets answered: nothing to interleave")
@@ -131,7 +135,7 @@ def simulate_interleaving(
     *,
     click_model_name: str = DEFAULT_CLICK_MODEL,
     seed: int = 0,
-    length: int = PACK_LIMIT,
+    length: int | None = None,
     impressions: int = IMPRESSIONS,
     resamples: int = RESAMPLES,
     sizes: Sequence[int] | None = None,
