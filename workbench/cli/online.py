@@ -52,3 +52,17 @@ def simulate_command(
         corpus_path, split_values(targets), click_model_name=click_model_name, seed=seed, resamples=resamples
     )
     click.echo(json.dumps(result.to_dict(), indent=2) if as_json else render_text(result))
+
+
+@interleave_group.command("analyze")
+@click.argument("log", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the bootstrap.")
+@click.option("--json", "as_json", is_flag=True, help="Print counts, problems, the preference and tasks as JSON.")
+def analyze_command(log: Path, seed: int, as_json: bool) -> None:
+    """Read an impression log (serve --interleave, or any harness writing its format) into wins/ties/
+    losses, the sign test and the preference interval. Malformed lines, duplicate impressions, unknown
+    impressions, duplicate feedback and paths not shown are counted and reported, never fatal."""
+    from ..online import analyze_log, render_log_text
+
+    found = analyze_log(log, seed=seed)
+    click.echo(json.dumps(found.to_dict(), indent=2) if as_json else render_log_text(found))

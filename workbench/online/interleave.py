@@ -11,8 +11,8 @@ same in every process.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Hashable, Iterator, Sequence
+from typing import TYPE_CHECKING, TypeVar
 
 from ..errors import UsageError
 
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 TEAM_A, TEAM_B = "a", "b"
 STREAMS = {"interleave": 0, "clicks": 1}  # independent random streams of one case
+Item = TypeVar("Item", bound=Hashable)  # a path, or a (repo, path) pair
 
 
 def stable_hash(text: str) -> int:
@@ -43,13 +44,13 @@ def coins(rng: np.random.Generator) -> Iterator[bool]:
         yield bool(rng.integers(0, 2))
 
 
-def team_draft(a: Sequence[str], b: Sequence[str], length: int, flips: Iterator[bool]) -> list[tuple[str, str]]:
+def team_draft(a: Sequence[Item], b: Sequence[Item], length: int, flips: Iterator[bool]) -> list[tuple[Item, str]]:
     """The interleaved list of rankings ``a`` and ``b`` as ``(item, team)`` pairs, one coin of
     ``flips`` per round (duplicates within one ranking count once)."""
     ranked = {TEAM_A: list(dict.fromkeys(a)), TEAM_B: list(dict.fromkeys(b))}
     cursor = {TEAM_A: 0, TEAM_B: 0}
-    shown: list[tuple[str, str]] = []
-    seen: set[str] = set()
+    shown: list[tuple[Item, str]] = []
+    seen: set[Item] = set()
 
     def pick(team: str) -> bool:
         items = ranked[team]
