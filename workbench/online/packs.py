@@ -16,7 +16,7 @@ from typing import Any
 
 from ..analysis.gates import PRESETS, GateRule
 from ..columns import CASE, METRIC, TARGET, VALUE
-from ..errors import UsageError
+from ..errors import TargetError, UsageError
 from ..options import RunOptions
 from ..paths import DEFAULT_CORPUS
 from ..run import run_eval
@@ -61,6 +61,10 @@ def run_packs(corpus_path: Path | str | None, targets: list[str], seed: int = 0,
         options = replace(options, timeout=timeout) if timeout else options
         run = run_eval(corpus, options)
         names = {t["spec"]: t["name"] for t in run.manifest["targets"]}
+        for spec, name in names.items():
+            why = (run.summary["suites"].get(SUITE, {}).get(name) or {}).get("skipped")
+            if why:
+                raise TargetError(f"{spec}: the retrieval suite was skipped ({why}): nothing to interleave")
         cases, scores = run.cases, run.scores
     return packs_from_frames(str(corpus), names[targets[0]], names[targets[1]], cases, scores)
 

@@ -74,11 +74,14 @@ class InterleavingDispatcher(Dispatcher):
         if not isinstance(body, dict):
             return 400, {"error": "request body must be a JSON object"}
         try:
-            return 200, self._interleave(body) if path == CONTEXT_PACK else self._feedback(body)
+            payload = self._interleave(body) if path == CONTEXT_PACK else self._feedback(body)
         except WorkbenchError as exc:
-            return 200, {"error": str(exc)}
+            payload = {"error": str(exc)}
         except Exception as exc:  # an engine bug answers one request with an error, never kills the server
-            return 200, {"error": f"{type(exc).__name__}: {exc}"}
+            payload = {"error": f"{type(exc).__name__}: {exc}"}
+        ident = body.get("id")  # echoed, as ``serve`` does
+        echo = isinstance(ident, (int, str)) and not isinstance(ident, bool)
+        return 200, {**payload, "id": ident} if echo else payload
 
     def _interleave(self, body: dict[str, Any]) -> dict[str, Any]:
         a = _ranked(self.call("context_pack", body))
