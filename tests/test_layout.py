@@ -126,7 +126,7 @@ LAYERS = [
     {"mining", "targets"},
     {"suites"},
     {"run"},
-    {"interchange", "report"},
+    {"interchange", "report", "online"},
     {"cli"},
     {"workbench", "__main__"},
 ]
@@ -308,7 +308,7 @@ def test_the_public_api_is_curated_and_resolves() -> None:
     assert 20 <= len(workbench.__all__) <= 30
     for name in workbench.__all__:
         assert getattr(workbench, name) is not None, name
-    for package in ("run", "store", "analysis", "report", "targets", "reference", "suites"):
+    for package in ("run", "store", "analysis", "report", "targets", "reference", "suites", "online"):
         module = import_module(f"workbench.{package}")
         for name in module.__all__:
             assert getattr(module, name) is not None, f"workbench.{package}.{name}"

@@ -13,7 +13,7 @@ import json, sys
 import workbench.cli
 cli = sorted({m.split(".")[1] for m in sys.modules if m.startswith("workbench.")})
 import workbench.analysis, workbench.corpus, workbench.interchange, workbench.reference, workbench.report
-import workbench.run, workbench.store, workbench.suites, workbench.targets
+import workbench.online, workbench.run, workbench.store, workbench.suites, workbench.targets
 print(json.dumps({"cli": cli, "heavy": sorted(m for m in %r if m in sys.modules)}))
 """
 

@@ -1,6 +1,7 @@
 """workbench: evaluate code-context engines against a labelled corpus.
 
-The curated public API is ``__all__``: corpus -> run -> store -> analysis -> report, plus the
+The curated public API is ``__all__``: corpus -> run -> store -> analysis -> report (and
+``simulate_interleaving``, the online layer's experiment), plus the
 ``views`` and ``plots`` namespaces the notebooks call. Each subpackage (``workbench.run``,
 ``.store``, ``.analysis``, ``.report``, ``.targets``, ``.reference``, ``.suites``) imports its own
 public names eagerly and lists them in its ``__all__``; pandas, numpy, papermill and tree-sitter
@@ -39,6 +40,7 @@ _HOMES = {
     "Comparison": "workbench.analysis",
     "compare": "workbench.analysis",
     "GateRule": "workbench.analysis",
+    "simulate_interleaving": "workbench.online",
     "render_report": "workbench.report",
     "render_scoreboard": "workbench.report",
     "resolve_target": "workbench.targets",
@@ -73,6 +75,7 @@ __all__ = [
     "render_scoreboard",
     "resolve_target",
     "run_eval",
+    "simulate_interleaving",
     "suite_names",
     "validate_corpus",
     "views",
@@ -82,6 +85,7 @@ if TYPE_CHECKING:
     from .analysis import Comparison, GateRule, Metric, compare, evaluate, parse_metric
     from .corpus import Corpus, load_corpus, validate_corpus
     from .errors import WorkbenchError
+    from .online import simulate_interleaving
     from .report import plots, render_report, render_scoreboard, views
     from .run import RunOptions, merge_runs, run_eval
     from .store import Baseline, Run, latest_run, list_baselines, load_baseline, load_run, record_baseline

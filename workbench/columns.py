@@ -16,3 +16,17 @@ ERROR = "error"
 
 SCORE_COLUMNS = [SUITE, TARGET, CASE, METRIC, VALUE]
 CASE_KEY = [SUITE, TARGET, CASE]
+
+# Interleaving (workbench/online): one row per shown item, per case, per (method, tasks) of the
+# sensitivity table.
+RANK = "rank"
+DOC = "doc"
+TEAM = "team"
+RELEVANT = "relevant"
+CLICKED = "clicked"
+CLICKS_A = "clicks_a"
+CLICKS_B = "clicks_b"
+OUTCOME = "outcome"
+METHOD = "method"
+TASKS = "tasks"
+POWER = "power"

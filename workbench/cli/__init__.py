@@ -62,7 +62,7 @@ RUNS_DIR_OPTION = click.option(
 
 
 # The commands register themselves on ``cli`` when their modules load.
-from . import compare, evaluate, mining, tools  # noqa: E402, F401
+from . import compare, evaluate, mining, online, tools  # noqa: E402, F401
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from . import EXIT_FAILED, EXIT_OK, cli
+from . import EXIT_FAILED, EXIT_OK, cli, split_values
 
 
 def parse_repo(values: tuple[str, ...]) -> dict[str, Path]:
@@ -34,8 +34,32 @@ def parse_repo(values: tuple[str, ...]) -> dict[str, Path]:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="0 picks a free port.")
 @click.option("--allow-exec", is_flag=True, help="Let gate requests run the served repositories' validation commands.")
+@click.option(
+    "--interleave",
+    default=None,
+    metavar="A,B",
+    help="Answer context_pack with a team-draft interleaving of engines A and B (instead of --target), "
+    "with an impression id, and take POST /v1/feedback.",
+)
+@click.option(
+    "--log",
+    "log_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=Path("reports/interleave/impressions.jsonl"),
+    show_default=True,
+    help="With --interleave: the JSONL impression log, appended to.",
+)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="With --interleave: coin seed.")
 def serve_command(
-    corpus_path: Path | None, repo_args: tuple[str, ...], target_spec: str, host: str, port: int, allow_exec: bool
+    corpus_path: Path | None,
+    repo_args: tuple[str, ...],
+    target_spec: str,
+    host: str,
+    port: int,
+    allow_exec: bool,
+    interleave: str | None,
+    log_path: Path,
+    seed: int,
 ) -> None:
     """Serve an engine over the JSON protocol (POST /v1/<capability>) until interrupted.
 
@@ -46,7 +70,18 @@ def serve_command(
 
     repos = dict(load_corpus(corpus_path).fixtures) if corpus_path else {}
     repos.update(parse_repo(repo_args))
-    server = make_server(Dispatcher(resolve_target(target_spec), repos, allow_exec=allow_exec), host, port)
+    if interleave is None:
+        dispatcher = Dispatcher(resolve_target(target_spec), repos, allow_exec=allow_exec)
+    else:
+        from ..online import InterleavingDispatcher
+
+        pair = split_values((interleave,))
+        if len(pair) != 2:
+            raise click.BadParameter(f"expected two engines A,B, got {interleave!r}", param_hint="--interleave")
+        a, b = (resolve_target(spec, seed) for spec in pair)
+        dispatcher = InterleavingDispatcher(a, b, repos, log_path, seed=seed, allow_exec=allow_exec)
+        target_spec = f"{pair[0]} interleaved with {pair[1]}, logging to {log_path}"
+    server = make_server(dispatcher, host, port)
     click.echo(f"serving {target_spec} on http://{host}:{server.server_port} (Ctrl-C stops)", err=True)
     try:
         server.serve_forever()
