@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .calibrate import OUTCOMES, Calibration, calibrate
 from .outcomes import FIX_RULE, Window, is_fix, parse_window
-from .render import render_text
+from .render import lift_text, rate_text, render_text
 from .stats import MIN_OUTCOMES, lift_interval, wilson
 
 __all__ = [
@@ -16,7 +16,9 @@ __all__ = [
     "calibrate",
     "is_fix",
     "lift_interval",
+    "lift_text",
     "parse_window",
+    "rate_text",
     "render_text",
     "wilson",
 ]

@@ -9,9 +9,9 @@ something for a path in that mode). A change whose window reaches past the newes
 
 A target may answer ``risk_concepts`` with a mapping ``{label: score in [0, 1]}`` instead of a set;
 then each concept's score for a change (its highest over the change's calls) gets a Brier score and
-reliability bins against ``either``. The target's ``gate`` capability is not run: it needs a work
-tree per change (a checkout and a gate run per commit), which a history of thousands of commits
-cannot afford here; the report says so.
+reliability bins against ``either``. Where the target has ``gate``, its verdict on each of the newest
+observed changes (``gating.py``: the commit's tree staged against its parent) adds the gate flags,
+tabulated over the changes gated.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from ..contract import capabilities
 from ..corpus.sources import open_repo
 from ..errors import GitError, UsageError
 from ..mining.history import Commit, iter_commits
+from .gating import DEFAULT_LIMIT, Gated, progress_bar, run_gates
 from .outcomes import Found, Window, find_outcomes
 
 if TYPE_CHECKING:
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
 
 OUTCOMES = ("reverted", "fixed", "either")
 MAX_MESSAGE = 2000  # characters of the message asked about (a squash of fifty commits is not a task)
-GATE_SKIPPED = "gate: not run (the target's gate needs a checkout and a gate run per commit; too costly over history)"
 
 
 @dataclass
@@ -56,6 +56,9 @@ class Calibration:
     reliability: Any = None
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    gated: int | None = None  # changes the gate judged (None: the target has no gate)
+    gate_errors: int = 0
+    gate_verdicts: dict[str, int] = field(default_factory=dict)
 
     @property
     def censored(self) -> int:
@@ -73,6 +76,9 @@ class Calibration:
             "censored": self.censored,
             "targetErrors": self.target_errors,
             "outcomes": self.outcome_counts,
+            "gated": self.gated,
+            "gateErrors": self.gate_errors,
+            "gateVerdicts": self.gate_verdicts,
             "fixCommits": self.found.fixes,
             "blameCalls": self.found.blames,
             "minOutcomes": _min_outcomes(),
@@ -169,17 +175,26 @@ def _observed(commits: list[Commit], window: Window) -> list[bool]:
 
 
 def calibrate(
-    repo_path: Path | str, target: Any, window: Window | None = None, max_commits: int | None = None
+    repo_path: Path | str,
+    target: Any,
+    window: Window | None = None,
+    max_commits: int | None = None,
+    since: int | None = None,
+    gate_changes: int = DEFAULT_LIMIT,
+    progress: bool = False,
 ) -> Calibration:
-    """Mine ``repo_path``'s history (the newest ``max_commits`` commits, or all) for each change's
-    outcomes, ask ``target`` for its flags, and tabulate flagged against unflagged outcome rates."""
+    """Mine ``repo_path``'s history (the newest ``max_commits`` commits, or all; changes from
+    ``since``, Unix seconds, on) for each change's outcomes, ask ``target`` for its flags (and its
+    gate verdict on the newest ``gate_changes`` observed changes), and tabulate flagged against
+    unflagged outcome rates."""
     import pandas as pd
 
     from .stats import brier_table, flag_table
 
     started = time.perf_counter()
     window = window or Window()
-    if "risk_concepts" not in capabilities(target):
+    has = capabilities(target)
+    if "risk_concepts" not in has:
         raise UsageError(f"target {getattr(target, 'name', target)!r} has no risk_concepts capability to calibrate")
     try:
         repo = open_repo(repo_path)
@@ -188,14 +203,17 @@ def calibrate(
         message = str(exc)
         raise UsageError(message if str(repo_path) in message else f"{repo_path}: {message}") from None
     result = Calibration(repo.name, str(getattr(target, "name", "target")), window, commits=len(commits))
-    if "gate" in capabilities(target):
-        result.notes.append(GATE_SKIPPED)
     order = [(c.sha, c.time, c.message, len(c.parents) > 1) for c in commits]
     result.found = find_outcomes(repo.git_dir, order, window) if commits else Found()
-    asker, rows, flag_rows = _Asker(target), [], []
-    for commit, seen in zip(commits, _observed(commits, window), strict=True):
-        if len(commit.parents) > 1 or not commit.changes:
-            continue
+    asker, rows, flag_rows, kept = _Asker(target), [], [], []
+    observed = _observed(commits, window)
+    changes = [
+        (c, seen)
+        for c, seen in zip(commits, observed, strict=True)
+        if len(c.parents) <= 1 and c.changes and (since is None or c.time >= since)
+    ]
+    bar = progress_bar(changes, f"flagging {repo.name}", progress)
+    for commit, seen in bar:
         result.changes += 1
         if not seen:
             continue
@@ -207,13 +225,18 @@ def calibrate(
         reverted, fixed = commit.sha in result.found.reverted_by, commit.sha in result.found.fixed_by
         rows.append((reverted, fixed, reverted or fixed))
         flag_rows.append(flags)
+        kept.append(commit)
+    bar.close()
     result.observed = len(rows)
     outcomes = pd.DataFrame(rows, columns=list(OUTCOMES), dtype=bool)
     scores = pd.DataFrame(flag_rows, dtype=float).fillna(0.0)
     names = sorted(scores.columns, key=lambda n: (not n.startswith("concept:"), n == "any concept", n))
     scores = scores.reindex(columns=names) if names else pd.DataFrame(index=range(len(rows)))
     result.outcome_counts = {k: int(outcomes[k].sum()) for k in OUTCOMES}
-    result.table = flag_table(scores > 0, outcomes) if names else flag_table(scores.astype(bool), outcomes)
+    result.table = flag_table(scores > 0, outcomes)
+    if "gate" in has:
+        gate = _gate_table(result, repo, target, kept, outcomes, gate_changes, progress)
+        result.table = pd.concat([result.table, gate], ignore_index=True)
     if asker.scored and names:
         concept = [n for n in names if n.startswith("concept:")]
         result.brier, result.reliability = brier_table(scores[concept], outcomes["either"])
@@ -221,3 +244,28 @@ def calibrate(
         result.notes.append(f"{result.target_errors} change(s) left out: the target's risk_concepts failed on them")
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _gate_table(
+    result: Calibration, repo: Any, target: Any, kept: list[Commit], outcomes: pd.DataFrame, limit: int, progress: bool
+) -> pd.DataFrame:
+    """The gate flags' rows, over the newest ``limit`` observed non-root changes the gate judged."""
+    import pandas as pd
+
+    from .stats import flag_table
+
+    picked = [i for i, c in enumerate(kept) if c.parents][:limit]
+    gated = run_gates(repo.git_dir, repo.name, target, [kept[i] for i in picked], progress) if picked else Gated()
+    rows = [i for i in picked if kept[i].sha in gated.flags]
+    result.gated, result.gate_errors, result.gate_verdicts = len(rows), gated.errors, gated.verdicts
+    skipped = sum(1 for c in kept if c.parents) - len(picked)
+    result.notes.append(
+        f"gate: judged {len(rows)} change(s) (newest first, at most {limit}; {skipped} older left out"
+        + (f", {gated.errors} gate call(s) failed" if gated.errors else "")
+        + "); its flags are tabulated over those changes only"
+    )
+    flags = pd.DataFrame([gated.flags[kept[i].sha] for i in rows], dtype=float).fillna(0.0)
+    if flags.empty:
+        return flag_table(pd.DataFrame(index=range(0)), outcomes.iloc[rows])
+    flags = flags.reindex(columns=sorted(flags.columns, key=lambda n: (n.startswith("gate check:"), n)))
+    return flag_table(flags > 0, outcomes.iloc[rows].reset_index(drop=True))

@@ -8,19 +8,22 @@ from typing import Any
 from .calibrate import OUTCOMES, Calibration
 
 
-def _rate(value: Any, low: Any, high: Any, count: int) -> str:
+def rate_text(value: Any, low: Any, high: Any, count: int) -> str:
+    """``0.125 [0.050, 0.260]``, or ``withheld (n=12)`` when the group is too small."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return f"withheld (n={count})"
     return f"{value:.3f} [{low:.3f}, {high:.3f}]"
 
 
-def _lift(row: dict[str, Any]) -> str:
+def lift_text(row: dict[str, Any]) -> str:
+    """A flag row's lift with its interval, or why there is none (a row of the frame or of ``--json``)."""
     if row["withheld"]:
         return f"withheld (n={min(row['flagged'], row['unflagged'])})"
-    lift, low, high = row["lift"], row["lift_low"], row["lift_high"]
-    if isinstance(lift, float) and math.isnan(lift):
-        return "n/a (no outcome in either group)"
-    return f"{lift:.2f} [{low:.2f}, {high:.2f}]"
+    if not row["unflagged_outcomes"]:
+        return "n/a (no outcome in either group)" if not row["flagged_outcomes"] else "unbounded (no unflagged outcome)"
+    high = row["lift_high"]
+    upper = "inf" if high is None or math.isinf(high) else f"{high:.2f}"
+    return f"{row['lift']:.2f} [{row['lift_low']:.2f}, {upper}]"
 
 
 def render_text(result: Calibration) -> str:
@@ -49,10 +52,10 @@ def render_text(result: Calibration) -> str:
             f"  {'flag':<{width}}  {'flagged':>7}  {'rate [95%]':<22}  {'unflagged':>9}  {'rate [95%]':<22}  lift [95%]"
         )
         for r in chosen:
-            flagged = _rate(r["rate_flagged"], r["rate_flagged_low"], r["rate_flagged_high"], r["flagged"])
-            other = _rate(r["rate_unflagged"], r["rate_unflagged_low"], r["rate_unflagged_high"], r["unflagged"])
+            flagged = rate_text(r["rate_flagged"], r["rate_flagged_low"], r["rate_flagged_high"], r["flagged"])
+            other = rate_text(r["rate_unflagged"], r["rate_unflagged_low"], r["rate_unflagged_high"], r["unflagged"])
             counts = f"{r['flagged']:>7}  {flagged:<22}  {r['unflagged']:>9}  {other:<22}"
-            lines.append(f"  {r['flag']:<{width}}  {counts}  {_lift(r)}")
+            lines.append(f"  {r['flag']:<{width}}  {counts}  {lift_text(r)}")
     if result.brier is not None:
         lines += ["", "scores against 'either' (Brier; reliability bins of width 0.1)"]
         for r in result.brier.to_dict(orient="records"):
