@@ -11,7 +11,7 @@ from typing import Any
 from ..errors import RenderError
 from ..store.files import write_text_atomic
 from ._html import to_html
-from .render import DEFAULT_TIMEOUT, WARMUP, notebook_paths
+from .render import DEFAULT_TIMEOUT, WARMUP, notebook_paths, start_kernel
 
 PAGE = "calibration"
 
@@ -30,12 +30,7 @@ def render_calibration(
     write_text_atomic(result, json.dumps(data, indent=2, allow_nan=False) + "\n")
     slot = KernelSlot(Path.cwd(), WARMUP)
     try:
-        try:
-            slot.start()
-        except Exception as exc:  # no such kernel, or it died on start
-            raise RenderError(
-                f"cannot start the notebook kernel ({type(exc).__name__}: {exc}); `make setup` registers it in .venv"
-            ) from None
+        start_kernel(slot)
         nb, error = execute_notebook(source, out / source.name, {"calibration": str(result.resolve())}, slot, timeout)
     finally:
         slot.shutdown()
