@@ -204,7 +204,7 @@ def calibrate(
         raise UsageError(message if str(repo_path) in message else f"{repo_path}: {message}") from None
     result = Calibration(repo.name, str(getattr(target, "name", "target")), window, commits=len(commits))
     order = [(c.sha, c.time, c.message, len(c.parents) > 1) for c in commits]
-    result.found = find_outcomes(repo.git_dir, order, window) if commits else Found()
+    result.found = find_outcomes(repo.git_dir, order, window, progress=progress) if commits else Found()
     asker, rows, flag_rows, kept = _Asker(target), [], [], []
     observed = _observed(commits, window)
     changes = [

@@ -57,7 +57,9 @@ def progress_bar(items: Sequence[Any], desc: str, progress: bool) -> Any:
     """A tqdm bar on stderr (shown only on a terminal, after half a second), as ``workbench mine`` does."""
     from tqdm import tqdm
 
-    return tqdm(items, desc=desc, unit="change", delay=0.5, disable=None if progress else True, file=sys.stderr)
+    return tqdm(
+        items, desc=desc, unit="change", delay=0.5, disable=None if progress else True, file=sys.stderr, leave=False
+    )
 
 
 def _read_tree(scratch: Path, sha: str) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import sys
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -163,9 +164,13 @@ def blamed(git_dir: Path, fix: str, path: str, hunks: list[tuple[int, int]], sin
     return shas - boundary
 
 
-def find_outcomes(git_dir: Path, order: list[tuple[str, int, str, bool]], window: Window, workers: int = 2) -> Found:
+def find_outcomes(
+    git_dir: Path, order: list[tuple[str, int, str, bool]], window: Window, workers: int = 2, progress: bool = False
+) -> Found:
     """Outcomes of every commit in ``order`` (newest first: sha, time, message, is_merge) caused by
-    later commits of ``order`` within ``window``."""
+    later commits of ``order`` within ``window`` (a bar on stderr over the blame calls with ``progress``)."""
+    from tqdm import tqdm
+
     position = {sha: i for i, (sha, *_rest) in enumerate(order)}
     times = {sha: when for sha, when, *_rest in order}
     found = Found()
@@ -204,10 +209,15 @@ def find_outcomes(git_dir: Path, order: list[tuple[str, int, str, bool]], window
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         results = pool.map(lambda job: (job[0], blamed(git_dir, job[0], job[1], job[2], since(job[0]))), jobs)
-        for fix, changes in results:
+        shown = None if progress else True  # tqdm: None shows the bar only on a terminal
+        bar = tqdm(
+            results, total=len(jobs), desc="blaming", unit="blame", delay=1, disable=shown, file=sys.stderr, leave=False
+        )
+        for fix, changes in bar:
             for change in changes:
                 if change in position and within(change, fix):
                     found.fixed_by.setdefault(change, set()).add(fix)
+        bar.close()
     return found
 
 
