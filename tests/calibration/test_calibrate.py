@@ -196,3 +196,18 @@ def test_a_target_answering_garbage_is_counted_not_fatal(repo: Path) -> None:
 
     result = calibrate(repo, Bad(), Window(days=30), max_commits=20)
     assert result.observed == 0 and result.target_errors == result.changes - result.censored
+
+
+def test_a_named_revert_counts_without_the_inverse_diff_and_an_added_line_blames_nothing(tmp_path: Path) -> None:
+    history = History(tmp_path / "small")
+    history.commit("init", 0, {"a.py": "one\ntwo\n"})
+    history.commit("change b", HOUR, {"b.py": "x\ny\n"})
+    history.commit("change c", 2 * HOUR, {"c.py": "p\nq\n"})
+    init, b, c = history.finish()
+    history.commit(f"Partly back out\n\nThis reverts commit {b[:7]}.", 3 * HOUR, {"a.py": "one\ntwo\nthree\n"})
+    history.commit("fix c: add a line", 4 * HOUR, {"c.py": "p\nq\nr\n"})  # adds only: no line of c repaired
+    history.commit("fix a", 5 * HOUR, {"a.py": "one\n2\nthree\n"})  # changes line 2, which init wrote
+    history.finish()
+    result = calibrate(tmp_path / "small", PayTarget(), Window(days=None, commits=100))
+    assert set(result.found.reverted_by) == {b} and c not in result.found.fixed_by  # c's fix only added a line
+    assert set(result.found.fixed_by) == {init}  # a root commit's lines are blamed to it (git blame --root)

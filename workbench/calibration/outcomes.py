@@ -9,7 +9,8 @@ The rules (EVALS.md, "Calibration"):
 - **fixed**: a later non-merge commit within the window whose subject looks like a fix (``FIX_RULE``:
   the words fix/fixes/fixed/fixing, bug/bugfix, hotfix, regression, crash, broken, or ``oops``;
   a revert is never a fix) removed or changed a line that ``git blame --porcelain`` at the fix's
-  parent attributes to the change. Only modified files count (a deleted file's lines are not read).
+  parent attributes to the change (``--root``: the first commit's lines too). Only modified files
+  count (a deleted file's lines are not read).
 
 Everything is read through a handful of streaming git calls (``git log -p`` twice into
 ``git patch-id``, one ``git log -p -U0`` for the fixes' hunks) plus one ``git blame`` per
@@ -147,7 +148,7 @@ def _parse_hunks(lines: Iterable[bytes]) -> dict[str, dict[str, list[tuple[int, 
 def blamed(git_dir: Path, fix: str, path: str, hunks: list[tuple[int, int]], since: int | None) -> set[str]:
     """Commits ``git blame`` at ``fix^`` gives for the hunks' lines (boundary commits left out: their
     lines are older than ``since``)."""
-    args = ["blame", "--porcelain"]
+    args = ["blame", "--porcelain", "--root"]  # a root commit is a change too, not a boundary
     for first, count in hunks:
         args += ["-L", f"{first},+{count}"]
     if since is not None:
