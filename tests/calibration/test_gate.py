@@ -125,3 +125,20 @@ def test_cli_json_and_one_line_errors(repo: Path, tmp_path: Path, capsys: Any) -
         err = capsys.readouterr().err.strip()
         assert words in err, (argv, err)
         assert "Traceback" not in err and len([line for line in err.splitlines() if line.startswith("Error")]) <= 1
+
+
+class Chatty(PayTarget):
+    def risk_concepts(self, mode: str, text: str) -> Any:
+        print("a library's print")
+        return super().risk_concepts(mode, text)
+
+
+def make_chatty() -> Chatty:
+    return Chatty()
+
+
+def test_json_stdout_holds_only_the_json(repo: Path, capfd: Any) -> None:
+    target = "python:tests.calibration.test_gate:make_chatty"
+    assert main(["calibrate", str(repo), "--target", target, "--window", "30d", "--json", "--max-commits", "20"]) == 0
+    out, err = capfd.readouterr()
+    assert json.loads(out)["commits"] == 20 and "a library's print" in err

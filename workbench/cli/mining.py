@@ -270,6 +270,7 @@ def calibrate_command(
 
     from ..calibration import calibrate, parse_window, render_text
     from ..targets import close_target, resolve_target
+    from .evaluate import _stdout_to_stderr
 
     try:
         span = parse_window(window)
@@ -278,7 +279,8 @@ def calibrate_command(
     start = _date(since, False, "--since")
     target = resolve_target(target_spec)
     try:
-        result = calibrate(repo, target, span, max_commits, since=start, gate_changes=gate_changes, progress=True)
+        with _stdout_to_stderr(as_json):  # a target's prints never get into the JSON
+            result = calibrate(repo, target, span, max_commits, since=start, gate_changes=gate_changes, progress=True)
     finally:
         close_target(target)
     data = result.to_json()
