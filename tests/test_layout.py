@@ -125,7 +125,7 @@ LAYERS = [
     {"analysis"},
     {"mining", "targets"},
     {"suites"},
-    {"run"},
+    {"run", "calibration"},
     {"interchange", "report", "online"},
     {"cli"},
     {"workbench", "__main__"},

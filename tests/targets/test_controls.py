@@ -38,6 +38,15 @@ def test_random_is_deterministic_per_seed_query_and_repos(repo: Repo):
     assert len(every) == len(set(every)) == 5  # never more files than the repository has
 
 
+def test_random_draws_the_same_wherever_the_checkout_lives(repo: Repo, tmp_path_factory: pytest.TempPathFactory):
+    import shutil
+
+    moved = tmp_path_factory.mktemp("elsewhere") / "clone"
+    shutil.copytree(repo.path, moved)
+    here = RandomTarget(seed=3).context_pack("cancel an order", [repo], 8)
+    assert RandomTarget(seed=3).context_pack("cancel an order", [Repo("shop", moved)], 8) == here
+
+
 def test_random_respects_the_limit(repo: Repo):
     result = RandomTarget().context_pack("anything", [repo], 2)
     assert len(result.primary) + len(result.related) == 2

@@ -215,3 +215,78 @@ def export_command(run_spec: str, fmt: str, out_dir: Path | None, runs_dir: Path
     side = Locations(runs=runs_dir).run(run_spec)
     for path in export_trec(side.path, out_dir or DEFAULT_TREC_DIR / side.path.name, side.target):
         click.echo(path)
+
+
+@cli.command("calibrate")
+@click.argument("repo", type=click.Path(path_type=Path))
+@click.option(
+    "--target", "target_spec", default="builtin", show_default=True, help="Target whose risk_concepts flag the changes."
+)
+@click.option(
+    "--window",
+    default="90d",
+    show_default=True,
+    metavar="W",
+    help="How long after a change a revert or fix counts: days (90d, or 90) or later commits (200c).",
+)
+@click.option("--since", default=None, metavar="D", help="Only changes from this date (YYYY-MM-DD or ISO time, UTC).")
+@click.option("--max-commits", type=click.IntRange(min=1), default=None, help="Read only the newest N commits.")
+@click.option(
+    "--gate-changes",
+    type=click.IntRange(min=0),
+    default=1000,
+    show_default=True,
+    metavar="N",
+    help="Where the target has a gate: judge the newest N observed changes (0: none).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Also write calibration.json and the report page calibration.html into this directory.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def calibrate_command(
+    repo: Path,
+    target_spec: str,
+    window: str,
+    since: str | None,
+    max_commits: int | None,
+    gate_changes: int,
+    out: Path | None,
+    as_json: bool,
+) -> None:
+    """Check whether TARGET's risk flags and gate verdicts predict reverts and fixes in REPO's history.
+
+    Every non-merge commit is a change; it is *reverted* when a later commit within the window says
+    "This reverts commit <sha>" or applies its exact inverse diff, and *fixed* when a later fix commit
+    (subject says fix, bug, hotfix, regression, crash, broken or oops) changes a line blame attributes
+    to it. Per flag (concept:<label>, any concept, gate-mode, secret-mode, and gate:FAIL, gate:WARN or
+    FAIL, gate check:<name> where the target has a gate) it prints changes flagged, the outcome rate
+    flagged vs unflagged with Wilson 95% intervals, and the lift; a figure over fewer than 30
+    observed changes is withheld, with its count. REPO is only read.
+    """
+    import json
+
+    from ..calibration import calibrate, parse_window, render_text
+    from ..targets import close_target, resolve_target
+    from .evaluate import _stdout_to_stderr
+
+    try:
+        span = parse_window(window)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--window") from None
+    start = _date(since, False, "--since")
+    target = resolve_target(target_spec)
+    try:
+        with _stdout_to_stderr(as_json):  # a target's prints never get into the JSON
+            result = calibrate(repo, target, span, max_commits, since=start, gate_changes=gate_changes, progress=True)
+    finally:
+        close_target(target)
+    data = result.to_json()
+    click.echo(json.dumps(data, indent=2, allow_nan=False) if as_json else render_text(result))
+    if out is not None:
+        from ..report import render_calibration
+
+        page = render_calibration(data, out)
+        click.echo(f"report: {page}", err=True)

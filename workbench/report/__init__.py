@@ -10,6 +10,7 @@ from importlib import import_module
 from types import ModuleType
 from typing import TYPE_CHECKING
 
+from .calibration_page import render_calibration
 from .lab import lab_argv, serve_lab
 from .render import Page, Report, notebooks_dir, render_report
 from .text import latencies, render_markdown, render_scoreboard
@@ -34,6 +35,7 @@ __all__ = [
     "lab_argv",
     "notebooks_dir",
     "plots",
+    "render_calibration",
     "render_markdown",
     "render_report",
     "render_scoreboard",

@@ -20,6 +20,7 @@ from ..analysis.registry import higher_is_better
 from ..columns import CASE, METRIC, PASSED, SUITE, TARGET, VALUE
 from ..store.runs import Run
 from ._layout import PAD, PlainLogFormatter, ReportFigure, figure, title
+from .calibration_plots import flag_lifts, reliability  # noqa: F401 - the calibration page's figures
 from .cost_plots import quality_vs_cost  # noqa: F401 - a page's figure, in its own module
 from .views import breakdowns, classifiers, diff, retrieval, scoreboard
 from .views.common import Html, Note, is_control, label, primary_target, suite_rows, targets_of, unless_quiet

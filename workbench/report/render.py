@@ -29,7 +29,7 @@ from ._html import to_html
 from .pages import split_pages
 
 if TYPE_CHECKING:
-    from ._kernels import Job, JobBoard
+    from ._kernels import Job, JobBoard, KernelSlot
 
 NOTEBOOKS = ("scoreboard", "retrieval", "classifiers", "ranking", "baseline_diff", "significance")
 # Execution order, longest first (bench/report.py): the first notebook on each kernel also pays for
@@ -91,12 +91,7 @@ def _worker(jobs: JobBoard, worker: int, timeout: float, reuse: bool, converter:
 
     pages, slot = [], KernelSlot(Path.cwd(), WARMUP)
     try:
-        try:
-            slot.start()
-        except Exception as exc:  # no such kernel, or it died on start
-            raise RenderError(
-                f"cannot start the notebook kernel ({type(exc).__name__}: {exc}); `make setup` registers it in .venv"
-            ) from None
+        start_kernel(slot)
         while (job := jobs.take(worker)) is not None:
             started = time.perf_counter()
             nb, error = execute_notebook(job.source, job.out / job.source.name, job.params, slot, timeout)
@@ -106,6 +101,16 @@ def _worker(jobs: JobBoard, worker: int, timeout: float, reuse: bool, converter:
     finally:
         slot.shutdown()
     return pages
+
+
+def start_kernel(slot: KernelSlot) -> None:
+    """Start ``slot``'s kernel; a RenderError says how to register it when it cannot start."""
+    try:
+        slot.start()
+    except Exception as exc:  # no such kernel, or it died on start
+        raise RenderError(
+            f"cannot start the notebook kernel ({type(exc).__name__}: {exc}); `make setup` registers it in .venv"
+        ) from None
 
 
 def _convert(job: Job, nb: Any, error: str | None, started: float) -> Page:

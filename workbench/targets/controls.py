@@ -38,7 +38,8 @@ def _files(repo: Repo) -> list[str]:
 
 
 class RandomTarget:
-    """A seeded random pack: deterministic per (seed, query, repositories)."""
+    """A seeded random pack: deterministic per (seed, query, repository names and files), wherever
+    the checkout lives (the draw never depends on an absolute path)."""
 
     name = "random"
     version = "1"
@@ -49,7 +50,7 @@ class RandomTarget:
     def context_pack(self, query: str, repos: list[Repo], limit: int = 8) -> Pack:
         """``RANDOM_PRIMARY`` primary and ``RANDOM_RELATED`` related files drawn without replacement."""
         pool = [(repo.name, path) for repo in repos for path in _files(repo)]
-        key = f"{self.seed}\0{query}\0" + "\0".join(f"{r.name}={r.path}" for r in repos)
+        key = f"{self.seed}\0{query}\0" + "\0".join(r.name for r in repos)
         rng = random.Random(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big"))
         size = min(len(pool), RANDOM_PRIMARY + RANDOM_RELATED, max(limit, 0))
         drawn = [FileRef(repo, path, "random draw") for repo, path in rng.sample(pool, size)]

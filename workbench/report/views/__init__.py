@@ -7,6 +7,7 @@ an ``Html`` block or a one-line ``Note`` (never an error for a suite the run lac
 from __future__ import annotations
 
 from .breakdowns import group_metrics, latency, latency_frame, metric_by_case
+from .calibration import brier_scores, calibration_flags, calibration_header, open_calibration
 from .case_table import case_frame, interactive_tables, retrieval_table
 from .classifiers import (
     concept_counts,
@@ -65,6 +66,9 @@ __all__ = [
     "CONTROLS",
     "Html",
     "Note",
+    "brier_scores",
+    "calibration_flags",
+    "calibration_header",
     "case_frame",
     "case_shapes",
     "case_status",
@@ -102,6 +106,7 @@ __all__ = [
     "metric_by_case",
     "metric_deltas",
     "open_baseline",
+    "open_calibration",
     "pareto",
     "pass_k",
     "open_run",

@@ -1,0 +1,88 @@
+"""The calibration page's tables, read from ``workbench calibrate --json`` output (a dict or its file).
+
+The page shows what the command measured and nothing else: withheld figures stay withheld with
+their count, exactly as the terminal report prints them (``workbench.calibration.render``).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ...calibration import OUTCOMES, lift_text, rate_text
+from ...errors import RenderError
+from .common import Html, Note
+
+_NEEDS = ("repo", "target", "flags", "outcomes", "observed", "changes")
+
+
+def open_calibration(source: str | Path | dict[str, Any]) -> dict[str, Any]:
+    """The calibration result at ``source`` (a ``--json`` file), checked to be one; a RenderError names the file."""
+    if isinstance(source, dict):
+        data = source
+    else:
+        try:
+            data = json.loads(Path(source).read_text())
+        except (OSError, ValueError) as exc:
+            raise RenderError(f"{source}: not a calibration result ({type(exc).__name__}: {exc})") from None
+    missing = [key for key in _NEEDS if not isinstance(data, dict) or key not in data]
+    if missing:
+        raise RenderError(f"{source if not isinstance(source, dict) else 'calibration'}: missing {', '.join(missing)}")
+    return data
+
+
+def calibration_header(data: dict[str, Any]) -> Html:
+    """What was read and counted: repository, target, window, changes observed and censored, outcomes, notes."""
+    window = data.get("window") or {}
+    span = f"{window['commits']} commits" if window.get("commits") else f"{window.get('days', '?')} days"
+    outcomes = ", ".join(f"{k} {data['outcomes'].get(k, 0)}" for k in OUTCOMES)
+    gated = "" if data.get("gated") is None else f" The gate judged {data['gated']} change(s): {data['gateVerdicts']}."
+    text = (
+        f"<p><b>{html.escape(str(data['repo']))}</b> with target <code>{html.escape(str(data['target']))}</code>, "
+        f"window {html.escape(span)}: {data.get('commits', '?')} commits read, {data['changes']} changes, "
+        f"{data['observed']} observed, {data.get('censored', '?')} censored (window not over at the newest commit). "
+        f"Outcomes: {html.escape(outcomes)} ({data.get('fixCommits', '?')} fix commits examined, "
+        f"{data.get('blameCalls', '?')} blame calls).{html.escape(gated)} A rate needs at least "
+        f"{data.get('minOutcomes', 30)} observed changes in its group; intervals are Wilson 95%, lifts MOVER-R.</p>"
+    )
+    notes = "".join(f"<li>{html.escape(str(n))}</li>" for n in data.get("notes") or [])
+    return Html(text + (f"<ul>{notes}</ul>" if notes else ""))
+
+
+def calibration_flags(data: dict[str, Any], outcome: str = "either") -> pd.DataFrame | Note:
+    """Per flag, for one outcome: changes flagged and not, the two rates with intervals, and the lift."""
+    rows = [r for r in data["flags"] if r["outcome"] == outcome]
+    if not rows:
+        return Note(f"No flag to show for '{outcome}': the target flagged no observed change.")
+    return pd.DataFrame(
+        {
+            "flag": [r["flag"] for r in rows],
+            "flagged": [r["flagged"] for r in rows],
+            "rate flagged [95%]": [
+                rate_text(r["rate_flagged"], r["rate_flagged_low"], r["rate_flagged_high"], r["flagged"]) for r in rows
+            ],
+            "unflagged": [r["unflagged"] for r in rows],
+            "rate unflagged [95%]": [
+                rate_text(r["rate_unflagged"], r["rate_unflagged_low"], r["rate_unflagged_high"], r["unflagged"])
+                for r in rows
+            ],
+            "lift [95%]": [lift_text(r) for r in rows],
+        }
+    ).set_index("flag")
+
+
+def brier_scores(data: dict[str, Any]) -> pd.DataFrame | Note:
+    """Per scored flag: the Brier score against 'either' (withheld under the minimum), with its count."""
+    rows = data.get("brier")
+    if not rows:
+        return Note("The target gave no scores (risk_concepts answered sets), so there is no Brier score.")
+    frame = pd.DataFrame(rows).set_index("flag")
+    frame["brier"] = [None if w else b for b, w in zip(frame["brier"], frame["withheld"], strict=True)]
+    return frame[["changes", "brier", "withheld"]]
+
+
+__all__ = ["brier_scores", "calibration_flags", "calibration_header", "open_calibration"]
