@@ -120,25 +120,45 @@ def test_while_ray_starts_the_driver_runs_cases_then_hands_the_rest_to_ray(tmp_p
     from workbench.run.ray_executor import RayExecutor
 
     corpus = scale_corpus(tmp_path, cases=10, floor=0.9)
-    real = RayExecutor._actors_ready
+    real = RayExecutor._ready_slots
     looks = {"n": 0}
 
-    def held_back(self: RayExecutor, target: str) -> bool:
+    def held_back(self: RayExecutor, target: str) -> set[int]:
         looks["n"] += 1
         if looks["n"] <= 3:
-            return False
+            return set()
         self._ray()
         self._slots(target)
         ray.get(self._pings[target])  # then wait until the actor is really up
         return real(self, target)
 
-    monkeypatch.setattr(RayExecutor, "_actors_ready", held_back)
+    monkeypatch.setattr(RayExecutor, "_ready_slots", held_back)
     local = run(load_corpus(corpus), _options(tmp_path / "local", targets=["builtin"]))
     warm = run(load_corpus(corpus), _options(tmp_path / "warm", targets=["builtin"], executor="ray"))
     executor = warm.manifest["executor"]
     assert executor["warm_start"] and executor["driver_cases"] == 3 and executor["actors"] == {"builtin": 1}
     assert _verdicts(warm.summary) == _verdicts(local.summary)
     assert warm.cases.drop(columns=["seconds"]).equals(local.cases.drop(columns=["seconds"]))
+
+
+def test_an_actor_that_is_up_takes_cases_while_the_driver_still_runs_some(tmp_path, monkeypatch) -> None:
+    """Until every actor is up the driver runs cases, and an actor already up gets chunks meanwhile
+    (here the one actor counts as up but the target never as fully up, so both keep working)."""
+    from workbench.run.ray_executor import RayExecutor
+
+    corpus = scale_corpus(tmp_path, cases=10, floor=0.9)
+
+    def up_but_not_all(self: RayExecutor, target: str) -> set[int]:
+        self._ray()  # waits for the connection: the first look already sees the actor up
+        self._slots(target)
+        ray.get(self._pings[target])
+        return {0}
+
+    monkeypatch.setattr(RayExecutor, "_ready_slots", up_but_not_all)
+    local = run(load_corpus(corpus), _options(tmp_path / "local", targets=["builtin"]))
+    both = run(load_corpus(corpus), _options(tmp_path / "both", targets=["builtin"], executor="ray"))
+    assert 1 <= both.manifest["executor"]["driver_cases"] < 10  # the actor answered the others
+    assert both.cases.drop(columns=["seconds"]).equals(local.cases.drop(columns=["seconds"]))
 
 
 def test_a_ray_run_killed_in_the_middle_resumes_to_the_same_summary(tmp_path) -> None:

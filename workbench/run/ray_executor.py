@@ -10,9 +10,10 @@ fresh actor, at most ``MAX_RETRIES`` times; the retries are recorded in its case
 (``retries``) and the manifest (``executor.retries``), and a case lost more often errors.
 
 Starting Ray takes seconds (5-12 s on a 2-core machine), so it happens in the background: until
-a target's actors answer, this process runs that target's cases itself, one at a time, and every
-case left then goes to Ray (``warm_start``; the manifest counts them as ``driver_cases``). A run
-that ends before Ray is up never waits for it to do work (only, at its end, for an instance it
+all of a target's actors answer, this process runs that target's cases itself, one at a time,
+while each actor gets chunks as soon as it is up (``warm_start``; the manifest counts the cases
+run here as ``driver_cases``). Work only ever goes to an actor that is up, so a run that ends
+before Ray is up never waits for it to do work (only, at its end, for an instance it
 started to come up, so that it can stop it). Without an address (and without
 ``RAY_ADDRESS``) a local Ray instance is started for the run and stopped after it. Workers on a
 cluster need workbench installed and the corpus and its fixtures at the same paths as the driver
@@ -109,7 +110,8 @@ class RayExecutor:
         self.actors: dict[str, list[Any]] = {}
         self.retries = self.lost = self.driver_cases = 0
         self._pings: dict[str, list[Any]] = {}  # per target: its actors' ``ready`` calls
-        self._ready: set[str] = set()
+        self._ready: set[str] = set()  # targets whose actors are all up
+        self._seen: dict[str, set[int]] = {}  # per target: the slots seen up so far
         self._looked = 0.0
         self._stopped = False  # stop_workers() was called: lost chunks are not sent again
 
@@ -137,30 +139,25 @@ class RayExecutor:
             self._pings[target] = [actor.ready.remote() for actor in self.actors[target]]
         return self.actors[target]
 
-    def _actors_ready(self, target: str) -> bool:
-        """Whether ``target``'s actors have built their engines (looked at every ``READY_POLL`` s)."""
+    def _ready_slots(self, target: str) -> set[int]:
+        """Which of ``target``'s actors have built their engines (looked at every ``READY_POLL`` s;
+        none before Ray is up, every one once all are)."""
+        slots = self.actors.get(target, [])
         if target in self._ready:
-            return True
+            return set(range(len(slots)))
+        known = self._seen.setdefault(target, set())
         now = time.monotonic()
         if self.connection is None or not self.connection.up or now - self._looked < READY_POLL:
-            return False
+            return known
         self._looked = now
         ray = self._ray()
         self._slots(target)
-        done, _ = ray.wait(self._pings[target], num_returns=len(self._pings[target]), timeout=0)
-        if len(done) == len(self._pings[target]):
+        pings = self._pings[target]
+        done, _ = ray.wait(pings, num_returns=len(pings), timeout=0)
+        known |= {i for i, ping in enumerate(pings) if ping in set(done)}
+        if len(known) == len(pings):
             self._ready.add(target)
-        return target in self._ready
-
-    def _warm_start(
-        self, suite: Suite, target: Any, queue: deque[WorkItem], ctx: RunContext
-    ) -> Generator[tuple[WorkItem, Outcome], None, None]:
-        """Run cases here, one at a time, until the target's actors are up (or none is left)."""
-        name = str(target.name)
-        while queue and not self._actors_ready(name):
-            item = queue.popleft()
-            self.driver_cases += 1
-            yield item, run_one(suite, target, item.case, ctx, item.repeat)
+        return known
 
     def run(
         self, suite: Suite, target: Any, items: Iterable[WorkItem], ctx: RunContext
@@ -171,72 +168,93 @@ class RayExecutor:
             return
         if self.connection is None:
             self.connection = RayConnection(self.address, ctx.corpus, CaseWorker)
-        left = deque(items)
-        if self.options.warm_start:
-            yield from self._warm_start(suite, target, left, ctx)
-        if left:
-            yield from self._dispatch(suite, name, list(left))
+        yield from self._dispatch(suite, target, ctx, deque(items))
 
     def _dispatch(
-        self, suite: Suite, name: str, items: list[WorkItem]
+        self, suite: Suite, target: Any, ctx: RunContext, left: deque[WorkItem]
     ) -> Generator[tuple[WorkItem, Outcome], None, None]:
-        """Send ``items`` to ``name``'s actors in chunks and yield each outcome as its chunk returns;
-        a lost worker's chunk is sent again, one case at a time, to a fresh actor."""
-        ray = self._ray()
-        nodes = self._conn.nodes
-        slots = self._slots(name)
-        generation = [0] * len(slots)
+        """Send ``left`` to the target's actors in chunks, each actor once it is up, and yield each
+        outcome as its chunk returns; until every actor is up, this process runs cases too (the
+        warm start). A lost worker's chunk is sent again, one case at a time, to a fresh actor."""
+        name = str(target.name)
+        warm = self.options.warm_start
+        per_slot = IN_FLIGHT_PER_SLOT * max(1, self.options.jobs)
+        size = 1
+        slots: list[Any] = []
+        generation: list[int] = []
         pending: dict[Any, tuple[list[WorkItem], int, int, int]] = {}  # ref -> chunk, attempt, slot, generation
-        in_flight = IN_FLIGHT_PER_SLOT * max(1, self.options.jobs) * len(slots)
-        size = max(1, min(MAX_CHUNK, len(items) // in_flight))
-        queue = iter([items[i : i + size] for i in range(0, len(items), size)])
-        turn = 0
+        busy: dict[int, int] = {}  # slot -> chunks in flight
+        ray: Any = None  # the Ray module, once it is up
 
         def submit(chunk: list[WorkItem], attempt: int, slot: int) -> None:
             ref = slots[slot].run_many.remote(suite.name, [(item.case, item.repeat) for item in chunk])
             pending[ref] = (chunk, attempt, slot, generation[slot])
+            busy[slot] = busy.get(slot, 0) + 1
 
         try:
-            for chunk in queue:
-                submit(chunk, 0, turn % len(slots))
-                turn += 1
-                if len(pending) >= in_flight:
-                    break
-            while pending:
-                [ready], _ = ray.wait(list(pending), num_returns=1)
-                chunk, attempt, slot, gen = pending.pop(ready)
-                try:
-                    answers = ray.get(ready)
-                except (
-                    ray.exceptions.RayActorError,
-                    ray.exceptions.WorkerCrashedError,
-                    ray.exceptions.ObjectLostError,
-                ) as exc:
-                    if self._stopped:  # the deadline ended the actors: nothing is sent again
-                        answers = [(None, f"stopped with its worker ({type(exc).__name__})", 0.0, {})] * len(chunk)
-                        yield from _outcomes(chunk, answers, attempt)
-                        continue
-                    if gen == generation[slot]:  # the first loss seen from this actor: replace it
-                        generation[slot] += 1
-                        slots[slot] = self._actor(name, nodes[slot % len(nodes)])
-                    if attempt < MAX_RETRIES:  # one case at a time now, so one bad case loses only itself
-                        self.retries += len(chunk)
-                        for item in chunk:
-                            submit([item], attempt + 1, slot)
-                        continue
-                    self.lost += len(chunk)
-                    answers = [(None, f"worker lost {attempt + 1} times ({type(exc).__name__})", 0.0, {})] * len(chunk)
-                following = next(queue, None)
-                if following is not None:
-                    submit(following, 0, turn % len(slots))
-                    turn += 1
-                yield from _outcomes(chunk, answers, attempt)
+            while left or pending:
+                ready = self._ready_slots(name) if warm else None
+                if not slots and (not warm or self._conn.up):
+                    ray = self._ray()
+                    slots = self._slots(name)
+                    generation = [0] * len(slots)
+                    size = max(1, min(MAX_CHUNK, len(left) // (per_slot * len(slots))))
+                if slots:
+                    for slot in range(len(slots)) if ready is None else sorted(ready):
+                        while left and busy.get(slot, 0) < per_slot:
+                            submit([left.popleft() for _ in range(min(size, len(left)))], 0, slot)
+                if left and warm and name not in self._ready:
+                    item = left.popleft()  # this process works too while actors come up
+                    self.driver_cases += 1
+                    yield item, run_one(suite, target, item.case, ctx, item.repeat)
+                    done = ray.wait(list(pending), num_returns=len(pending), timeout=0)[0] if pending else []
+                elif pending:
+                    done = ray.wait(list(pending), num_returns=1)[0]
+                else:  # cases left, no actor up yet, this process not running cases: wait for one
+                    ray.wait(self._pings[name], num_returns=1)
+                    continue
+                for ref in done:
+                    yield from self._collect(ref, pending, busy, slots, generation, submit, name)
         finally:  # an early close (--strict, Ctrl-C): drop what has not started
             for ref in pending:
                 try:
                     ray.cancel(ref)
                 except Exception:  # noqa: BLE001 - already finished or its actor is gone
                     pass
+
+    def _collect(
+        self,
+        ref: Any,
+        pending: dict[Any, tuple[list[WorkItem], int, int, int]],
+        busy: dict[int, int],
+        slots: list[Any],
+        generation: list[int],
+        submit: Any,
+        name: str,
+    ) -> Generator[tuple[WorkItem, Outcome], None, None]:
+        """The outcomes of one returned chunk; a chunk lost with its worker is sent again."""
+        ray = self._ray()
+        chunk, attempt, slot, gen = pending.pop(ref)
+        busy[slot] -= 1
+        try:
+            answers = ray.get(ref)
+        except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError, ray.exceptions.ObjectLostError) as exc:
+            if self._stopped:  # the deadline ended the actors: nothing is sent again
+                stopped: Answer = (None, f"stopped with its worker ({type(exc).__name__})", 0.0, {})
+                yield from _outcomes(chunk, [stopped] * len(chunk), attempt)
+                return
+            if gen == generation[slot]:  # the first loss seen from this actor: replace it
+                generation[slot] += 1
+                nodes = self._conn.nodes
+                slots[slot] = self._actor(name, nodes[slot % len(nodes)])  # slots is self.actors[name]
+            if attempt < MAX_RETRIES:  # one case at a time now, so one bad case loses only itself
+                self.retries += len(chunk)
+                for item in chunk:
+                    submit([item], attempt + 1, slot)
+                return
+            self.lost += len(chunk)
+            answers = [(None, f"worker lost {attempt + 1} times ({type(exc).__name__})", 0.0, {})] * len(chunk)
+        yield from _outcomes(chunk, answers, attempt)
 
     def describe(self) -> dict[str, Any]:
         connection = self.connection
