@@ -1,4 +1,4 @@
-"""The ``bm25`` control's symbol search: plain Okapi BM25 over symbol definitions.
+"""The ``bm25`` control's symbol search: textbook Okapi BM25 (``okapi``, via bm25s) over symbol definitions.
 
 The ranking suite asks for ``(file, symbol)`` hits, so the lexical control has to name symbols
 to be a control at all (file-only hits can never match a symbol label). Symbols come from the
@@ -6,38 +6,37 @@ reference engine's extraction (its outlines: functions, classes, methods, consta
 lines); nothing of its ranking is used (no field weights, pins, priors or diversity). Each symbol
 is one document: its qualified name, its definition's text (from the line above it that starts
 its comments to the next symbol) and its file's path, in code-aware tokens. A file that defines
-no symbol is one document of its path and text, answered with symbol ``""``.
+no symbol is one document of its path and text, answered with symbol ``""``. Ties rank by (file,
+symbol) ascending, so equal scores never depend on index order.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from ..contract import SearchHit
-from ..reference import ranking
 from ..reference.index import RepoIndex, load_index
 from ..reference.symtable import spans
 from ..reference.text import tokens
-
-K1_B = {"text": 0.75}
+from . import okapi
 
 
 @dataclass(frozen=True)
 class SymbolModel:
-    """One repository's symbol documents and their fitted BM25 model."""
+    """One repository's symbol documents, their fitted BM25 model and each one's (file, symbol) rank."""
 
     tree: str
     files: list[str]
     symbols: list[str]
-    ranker: ranking.Ranker
+    model: okapi.Okapi
+    name_rank: np.ndarray
 
 
-def _documents(index: RepoIndex) -> tuple[list[str], list[str], list[dict[str, int]]]:
-    """(file, symbol, term counts) of every symbol definition, and of each file with none."""
+def _documents(index: RepoIndex) -> tuple[list[str], list[str], list[list[str]]]:
+    """(file, symbol, tokens) of every symbol definition, and of each file with none."""
     files, symbols, rows = [], [], []
     for doc, rel in enumerate(index.files):
         defined = list(dict.fromkeys(index.facts[doc].outline.symbols))
@@ -49,13 +48,13 @@ def _documents(index: RepoIndex) -> tuple[list[str], list[str], list[dict[str, i
         if not defined:
             files.append(rel)
             symbols.append("")
-            rows.append(dict(Counter(path_terms + tokens(data.decode("utf-8", "replace")))))
+            rows.append(path_terms + tokens(data.decode("utf-8", "replace")))
             continue
         for (name, _, _), (start, end) in zip(defined, spans(data, [line for _, _, line in defined]), strict=True):
             body = data[start:end].decode("utf-8", "replace")
             files.append(rel)
             symbols.append(name)
-            rows.append(dict(Counter(tokens(name) + path_terms + tokens(body))))
+            rows.append(tokens(name) + path_terms + tokens(body))
     return files, symbols, rows
 
 
@@ -63,15 +62,14 @@ def fit(root: Path) -> SymbolModel:
     """The symbol BM25 model of the repository at ``root`` (its index comes from the cache)."""
     index = load_index(root)
     files, symbols, rows = _documents(index)
-    model = ranking.fit({"text": rows}, weights={"text": 1.0}, b=K1_B, sublinear=frozenset(), name_field=None)
-    return SymbolModel(index.tree, files, symbols, model)
+    order = sorted(range(len(files)), key=lambda i: (files[i], symbols[i]))
+    name_rank = np.empty(len(files), dtype=np.int64)
+    name_rank[order] = np.arange(len(files))
+    return SymbolModel(index.tree, files, symbols, okapi.fit(rows), name_rank)
 
 
 def search(model: SymbolModel, query: str, top_k: int) -> list[SearchHit]:
-    """The ``top_k`` best-scoring symbol documents; ties keep file order."""
-    ids = [model.ranker.vocab[t] for t in dict.fromkeys(tokens(query)) if t in model.ranker.vocab]
-    if not ids:
-        return []
-    scores, _, _ = model.ranker.score(ids, np.ones(len(ids), dtype=np.float32))
-    order = np.lexsort((np.arange(len(scores)), -scores))[:top_k]
+    """The ``top_k`` best-scoring symbol documents: score descending, then (file, symbol) ascending."""
+    scores = model.model.scores(tokens(query))
+    order = np.lexsort((model.name_rank, -scores))[:top_k]
     return [SearchHit(model.files[i], model.symbols[i], score=float(scores[i])) for i in order if scores[i] > 0]
