@@ -4,8 +4,9 @@ The ranking suite asks for ``(file, symbol)`` hits, so the lexical control has t
 to be a control at all (file-only hits can never match a symbol label). Symbols come from the
 reference engine's extraction (its outlines: functions, classes, methods, constants with their
 lines); nothing of its ranking is used (no field weights, pins, priors or diversity). Each symbol
-is one document: its qualified name, its definition's text (from the line above it that starts
-its comments to the next symbol) and its file's path, in code-aware tokens. A file that defines
+is one document: its qualified name, its definition's whole text (from the line above it that starts
+its comments to the next symbol not nested in it, so a class holds its methods, see ``_extents``) and
+its file's path, in code-aware tokens. A file that defines
 no symbol is one document of its path and text, answered with symbol ``""``. Ties rank by (file,
 symbol) ascending, so equal scores never depend on index order.
 """
@@ -35,6 +36,25 @@ class SymbolModel:
     name_rank: np.ndarray
 
 
+def _extents(rel: str, defined: list[tuple[str, str, int]], data: bytes) -> list[tuple[int, int]]:
+    """Byte range of each symbol's whole source: its own span through those of the symbols nested in it
+    (``A.b`` right after ``A``, in line order), as a textbook chunk per def/class has. Go declares
+    methods at top level, so a Go type keeps its own span."""
+    ranges = spans(data, [line for _, _, line in defined])
+    if rel.endswith(".go"):
+        return ranges
+    order = sorted(range(len(defined)), key=lambda i: (defined[i][2], i))
+    out = list(ranges)
+    for at, i in enumerate(order):
+        prefix, end = defined[i][0] + ".", ranges[i][1]
+        for j in order[at + 1 :]:
+            if not defined[j][0].startswith(prefix):
+                break
+            end = max(end, ranges[j][1])
+        out[i] = (ranges[i][0], end)
+    return out
+
+
 def _documents(index: RepoIndex) -> tuple[list[str], list[str], list[list[str]]]:
     """(file, symbol, tokens) of every symbol definition, and of each file with none."""
     files, symbols, rows = [], [], []
@@ -50,7 +70,7 @@ def _documents(index: RepoIndex) -> tuple[list[str], list[str], list[list[str]]]
             symbols.append("")
             rows.append(path_terms + tokens(data.decode("utf-8", "replace")))
             continue
-        for (name, _, _), (start, end) in zip(defined, spans(data, [line for _, _, line in defined]), strict=True):
+        for name, (start, end) in zip([n for n, _, _ in defined], _extents(rel, defined, data), strict=True):
             body = data[start:end].decode("utf-8", "replace")
             files.append(rel)
             symbols.append(name)
