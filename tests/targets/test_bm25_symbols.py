@@ -1,4 +1,4 @@
-"""The bm25 control answers search with symbols (plain BM25 over definitions), not bare files."""
+"""The bm25 control answers search with symbols (textbook BM25 over definitions), not bare files."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import pytest
 
 from workbench.contract import Repo
 from workbench.corpus import load_corpus
+from workbench.reference.symtable import spans
 from workbench.run.runner import RunOptions, run
+from workbench.targets.bm25_symbols import _extents
 from workbench.targets.controls import Bm25Target
 
 from ..conftest import REPO_ROOT, write_tree
@@ -23,7 +25,8 @@ def test_search_names_the_defining_symbol(tmp_path: Path, monkeypatch) -> None:
             "billing/tax.py": "def compute_tax(amount, rate):\n    return amount * rate\n\n\n"
             "def round_cents(value):\n    return round(value, 2)\n",
             "billing/invoice.py": "class Invoice:\n    def pay(self, amount):\n        '''Settle the invoice.'''\n"
-            "        self.paid = amount\n",
+            "        self.paid = amount\n\n    def void(self, reason):\n        '''Cancel it and record why.'''\n"
+            "        self.voided = reason\n",
             "README.md": "Billing helpers: tax and invoices.\n",
         },
     )
@@ -33,6 +36,9 @@ def test_search_names_the_defining_symbol(tmp_path: Path, monkeypatch) -> None:
     assert all(h.score and h.score > 0 for h in hits)
     pay = target.search("settle invoice", Repo("repo", repo), 5)
     assert (pay[0].file, pay[0].symbol) == ("billing/invoice.py", "Invoice.pay")
+    # A class's document is its whole source, its methods too, so a method's words find it as well.
+    why = [(h.file, h.symbol) for h in target.search("record why", Repo("repo", repo), 5)]
+    assert why == [("billing/invoice.py", "Invoice.void"), ("billing/invoice.py", "Invoice")]
     readme = target.search("helpers", Repo("repo", repo), 5)
     assert [(h.file, h.symbol) for h in readme] == [("README.md", "")]  # a file without symbols is a file hit
     assert target.search("zzzz", Repo("repo", repo), 5) == []
@@ -46,3 +52,12 @@ def test_bm25_ranking_control_scores_on_the_shipped_goldens(tmp_path: Path) -> N
     )
     metrics = result.summary["suites"]["ranking"]["bm25"]["metrics"]
     assert metrics["ndcg@10"] > 0.3, json.dumps(metrics)  # file-only hits scored 0.020
+
+
+def test_a_symbol_extends_over_the_symbols_nested_in_it_except_in_go() -> None:
+    data = b"class A:\n    def b(self):\n        pass\n\ndef c():\n    pass\n"
+    defined = [("A", "class", 1), ("A.b", "method", 2), ("c", "function", 5)]
+    own = spans(data, [1, 2, 5])
+    assert own[0][1] == own[1][0]  # alone, the class ends where its method starts
+    assert _extents("m.py", defined, data) == [(own[0][0], own[1][1]), own[1], own[2]]
+    assert _extents("m.go", defined, data) == own  # Go methods are top-level declarations
