@@ -54,6 +54,24 @@ def _ndcg(hits: list[tuple[str, str]], expected: list[list]) -> float:
     return float(go_code_metrics(relevant[None, :], first[None, :], np.array([len(expected)]))["ndcg@10"][0])
 
 
+def _bare(hits: list[tuple[str, str]], expected: list[list]) -> float:
+    """nDCG@10 with every name cut to its last dotted part (issue 21's bare-label rule, both sides)."""
+    return _ndcg([(f, s.rsplit(".", 1)[-1]) for f, s in hits], [[f, s.rsplit(".", 1)[-1]] for f, s in expected])
+
+
+def _both(hits: list[tuple[str, str]], expected: list[list]) -> tuple[float, float]:
+    return _ndcg(hits, expected), _bare(hits, expected)
+
+
+def _means(rows: list[tuple[float, float]]) -> dict[str, float | None]:
+    if not rows:
+        return {"ndcg@10": None, "bare_ndcg@10": None}
+    return {
+        "ndcg@10": round(statistics.mean(r[0] for r in rows), 4),
+        "bare_ndcg@10": round(statistics.mean(r[1] for r in rows), 4),
+    }
+
+
 def control_documents(root: Path) -> tuple[list[tuple[str, str]], list[list[str]]]:
     """The control's symbol documents of ``root`` as (file, symbol) keys and token lists."""
     from workbench.reference.index import load_index
@@ -230,7 +248,7 @@ def bundle_part(bundle: Path, max_cases: int) -> dict:
                 started = time.perf_counter()
                 target.context_pack(case["query"], [repo], 8)
                 pack_ms.append(1000 * (time.perf_counter() - started))
-            control.append(_ndcg([(h.file, h.symbol) for h in hits], case["expected"]))
+            control.append(_both([(h.file, h.symbol) for h in hits], case["expected"]))
         keys, docs = control_documents(root)
         same = BM25Okapi(docs)
         ast_keys, ast_docs = ast_chunks(root)
@@ -238,17 +256,17 @@ def bundle_part(bundle: Path, max_cases: int) -> dict:
         same_docs, chunks = [], []
         for case in golden:
             terms = tokens(case["query"])
-            same_docs.append(_ndcg([(f, s) for f, s, _ in _okapi_ranked(same, keys, terms)], case["expected"]))
-            chunks.append(_ndcg([(f, s) for f, s, _ in _okapi_ranked(textbook, ast_keys, terms)], case["expected"]))
+            same_docs.append(_both([(f, s) for f, s, _ in _okapi_ranked(same, keys, terms)], case["expected"]))
+            chunks.append(_both([(f, s) for f, s, _ in _okapi_ranked(textbook, ast_keys, terms)], case["expected"]))
         return {
             "bundle": bundle.name,
             "files": len(load_index(root).files),
             "control_docs": len(docs),
             "ast_chunks": len(ast_docs),
             "cases": len(golden),
-            "control_ndcg@10": round(statistics.mean(control), 4) if golden else None,
-            "okapi_same_docs_ndcg@10": round(statistics.mean(same_docs), 4) if golden else None,
-            "okapi_ast_chunks_ndcg@10": round(statistics.mean(chunks), 4) if golden else None,
+            "control": _means(control),
+            "okapi_same_docs": _means(same_docs),
+            "okapi_ast_chunks": _means(chunks),
             "symbol_fit_s": round(symbol_fit, 3),
             "file_fit_s": round(file_fit, 3),
             "search_p50_ms": round(statistics.median(search_ms), 2) if search_ms else None,

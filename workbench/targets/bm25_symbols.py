@@ -5,14 +5,15 @@ to be a control at all (file-only hits can never match a symbol label). Symbols 
 reference engine's extraction (its outlines: functions, classes, methods, constants with their
 lines); nothing of its ranking is used (no field weights, pins, priors or diversity). Each symbol
 is one document: its qualified name, its definition's whole text (from the line above it that starts
-its comments to the next symbol not nested in it, so a class holds its methods, see ``_extents``) and
-its file's path, in code-aware tokens. A file that defines
-no symbol is one document of its path and text, answered with symbol ``""``. Ties rank by (file,
+its comments to its end, so a class holds its methods and a function its nested functions, see
+``_extents``) and its file's path, in code-aware tokens. A file that defines no symbol is one
+document of its path and text, answered with symbol ``""``. Ties rank by (file,
 symbol) ascending, so equal scores never depend on index order.
 """
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,13 +37,38 @@ class SymbolModel:
     name_rank: np.ndarray
 
 
+def _python_ends(data: bytes) -> dict[int, int] | None:
+    """Last line of each def/class keyed by its ``def``/``class`` line (1-based), or None if it does not parse."""
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return None
+    return {
+        node.lineno: node.end_lineno or node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    }
+
+
 def _extents(rel: str, defined: list[tuple[str, str, int]], data: bytes) -> list[tuple[int, int]]:
-    """Byte range of each symbol's whole source: its own span through those of the symbols nested in it
-    (``A.b`` right after ``A``, in line order), as a textbook chunk per def/class has. Go declares
-    methods at top level, so a Go type keeps its own span."""
+    """Byte range of each symbol's whole source, as a textbook chunk per def/class has.
+
+    Each starts where ``spans`` starts it (its comment/decorator block). In Python a def/class ends at
+    its last line (``ast``), nested defs and class-level statements included; elsewhere it runs through
+    the spans of the symbols named inside it (``A.b`` right after ``A``), except in Go, whose methods are
+    top-level declarations. Other symbols (variables, constants) keep their span."""
     ranges = spans(data, [line for _, _, line in defined])
     if rel.endswith(".go"):
         return ranges
+    if rel.endswith((".py", ".pyi")) and (ends := _python_ends(data)) is not None:
+        starts = np.concatenate(
+            [[0], np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10) + 1, [len(data)]]
+        ).astype(np.int64)
+        last = len(starts) - 1
+        return [
+            (lo, max(lo, int(starts[min(ends[line], last)]))) if line in ends else (lo, hi)
+            for (_, _, line), (lo, hi) in zip(defined, ranges, strict=True)
+        ]
     order = sorted(range(len(defined)), key=lambda i: (defined[i][2], i))
     out = list(ranges)
     for at, i in enumerate(order):
