@@ -55,9 +55,15 @@ def test_bm25_ranking_control_scores_on_the_shipped_goldens(tmp_path: Path) -> N
 
 
 def test_a_symbol_extends_over_the_symbols_nested_in_it_except_in_go() -> None:
-    data = b"class A:\n    def b(self):\n        pass\n\ndef c():\n    pass\n"
-    defined = [("A", "class", 1), ("A.b", "method", 2), ("c", "function", 5)]
-    own = spans(data, [1, 2, 5])
-    assert own[0][1] == own[1][0]  # alone, the class ends where its method starts
-    assert _extents("m.py", defined, data) == [(own[0][0], own[1][1]), own[1], own[2]]
+    data = b"class A:\n    def b(self):\n        pass\n\nx = 1\ndef c():\n    pass\n"
+    defined = [("A", "class", 1), ("A.b", "method", 2), ("x", "variable", 5), ("c", "function", 6)]
+    own = spans(data, [1, 2, 5, 6])
+    line = [0] + [i + 1 for i, byte in enumerate(data) if byte == 10]  # line n starts at line[n - 1]
+    assert own[0] == (0, line[1])  # alone, the class ends where its method starts
+    # Python: each def/class ends at its last line (ast), the class holding its method; x keeps its span.
+    assert _extents("m.py", defined, data) == [(0, line[3]), (line[1], line[3]), own[2], (line[5], len(data))]
+    # Elsewhere a symbol runs through the spans of the symbols named inside it.
+    assert _extents("m.js", defined, data) == [(0, own[1][1]), own[1], own[2], own[3]]
     assert _extents("m.go", defined, data) == own  # Go methods are top-level declarations
+    broken = data.replace(b"def c():", b"def c(:")
+    assert _extents("bad.py", defined, broken) == _extents("bad.js", defined, broken)  # no parse: the name rule

@@ -54,7 +54,8 @@ def _extents(rel: str, defined: list[tuple[str, str, int]], data: bytes) -> list
     """Byte range of each symbol's whole source, as a textbook chunk per def/class has.
 
     Each starts where ``spans`` starts it (its comment/decorator block). In Python a def/class ends at
-    its last line (``ast``), nested defs and class-level statements included; elsewhere it runs through
+    its last line (``ast``), nested defs and class-level statements included; elsewhere (and in Python
+    that does not parse) it runs through
     the spans of the symbols named inside it (``A.b`` right after ``A``), except in Go, whose methods are
     top-level declarations. Other symbols (variables, constants) keep their span."""
     ranges = spans(data, [line for _, _, line in defined])
