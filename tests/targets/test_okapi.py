@@ -105,3 +105,10 @@ def test_equal_scores_rank_by_file_then_symbol(tmp_path: Path, monkeypatch) -> N
     assert hits[0].score == hits[1].score
     pack = Bm25Target().context_pack("ledger", [Repo("r", root)], 8)
     assert [ref.path for ref in pack.primary] == ["a.py", "b.py"]
+
+
+def test_the_hand_worked_example_in_evals() -> None:
+    floor = 0.25 * (math.log(1.5 / 2.5) + 3 * math.log(2.5 / 1.5)) / 4
+    scores = okapi.fit([["parse", "config"], ["load", "config", "config"], ["render"]]).scores(["config"])
+    np.testing.assert_allclose(scores, [floor, floor * 5 / (2 + 1.5 * 1.375), 0.0], rtol=0, atol=1e-12)
+    assert round(float(scores[0]), 4) == 0.0639 and round(float(scores[1]), 4) == 0.0786
