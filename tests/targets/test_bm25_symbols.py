@@ -16,20 +16,19 @@ from workbench.targets.controls import Bm25Target
 
 from ..conftest import REPO_ROOT, write_tree
 
+BILLING = {
+    "billing/tax.py": "def compute_tax(amount, rate):\n    return amount * rate\n\n\n"
+    "def round_cents(value):\n    return round(value, 2)\n",
+    "billing/invoice.py": "class Invoice:\n    def pay(self, amount):\n        '''Settle the invoice.'''\n"
+    "        self.paid = amount\n\n    def void(self, reason):\n        '''Cancel it and record why.'''\n"
+    "        self.voided = reason\n",
+    "README.md": "Billing helpers: tax and invoices.\n",
+}
+
 
 def test_search_names_the_defining_symbol(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path / "cache"))
-    repo = write_tree(
-        tmp_path / "repo",
-        {
-            "billing/tax.py": "def compute_tax(amount, rate):\n    return amount * rate\n\n\n"
-            "def round_cents(value):\n    return round(value, 2)\n",
-            "billing/invoice.py": "class Invoice:\n    def pay(self, amount):\n        '''Settle the invoice.'''\n"
-            "        self.paid = amount\n\n    def void(self, reason):\n        '''Cancel it and record why.'''\n"
-            "        self.voided = reason\n",
-            "README.md": "Billing helpers: tax and invoices.\n",
-        },
-    )
+    repo = write_tree(tmp_path / "repo", BILLING)
     target = Bm25Target()
     hits = target.search("compute tax", Repo("repo", repo), 5)
     assert (hits[0].file, hits[0].symbol) == ("billing/tax.py", "compute_tax")

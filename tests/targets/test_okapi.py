@@ -23,6 +23,7 @@ from workbench.targets import bm25_symbols, okapi
 from workbench.targets.controls import Bm25Target
 
 from ..conftest import write_tree
+from .test_bm25_symbols import BILLING
 
 rank_bm25 = pytest.importorskip("rank_bm25")
 
@@ -75,15 +76,7 @@ def test_empty_corpus_and_empty_query_score_nothing() -> None:
 
 def test_control_search_scores_are_bm25okapi_over_its_symbol_documents(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path / "cache"))
-    root = write_tree(
-        tmp_path / "repo",
-        {
-            "billing/tax.py": "def compute_tax(amount, rate):\n    return amount * rate\n\n\n"
-            "def round_tax(value):\n    return round(value, 2)\n",
-            "billing/invoice.py": "class Invoice:\n    def pay(self, amount):\n        self.paid = amount\n",
-            "notes.md": "tax notes\n",
-        },
-    )
+    root = write_tree(tmp_path / "repo", BILLING)
     files, symbols, docs = bm25_symbols._documents(load_index(root))
     reference = rank_bm25.BM25Okapi(docs)
     hits = Bm25Target().search("tax amount", Repo("repo", root), 20)
