@@ -55,7 +55,8 @@ def _python_ends(lines: list[bytes], def_lines: list[int]) -> dict[int, int]:
     n = len(lines)
     depth = [_indent(line) for line in lines]
     following = [n] * n  # the next statement line indented no deeper than line i
-    last_code, previous, waiting = [0] * n, -1, []
+    last_code, previous = [0] * n, -1
+    waiting: list[int] = []
     for i, line in enumerate(lines):
         text = line.strip()
         if text and not text.startswith(b"#"):
