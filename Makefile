@@ -48,6 +48,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/reference.py
 	$(BIN)/python bench/engine_real.py
 	$(BIN)/python bench/search.py
+	$(BIN)/python bench/bm25_control.py
 	$(BIN)/python bench/risk_tokens.py
 	$(BIN)/python bench/harness_gate.py
 	$(BIN)/python bench/report.py

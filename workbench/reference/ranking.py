@@ -100,7 +100,8 @@ def fit(
 ) -> Ranker:
     """Fit BM25F on per-field term counts (one dict per document, same order in every field).
 
-    With one field of weight 1 this is exactly Okapi BM25 (what the ``bm25`` control uses).
+    With one field of weight 1 this is Okapi BM25 with Lucene's idf and k1 1.2; the ``bm25`` control uses
+    ``targets.okapi`` (rank-bm25's BM25Okapi via bm25s) instead.
     """
     import numpy as np
 

@@ -2,17 +2,17 @@
 
 ``random`` draws a seeded pack of the size the reference engine typically returns,
 so its token savings equal a perfect pack's while its accuracy is chance. ``bm25``
-is plain Okapi BM25 over each file's path and text with code-aware tokens
-(camelCase/snake_case split, path segments, plural folding), and for ``search`` over
-each symbol's definition and its file: the lexical-search baseline an engine has to beat.
-Both see exactly the files the engine sees.
+is textbook Okapi BM25 (rank-bm25's BM25Okapi formula, k1 1.5, b 0.75, computed with
+bm25s: see ``okapi``) over each file's path and text with code-aware tokens
+(``reference.text.tokens``: camelCase/snake_case split, path segments, plural folding),
+and for ``search`` over each symbol's definition and its file: the lexical-search
+baseline an engine has to beat. Both see exactly the files the engine sees.
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +20,11 @@ import numpy as np
 
 from ..contract import FileRef, Pack, Repo, SearchHit
 from ..errors import TargetError
-from ..reference import ranking
 from ..reference.index import load_index, snapshot, stat_paths
 from ..reference.memo import BoundedMemo
 from ..reference.text import tokens
 from ..reference.walk import list_files, read_text
+from . import okapi
 
 RANDOM_PRIMARY = 3
 RANDOM_RELATED = 3
@@ -42,7 +42,7 @@ class RandomTarget:
     the checkout lives (the draw never depends on an absolute path)."""
 
     name = "random"
-    version = "1"
+    version = "2"  # 2: the draw no longer depends on where the checkout lives
 
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
@@ -59,46 +59,40 @@ class RandomTarget:
 
 
 class Bm25Target:
-    """Okapi BM25 (k1=1.2, b=0.75) over path + text; the top ``limit`` files are the pack."""
+    """Okapi BM25 (k1=1.5, b=0.75, see ``okapi``) over path + text; the top ``limit`` files are the pack."""
 
     name = "bm25"
-    version = "1"
+    version = "2"
 
     def __init__(self) -> None:
-        self._models: BoundedMemo[tuple[tuple, list[str], ranking.Ranker]] = BoundedMemo()
+        self._models: BoundedMemo[tuple[tuple, list[str], okapi.Okapi]] = BoundedMemo()
         self._symbol_models: BoundedMemo[Any] = BoundedMemo()
 
-    def _model(self, repo: Repo) -> tuple[list[str], ranking.Ranker]:
+    def _model(self, repo: Repo) -> tuple[list[str], okapi.Okapi]:
         files = _files(repo)
         root = Path(repo.path).resolve()
         stamp = snapshot(stat_paths(root, files))
         cached = self._models.get(str(root))
         if cached is not None and cached[0] == stamp and cached[1] == files:
             return cached[1], cached[2]
-        rows = [dict(Counter(tokens(path.replace("/", " ")) + tokens(read_text(root, path)))) for path in files]
-        model = ranking.fit(
-            {"text": rows}, weights={"text": 1.0}, b={"text": 0.75}, sublinear=frozenset(), name_field=None
-        )
+        model = okapi.fit([tokens(path.replace("/", " ")) + tokens(read_text(root, path)) for path in files])
         self._models[str(root)] = (stamp, files, model)
         return files, model
 
     def _ranked(self, query: str, repo: Repo) -> list[tuple[str, float]]:
         files, model = self._model(repo)
-        ids = [model.vocab[t] for t in dict.fromkeys(tokens(query)) if t in model.vocab]
-        if not ids:
-            return []
-        scores, _, _ = model.score(ids, np.ones(len(ids), dtype=np.float32))
-        order = np.lexsort((np.arange(len(files)), -scores))
-        return [(files[i], float(scores[i])) for i in order if scores[i] > 0]
+        scores = model.scores(tokens(query))
+        hits = np.flatnonzero(scores > 0)
+        return sorted(((files[i], float(scores[i])) for i in hits), key=lambda h: (-h[1], h[0]))
 
     def context_pack(self, query: str, repos: list[Repo], limit: int = 8) -> Pack:
-        """The ``limit`` best-scoring files over all repositories, as primary files."""
+        """The ``limit`` best-scoring files over all repositories (ties: repository, then path), as primary."""
         hits = [(score, repo.name, path) for repo in repos for path, score in self._ranked(query, repo)]
-        hits.sort(key=lambda h: -h[0])
+        hits.sort(key=lambda h: (-h[0], h[1], h[2]))
         return Pack(primary=[FileRef(name, path, f"bm25 {score:.2f}") for score, name, path in hits[:limit]])
 
     def search(self, query: str, repo: Repo, top_k: int = 20) -> list[SearchHit]:
-        """The ``top_k`` best symbol definitions for ``query`` (plain BM25, see ``bm25_symbols``)."""
+        """The ``top_k`` best symbol definitions for ``query`` (textbook BM25, see ``bm25_symbols``)."""
         from . import bm25_symbols
 
         _files(repo)
