@@ -30,3 +30,5 @@ OUTCOME = "outcome"
 METHOD = "method"
 TASKS = "tasks"
 POWER = "power"
+SHOWN_AT = "at"  # when an impression was shown (the log's ISO time, "" if it gave none)
+REPOS = "repos"  # the repositories of an impression's shown files, "+"-joined

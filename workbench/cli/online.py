@@ -58,7 +58,14 @@ def simulate_command(
 @click.argument("log", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the bootstrap.")
 @click.option("--json", "as_json", is_flag=True, help="Print counts, problems, the preference and tasks as JSON.")
-def analyze_command(log: Path, seed: int, as_json: bool) -> None:
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Also write interleaving.json and the report page interleaving.html (preference over time, "
+    "per repository, tasks each engine won) into this directory.",
+)
+def analyze_command(log: Path, seed: int, as_json: bool, out: Path | None) -> None:
     """Read an impression log (serve --interleave, or any harness writing its format) into wins/ties/
     losses, the sign test and the preference interval. Malformed lines, duplicate impressions, unknown
     impressions, duplicate feedback and paths not shown are counted and reported, never fatal."""
@@ -66,3 +73,8 @@ def analyze_command(log: Path, seed: int, as_json: bool) -> None:
 
     found = analyze_log(log, seed=seed)
     click.echo(json.dumps(found.to_dict(), indent=2) if as_json else render_log_text(found))
+    if out is not None:
+        from ..report import render_interleaving
+
+        page = render_interleaving(found.to_dict(), out)
+        click.echo(f"report: {page}", err=True)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..columns import CLICKS_A, CLICKS_B, OUTCOME
+from ..columns import CLICKS_A, CLICKS_B, OUTCOME, REPOS, SHOWN_AT
 from ..errors import WorkbenchError
 from ..strictjson import loads_strict, read_bytes
 from .credit import CODES, credit
@@ -39,7 +39,7 @@ class _Bad(Exception):
 @dataclass
 class LogAnalysis:
     """What a log holds: the counts of every kind of line and problem, the kept problems, one row
-    per task (``impression, query, clicks_a, clicks_b, outcome``) and the preference (None: no task)."""
+    per task (``impression, at, repos, query, clicks_a, clicks_b, outcome``) and the preference (None: no task)."""
 
     log: str
     target_a: str
@@ -122,6 +122,7 @@ def analyze_log(path: Path | str, seed: int = 0) -> LogAnalysis:
     counts = dict.fromkeys(COUNTS, 0)
     problems: list[str] = []
     impressions: dict[str, tuple[str, list[tuple[str, str, str]], dict[str, str]]] = {}
+    shown_at: dict[str, str] = {}
     feedback: dict[str, list[str]] = {}
     order: list[str] = []
 
@@ -161,6 +162,8 @@ def analyze_log(path: Path | str, seed: int = 0) -> LogAnalysis:
             continue
         counts["impressions"] += 1
         impressions[ident] = (str(value.get("query", ""))[:200], shown, names)
+        at = value.get("at")
+        shown_at[ident] = at[:40] if isinstance(at, str) else ""
         order.append(ident)
     for number, value in parsed:
         if "feedback" not in value:
@@ -189,8 +192,9 @@ def analyze_log(path: Path | str, seed: int = 0) -> LogAnalysis:
         items, keys = _resolve(shown, feedback[ident])
         found = credit(items, keys)
         counts["out_of_list"] += found.outside
-        rows.append((ident, query, found.clicks_a, found.clicks_b, found.outcome))
+        repos = "+".join(sorted({repo for repo, _, _ in shown}))
+        rows.append((ident, shown_at[ident], repos, query, found.clicks_a, found.clicks_b, found.outcome))
     counts["tasks"] = len(rows)
-    cases = pd.DataFrame(rows, columns=[IMPRESSION, QUERY, CLICKS_A, CLICKS_B, OUTCOME])
+    cases = pd.DataFrame(rows, columns=[IMPRESSION, SHOWN_AT, REPOS, QUERY, CLICKS_A, CLICKS_B, OUTCOME])
     pref = preference([CODES[o] for o in cases[OUTCOME]], seed=seed) if rows else None
     return LogAnalysis(str(path), names[TEAM_A], names[TEAM_B], counts, problems, cases, pref, seed)

@@ -11,6 +11,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from .calibration_page import render_calibration
+from .interleaving_page import render_interleaving
 from .lab import lab_argv, serve_lab
 from .render import Page, Report, notebooks_dir, render_report
 from .text import latencies, render_markdown, render_scoreboard
@@ -36,6 +37,7 @@ __all__ = [
     "notebooks_dir",
     "plots",
     "render_calibration",
+    "render_interleaving",
     "render_markdown",
     "render_report",
     "render_scoreboard",

@@ -22,6 +22,7 @@ from ..store.runs import Run
 from ._layout import PAD, PlainLogFormatter, ReportFigure, figure, title
 from .calibration_plots import flag_lifts, reliability  # noqa: F401 - the calibration page's figures
 from .cost_plots import quality_vs_cost  # noqa: F401 - a page's figure, in its own module
+from .interleaving_plots import preference_over_time  # noqa: F401 - the interleaving page's figure
 from .views import breakdowns, classifiers, diff, retrieval, scoreboard
 from .views.common import Html, Note, is_control, label, primary_target, suite_rows, targets_of, unless_quiet
 

@@ -47,6 +47,7 @@ from .diff import (
     open_baseline,
     p_values,
 )
+from .interleaving import interleaving_by_repo, interleaving_header, interleaving_won, open_interleaving
 from .reasons import explain
 from .repeats import flaky_frame, pass_k, repeat_summary, repeats
 from .retrieval import (
@@ -69,6 +70,9 @@ __all__ = [
     "brier_scores",
     "calibration_flags",
     "calibration_header",
+    "interleaving_by_repo",
+    "interleaving_header",
+    "interleaving_won",
     "case_frame",
     "case_shapes",
     "case_status",
@@ -107,6 +111,7 @@ __all__ = [
     "metric_deltas",
     "open_baseline",
     "open_calibration",
+    "open_interleaving",
     "pareto",
     "pass_k",
     "open_run",
