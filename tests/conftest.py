@@ -89,3 +89,21 @@ def engine_spec(answers: dict[str, list[str]], monkeypatch: pytest.MonkeyPatch) 
     """A ``cmd:`` spec running the scripted engine with the given answers."""
     monkeypatch.setenv("ANSWERS", json.dumps(answers))
     return f"cmd:{sys.executable} {ENGINE}"
+
+
+def assert_thin_notebook(path: Path, parameter: str) -> None:
+    """A page notebook only displays: its first code cell is the ``parameters`` cell setting
+    ``parameter``, every other one is one statement of at most one call into ``wb.`` (or an import)."""
+    import ast
+
+    import nbformat
+
+    book = nbformat.read(str(path), as_version=4)
+    cells = [c for c in book.cells if c.cell_type == "code"]
+    assert "parameters" in cells[0].metadata.get("tags", []) and cells[0].source.startswith(f"{parameter} = None")
+    for cell in cells[1:]:
+        tree = ast.parse(cell.source)
+        assert len(tree.body) == 1 and not cell.outputs, cell.source
+        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+        head = ast.unparse(tree).split("(")[0].split("= ")[-1]
+        assert len(calls) <= 1 and head.startswith(("wb.", "import")), cell.source

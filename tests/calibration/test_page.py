@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from pathlib import Path
@@ -16,7 +15,7 @@ from workbench.cli import main
 from workbench.errors import RenderError
 from workbench.report import render_calibration, views
 
-from ..conftest import REPO_ROOT
+from ..conftest import REPO_ROOT, assert_thin_notebook
 from .test_calibrate import PayTarget, planted
 
 NOTEBOOK = REPO_ROOT / "notebooks" / "calibration.ipynb"
@@ -53,16 +52,7 @@ def test_a_file_that_is_no_calibration_result_fails_in_one_line(tmp_path: Path) 
 
 
 def test_the_notebook_is_thin() -> None:
-    book = nbformat.read(str(NOTEBOOK), as_version=4)
-    cells = [c for c in book.cells if c.cell_type == "code"]
-    assert "parameters" in cells[0].metadata.get("tags", []) and cells[0].source.startswith("calibration = None")
-    for cell in cells[1:]:
-        tree = ast.parse(cell.source)
-        assert len(tree.body) == 1 and not cell.outputs, cell.source
-        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
-        assert len(calls) <= 1 and ast.unparse(tree).split("(")[0].split("= ")[-1].startswith(("wb.", "import")), (
-            cell.source
-        )
+    assert_thin_notebook(NOTEBOOK, "calibration")
 
 
 @pytest.mark.notebooks

@@ -3,12 +3,10 @@ notebook thin; rendered end to end by ``interleave analyze LOG --out DIR``."""
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from workbench.cli import main
@@ -16,7 +14,7 @@ from workbench.errors import RenderError
 from workbench.online import analyze_log
 from workbench.report import plots, views
 
-from ..conftest import REPO_ROOT
+from ..conftest import REPO_ROOT, assert_thin_notebook
 
 NOTEBOOK = REPO_ROOT / "notebooks" / "interleaving.ipynb"
 IMG = re.compile(r'<img [^>]*src="data:image/png;base64,')
@@ -81,14 +79,7 @@ def test_a_log_without_feedback_gives_notes_not_tables(tmp_path: Path) -> None:
 
 
 def test_the_notebook_is_thin() -> None:
-    book = nbformat.read(str(NOTEBOOK), as_version=4)
-    cells = [c for c in book.cells if c.cell_type == "code"]
-    assert "parameters" in cells[0].metadata.get("tags", []) and cells[0].source.startswith("interleaving = None")
-    for cell in cells[1:]:
-        tree = ast.parse(cell.source)
-        assert len(tree.body) == 1 and not cell.outputs, cell.source
-        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
-        assert len(calls) <= 1 and ast.unparse(tree).split("(")[0].split("= ")[-1].startswith(("wb.", "import"))
+    assert_thin_notebook(NOTEBOOK, "interleaving")
 
 
 @pytest.mark.notebooks

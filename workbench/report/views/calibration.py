@@ -7,32 +7,20 @@ their count, exactly as the terminal report prints them (``workbench.calibration
 from __future__ import annotations
 
 import html
-import json
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from ...calibration import OUTCOMES, lift_text, rate_text
-from ...errors import RenderError
-from .common import Html, Note
+from .common import Html, Note, open_result
 
 _NEEDS = ("repo", "target", "flags", "outcomes", "observed", "changes")
 
 
 def open_calibration(source: str | Path | dict[str, Any]) -> dict[str, Any]:
     """The calibration result at ``source`` (a ``--json`` file), checked to be one; a RenderError names the file."""
-    if isinstance(source, dict):
-        data = source
-    else:
-        try:
-            data = json.loads(Path(source).read_text())
-        except (OSError, ValueError) as exc:
-            raise RenderError(f"{source}: not a calibration result ({type(exc).__name__}: {exc})") from None
-    missing = [key for key in _NEEDS if not isinstance(data, dict) or key not in data]
-    if missing:
-        raise RenderError(f"{source if not isinstance(source, dict) else 'calibration'}: missing {', '.join(missing)}")
-    return data
+    return open_result(source, _NEEDS, "calibration")
 
 
 def calibration_header(data: dict[str, Any]) -> Html:

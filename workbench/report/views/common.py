@@ -8,6 +8,7 @@ helper returns a ``Note`` saying so, so a notebook runs top to bottom on any run
 from __future__ import annotations
 
 import html
+import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from pandas.io.formats.style import Styler
 
 from ...columns import CASE, ERROR, METRIC, PASSED, SUITE, TARGET, VALUE
 from ...contract import CONTROL_TARGETS
-from ...errors import SuiteError, TargetError
+from ...errors import RenderError, SuiteError, TargetError
 from ...paths import Locations, project_root
 from ...store.headers import latest_run
 from ...store.runs import Run, load_run
@@ -46,6 +47,25 @@ class Note(Html):
 
     def __repr__(self) -> str:
         return self.text
+
+
+def open_result(
+    source: str | Path | dict[str, Any], needs: tuple[str, ...], kind: str, hint: str = ""
+) -> dict[str, Any]:
+    """A command's ``--json`` result (a dict, or the file holding one) that has every key of
+    ``needs``; a RenderError names the file (or ``kind``) and what it lacks."""
+    if isinstance(source, dict):
+        data: Any = source
+    else:
+        try:
+            data = json.loads(Path(source).read_text())
+        except (OSError, ValueError) as exc:
+            raise RenderError(f"{source}: not a {kind} result ({type(exc).__name__}: {exc})") from None
+    missing = [key for key in needs if not isinstance(data, dict) or key not in data]
+    if missing:
+        where = kind if isinstance(source, dict) else str(source)
+        raise RenderError(f"{where}: missing {', '.join(missing)}" + (f" {hint}" if hint else ""))
+    return dict(data)
 
 
 def unless_quiet(note: Note, quiet: bool) -> Html:

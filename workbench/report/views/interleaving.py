@@ -8,7 +8,6 @@ counts and the preference ``(wins B - wins A) / n`` of a subset, the same formul
 from __future__ import annotations
 
 import html
-import json
 from pathlib import Path
 from typing import Any
 
@@ -16,28 +15,16 @@ import pandas as pd
 
 from ...columns import CLICKS_A, CLICKS_B, OUTCOME, REPOS, SHOWN_AT
 from ...errors import RenderError
-from .common import Html, Note
+from .common import Html, Note, open_result
 
 _NEEDS = ("log", "a", "b", "counts", "problems", "preference", "cases")
 WON = {"a": "A", "b": "B"}
 
 
 def open_interleaving(source: str | Path | dict[str, Any]) -> dict[str, Any]:
-    """The analysis at ``source`` (an ``interleave analyze --json`` file), checked to be one, its
-    tasks in the order they were shown; a RenderError names the file and what it lacks."""
-    if isinstance(source, dict):
-        data = source
-    else:
-        try:
-            data = json.loads(Path(source).read_text())
-        except (OSError, ValueError) as exc:
-            raise RenderError(f"{source}: not an interleaving analysis ({type(exc).__name__}: {exc})") from None
-    missing = [key for key in _NEEDS if not isinstance(data, dict) or key not in data]
-    if missing:
-        where = "interleaving" if isinstance(source, dict) else str(source)
-        hint = "(write it with `workbench interleave analyze --json`)"
-        raise RenderError(f"{where}: missing {', '.join(missing)} {hint}")
-    return data
+    """The analysis at ``source`` (an ``interleave analyze --json`` file), checked to be one; a
+    RenderError names the file and what it lacks."""
+    return open_result(source, _NEEDS, "interleaving", "(write it with `workbench interleave analyze --json`)")
 
 
 def tasks(data: dict[str, Any]) -> pd.DataFrame:
