@@ -105,6 +105,9 @@ def test_swebench_instances_run_end_to_end_and_export_to_pytrec_eval(tmp_path: P
     assert cases["acme__shop-1"]["expectedPrimary"] == ["src/orders.py"]  # the added file is not gold
     assert cases["acme__shop-1"]["revision"] == base and cases["acme__shop-1"]["tests"] == ["tests/test_orders.py"]
     assert cases["acme__shop-3"]["shape"] == "names-symbol" and cases["acme__shop-1"]["shape"] == "names-file"
+    # the patches replace line 1, the ``def`` line, of each file at base_commit
+    assert cases["acme__shop-1"]["expectedSymbols"] == ["src/orders.py:refund"]
+    assert cases["acme__shop-3"]["expectedSymbols"] == ["src/users.py:find_user"]
     assert validate_corpus(corpus) == []
     run = run_eval(corpus, suites=["retrieval"], targets=["bm25", "random"], out_dir=tmp_path / "runs", progress=False)
     assert run.summary["suites"]["retrieval"]["bm25"]["cases"] == 3
@@ -297,6 +300,7 @@ def test_swebench_gold_is_the_modified_source_files_only(tmp_path: Path) -> None
     assert main(["import", "swebench", str(instances), "--repos", str(tmp_path / "repos"), "--out", str(corpus)]) == 0
     (case,) = json.loads(corpus.read_text())["retrieval"]  # the docs-only instance has no gold: skipped
     assert case["expectedPrimary"] == ["src/orders.py"]
+    assert case["expectedSymbols"] == ["src/orders.py:refund"]  # only gold files give symbols
     assert case["tests"] == ["tests/test_orders.py", "tests/test_refunds.py"]
     assert case["dropped"] == {
         "CHANGES.rst": "doc file",

@@ -20,9 +20,14 @@ swebench`` (the gold patch against ``base_commit``), read from a unified diff wi
 from __future__ import annotations
 
 import re
+import subprocess
 from dataclasses import dataclass
+from pathlib import Path
 
+from ..corpus.gitio import git_command, git_env
+from ..errors import GitError
 from ..reference.enclosing import Range, definition_ranges, enclosing
+from ..reference.kinds import extension
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 _OLD = re.compile(r"^--- (?:a/)?(.+?)\t?$")
@@ -145,3 +150,47 @@ def patch_symbols(patch: str, files: dict[str, bytes]) -> list[str]:
     order of ``files``; a file the patch does not change gives none."""
     changes = diff_changes(patch)
     return [symbol for path, data in files.items() for symbol in symbols_of_changes(path, data, changes.get(path, []))]
+
+
+class RangeCache:
+    """``definition_ranges`` once per (blob id, extension): a blob unchanged across sampled commits
+    is parsed once, however many cases read it (as ``shapes.SymbolCache`` does for outlines)."""
+
+    def __init__(self) -> None:
+        self._ranges: dict[tuple[str, str], list[Range]] = {}
+
+    def ranges(self, blob: str, path: str, data: bytes) -> list[Range]:
+        key = (blob, extension(path.rsplit("/", 1)[-1]))
+        found = self._ranges.get(key)
+        if found is None:
+            found = self._ranges[key] = definition_ranges(path, data)
+        return found
+
+
+def commit_patches(git_dir: Path, pairs: list[tuple[str, str]], paths: list[str]) -> dict[str, str]:
+    """The ``-U0`` diff of each ``(commit, parent)`` limited to ``paths``, keyed by commit, from one
+    ``git diff-tree --stdin`` process (a commit with no change to ``paths`` is absent)."""
+    if not pairs or not paths:
+        return {}
+    args = ["diff-tree", "--stdin", "-p", "-U0", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv"]
+    args += ["--src-prefix=a/", "--dst-prefix=b/", "--", *sorted(set(paths))]
+    feed = "".join(f"{commit} {parent}\n" for commit, parent in pairs).encode()
+    try:
+        done = subprocess.run(git_command(git_dir, *args), input=feed, capture_output=True, env=git_env(), timeout=600)
+    except FileNotFoundError:
+        raise GitError("git is not installed (needed to read repository history)") from None
+    except subprocess.TimeoutExpired:
+        raise GitError(f"{git_dir}: git diff-tree timed out") from None
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"{git_dir}: git diff-tree failed: {message[-1] if message else done.returncode}")
+    pending = {commit for commit, _ in pairs}
+    out: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in done.stdout.decode("utf-8", "replace").split("\n"):
+        if line in pending:  # a commit's id line (no diff line is 40 or 64 bare hex digits)
+            pending.discard(line)
+            current = out.setdefault(line, [])
+        elif current is not None:
+            current.append(line)
+    return {commit: "\n".join(lines) for commit, lines in out.items()}
