@@ -88,6 +88,11 @@ def test_symbol_level_scores_and_skips(tmp_path: Path) -> None:
     c1 = next(r for r in rows if r["case"] == "c1" and r["target"] == "with-symbols")
     assert c1["symbolRanks"] == [1, 3] and c1["returnedSymbols"][0] == "src/client.py:HTTPConnection.putheader"
     assert "expectedSymbols" not in next(r for r in rows if r["case"] == "c2" and r["target"] == "with-symbols")
+    from workbench.report.text import render_scoreboard
+
+    board = render_scoreboard(run.summary, k=2)
+    assert "sym-acc@2=0, sym-r@2=0.500, sym-mrr=1" in board
+    assert "  - not measured: symbolAccAtK, symbolRecallAtK, symbolMrr (skipped: the target's context_pack" in board
 
 
 def test_a_corpus_without_gold_symbols_has_no_symbol_metrics(tmp_path: Path) -> None:
