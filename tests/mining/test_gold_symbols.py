@@ -144,3 +144,32 @@ def test_go_and_typescript() -> None:
 def test_unparsed_languages_and_unparsable_files_give_none() -> None:
     assert symbols_of_changes("notes.md", b"# a\n", [Change(1)]) == []
     assert symbols_of_changes("bad.py", b"def (:\n", [Change(1)]) == []
+
+
+CJS = b"""var app = Application.prototype;
+function Application() {
+  this.x = 1;
+}
+app.callback = function(){
+  return 1;
+};
+module.exports = {
+  get query() {
+    return 2;
+  },
+  error: function(err){
+    throw err;
+  },
+  plain: 3,
+};
+"""
+# 2-4 Application, 5-7 callback (``app.callback = function``), 9-11 query, 12-14 error; 15 is data
+
+
+def test_commonjs_definitions() -> None:
+    ranges = sorted(definition_ranges("a.js", CJS), key=lambda r: r[1])
+    assert ranges == [("Application", 2, 4), ("callback", 5, 7), ("query", 9, 11), ("error", 12, 14)]
+    assert gold("@@ -6 +6 @@\n-  return 1;\n+  return 0;\n", "a.js", CJS) == ["a.js:callback"]
+    assert gold("@@ -13 +13,2 @@\n-    throw err;\n+    log(err);\n+    throw err;\n", "a.js", CJS) == ["a.js:error"]
+    assert gold("@@ -10 +10 @@\n-    return 2;\n+    return 3;\n", "a.js", CJS) == ["a.js:query"]
+    assert gold("@@ -15 +15 @@\n-  plain: 3,\n+  plain: 4,\n", "a.js", CJS) == []  # data, not a definition

@@ -97,9 +97,48 @@ def _tree(data: bytes, grammar: str) -> list[Range]:
                 value = child.child_by_field_name("value")
                 if value is not None and value.type in _TS_FUNCTION_VALUES:
                     out.append((name, *_span(node if node.type.endswith("declaration") else child)))
+                elif value is not None and value.type in ("object", "assignment_expression"):
+                    stack.append((_Wrapped(value), ""))
+            elif kind == "assignment_expression" and not owner:
+                _assigned(child, out, stack)
+            elif kind == "pair" and not owner:  # ``{key: function () {}}`` in a module-level object
+                value, key = child.child_by_field_name("value"), child.child_by_field_name("key")
+                if value is not None and key is not None and value.type in _TS_FUNCTION_VALUES:
+                    out.append((key.text.decode("utf-8", "replace").strip("'\"`"), *_span(child)))
+            elif kind == "object" and not owner:
+                stack.append((child, ""))
             elif kind in _TS_WALK:
                 stack.append((child, owner))
     return out
+
+
+class _Wrapped:
+    """One node presented as the only child of a parent, so the walk visits the node itself."""
+
+    def __init__(self, node: Any) -> None:
+        self.named_children = [node]
+        self.type = "wrapped"
+
+
+def _assigned(node: Any, out: list[Range], stack: list[tuple[Any, str]]) -> None:
+    """CommonJS definitions at module level: ``a.b = function () {}`` is ``b`` (``module.exports =
+    function f () {}`` is ``f``), ``x = {...}`` walks the object's members, chains are followed."""
+    while node is not None and node.type == "assignment_expression":
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if right is None or left is None:
+            return
+        if right.type in _TS_FUNCTION_VALUES:
+            target = left.child_by_field_name("property") if left.type == "member_expression" else left
+            name = target.text.decode("utf-8", "replace") if target is not None else ""
+            if name == "exports" or left.type not in ("member_expression", "identifier"):
+                name = _name(right)
+            if name:
+                out.append((name, *_span(node)))
+            return
+        if right.type == "object":
+            stack.append((_Wrapped(right), ""))
+            return
+        node = right
 
 
 def definition_ranges(path: str, data: bytes) -> list[Range]:
