@@ -27,7 +27,6 @@ from pathlib import Path
 from ..corpus.gitio import git_command, git_env
 from ..errors import GitError
 from ..reference.enclosing import Range, definition_ranges, enclosing
-from ..reference.kinds import extension
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 _OLD = re.compile(r"^--- (?:a/)?(.+?)\t?$")
@@ -150,21 +149,6 @@ def patch_symbols(patch: str, files: dict[str, bytes]) -> list[str]:
     order of ``files``; a file the patch does not change gives none."""
     changes = diff_changes(patch)
     return [symbol for path, data in files.items() for symbol in symbols_of_changes(path, data, changes.get(path, []))]
-
-
-class RangeCache:
-    """``definition_ranges`` once per (blob id, extension): a blob unchanged across sampled commits
-    is parsed once, however many cases read it (as ``shapes.SymbolCache`` does for outlines)."""
-
-    def __init__(self) -> None:
-        self._ranges: dict[tuple[str, str], list[Range]] = {}
-
-    def ranges(self, blob: str, path: str, data: bytes) -> list[Range]:
-        key = (blob, extension(path.rsplit("/", 1)[-1]))
-        found = self._ranges.get(key)
-        if found is None:
-            found = self._ranges[key] = definition_ranges(path, data)
-        return found
 
 
 def commit_patches(git_dir: Path, pairs: list[tuple[str, str]], paths: list[str]) -> dict[str, str]:

@@ -23,10 +23,11 @@ from typing import Any
 from ..corpus.gitio import CatFile
 from ..corpus.sources import GitRepo, open_repo
 from ..errors import GitError
+from ..reference.enclosing import definition_ranges
 from .filters import Candidate, MineOptions, apply_filters, filter_names
-from .gold_symbols import RangeCache, commit_patches, diff_changes, symbols_of_changes
+from .gold_symbols import commit_patches, diff_changes, symbols_of_changes
 from .history import count_commits, iter_commits
-from .shapes import SymbolCache, names_file, query_shape
+from .shapes import BlobCache, SymbolCache, names_file, query_shape
 
 DEFAULT_MAX_CASES = 200
 FIXTURE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -131,7 +132,7 @@ def shape_cases(repo: GitRepo, picked: list[Candidate], fixture: str) -> list[di
     For the shape a gold file is parsed only when the query does not already name a file (the
     shape's first rule); outlines and definition ranges are each computed once per blob id."""
     cases = []
-    cache, ranges = SymbolCache(), RangeCache()
+    cache, ranges = SymbolCache(), BlobCache(definition_ranges)
     pairs = [(c.commit.sha, c.commit.parents[0]) for c in picked]
     patches = commit_patches(repo.git_dir, pairs, [path for c in picked for path in c.source])
     with CatFile(repo.git_dir) as objects:
@@ -156,7 +157,7 @@ def shape_cases(repo: GitRepo, picked: list[Candidate], fixture: str) -> list[di
             expected = [
                 symbol
                 for blob, path, data in blobs
-                for symbol in symbols_of_changes(path, data, changes.get(path, []), ranges.ranges(blob, path, data))
+                for symbol in symbols_of_changes(path, data, changes.get(path, []), ranges.get(blob, path, data))
             ]
             cases.append(_case(candidate, fixture, shape, expected))
     return cases

@@ -2,7 +2,10 @@
 
 Gold symbols mined from history (``expectedSymbols``) name the definition an edit lands
 in. A definition here is what an agent edits as one unit: a class (and the classes nested
-in it), a function, a method; Go types; TypeScript interfaces, type aliases and enums.
+in it), a function, a method; Go types; TypeScript interfaces, type aliases and enums;
+CommonJS definitions at module level (``a.b = function () {}`` is ``b``; the methods and
+``key: function`` members of a module-level object literal go by their key, as the outlines
+name object-literal methods).
 Everything inside a function body, nested functions and classes included, belongs to
 that function. A range runs from the first decorator (Python) or the definition's first
 line to its last line, 1-based and inclusive. Names are spelled as the outlines spell
