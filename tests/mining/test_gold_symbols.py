@@ -173,3 +173,18 @@ def test_commonjs_definitions() -> None:
     assert gold("@@ -13 +13,2 @@\n-    throw err;\n+    log(err);\n+    throw err;\n", "a.js", CJS) == ["a.js:error"]
     assert gold("@@ -10 +10 @@\n-    return 2;\n+    return 3;\n", "a.js", CJS) == ["a.js:query"]
     assert gold("@@ -15 +15 @@\n-  plain: 3,\n+  plain: 4,\n", "a.js", CJS) == []  # data, not a definition
+
+
+@pytest.mark.parametrize(
+    "patch",
+    [
+        "",
+        "@@ -1 +1 @@\n-x\n",  # a hunk before any file header
+        "--- a/m.py\n@@ -1,99999 +1 @@\n-import os\ndiff --git a/z b/z\n",  # counts that run past the hunk
+        "--- a/m.py\n@@ -abc @@\n-x\n",  # not a hunk header
+        "--- a/m.py\r\n+++ b/m.py\r\n@@ -10 +10 @@\r\n-        self.host = host\r\n+        pass\r\n",  # CRLF
+    ],
+)
+def test_malformed_patches_never_raise(patch: str) -> None:
+    found = patch_symbols(patch, {"m.py": PY})
+    assert found in ([], ["m.py:Client.connect"])

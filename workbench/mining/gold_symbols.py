@@ -105,10 +105,9 @@ def diff_changes(patch: str) -> dict[str, list[Change]]:
     return out
 
 
-def _continued(ranges: list[Range], data: bytes, line: int, indent: int, outer: str | None) -> str | None:
+def _continued(ranges: list[Range], rows: list[bytes], line: int, indent: int, outer: str | None) -> str | None:
     """The innermost definition ending at old line ``line`` (the last non-blank line up to it)
     whose header is indented less than ``indent``: an indented insertion continues its body."""
-    rows = data.split(b"\n")
     last = line
     while last > 0 and last <= len(rows) and not rows[last - 1].strip():
         last -= 1
@@ -132,13 +131,15 @@ def symbols_of_changes(path: str, data: bytes, changes: list[Change], ranges: li
         return []
     indented = path.endswith(_INDENT_LANGUAGES)
     found: dict[str, None] = {}
+    rows: list[bytes] | None = None
     for change in changes:
         if not change.inserted:
             name = enclosing(ranges, change.line, change.line)
         else:
             name = enclosing(ranges, change.line, change.line + 1)
             if indented:
-                name = _continued(ranges, data, change.line, change.indent, name) or name
+                rows = data.split(b"\n") if rows is None else rows
+                name = _continued(ranges, rows, change.line, change.indent, name) or name
         if name is not None:
             found.setdefault(name, None)
     return [f"{path}:{name}" for name in found]
