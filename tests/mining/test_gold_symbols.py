@@ -186,5 +186,5 @@ def test_commonjs_definitions() -> None:
     ],
 )
 def test_malformed_patches_never_raise(patch: str) -> None:
-    found = patch_symbols(patch, {"m.py": PY})
-    assert found in ([], ["m.py:Client.connect"])
+    expected = ["m.py:Client.connect"] if "\r" in patch else []  # only the CRLF patch is well formed
+    assert patch_symbols(patch, {"m.py": PY}) == expected
