@@ -38,13 +38,24 @@ class FileRef:
     reason: str = ""
 
 
+@dataclass(frozen=True)
+class SymbolRef:
+    """One definition of a pack: its repo, repo-relative ``/`` path and name (``Class.method``)."""
+
+    repo: str
+    path: str
+    name: str
+
+
 @dataclass
 class Pack:
-    """A context pack: ranked primary files, related files, and optional rendered text."""
+    """A context pack: ranked primary files, related files, optional rendered text, and optional
+    ranked ``symbols`` (None: the engine does not say which definitions; ``[]``: it found none)."""
 
     primary: list[FileRef] = field(default_factory=list)
     related: list[FileRef] = field(default_factory=list)
     text: str = ""
+    symbols: list[SymbolRef] | None = None
 
 
 @dataclass(frozen=True)

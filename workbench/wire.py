@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .contract import Check, Command, FileRef, GateResult, Pack, Repo, SearchHit, Usage
+from .contract import Check, Command, FileRef, GateResult, Pack, Repo, SearchHit, SymbolRef, Usage
 from .errors import TargetError
 from .paths import inside_path_problem
 
@@ -68,6 +68,24 @@ def _file_refs(items: Any, key: str, default_repo: str, requested: frozenset[str
     return refs
 
 
+def _symbol_refs(items: Any, default_repo: str, requested: frozenset[str]) -> list[SymbolRef] | None:
+    """The answer's ranked ``symbols`` (``[{"repo"?, "path", "name"}]``), None when it has none."""
+    if items is None:
+        return None
+    if not isinstance(items, list):
+        raise TargetError("context_pack: response field 'symbols' should be a list")
+    refs = []
+    for index, item in enumerate(capped(items, "context_pack: symbols")):
+        where = f"context_pack: symbols[{index}]"
+        if not isinstance(item, dict) or not isinstance(item.get("path"), str) or not isinstance(item.get("name"), str):
+            raise TargetError(f"{where} should be {{repo, path, name}} with string path and name")
+        repo = str(item["repo"]) if isinstance(item.get("repo"), str) else default_repo
+        if repo and repo not in requested:
+            raise TargetError(f"{where}.repo: invalid answer: repo {repo[:80]!r} was not requested")
+        refs.append(SymbolRef(repo, inside_path(item["path"].replace("\\", "/"), f"{where}.path"), item["name"]))
+    return refs
+
+
 def parse_pack(body: dict[str, Any], repos: list[Repo]) -> Pack:
     default_repo = repos[0].name if len(repos) == 1 else ""
     text = body.get("text")
@@ -76,6 +94,7 @@ def parse_pack(body: dict[str, Any], repos: list[Repo]) -> Pack:
         primary=_file_refs(body.get("primary"), "primary", default_repo, requested),
         related=_file_refs(body.get("related"), "related", default_repo, requested),
         text=text if isinstance(text, str) else "",
+        symbols=_symbol_refs(body.get("symbols"), default_repo, requested),
     )
 
 
@@ -194,7 +213,10 @@ def encode_answer(capability: str, answer: Any) -> dict[str, Any]:
         def refs(items: list[FileRef]) -> list[dict[str, str]]:
             return [{"repo": r.repo, "path": r.path, **({"reason": r.reason} if r.reason else {})} for r in items]
 
-        return {"primary": refs(answer.primary), "related": refs(answer.related), "text": answer.text}
+        body = {"primary": refs(answer.primary), "related": refs(answer.related), "text": answer.text}
+        if answer.symbols is not None:
+            body["symbols"] = [{"repo": s.repo, "path": s.path, "name": s.name} for s in answer.symbols]
+        return body
     if capability == "risk_concepts":
         return {"concepts": sorted(answer)}
     if capability == "infer_harness":

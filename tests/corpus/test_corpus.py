@@ -134,6 +134,37 @@ def test_relative_root_escaping_the_corpus_parent_is_not_executable(tmp_path: Pa
             "gateEffectiveness[0].changeSet: must match",
         ),
         ({"retrieval": {"a": 1}}, "retrieval: expected a list, got"),
+        (
+            {
+                "retrieval": [
+                    {"name": "a", "query": "q", "repoFixture": "f", "expectedPrimary": [], "expectedSymbols": "x"}
+                ]
+            },
+            'retrieval[0].expectedSymbols: expected a list of strings, got "x"',
+        ),
+        (
+            {
+                "retrieval": [
+                    {"name": "a", "query": "q", "repoFixture": "f", "expectedPrimary": [], "expectedSymbols": ["a.py"]}
+                ]
+            },
+            "retrieval[0].expectedSymbols[0]: must be path:Name (a file, a colon, a definition name such as "
+            "Class.method), got \"a.py\" (case 'a')",
+        ),
+        (
+            {
+                "retrieval": [
+                    {
+                        "name": "a",
+                        "query": "q",
+                        "repoFixture": "f",
+                        "expectedPrimary": [],
+                        "expectedSymbols": ["../x.py:f"],
+                    }
+                ]
+            },
+            "retrieval[0].expectedSymbols[0]: must not leave the fixture",
+        ),
         ({"fixtureRoots": {"f": "missing-dir"}}, "fixtureRoots.f: directory 'missing-dir' not found"),
     ],
 )

@@ -105,6 +105,9 @@ def test_swebench_instances_run_end_to_end_and_export_to_pytrec_eval(tmp_path: P
     assert cases["acme__shop-1"]["expectedPrimary"] == ["src/orders.py"]  # the added file is not gold
     assert cases["acme__shop-1"]["revision"] == base and cases["acme__shop-1"]["tests"] == ["tests/test_orders.py"]
     assert cases["acme__shop-3"]["shape"] == "names-symbol" and cases["acme__shop-1"]["shape"] == "names-file"
+    # the patches replace line 1, the ``def`` line, of each file at base_commit
+    assert cases["acme__shop-1"]["expectedSymbols"] == ["src/orders.py:refund"]
+    assert cases["acme__shop-3"]["expectedSymbols"] == ["src/users.py:find_user"]
     assert validate_corpus(corpus) == []
     run = run_eval(corpus, suites=["retrieval"], targets=["bm25", "random"], out_dir=tmp_path / "runs", progress=False)
     assert run.summary["suites"]["retrieval"]["bm25"]["cases"] == 3
@@ -151,9 +154,10 @@ def test_swebench_instances_run_end_to_end_and_export_to_pytrec_eval(tmp_path: P
     )
     back = load_run(next((tmp_path / "back" / "runs").iterdir()))
     for target in ("bm25", "random"):
-        assert back.summary["suites"]["retrieval"][target]["metrics"] == pytest.approx(
-            run.summary["suites"]["retrieval"][target]["metrics"], abs=1e-12
-        )
+        # TREC carries the file level; the symbol level is skipped for these targets (no symbols)
+        metrics = run.summary["suites"]["retrieval"][target]["metrics"]
+        assert [metrics.pop(m) for m in ("symbolAccAtK", "symbolRecallAtK", "symbolMrr")] == [None] * 3
+        assert back.summary["suites"]["retrieval"][target]["metrics"] == pytest.approx(metrics, abs=1e-12)
 
 
 def test_swebench_errors_name_the_instance(tmp_path: Path) -> None:
@@ -297,6 +301,7 @@ def test_swebench_gold_is_the_modified_source_files_only(tmp_path: Path) -> None
     assert main(["import", "swebench", str(instances), "--repos", str(tmp_path / "repos"), "--out", str(corpus)]) == 0
     (case,) = json.loads(corpus.read_text())["retrieval"]  # the docs-only instance has no gold: skipped
     assert case["expectedPrimary"] == ["src/orders.py"]
+    assert case["expectedSymbols"] == ["src/orders.py:refund"]  # only gold files give symbols
     assert case["tests"] == ["tests/test_orders.py", "tests/test_refunds.py"]
     assert case["dropped"] == {
         "CHANGES.rst": "doc file",

@@ -83,6 +83,16 @@ def test_cases_run_at_the_parent_and_expect_the_modified_source(shop: tuple[Path
     assert task["name"] == f"shop-{shas['task'][:10]}" and task["repoFixture"] == "shop"
 
 
+def test_cases_expect_the_definitions_the_commit_changes(shop: tuple[Path, dict[str, str]]) -> None:
+    repo, shas = shop
+    cases = {c["source"]["commit"]: c for c in mine(repo, max_cases=None, progress=False).cases}
+    assert cases[shas["task"]]["expectedSymbols"] == ["src/orders.py:OrderBook.refund_payment"]
+    assert cases[shas["symbol"]]["expectedSymbols"] == ["src/users.py:find_user"]
+    # its parent holds only ``customer = 1``: a module-level change, so no symbol and no field
+    assert "expectedSymbols" not in cases[shas["duplicate"]]
+    assert list(cases[shas["task"]])[4:6] == ["expectedPrimary", "expectedSymbols"]
+
+
 def test_shapes(shop: tuple[Path, dict[str, str]]) -> None:
     repo, shas = shop
     shapes = {c["source"]["commit"]: c["shape"] for c in mine(repo, max_cases=None, progress=False).cases}

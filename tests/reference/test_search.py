@@ -243,3 +243,17 @@ def test_golden_labels_name_real_symbols(spec: dict) -> None:
             if symbol:
                 names = {name for name, _, _ in extract_file(file, path.read_bytes()).outline.symbols}
                 assert symbol in names, f"{spec['name']}/{q.id}: {file} defines no {symbol}"
+
+
+def test_pack_symbols_rank_the_pack_files_definitions_first(repo: Repo) -> None:
+    from workbench.contract import FileRef, SymbolRef
+    from workbench.reference.search import pack_symbols
+
+    hits = [(h.file, h.symbol) for h in search("parse header", repo, 50) if h.symbol]
+    primary = [FileRef(repo.name, "billing/notes.py")]
+    ranked = pack_symbols("parse header", [repo], primary)
+    assert ranked[0] == SymbolRef(repo.name, "billing/notes.py", "header_notes")  # in the pack: first
+    inside = [h for h in hits if h[0] == "billing/notes.py"]
+    assert [(s.path, s.name) for s in ranked] == (inside + [h for h in hits if h not in inside])[:20]
+    pack = BuiltinTarget().context_pack("parse header", [repo])
+    assert pack.symbols and all(s.name for s in pack.symbols)

@@ -9,10 +9,12 @@ from .metrics import Metric, aggregate, evaluate, intern_frames, parse_metric
 from .registry import Measure, higher_is_better, register
 from .regressions import baseline_section, regression_keys
 from .stats import paired_comparison
+from .symbols import SYMBOL_METRICS, first_ranks, split_label, symbol_matches, symbol_scores
 
 __all__ = [
     "comparison_github",
     "CaseDiff",
+    "SYMBOL_METRICS",
     "Comparison",
     "GateRule",
     "Measure",
@@ -22,6 +24,7 @@ __all__ = [
     "compare",
     "diff_cases",
     "evaluate",
+    "first_ranks",
     "higher_is_better",
     "intern_frames",
     "paired_comparison",
@@ -30,4 +33,7 @@ __all__ = [
     "regression_keys",
     "resolve_run",
     "resolve_side",
+    "split_label",
+    "symbol_matches",
+    "symbol_scores",
 ]

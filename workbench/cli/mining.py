@@ -84,7 +84,8 @@ def mine_command(
 
     Keeps non-merge commits whose message describes a change (no releases, reverts, version
     bumps, docs/CI/style/dependency-only changes or bots) and that modify 1-3 existing
-    non-test source files; each becomes a case at the parent revision expecting those files.
+    non-test source files; each becomes a case at the parent revision expecting those files
+    (and, as expectedSymbols, the definitions the diff edits there).
     REPO is only read: its work tree, index, HEAD, refs and worktrees are never touched.
     """
     from ..mining import MineOptions, mine_corpus

@@ -210,10 +210,12 @@ def _path_problems(data: dict[str, Any]) -> list[Problem]:
         for index, case in enumerate(_listed(data, section)):
             if not isinstance(case, dict):
                 continue
-            for key in ("expectedPrimary", "expectedAnyOf"):
+            for key in ("expectedPrimary", "expectedAnyOf", "expectedSymbols"):
                 listed = case.get(key)
                 for item, expected in enumerate(listed if isinstance(listed, list) else []):
-                    problem = inside_path_problem(expected) if isinstance(expected, str) else None
+                    if isinstance(expected, str) and key == "expectedSymbols":
+                        expected = expected.rpartition(":")[0]  # ``path:Name``: the path part
+                    problem = inside_path_problem(expected) if isinstance(expected, str) and expected else None
                     if problem:
                         name = case.get("name")
                         problems.append(

@@ -9,7 +9,8 @@ rule ``workbench mine`` uses (``workbench.mining.filters.sort_files``): the non-
 files the patch modifies. Tests the patch touches and every file of ``test_patch`` become
 ``tests``; docs, changelogs, manifests and files the patch adds (absent at the base) are left
 out and listed under ``dropped`` with why. An instance with no gold file is skipped. ``shape``
-is as for mined cases.
+and ``expectedSymbols`` (the definitions the patch edits, at ``base_commit``;
+``workbench.mining.gold_symbols``) are as for mined cases.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from ..corpus.sources import GitRepo, open_repo
 from ..errors import CorpusError
 from ..mining.corpus_out import root_entry, write_corpus
 from ..mining.filters import MineOptions, SortedFiles, sort_files
+from ..mining.gold_symbols import diff_changes, symbols_of_changes
 from ..mining.shapes import outline_of, query_shape, symbol_names
 from .formats import first_seen, read_records, require
 
@@ -75,13 +77,14 @@ def gold_files(patch: str, test_patch: str, options: MineOptions | None = None) 
     return SortedFiles(files.source, files.new_or_gone, tests, dict(sorted(dropped.items())))
 
 
-def _case(instance: dict[str, Any], fixture: str, files: SortedFiles, shape: str) -> dict[str, Any]:
+def _case(instance: dict[str, Any], fixture: str, files: SortedFiles, shape: str, symbols: list[str]) -> dict[str, Any]:
     case: dict[str, Any] = {
         "name": instance["instance_id"],
         "query": instance["problem_statement"].strip(),
         "repoFixture": fixture,
         "revision": instance["base_commit"],
         "expectedPrimary": list(files.source),
+        **({"expectedSymbols": symbols} if symbols else {}),
         "shape": shape,
         "source": {"instance_id": instance["instance_id"], "repo": instance["repo"]},
     }
@@ -123,7 +126,8 @@ def import_swebench(paths: list[Path], repos: Path, out: Path | None) -> tuple[d
         if not files.source:
             skipped += 1
             continue
-        cases.append(_case(instance, fixture, files, _shape(repo, instance, list(files.source), path, label)))
+        shape, symbols = _shape(repo, instance, list(files.source), path, label)
+        cases.append(_case(instance, fixture, files, shape, symbols))
     data = {
         "description": "Imported from SWE-bench-style instances by `workbench import swebench`.",
         "k": 5,
@@ -135,11 +139,14 @@ def import_swebench(paths: list[Path], repos: Path, out: Path | None) -> tuple[d
     return data, skipped
 
 
-def _shape(repo: GitRepo, instance: dict[str, Any], gold: list[str], path: Path, label: str) -> str:
+def _shape(repo: GitRepo, instance: dict[str, Any], gold: list[str], path: Path, label: str) -> tuple[str, list[str]]:
+    """The case's shape and its ``expectedSymbols`` (the gold patch's definitions at base_commit)."""
     commit = resolve_commits(repo.git_dir, [instance["base_commit"]]).get(instance["base_commit"])
     if commit is None:
         raise CorpusError(f"{path}: {label}: base_commit {instance['base_commit']!r} is not a commit of {repo.path}")
     symbols: set[str] = set()
+    changes = diff_changes(instance["patch"])
+    expected: list[str] = []
     with CatFile(repo.git_dir) as objects:
         for rel in gold:
             found = objects.read(f"{commit}:{rel}")
@@ -148,4 +155,5 @@ def _shape(repo: GitRepo, instance: dict[str, Any], gold: list[str], path: Path,
                     f"{path}: {label}: the patch modifies {rel!r}, which does not exist at base_commit {commit[:12]}"
                 )
             symbols |= symbol_names(outline_of(rel, found[1]))
-    return query_shape(instance["problem_statement"], gold, symbols)
+            expected += symbols_of_changes(rel, found[1], changes.get(rel, []))
+    return query_shape(instance["problem_statement"], gold, symbols), expected

@@ -5,7 +5,8 @@ message describes a change to 1-3 existing source files; a seeded sample spread
 evenly over the history (one pick per equal slice of the candidates, oldest to
 newest) becomes the cases. Each case runs at the commit's parent (``revision``),
 expects the modified source files, records the tests the commit changed (not
-scored) and its provenance, and carries its ``shape``: the gold files' bytes are
+scored) and its provenance, and carries its ``shape`` and ``expectedSymbols`` (the definitions
+the commit edits, ``gold_symbols``): the gold files' bytes are
 read at the parent through one ``git cat-file --batch`` process.
 """
 
@@ -22,9 +23,11 @@ from typing import Any
 from ..corpus.gitio import CatFile
 from ..corpus.sources import GitRepo, open_repo
 from ..errors import GitError
+from ..reference.enclosing import definition_ranges
 from .filters import Candidate, MineOptions, apply_filters, filter_names
+from .gold_symbols import commit_patches, diff_changes, symbols_of_changes
 from .history import count_commits, iter_commits
-from .shapes import SymbolCache, names_file, query_shape
+from .shapes import BlobCache, SymbolCache, names_file, query_shape
 
 DEFAULT_MAX_CASES = 200
 FIXTURE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -104,7 +107,7 @@ def _counting(commits: Any, result: MineResult) -> Any:
         yield commit
 
 
-def _case(candidate: Candidate, fixture: str, shape: str) -> dict[str, Any]:
+def _case(candidate: Candidate, fixture: str, shape: str, symbols: list[str]) -> dict[str, Any]:
     commit = candidate.commit
     when = datetime.fromtimestamp(commit.time, tz=UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     case: dict[str, Any] = {
@@ -113,6 +116,7 @@ def _case(candidate: Candidate, fixture: str, shape: str) -> dict[str, Any]:
         "repoFixture": fixture,
         "revision": commit.parents[0],
         "expectedPrimary": list(candidate.source),
+        **({"expectedSymbols": symbols} if symbols else {}),
         "shape": shape,
         "source": {"commit": commit.sha, "date": when, "subject": commit.subject},
     }
@@ -122,12 +126,15 @@ def _case(candidate: Candidate, fixture: str, shape: str) -> dict[str, Any]:
 
 
 def shape_cases(repo: GitRepo, picked: list[Candidate], fixture: str) -> list[dict[str, Any]]:
-    """The cases of ``picked``, each with its shape (gold files read at the parent revision).
+    """The cases of ``picked``, each with its shape and its ``expectedSymbols`` (gold files read at
+    the parent revision; the commits' diffs from one ``git diff-tree --stdin``).
 
-    A gold file is parsed only when the query does not already name a file (the shape's
-    first rule), and once per blob id (``SymbolCache``)."""
+    For the shape a gold file is parsed only when the query does not already name a file (the
+    shape's first rule); outlines and definition ranges are each computed once per blob id."""
     cases = []
-    cache = SymbolCache()
+    cache, ranges = SymbolCache(), BlobCache(definition_ranges)
+    pairs = [(c.commit.sha, c.commit.parents[0]) for c in picked]
+    patches = commit_patches(repo.git_dir, pairs, [path for c in picked for path in c.source])
     with CatFile(repo.git_dir) as objects:
         for candidate in picked:
             parent = candidate.commit.parents[0]
@@ -146,7 +153,13 @@ def shape_cases(repo: GitRepo, picked: list[Candidate], fixture: str) -> list[di
             else:
                 symbols = set().union(*(cache.names(blob, path, data) for blob, path, data in blobs))
                 shape = query_shape(candidate.query, gold, symbols)
-            cases.append(_case(candidate, fixture, shape))
+            changes = diff_changes(patches.get(candidate.commit.sha, ""))
+            expected = [
+                symbol
+                for blob, path, data in blobs
+                for symbol in symbols_of_changes(path, data, changes.get(path, []), ranges.get(blob, path, data))
+            ]
+            cases.append(_case(candidate, fixture, shape, expected))
     return cases
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..contract import Repo, SearchHit
+from ..contract import FileRef, Repo, SearchHit, SymbolRef
 from ..errors import TargetError
 from .index import RepoIndex, load_index
 from .pack import kind_factors
@@ -195,3 +195,24 @@ def search(query: str, repo: Repo | Path | str, top_k: int = 20) -> list[SearchH
     if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 0:
         raise TargetError(f"search: top_k must be a non-negative integer, got {top_k!r}")
     return search_index(load_index(repo.path if isinstance(repo, Repo) else repo), query, top_k)
+
+
+PACK_SYMBOLS = 20  # ranked definitions a pack carries
+SYMBOL_DEPTH = 50  # search hits read per repository to find them
+
+
+def pack_symbols(query: str, repos: list[Repo], primary: list[FileRef], top_k: int = PACK_SYMBOLS) -> list[SymbolRef]:
+    """A pack's ranked ``symbols``: the definitions ``search`` ranks for ``query``, those in the
+    pack's primary files first, then the rest; each group in search order (one repository) or by
+    search score (several)."""
+    files = {(ref.repo, ref.path) for ref in primary}
+    found: list[tuple[bool, float, int, SymbolRef]] = []
+    for repo in repos:
+        for hit in search_index(load_index(repo.path), query, SYMBOL_DEPTH):
+            if hit.symbol:
+                order = -(hit.score or 0.0) if len(repos) > 1 else 0.0
+                found.append(
+                    ((repo.name, hit.file) not in files, order, len(found), SymbolRef(repo.name, hit.file, hit.symbol))
+                )
+    found.sort(key=lambda item: item[:3])
+    return [ref for *_, ref in found[:top_k]]

@@ -9,7 +9,15 @@ from ..analysis.markdown import LIMIT, fit
 from ..analysis.markdown import table as md_table
 from ..store.verdicts import FAIL, SKIPPED, comparison_line, exit_line, pair_verdict, run_verdict, warnings
 
-SHORT = {"precisionAtK": "p@{k}", "recallAtK": "r@{k}", "mrr": "mrr", "ndcgAtK": "ndcg@{k}"}
+SHORT = {
+    "precisionAtK": "p@{k}",
+    "recallAtK": "r@{k}",
+    "mrr": "mrr",
+    "ndcgAtK": "ndcg@{k}",
+    "symbolAccAtK": "sym-acc@{k}",
+    "symbolRecallAtK": "sym-r@{k}",
+    "symbolMrr": "sym-mrr",
+}
 
 
 def _fmt(value: Any) -> str:
@@ -108,6 +116,14 @@ def cost_line(result: dict[str, Any], seconds: float | None) -> str:
     return f"  - cost: {cost}; latency: {latency}"
 
 
+def _not_measured(notes: dict[str, str]) -> list[str]:
+    """``  - not measured: symbolAccAtK, symbolMrr (why)``, one line per reason."""
+    by_reason: dict[str, list[str]] = {}
+    for metric, why in notes.items():
+        by_reason.setdefault(why, []).append(metric)
+    return [f"  - not measured: {', '.join(metrics)} ({why})" for why, metrics in by_reason.items()]
+
+
 def latencies(cases: Any) -> dict[tuple[str, str], float]:
     """Mean engine seconds per case of each (suite, target) of a run's cases frame (cached ones have none)."""
     import pandas as pd
@@ -134,6 +150,7 @@ def render_scoreboard(
             if latency is not None and not result.get("skipped"):
                 lines.append(cost_line(result, latency.get((suite, target))))
             lines += [f"  - failed: {f}" for f in result.get("failures") or []]
+            lines += _not_measured(result.get("skipped_metrics") or {})
             if not result.get("skipped"):
                 lines += [f"  - skipped {case}: {why}" for case, why in (result.get("skipped_cases") or {}).items()]
     lines += control_lines(summary)

@@ -27,6 +27,7 @@ def threshold_failures(metrics: dict[str, Any], floors: dict[str, float]) -> lis
 def suite_summary(suite: Suite, scores: pd.DataFrame, cases: pd.DataFrame, floors: dict[str, float]) -> SuiteSummary:
     """The summary of one (suite, target): aggregates, floors, verdict. Frames hold that pair only."""
     metrics = suite.aggregate(scores, cases)
+    notes = suite.metric_notes(scores, cases)
     failures = threshold_failures(metrics, floors)
     errors = int(cases[ERROR].notna().sum()) if ERROR in cases else 0
     if errors:
@@ -40,6 +41,7 @@ def suite_summary(suite: Suite, scores: pd.DataFrame, cases: pd.DataFrame, floor
         "passed_cases": int(cases[PASSED].fillna(False).astype(bool).sum()),
         "errors": errors,
         "metrics": metrics,
+        **({"skipped_metrics": notes} if notes else {}),
         "thresholds": floors,
         "passed": passed_of(verdict),
         "verdict": verdict,

@@ -103,6 +103,8 @@ def _message(error: jsonschema.ValidationError) -> str:
         return "must not be empty"
     if error.validator == "minItems":
         return "must not be an empty list"
+    if error.validator == "pattern" and isinstance(error.schema.get("description"), str):
+        return f"must be {error.schema['description']}, got {got}"
     if error.validator == "pattern":
         return f"must match {error.validator_value}, got {got}"
     if error.validator == "minimum":

@@ -110,3 +110,7 @@ class Suite(ABC):
     @abstractmethod
     def aggregate(self, scores: pd.DataFrame, case_rows: pd.DataFrame) -> dict[str, float | None]:
         """Reduce one target's scores to summary metrics, keyed by threshold spelling."""
+
+    def metric_notes(self, scores: pd.DataFrame, case_rows: pd.DataFrame) -> dict[str, str]:
+        """Why some aggregated metrics are null (metric -> reason): not measured, never 0."""
+        return {}

@@ -5,7 +5,10 @@ too), where ``golden`` is a JSONL file (see ``workbench.goldens``). Each query a
 ``search(query, repo, top_k=20)`` for ranked (file, symbol) hits. A hit is relevant when it matches an
 expected item: its file equals the item's file and, if the item names a symbol, its symbol too; a
 go-code label (``expected_top_3`` strings) matches by symbol alone (``symbol``) or by symbol plus the
-file equal or a ``/``-anchored suffix of the hit's (``file:symbol``). Per query:
+file equal or a ``/``-anchored suffix of the hit's (``file:symbol``). Symbols compare by
+``workbench.analysis.symbols.symbol_matches``, the rule the retrieval suite's symbol level uses: a
+bare label (``putheader``) also matches a qualified hit by its last dotted part
+(``HTTPConnection.putheader``); a qualified label needs the full name. Per query:
 
 - ``ndcg@10``: binary gain, log2(rank + 1) discount, ideal DCG from the number of expected items
   (at most 10), clamped to 1 (two hits may match one item);
@@ -23,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..analysis.symbols import symbol_matches
 from ..columns import CASE, METRIC, PASSED, VALUE
 from ..contract import Repo
 from ..corpus.goldens import check_ranking, ranking_cases
@@ -39,9 +43,10 @@ def _norm(path: str) -> str:
 
 def item_matches(file: str, symbol: str, item: list[Any] | tuple[Any, ...]) -> bool:
     """Whether a hit matches an expected ``(file, symbol[, suffix])`` item (go-code's rules: an empty
-    symbol or file matches any; with ``suffix`` the hit's file may end with ``/`` + the item's file)."""
+    symbol or file matches any; with ``suffix`` the hit's file may end with ``/`` + the item's file;
+    symbols by ``symbol_matches``)."""
     want_file, want_symbol = item[0], item[1]
-    if want_symbol and symbol != want_symbol:
+    if want_symbol and not symbol_matches(want_symbol, symbol):
         return False
     if not want_file:
         return bool(want_symbol)

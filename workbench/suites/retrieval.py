@@ -8,6 +8,11 @@ expectedPrimary file is in the top k and, if ``expectedAnyOf`` is given, one of
 those appears anywhere in the pack (primary or related). Pure-fallback cases
 (``expectedPrimary: []``) only need a non-empty pack; their metrics are null
 and excluded from the means. A case the target failed scores 0.
+
+Symbol level (``workbench.analysis.symbols``): a case with ``expectedSymbols`` is also scored
+``symbolAccAtK``, ``symbolRecallAtK`` and ``symbolMrr`` over the pack's ranked ``symbols``. When
+no answer of the target carries ``symbols`` those metrics are skipped (null, with the reason in
+the summary's ``skipped_metrics``), never 0; a corpus without ``expectedSymbols`` has none of them.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..analysis import metrics
+from ..analysis import SYMBOL_METRICS, first_ranks, metrics, symbol_scores
 from ..columns import CASE, METRIC, PASSED, VALUE
 from ..contract import FileRef, Repo
 from ..corpus import case_fixtures
@@ -25,6 +30,8 @@ from .base import Outcome, RunContext, Scored, Suite, mean_metrics
 
 METRICS = ("precisionAtK", "recallAtK", "mrr", "ndcgAtK")
 PACK_LIMIT = 8
+SYMBOLS_KEPT = 50  # ranked symbols kept per case (more than any k scores)
+NO_SYMBOLS = "skipped: the target's context_pack answers carry no ranked 'symbols'"
 
 
 def doc_id(ref: FileRef, multi_repo: bool) -> str:
@@ -47,11 +54,15 @@ class RetrievalSuite(Suite):
         repos = [Repo(name, ctx.corpus.repo_dir(name, case)) for name in names]
         pack = target.context_pack(case["query"], repos, PACK_LIMIT)
         multi = len(names) > 1
-        return {
+        seen: dict[str, Any] = {
             "primary": _unique([doc_id(r, multi) for r in pack.primary]),
             "related": _unique([doc_id(r, multi) for r in pack.related]),
             "reasons": {doc_id(r, multi): r.reason for r in [*pack.primary, *pack.related] if r.reason},
         }
+        if pack.symbols is not None:
+            symbols = [[doc_id(FileRef(s.repo, s.path), multi), s.name] for s in pack.symbols]
+            seen["symbols"] = [list(s) for s in dict.fromkeys(map(tuple, symbols))][:SYMBOLS_KEPT]
+        return seen
 
     def score(self, outcomes: list[Outcome], ctx: RunContext) -> Scored:
         k = ctx.corpus.k
@@ -70,7 +81,25 @@ class RetrievalSuite(Suite):
         nulls = pd.DataFrame(
             {CASE: np.repeat(fallback, len(METRICS)), METRIC: np.tile(METRICS, len(fallback)), VALUE: np.nan}
         )
-        return Scored(rows, pd.concat([frame, nulls], ignore_index=True))
+        return Scored(rows, pd.concat([frame, nulls, self._symbol_scores(outcomes, rows, k)], ignore_index=True))
+
+    @staticmethod
+    def _symbol_scores(outcomes: list[Outcome], rows: list[dict[str, Any]], k: int) -> pd.DataFrame:
+        """Symbol-level scores of the cases with ``expectedSymbols`` (their rows gain the fields);
+        none at all when no answer carried ``symbols``."""
+        says = any("symbols" in (o.observation or {}) for o in outcomes)
+        found: list[tuple[str, str, float]] = []
+        for outcome, row in zip(outcomes, rows):
+            gold = outcome.case.get("expectedSymbols") or []
+            if not gold:
+                continue
+            returned = [tuple(s) for s in (outcome.observation or {}).get("symbols", [])]
+            row["expectedSymbols"] = list(gold)
+            row["returnedSymbols"] = [f"{path}:{name}" for path, name in returned] if says else None
+            row["symbolRanks"] = [rank or None for rank in first_ranks(returned, gold)] if says else None
+            if says:
+                found += [(outcome.name, m, v) for m, v in symbol_scores(returned, gold, k).items()]
+        return pd.DataFrame(found, columns=[CASE, METRIC, VALUE])
 
     @staticmethod
     def _case_row(outcome: Outcome, k: int) -> dict[str, Any]:
@@ -100,4 +129,13 @@ class RetrievalSuite(Suite):
         }
 
     def aggregate(self, scores: pd.DataFrame, case_rows: pd.DataFrame) -> dict[str, float | None]:
-        return mean_metrics(scores, METRICS)
+        symbol_level = "expectedSymbols" in case_rows and bool(case_rows["expectedSymbols"].notna().any())
+        return mean_metrics(scores, [*METRICS, *(SYMBOL_METRICS if symbol_level else ())])
+
+    def metric_notes(self, scores: pd.DataFrame, case_rows: pd.DataFrame) -> dict[str, str]:
+        """Why a symbol-level metric is null: the corpus has gold symbols, the target gave none."""
+        if "expectedSymbols" not in case_rows or not case_rows["expectedSymbols"].notna().any():
+            return {}
+        if scores[METRIC].isin(SYMBOL_METRICS).any():
+            return {}
+        return dict.fromkeys(SYMBOL_METRICS, NO_SYMBOLS)

@@ -20,8 +20,13 @@ class BuiltinTarget:
     version = ENGINE_VERSION
 
     def context_pack(self, query: str, repos: list[Repo], limit: int = 8) -> Pack:
-        """The reference engine's pack for ``query`` over ``repos``."""
-        return build_pack(query, repos, limit)
+        """The reference engine's pack for ``query`` over ``repos``, with ranked ``symbols``
+        (``workbench.reference.search.pack_symbols``)."""
+        from ..reference.search import pack_symbols
+
+        pack = build_pack(query, repos, limit)
+        pack.symbols = pack_symbols(query, repos, pack.primary)
+        return pack
 
     def risk_concepts(self, mode: str, text: str) -> set[str]:
         """Risk concepts of a query, path, gate or secret check (``workbench.reference.risk``)."""

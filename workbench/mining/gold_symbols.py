@@ -1,0 +1,181 @@
+"""Gold symbols from a diff: the definitions a change edits, as ``path:Name`` (``expectedSymbols``).
+
+One rule for ``workbench mine`` (the commit's diff against its parent) and ``workbench import
+swebench`` (the gold patch against ``base_commit``), read from a unified diff with any context:
+
+- every non-blank line a hunk removes or replaces is looked up at the old revision; the
+  innermost definition enclosing it (``workbench.reference.enclosing``: classes, functions and
+  methods, everything inside a function body belonging to that function) is a gold symbol;
+- a run of added lines that replaces no non-blank line is an insertion after old line ``a``: it
+  belongs to the innermost definition holding both ``a`` and ``a + 1`` (code added before a
+  closing brace, or between two statements of a body); in Python, where a body has no closing
+  line, lines added right after a definition's last line and indented deeper than its ``def``
+  or ``class`` line continue it (a statement appended to a method gives the method, a method
+  appended to a class gives the class, a new top-level function gives nothing);
+- blank lines, module-level lines, new files and languages the reference engine does not parse
+  give nothing. The old path names the file (a renamed file keeps its old name: the case runs
+  at the old revision).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..corpus.gitio import git_command, git_env
+from ..errors import GitError
+from ..reference.enclosing import Range, definition_ranges, enclosing
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+_OLD = re.compile(r"^--- (?:a/)?(.+?)\t?$")
+_INDENT_LANGUAGES = (".py", ".pyi")
+
+
+@dataclass(frozen=True)
+class Change:
+    """One old line a diff removes (``inserted`` False), or an insertion after old line ``line``
+    (``indent``: the columns of its first non-blank added line)."""
+
+    line: int
+    inserted: bool = False
+    indent: int = 0
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip(" \t"))
+
+
+def _flush(removed: list[tuple[int, str]], added: list[str], before: int, out: list[Change]) -> None:
+    """The changes of one block of ``-`` lines then ``+`` lines that follows old line ``before``."""
+    kept = [line for line, text in removed if text.strip()]
+    out.extend(Change(line) for line in kept)
+    content = [text for text in added if text.strip()]
+    if content and not kept:
+        out.append(Change(before, True, _indent(content[0])))
+
+
+def diff_changes(patch: str) -> dict[str, list[Change]]:
+    """The changes of each old path of a unified diff (any context), in diff order. Hunk line
+    counts are followed, so content that looks like a header (``--- x`` removed) is content."""
+    out: dict[str, list[Change]] = {}
+    lines = patch.split("\n")
+    index = 0
+    path: str | None = None
+    while index < len(lines):
+        line = lines[index].rstrip("\r")
+        index += 1
+        if line.startswith("--- "):
+            match = _OLD.match(line)
+            path = match.group(1) if match and match.group(1) != "/dev/null" else None
+            continue
+        hunk = _HUNK.match(line) if path is not None else None
+        if hunk is None or path is None:
+            continue
+        old_left = 1 if hunk.group(2) is None else int(hunk.group(2))
+        new_left = 1 if hunk.group(3) is None else int(hunk.group(3))
+        old = int(hunk.group(1)) if old_left else int(hunk.group(1)) + 1
+        changes = out.setdefault(path, [])
+        removed: list[tuple[int, str]] = []
+        added: list[str] = []
+        while index < len(lines) and (old_left > 0 or new_left > 0):
+            body = lines[index]
+            index += 1
+            mark, text = body[:1], body[1:]
+            if mark == "\\":
+                continue  # "\ No newline at end of file"
+            if mark == "-" and old_left > 0:
+                if added:  # "+" lines then "-" lines: two blocks
+                    _flush(removed, added, (removed[0][0] if removed else old) - 1, changes)
+                    removed, added = [], []
+                removed.append((old, text))
+                old, old_left = old + 1, old_left - 1
+            elif mark == "+" and new_left > 0:
+                added.append(text)
+                new_left -= 1
+            elif mark not in (" ", ""):
+                index -= 1  # not hunk content (a malformed count): the hunk ends here
+                break
+            else:  # context (" ", or an empty line some tools write for a blank context line)
+                _flush(removed, added, (removed[0][0] if removed else old) - 1, changes)
+                removed, added = [], []
+                old, old_left, new_left = old + 1, old_left - 1, new_left - 1
+        _flush(removed, added, (removed[0][0] if removed else old) - 1, changes)
+    return out
+
+
+def _continued(ranges: list[Range], rows: list[bytes], line: int, indent: int, outer: str | None) -> str | None:
+    """The innermost definition ending at old line ``line`` (the last non-blank line up to it)
+    whose header is indented less than ``indent``: an indented insertion continues its body."""
+    last = line
+    while last > 0 and last <= len(rows) and not rows[last - 1].strip():
+        last -= 1
+    best: Range | None = None
+    for found in ranges:
+        name, start, end = found
+        if end != last or start > len(rows) or name == outer:
+            continue
+        header = rows[start - 1].decode("utf-8", "replace")
+        if _indent(header) < indent and (best is None or end - start < best[2] - best[1]):
+            best = found
+    return best[0] if best else None
+
+
+def symbols_of_changes(path: str, data: bytes, changes: list[Change], ranges: list[Range] | None = None) -> list[str]:
+    """``path:Name`` of each definition of ``data`` (the file at the old revision) that ``changes``
+    edit, in the order of their first change, without repeats. ``ranges``: the file's definition
+    ranges when the caller has them (cached), else they are computed here."""
+    ranges = definition_ranges(path, data) if ranges is None else ranges
+    if not ranges:
+        return []
+    indented = path.endswith(_INDENT_LANGUAGES)
+    found: dict[str, None] = {}
+    rows: list[bytes] | None = None
+    for change in changes:
+        if not change.inserted:
+            name = enclosing(ranges, change.line, change.line)
+        else:
+            name = enclosing(ranges, change.line, change.line + 1)
+            if indented:
+                rows = data.split(b"\n") if rows is None else rows
+                name = _continued(ranges, rows, change.line, change.indent, name) or name
+        if name is not None:
+            found.setdefault(name, None)
+    return [f"{path}:{name}" for name in found]
+
+
+def patch_symbols(patch: str, files: dict[str, bytes]) -> list[str]:
+    """The gold symbols of ``patch`` over ``files`` (old path -> bytes at the old revision), in the
+    order of ``files``; a file the patch does not change gives none."""
+    changes = diff_changes(patch)
+    return [symbol for path, data in files.items() for symbol in symbols_of_changes(path, data, changes.get(path, []))]
+
+
+def commit_patches(git_dir: Path, pairs: list[tuple[str, str]], paths: list[str]) -> dict[str, str]:
+    """The ``-U0`` diff of each ``(commit, parent)`` limited to ``paths``, keyed by commit, from one
+    ``git diff-tree --stdin`` process (a commit with no change to ``paths`` is absent)."""
+    if not pairs or not paths:
+        return {}
+    args = ["diff-tree", "--stdin", "-p", "-U0", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv"]
+    args += ["--src-prefix=a/", "--dst-prefix=b/", "--", *sorted(set(paths))]
+    feed = "".join(f"{commit} {parent}\n" for commit, parent in pairs).encode()
+    try:
+        done = subprocess.run(git_command(git_dir, *args), input=feed, capture_output=True, env=git_env(), timeout=600)
+    except FileNotFoundError:
+        raise GitError("git is not installed (needed to read repository history)") from None
+    except subprocess.TimeoutExpired:
+        raise GitError(f"{git_dir}: git diff-tree timed out") from None
+    if done.returncode != 0:
+        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(f"{git_dir}: git diff-tree failed: {message[-1] if message else done.returncode}")
+    pending = {commit for commit, _ in pairs}
+    out: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in done.stdout.decode("utf-8", "replace").split("\n"):
+        if line in pending:  # a commit's id line (no diff line is 40 or 64 bare hex digits)
+            pending.discard(line)
+            current = out.setdefault(line, [])
+        elif current is not None:
+            current.append(line)
+    return {commit: "\n".join(lines) for commit, lines in out.items()}
