@@ -66,6 +66,12 @@ def _date(value: str | None, end: bool, flag: str) -> int | None:
     help="The fixture name (default: the repository's folder without .git; a bare or 'repo' folder "
     "takes its remote's name).",
 )
+@click.option(
+    "--ranking",
+    is_flag=True,
+    help="Also write the cases that have expectedSymbols as a ranking golden (go-code JSONL, one query "
+    "per revision) beside --out, and a `ranking` set for it, so symbol search is measured on real history.",
+)
 def mine_command(
     repo: Path,
     out: Path | None,
@@ -79,6 +85,7 @@ def mine_command(
     append: bool,
     dry_run: bool,
     name: str | None,
+    ranking: bool,
 ) -> None:
     """Mine retrieval cases from the git history of REPO (a work tree, bare repository or .bundle).
 
@@ -98,8 +105,18 @@ def mine_command(
     )
     if extensions:
         options.extensions = _extensions(extensions)
+    if ranking and out is None:
+        raise click.UsageError("--ranking needs --out FILE (the ranking golden is written beside it)")
     result, text = mine_corpus(
-        repo, out, append=append, dry_run=dry_run, name=name, options=options, max_cases=max_cases, seed=seed
+        repo,
+        out,
+        append=append,
+        dry_run=dry_run,
+        name=name,
+        ranking=ranking,
+        options=options,
+        max_cases=max_cases,
+        seed=seed,
     )
     if dry_run:
         click.echo(result.drop_table())
@@ -115,6 +132,9 @@ def mine_command(
         f"({result.candidates} candidates; " + ", ".join(f"{k} {v}" for k, v in sorted(shapes.items())) + f"){where}",
         err=True,
     )
+    if result.ranking is not None:
+        path, count = result.ranking
+        click.echo(f"ranking: {count} quer{'y' if count == 1 else 'ies'} with gold symbols -> {path}", err=True)
 
 
 def _extensions(given: tuple[str, ...]) -> frozenset[str]:

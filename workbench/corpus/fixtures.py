@@ -130,6 +130,15 @@ def _check_fixture(name: str, path: Path, items: list[tuple[str, str, str, dict[
     return problems
 
 
+def missing_revisions(path: Path, revisions: list[str]) -> set[str]:
+    """The ``revisions`` that are not commits of the fixture at ``path`` (all of them when it is not a
+    git repository)."""
+    if not is_git_source(path):
+        return set(revisions)
+    commits = resolve_commits(git_repo(path).git_dir, revisions)
+    return {revision for revision in revisions if commits.get(revision) is None}
+
+
 def corpus_revisions(corpus: Corpus) -> dict[str, dict[str, str]]:
     """Per section, each revision-pinned case's full commit sha (for the run manifest)."""
     wanted: dict[str, list[tuple[str, str, str]]] = {}

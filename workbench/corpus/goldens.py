@@ -27,6 +27,7 @@ class GoldenQuery:
     expected: tuple[Item, ...]
     language: str = ""
     category: str = ""
+    revision: str = ""
 
 
 def data_path(corpus_path: Path, rel: str) -> Path:
@@ -74,10 +75,12 @@ def _expected_items(value: Any, where: str, go_code: bool) -> tuple[Item, ...]:
 
 
 def load_golden(path: Path) -> list[GoldenQuery]:
-    """Parse a golden JSONL file: ``{id?, query, expected | expected_top_3, language?, category?}`` per line.
+    """Parse a golden JSONL file: ``{id?, query, expected | expected_top_3, language?, category?,
+    revision?}`` per line.
 
     ``expected_top_3`` is go-code's field: its string labels follow go-code (see ``go_code_label``);
-    ``expected`` strings are file paths. Blank lines and ``#`` comment lines are skipped."""
+    ``expected`` strings are file paths. ``revision`` (workbench) pins the query to a commit of a
+    git-backed fixture, as a retrieval case's does. Blank lines and ``#`` comment lines are skipped."""
     raw = read_bytes(path, "golden file", CorpusError)
     queries, seen = [], set()
     for number, record in jsonl_lines(raw, str(path), CorpusError, skip_comments=True):
@@ -97,6 +100,7 @@ def load_golden(path: Path) -> list[GoldenQuery]:
                 expected,
                 _text(record.get("language"), f"{where}.language"),
                 _text(record.get("category"), f"{where}.category"),
+                _text(record.get("revision"), f"{where}.revision"),
             )
         )
     return queries
@@ -133,7 +137,8 @@ def ranking_sets(corpus: Any) -> list[dict[str, Any]]:
 
 
 def ranking_cases(corpus: Any) -> list[dict[str, Any]]:
-    """One case per golden query of every set: ``{name: "<set>/<id>", query, repoFixture, expected, ...}``."""
+    """One case per golden query of every set: ``{name: "<set>/<id>", query, repoFixture, expected, ...}``
+    (and ``revision`` when the line pins one)."""
     cases = []
     for index, spec in enumerate(ranking_sets(corpus)):
         set_name = str(spec.get("name") or spec.get("repoFixture") or f"set{index}")
@@ -148,12 +153,25 @@ def ranking_cases(corpus: Any) -> list[dict[str, Any]]:
                     "expected": [list(item) for item in query.expected],
                     "language": query.language,
                     "category": query.category,
+                    **({"revision": query.revision} if query.revision else {}),
                 }
             )
     return cases
 
 
 def check_ranking(corpus: Any) -> None:
-    """Every golden file parses and every set's fixture exists, as CorpusErrors."""
-    for case in ranking_cases(corpus):
-        corpus.fixture_dir(case["repoFixture"])
+    """Every golden file parses, every set's fixture exists and every pinned revision is a commit of
+    its (git-backed) fixture, as CorpusErrors naming the golden file and query."""
+    from .fixtures import missing_revisions
+
+    for spec in ranking_sets(corpus):
+        golden = data_path(corpus.path, spec["golden"])
+        pinned = [query for query in load_golden(golden) if query.revision]
+        fixture = corpus.fixture_dir(spec["repoFixture"])
+        missing = missing_revisions(fixture, [query.revision for query in pinned]) if pinned else set()
+        for query in pinned:
+            if query.revision in missing:
+                raise CorpusError(
+                    f"{golden}: query {query.id!r}.revision: {query.revision!r} is not a commit of fixture "
+                    f"{spec['repoFixture']!r}" + (f" ({len(missing)} revisions missing)" if len(missing) > 1 else "")
+                )

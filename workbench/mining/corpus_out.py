@@ -77,16 +77,22 @@ def merged_corpus(
     roots[fixture] = root_entry(repo, out)
     data["fixtureRoots"] = roots
     current = data.get("retrieval")
-    current = list(current) if isinstance(current, list) else []
-    by_name = {case.get("name"): i for i, case in enumerate(current) if isinstance(case, dict)}
-    for case in cases:
-        if case["name"] in by_name:
-            current[by_name[case["name"]]] = case
-        else:
-            by_name[case["name"]] = len(current)
-            current.append(case)
-    data["retrieval"] = current
+    data["retrieval"] = merge_by_key(list(current) if isinstance(current, list) else [], cases, "name")
     return data
+
+
+def merge_by_key(current: list[Any], new: list[dict[str, Any]], key: str) -> list[Any]:
+    """``current`` with ``new`` merged in: an item with the ``key`` of an existing one replaces it in
+    place, the others go at the end."""
+    merged = list(current)
+    at = {item.get(key): i for i, item in enumerate(merged) if isinstance(item, dict)}
+    for item in new:
+        if item[key] in at:
+            merged[at[item[key]]] = item
+        else:
+            at[item[key]] = len(merged)
+            merged.append(item)
+    return merged
 
 
 def corpus_text(data: dict[str, Any]) -> str:

@@ -43,6 +43,7 @@ class MineResult:
     dropped: Counter[str] = field(default_factory=Counter)
     candidates: int = 0
     cases: list[dict[str, Any]] = field(default_factory=list)
+    ranking: tuple[Path, int] | None = None  # the ranking golden written and its mined lines (--ranking)
 
     def drop_table(self) -> str:
         """The ``--dry-run`` report: commits read, dropped per filter (first failing filter), kept."""
@@ -190,12 +191,15 @@ def mine_corpus(
     append: bool = False,
     dry_run: bool = False,
     name: str | None = None,
+    ranking: bool = False,
     **mine_options: Any,
 ) -> tuple[MineResult, str | None]:
     """Mine ``repo_path`` into the corpus file ``out`` (None: return the text for stdout).
 
     Without ``append`` an existing ``out`` is refused (nothing is overwritten); with it the
     cases are merged in and the rest of the corpus is kept. ``dry_run`` writes nothing.
+    ``ranking`` also writes the cases that have gold symbols as a ranking golden beside ``out``
+    (``ranking_out``; ``result.ranking`` holds its path and line count).
     The fixture is named ``name``, else after the repository (``corpus.sources.repo_name``).
     The returned text is the corpus JSON when ``out`` is None, else None.
     """
@@ -204,6 +208,8 @@ def mine_corpus(
 
     if append and out is None:
         raise CorpusError("--append needs --out FILE (the corpus to merge into)")
+    if ranking and out is None:
+        raise CorpusError("--ranking needs --out FILE (the ranking golden is written beside it)")
     if out is not None and out.exists() and not append and not dry_run:
         raise CorpusError(f"{out}: exists; pass --append to merge the mined cases into it, or choose another --out")
     existing = read_existing(out) if out is not None and append else {}
@@ -211,11 +217,39 @@ def mine_corpus(
         raise CorpusError(f"--name {name!r}: a fixture name is letters, digits, '.', '_' and '-'")
     repo = open_repo(repo_path, name)
     fixture = name or fixture_name(repo, existing, out)
+    golden = _golden_records(out, fixture, append, dry_run) if ranking and out is not None else None
     result = mine(repo_path, fixture=fixture, dry_run=dry_run, **mine_options)
     if dry_run:
         return result, None
     data = merged_corpus(existing, result.repo, result.fixture, result.cases, out)
     if out is None:
         return result, corpus_text(data)
+    if golden is not None:
+        data = _write_ranking(out, result, golden, data)
     write_corpus(out, data)
     return result, None
+
+
+def _golden_records(out: Path, fixture: str, append: bool, dry_run: bool) -> list[dict[str, Any]]:
+    """The existing records of the fixture's golden beside ``out`` (checked before mining), refusing
+    to overwrite one without ``append``."""
+    from ..errors import CorpusError
+    from .ranking_out import golden_path, read_golden_records
+
+    path = golden_path(out, fixture)
+    if path.exists() and not append and not dry_run:
+        raise CorpusError(f"{path}: exists; pass --append to merge the mined queries into it, or choose another --out")
+    return read_golden_records(path) if append else []
+
+
+def _write_ranking(
+    out: Path, result: MineResult, existing: list[dict[str, Any]], data: dict[str, Any]
+) -> dict[str, Any]:
+    """Write the ranking golden of the mined cases; ``data`` with its ranking set."""
+    from .ranking_out import golden_lines, golden_path, merged_golden, with_ranking_set, write_golden
+
+    path = golden_path(out, result.fixture)
+    lines = golden_lines(result.cases)
+    write_golden(path, merged_golden(existing, lines))
+    result.ranking = (path, len(lines))
+    return with_ranking_set(data, result.fixture, path.name)

@@ -2,7 +2,8 @@
 
 Corpus section ``ranking``: a list of sets ``{name, repoFixture, golden}`` (one object is accepted
 too), where ``golden`` is a JSONL file (see ``workbench.goldens``). Each query asks the target's
-``search(query, repo, top_k=20)`` for ranked (file, symbol) hits. A hit is relevant when it matches an
+``search(query, repo, top_k=20)`` for ranked (file, symbol) hits, in the fixture's directory or, for a
+line with a ``revision``, that commit's tree (as a retrieval case with one). A hit is relevant when it matches an
 expected item: its file equals the item's file and, if the item names a symbol, its symbol too; a
 go-code label (``expected_top_3`` strings) matches by symbol alone (``symbol``) or by symbol plus the
 file equal or a ``/``-anchored suffix of the hit's (``file:symbol``). Symbols compare by
@@ -97,7 +98,7 @@ class RankingSuite(Suite):
         check_ranking(corpus)
 
     def run_case(self, target: Any, case: dict[str, Any], ctx: RunContext) -> dict[str, Any]:
-        repo = Repo(case["repoFixture"], ctx.corpus.fixture_dir(case["repoFixture"]))
+        repo = Repo(case["repoFixture"], ctx.corpus.repo_dir(case["repoFixture"], case))
         hits = target.search(case["query"], repo, TOP_K)
         return {"hits": [[hit.file, hit.symbol] for hit in hits[:TOP_K]]}
 
