@@ -36,15 +36,22 @@ def test_generated_history_mines_the_recorded_cases(tmp_path: Path) -> None:
         )
 
 
-def test_symbol_cache_parses_a_blob_once_per_extension(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from workbench.mining import shapes
+def test_gold_blobs_parse_a_blob_once_for_its_names_and_ranges(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from workbench.mining import blobs
+    from workbench.reference.enclosing import definition_ranges
 
     calls: list[str] = []
-    real = shapes.outline_of
-    monkeypatch.setattr(shapes, "outline_of", lambda path, data: calls.append(path) or real(path, data))
-    cache = shapes.SymbolCache()
-    source = b"def parse_header(x):\n    return x\n"
-    assert cache.names("b1", "a/x.py", source) == {"parse_header"}
-    assert cache.names("b1", "b/y.py", source) == {"parse_header"}  # same blob, same language: cached
+    real = blobs.outline_of
+    monkeypatch.setattr(blobs, "outline_of", lambda path, data: calls.append(path) or real(path, data))
+    cache = blobs.GoldBlobs(keep_trees=2)
+    source = b"class Parser:\n    def parse_header(self, x):\n        return x\n"
+    assert cache.names("b1", "a/x.py", source) == {"Parser", "parse_header", "Parser.parse_header"}
+    assert cache.names("b1", "b/y.py", source) == cache.names("b1", "a/x.py", source)  # same blob: cached
+    assert cache.ranges("b1", "a/x.py", source) == definition_ranges("a/x.py", source)
+    assert cache.parses == 1  # names and ranges of one Python blob share one parse
     assert cache.names("b1", "c/z.txt", source) == frozenset()  # another extension: its own entry
-    assert calls == ["a/x.py", "c/z.txt"]
+    assert calls == ["c/z.txt"]  # Python outlines come from the shared tree, other languages from outline_of
+    assert cache.ranges("b2", "m.py", b"def broken(:\n") == [] and cache.names("b2", "m.py", b"def broken(:\n") == set()
+    for blob in ("b3", "b4", "b5"):
+        cache.ranges(blob, "m.py", b"def f():\n    pass\n")
+    assert cache.parses == 5 and len(cache._trees) == 2  # only the last trees are kept

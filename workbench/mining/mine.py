@@ -23,11 +23,11 @@ from typing import Any
 from ..corpus.gitio import CatFile
 from ..corpus.sources import GitRepo, open_repo
 from ..errors import GitError
-from ..reference.enclosing import definition_ranges
+from .blobs import GoldBlobs
 from .filters import Candidate, MineOptions, apply_filters, filter_names
 from .gold_symbols import commit_patches, diff_changes, symbols_of_changes
 from .history import count_commits, iter_commits
-from .shapes import BlobCache, SymbolCache, names_file, query_shape
+from .shapes import names_file, query_shape
 
 DEFAULT_MAX_CASES = 200
 FIXTURE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -131,9 +131,10 @@ def shape_cases(repo: GitRepo, picked: list[Candidate], fixture: str) -> list[di
     the parent revision; the commits' diffs from one ``git diff-tree --stdin``).
 
     For the shape a gold file is parsed only when the query does not already name a file (the
-    shape's first rule); outlines and definition ranges are each computed once per blob id."""
+    shape's first rule); outlines and definition ranges are each computed once per blob id, from one
+    parse of a Python blob (``blobs.GoldBlobs``)."""
     cases = []
-    cache, ranges = SymbolCache(), BlobCache(definition_ranges)
+    facts = GoldBlobs()
     pairs = [(c.commit.sha, c.commit.parents[0]) for c in picked]
     patches = commit_patches(repo.git_dir, pairs, [path for c in picked for path in c.source])
     with CatFile(repo.git_dir) as objects:
@@ -152,13 +153,13 @@ def shape_cases(repo: GitRepo, picked: list[Candidate], fixture: str) -> list[di
             if names_file(candidate.query, gold):
                 shape = "names-file"
             else:
-                symbols = set().union(*(cache.names(blob, path, data) for blob, path, data in blobs))
+                symbols = set().union(*(facts.names(blob, path, data) for blob, path, data in blobs))
                 shape = query_shape(candidate.query, gold, symbols)
             changes = diff_changes(patches.get(candidate.commit.sha, ""))
             expected = [
                 symbol
                 for blob, path, data in blobs
-                for symbol in symbols_of_changes(path, data, changes.get(path, []), ranges.get(blob, path, data))
+                for symbol in symbols_of_changes(path, data, changes.get(path, []), facts.ranges(blob, path, data))
             ]
             cases.append(_case(candidate, fixture, shape, expected))
     return cases

@@ -14,8 +14,7 @@ Otherwise ``words-only``: the honest slice, where only meaning links query and f
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
-from typing import Generic, TypeVar
+from collections.abc import Iterable
 
 from ..reference.kinds import extension
 from ..reference.outline import Outline
@@ -24,7 +23,6 @@ from ..reference.tssymbols import GRAMMARS, tree_outline
 
 SHAPES = ("names-file", "names-symbol", "words-only")
 MIN_NAME = 3
-T = TypeVar("T")
 _IDENTIFIER = re.compile(r"[a-z][A-Z]|_|\d|^[A-Z][a-z]")
 
 
@@ -39,31 +37,6 @@ def outline_of(path: str, data: bytes) -> Outline:
     except (SyntaxError, ValueError, RecursionError):
         pass
     return Outline()
-
-
-class BlobCache(Generic[T]):
-    """``compute(path, data)`` once per (blob id, extension): a blob unchanged across sampled
-    commits is parsed once, however many cases read it."""
-
-    def __init__(self, compute: Callable[[str, bytes], T]) -> None:
-        self._compute = compute
-        self._found: dict[tuple[str, str], T] = {}
-
-    def get(self, blob: str, path: str, data: bytes) -> T:
-        key = (blob, extension(path.rsplit("/", 1)[-1]))
-        if key not in self._found:
-            self._found[key] = self._compute(path, data)
-        return self._found[key]
-
-
-class SymbolCache(BlobCache[frozenset[str]]):
-    """``symbol_names(outline_of(...))`` once per (blob id, extension)."""
-
-    def __init__(self) -> None:
-        super().__init__(lambda path, data: frozenset(symbol_names(outline_of(path, data))))
-
-    def names(self, blob: str, path: str, data: bytes) -> frozenset[str]:
-        return self.get(blob, path, data)
 
 
 def _word(text: str) -> str:

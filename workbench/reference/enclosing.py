@@ -40,6 +40,11 @@ def _python(data: bytes) -> list[Range]:
         tree = ast.parse(data)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
+    return python_ranges(tree)
+
+
+def python_ranges(tree: ast.Module) -> list[Range]:
+    """The definition ranges of one parsed Python file (what ``definition_ranges`` gives for its source)."""
     out: list[Range] = []
     stack: list[tuple[list[ast.stmt], str]] = [(tree.body, "")]
     while stack:

@@ -116,6 +116,11 @@ def python_outline(source: bytes | str) -> Outline:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return Outline()
+    return outline_from_tree(tree)
+
+
+def outline_from_tree(tree: ast.Module) -> Outline:
+    """The outline of one parsed Python file (what ``python_outline`` gives for its source)."""
     visitor = _Visitor()
     module_doc = _docstring(tree.body)
     if module_doc:
