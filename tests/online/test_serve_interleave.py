@@ -116,3 +116,21 @@ def test_analyze_counts_every_bad_line_and_keeps_the_credit(served, capsys: pyte
     assert main(["interleave", "analyze", str(log), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["counts"]["unknown_impression"] == 1
     assert main(["interleave", "analyze", str(log.parent / "missing.jsonl")]) == 3
+
+
+def test_the_server_remembers_only_the_last_impressions_for_feedback(tmp_path: Path) -> None:
+    ids = iter(f"imp-{i}" for i in range(1, 5))
+    dispatcher = InterleavingDispatcher(
+        Fixed("alpha", ["x1"]), Fixed("beta", ["y1"]), {"r": tmp_path}, tmp_path / "log.jsonl",
+        new_id=ids.__next__, max_pending=2,
+    )  # fmt: skip
+    request = {"query": "q", "repos": [{"name": "r"}], "limit": 8}
+    shown = [dispatcher.answer("/v1/context_pack", request)[1]["impression"] for _ in range(3)]
+    assert shown == ["imp-1", "imp-2", "imp-3"] and list(dispatcher.shown) == ["imp-2", "imp-3"]
+    status, answer = dispatcher.answer("/v1/feedback", {"impression": "imp-1", "opened": ["x1"]})
+    assert status == 200 and "older than the last 2 impressions" in answer["error"]
+    assert dispatcher.answer("/v1/feedback", {"impression": "imp-3", "opened": ["x1"]})[1] == {
+        "ok": True,
+        "duplicate": False,
+    }
+    assert len((tmp_path / "log.jsonl").read_text().splitlines()) == 4  # every impression stays in the log

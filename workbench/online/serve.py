@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import threading
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,6 +28,7 @@ from ..targets import Dispatcher
 from .interleave import case_rng, coins, team_draft
 
 FEEDBACK = "/v1/feedback"
+MAX_PENDING = 100_000  # impressions remembered for feedback: a long-running server's memory stays bounded
 CONTEXT_PACK = "/v1/context_pack"
 MAX_PATHS = 1000
 MAX_PATH = 4096
@@ -59,12 +61,14 @@ class InterleavingDispatcher(Dispatcher):
         seed: int = 0,
         allow_exec: bool = False,
         new_id: Callable[[], str] = lambda: uuid.uuid4().hex,
+        max_pending: int = MAX_PENDING,
     ) -> None:
         super().__init__(target, repos, allow_exec)
         self.other = Dispatcher(other, repos, allow_exec)
         self.log, self.seed, self.new_id = Path(log), seed, new_id
         self.names = {"a": str(getattr(target, "name", "a")), "b": str(getattr(other, "name", "b"))}
-        self.shown: dict[str, bool] = {}  # impression -> has feedback
+        self.shown: OrderedDict[str, bool] = OrderedDict()  # impression -> has feedback, the last max_pending
+        self.max_pending = max_pending
         self._lock = threading.Lock()
         self.log.parent.mkdir(parents=True, exist_ok=True)
 
@@ -100,6 +104,8 @@ class InterleavingDispatcher(Dispatcher):
         }
         with self._lock:
             self.shown[impression] = False
+            if len(self.shown) > self.max_pending:
+                self.shown.popitem(last=False)  # its feedback now answers "unknown"; the log keeps it
             self._append(record)
         primary = [{"repo": repo, "path": p} for (repo, p), _ in shown]
         return {"primary": primary, "related": [], "text": "", "impression": impression}
@@ -111,7 +117,10 @@ class InterleavingDispatcher(Dispatcher):
         opened, edited = _paths(body, "opened"), _paths(body, "edited")
         with self._lock:
             if impression not in self.shown:
-                raise TargetError(f"unknown impression {impression[:80]!r}: this server did not show it")
+                raise TargetError(
+                    f"unknown impression {impression[:80]!r}: this server did not show it, or it is older "
+                    f"than the last {self.max_pending} impressions it remembers"
+                )
             duplicate, self.shown[impression] = self.shown[impression], True
             self._append({"feedback": impression, "opened": opened, "edited": edited})
         return {"ok": True, "duplicate": duplicate}
