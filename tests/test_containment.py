@@ -15,6 +15,7 @@ import workbench as wb
 from tests.report_runs import build_run
 from tests.suites.test_harness_suite import PYTEST, HarnessDouble, _case, _corpus
 from workbench import containment
+from workbench.containment import bwrap
 from workbench.options import RunOptions
 from workbench.report.text import render_scoreboard
 from workbench.run.runner import run
@@ -139,7 +140,7 @@ def test_without_bwrap_the_summary_and_scoreboard_say_sandbox_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv(containment.ENV_DISABLE, "1")
-    containment._bwrap.cache_clear()
+    bwrap._bwrap.cache_clear()
     try:
         assert containment.contain(["true"], tmp_path) == ["true"]
         corpus = _corpus(tmp_path, [_case({**PYTEST, "command": "python -m pytest"})])
@@ -150,7 +151,7 @@ def test_without_bwrap_the_summary_and_scoreboard_say_sandbox_none(
         assert "sandbox: none" in render_scoreboard(result.summary)
     finally:
         monkeypatch.delenv(containment.ENV_DISABLE)
-        containment._bwrap.cache_clear()
+        bwrap._bwrap.cache_clear()
 
 
 @needs_bwrap

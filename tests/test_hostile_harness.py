@@ -171,7 +171,7 @@ def _processes_of(tmp_path: Path) -> list[int]:
 
 
 def test_output_is_bounded_without_bwrap_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from workbench import containment
+    from workbench.containment import bwrap as containment
     from workbench.sandbox import run_allowlisted
 
     monkeypatch.setenv(containment.ENV_DISABLE, "1")

@@ -191,7 +191,7 @@ def test_normalise_collapses_whitespace() -> None:
 
 def test_the_private_tmp_keeps_an_interpreter_that_lives_under_tmp(tmp_path, monkeypatch) -> None:
     """A clone (and its .venv) made under /tmp stays visible, read-only, inside the sandbox."""
-    from workbench import containment
+    from workbench.containment import bwrap as containment
 
     if not tmp_path.resolve().is_relative_to(Path("/tmp").resolve()):
         pytest.skip("the temporary directory is not under /tmp here")

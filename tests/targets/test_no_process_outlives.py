@@ -78,7 +78,7 @@ def test_no_engine_process_outlives_the_deadline(tmp_path: Path) -> None:
 
 def test_a_fixture_commands_setsid_child_ends_with_its_case(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WORKBENCH_NO_BWRAP", "1")  # sandbox: none, the weaker guarantee
-    from workbench import containment
+    from workbench.containment import bwrap as containment
 
     containment._bwrap.cache_clear()
     pid_file = tmp_path / "pid"

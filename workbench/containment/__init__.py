@@ -13,7 +13,7 @@ dangles or loops: a fixture cannot be modified through a link, whatever its scri
 
 from __future__ import annotations
 
-from .bwrap import BWRAP, ENV_DISABLE, _bwrap, _under_tmp, contain, sandbox_kind
+from .bwrap import BWRAP, ENV_DISABLE, contain, sandbox_kind
 from .reap import REAP_ENV, become_subreaper, reap, reap_all, reaped_env, started
 from .run import OUTPUT_KEEP, Finished, run_contained
 
@@ -23,8 +23,6 @@ __all__ = [
     "OUTPUT_KEEP",
     "REAP_ENV",
     "Finished",
-    "_bwrap",
-    "_under_tmp",
     "become_subreaper",
     "contain",
     "reap",
