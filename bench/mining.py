@@ -5,9 +5,11 @@ and mining + validating + running the eight shared bundles.
 
 ``speed`` (issue 24) generates a 60,000-commit history with git fast-import and times
 ``workbench mine`` against ``git log`` on it and on each bundle, as whole processes, with
-mine's peak RSS and a check that each corpus is byte-identical to the one recorded before
-the speed-up (``bench/mining_corpora.json``). ``PYTHONPATH=<an export of older code>`` times
-that code instead (the children run in a temp dir).
+mine's peak RSS and two checks that each corpus is byte-identical to a recorded one: its fields
+as mined before the speed-up (``bench/mining_corpora.json``, recorded before issue 21 added
+``expectedSymbols``, which are left out for it) and the whole corpus as main mined it at db1c1dc
+(``bench/mining_corpora_symbols.json``; ``--record-digests`` rewrites it from this run).
+``PYTHONPATH=<an export of older code>`` times that code instead (the children run in a temp dir).
 
 Each part uses a fresh cache directory (``$WORKBENCH_CACHE_DIR`` in a temp dir), so the first
 pass pays every clone and snapshot and the second shows the cache. Results go to stdout as
@@ -212,6 +214,8 @@ def bench_bundles(repos: Path, per_repo: int) -> None:
 
 # Issue 24: `workbench mine` against its own `git log`, as whole processes.
 RECORDED = ROOT / "bench" / "mining_corpora.json"  # sha256 of each corpus, mined by main before issue 24
+# sha256 of each whole corpus, expectedSymbols included (issue 21), mined by main at db1c1dc
+RECORDED_SYMBOLS = ROOT / "bench" / "mining_corpora_symbols.json"
 _PROBE = (
     "import resource, subprocess, sys, time\n"
     "t = time.perf_counter()\n"
@@ -231,10 +235,20 @@ def whole_process(command: list[str], cwd: Path) -> tuple[float, float]:
     return float(seconds), int(peak_kib) / 1024
 
 
-def bench_speed(repos: Path, commits: int) -> None:
+def _without_symbols(raw: bytes) -> bytes:
+    """A corpus as it was before issue 21 added ``expectedSymbols`` (same JSON layout)."""
+    data = json.loads(raw)
+    for case in data.get("retrieval", []):
+        case.pop("expectedSymbols", None)
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+def bench_speed(repos: Path, commits: int, record: bool = False) -> None:
     """Generate a ``commits``-long history (git fast-import), then for it and each bundle: the best
     of 3 ``git log -z --no-renames --name-status`` vs one ``workbench mine``, the ratio against
-    "3x git log + 1 s", mine's peak RSS, and whether the corpus matches the recorded digest."""
+    "3x git log + 1 s", mine's peak RSS, and whether the corpus matches the recorded digests: the
+    fields mined before issue 21 (``fields_identical``) and the whole corpus (``corpus_identical``;
+    ``record`` writes this run's digests as the whole-corpus record instead)."""
     import hashlib
 
     from tests.git_history import fast_import_history
@@ -245,6 +259,8 @@ def bench_speed(repos: Path, commits: int) -> None:
     fast_import_history(work / generated, commits)
     emit(part="speed", generated=generated, commits=commits, fast_import_s=round(time.perf_counter() - started, 2))
     recorded = json.loads(RECORDED.read_text())
+    whole = json.loads(RECORDED_SYMBOLS.read_text()) if RECORDED_SYMBOLS.exists() and not record else {}
+    digests = {}
     for name in (generated, *BUNDLES):
         repo = work / name
         if not repo.exists():
@@ -254,7 +270,9 @@ def bench_speed(repos: Path, commits: int) -> None:
         log_s = min(whole_process(log, work)[0] for _ in range(3))
         corpus = work / f"{name}.corpus.json"
         mine_s, peak = whole_process([sys.executable, "-m", "workbench", "mine", str(repo), "--out", str(corpus)], work)
-        digest = hashlib.sha256(corpus.read_bytes()).hexdigest()
+        raw = corpus.read_bytes()
+        digests[name] = digest = hashlib.sha256(raw).hexdigest()
+        fields = hashlib.sha256(_without_symbols(raw)).hexdigest()
         emit(
             part="speed",
             repo=name,
@@ -262,8 +280,11 @@ def bench_speed(repos: Path, commits: int) -> None:
             mine_s=round(mine_s, 2),
             ratio_vs_3x_log_plus_1s=round(mine_s / (3 * log_s + 1), 2),
             peak_rss_mib=round(peak, 1),
-            corpus_identical=recorded.get(name) == digest if name in recorded else None,
+            fields_identical=recorded.get(name) == fields if name in recorded else None,
+            corpus_identical=whole.get(name) == digest if name in whole else None,
         )
+    if record:
+        RECORDED_SYMBOLS.write_text(json.dumps(digests, indent=1) + "\n")
 
 
 def main() -> None:
@@ -272,6 +293,9 @@ def main() -> None:
     parser.add_argument("--repos", type=Path, default=ROOT.parent / "shared" / "repos")
     parser.add_argument("--per-repo", type=int, default=25, help="cases mined per bundle for the bundles part")
     parser.add_argument("--commits", type=int, default=60_000, help="length of the generated history (speed part)")
+    parser.add_argument(
+        "--record-digests", action="store_true", help="speed part: record this run's whole-corpus digests"
+    )
     args = parser.parse_args()
     if not all((args.repos / f"{name}.bundle").is_file() for name in BUNDLES):
         print(f"bench/mining.py: skipped, the shared bundles are not in {args.repos}")
@@ -279,7 +303,7 @@ def main() -> None:
     parts = ["mine", "materialize", "page", "bundles", "speed"] if args.part == "all" else [args.part]
     for part in parts:
         if part == "speed":
-            bench_speed(args.repos, args.commits)
+            bench_speed(args.repos, args.commits, args.record_digests)
         elif part == "bundles":
             bench_bundles(args.repos, args.per_repo)
         else:

@@ -25,7 +25,7 @@ Key = tuple[str, str]  # (blob id, extension)
 class GoldBlobs:
     """Symbol names and definition ranges of gold blobs, each computed once per (blob, extension)."""
 
-    def __init__(self, keep_trees: int = 8) -> None:
+    def __init__(self, keep_trees: int = 3) -> None:
         self._names: dict[Key, frozenset[str]] = {}
         self._ranges: dict[Key, list[Range]] = {}
         self._trees: OrderedDict[str, ast.Module | None] = OrderedDict()
