@@ -236,7 +236,8 @@ def main() -> None:
     if args.json:
         print(json.dumps({"seconds": elapsed, "warm_search_ms": latency, "tables": result}, indent=1))
         return
-    print(f"{len(bundles)} repositories, {len(rows) // len(ENGINES)} cases with expectedSymbols, {elapsed:.0f} s ({work})")
+    cases = len(rows) // len(ENGINES)
+    print(f"{len(bundles)} repositories, {cases} cases with expectedSymbols, {elapsed:.0f} s ({work})")
     print(render(result))
     print(f"\nbuiltin warm search: p50 {latency['p50']:.1f} ms, p90 {latency['p90']:.1f} ms")
 
