@@ -72,8 +72,13 @@ def _span(node: Any) -> tuple[int, int]:
 
 def _tree(data: bytes, grammar: str) -> list[Range]:
     parser, _ = _toolkit(grammar)
+    return tree_ranges(parser.parse(data).root_node, grammar)
+
+
+def tree_ranges(root: Any, grammar: str) -> list[Range]:
+    """The definitions of one parsed TS/JS/Go tree (``root``: its root node), as ``definition_ranges``."""
     out: list[Range] = []
-    stack: list[tuple[Any, str]] = [(parser.parse(data).root_node, "")]
+    stack: list[tuple[Any, str]] = [(root, "")]
     go = grammar == "go"
     while stack:
         node, owner = stack.pop()
