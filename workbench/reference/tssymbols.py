@@ -11,6 +11,7 @@ from functools import cache
 from typing import Any
 
 from .outline import Import, Outline
+from .tsranges import _go_receiver, tree_ranges
 
 _TS_DEFS = """
 (class_declaration name: (_) @class)
@@ -116,13 +117,6 @@ def _owner(node: Any) -> str:
     return name.text.decode("utf-8", "replace") if name is not None else ""
 
 
-def _go_receiver(method: Any) -> str:
-    receiver = method.child_by_field_name("receiver")
-    text = receiver.text.decode("utf-8", "replace") if receiver is not None else ""
-    words = text.strip("()").replace("*", " ").split()
-    return words[-1].split("[")[0] if words else ""
-
-
 def _text(node: Any) -> str:
     return node.text.decode("utf-8", "replace")
 
@@ -145,11 +139,9 @@ def _is_import_alias(node: Any) -> bool:
 
 
 def _assigned_functions(root: Any, grammar: str, known: set[str]) -> list[tuple[str, str, int]]:
-    """Functions the query cannot name but an edit lands in (``enclosing.tree_ranges``): CommonJS
+    """Functions the query cannot name but an edit lands in (``tsranges.tree_ranges``): CommonJS
     ``Command.prototype.parse = function () {}`` (``parse``) and ``key: function () {}`` members of a
     module-level object literal (``key``), as functions at their first line."""
-    from .enclosing import tree_ranges
-
     found: dict[str, int] = {}
     for name, first, _ in tree_ranges(root, grammar):
         if name not in known:
