@@ -70,6 +70,20 @@ def test_commonjs_exports():
     assert set(outline.exports) == {"Install", "helper"}
 
 
+def test_commonjs_definitions_are_symbols():
+    """The definitions gold symbols name (``enclosing``) are outline symbols too: prototype
+    assignments and a module-level object literal's function members, by their key."""
+    src = (
+        b"function Command(name) { this.name = name; }\n"
+        b"Command.prototype.parse = function (argv) {\n  return argv;\n};\n"
+        b"module.exports = {\n  query: function () {},\n  get body() { return 1; },\n};\n"
+    )
+    symbols = {(n, k, line) for n, k, line in tree_outline(src, ".js").symbols}
+    assert {("Command", "function", 1), ("parse", "function", 2), ("query", "function", 6)} <= symbols
+    assert ("body", "method", 7) in symbols  # the query names getters already; nothing doubles
+    assert len({n for n, _, _ in symbols}) == len(symbols)
+
+
 def test_go_outline():
     src = (
         b'package stock\nimport (\n "fmt"\n s "example.com/m/pkg/sku"\n)\n'

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from workbench.contract import Repo, capabilities
@@ -12,6 +13,7 @@ from workbench.corpus import validate_corpus
 from workbench.corpus.goldens import load_golden
 from workbench.errors import TargetError
 from workbench.reference import index as index_module
+from workbench.reference import search as search_module
 from workbench.reference import symtable
 from workbench.reference.extract import extract_file
 from workbench.reference.search import runs, search
@@ -143,9 +145,39 @@ def test_hits_carry_line_and_score(repo: Repo) -> None:
 
 
 def test_a_crowded_file_gives_way_to_others(repo: Repo) -> None:
-    found = pairs("cart helper", repo, top_k=6)
+    found = pairs("cart helper", repo, top_k=10)
     assert {("web/cart.ts", "Cart"), ("web/checkout.ts", "checkoutCart")} <= set(found)
-    assert [s for f, s in found if f == "web/many.ts"] == [f"cartHelper{i}" for i in range(4)]  # file order
+    assert [s for f, s in found if f == "web/many.ts"] == [f"cartHelper{i}" for i in range(6)]  # file order
+    # six equal symbols of file 0 and one of file 1 worth 0.6: beyond PER_FILE (3) each further
+    # one of file 0 counts CROWDED (0.8) times less again: 0.8, 0.64, then 0.512 < 0.6
+    values = np.array([1.0] * 6 + [0.6])
+    files = np.array([0] * 6 + [1])
+    order = search_module._diverse(np.arange(7), files, np.zeros(7, dtype=bool), values)
+    assert order.tolist() == [0, 1, 2, 3, 4, 6, 5]
+
+
+def test_longer_definitions_rank_first_when_the_words_match_alike(tmp_path: Path) -> None:
+    """The size prior: of two definitions matching the query alike, the longer one (where edits
+    land) comes first; ``1 + SYMBOL_SIZE * log1p(lines) / log1p(most lines)``."""
+    body = "".join(f"    total = total + {i}\n" for i in range(30))
+    (tmp_path / "tax.py").write_text(
+        f"def tax_short(order):\n    return order\n\n\ndef tax_long(order):\n    total = 0\n{body}    return total\n"
+    )
+    found = pairs("tax order", Repo("r", tmp_path))
+    assert found[:2] == [("tax.py", "tax_long"), ("tax.py", "tax_short")]
+    table = symtable.symbol_table(index_module.load_index(tmp_path))
+    assert table.size.tolist() == [4, 33]
+    expected = 1 + search_module.SYMBOL_SIZE * np.log1p([4, 33]) / np.log1p(33)
+    assert np.allclose(search_module.size_prior(table), expected)
+
+
+def test_a_mention_stays_pinned_above_long_definitions(tmp_path: Path) -> None:
+    body = "".join(f"    tax = tax + {i}  # tax of the order\n" for i in range(40))
+    (tmp_path / "tax.py").write_text(
+        f"def order_tax(order):\n    tax = 0\n{body}    return tax\n\n\ndef apply(order):\n    return order\n"
+    )
+    assert pairs("apply the tax of the order", Repo("r", tmp_path))[0] == ("tax.py", "order_tax")
+    assert pairs("apply() the tax of the order", Repo("r", tmp_path))[0] == ("tax.py", "apply")
 
 
 def test_files_without_symbols_are_file_level_hits(repo: Repo) -> None:

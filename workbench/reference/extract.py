@@ -27,7 +27,17 @@ from .tssymbols import GRAMMARS, tree_outline
 
 # Cached facts are only valid for the code that extracted them.
 EXTRACTOR_VERSION = code_digest(
-    "extract", "fields", "kinds", "messages", "outline", "pysymbols", "routes", "templates", "text", "tssymbols"
+    "extract",
+    "fields",
+    "kinds",
+    "messages",
+    "outline",
+    "pysymbols",
+    "routes",
+    "templates",
+    "text",
+    "tsranges",
+    "tssymbols",
 )
 _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _SEPARATE = bytes(c if c in _WORD_BYTES else 0x20 for c in range(256))  # every other byte -> space

@@ -4,7 +4,8 @@ A symbol scores by BM25F over the symbol table (``symtable``: its own name's wor
 first, then its owner, its file's path, and its body with doc comments) times its
 file's kind factor (tests and docs demoted unless the query is about them), plus a
 share of its file's score in the engine's file-level BM25F (path, symbols, exports,
-routes, content), all times a small prior by kind of symbol. On top: exact identifier
+routes, content), all times a small prior by kind of symbol and a size prior (``size_prior``:
+long definitions are where edits land). On top: exact identifier
 mentions (``OrdersService.cancel``, ``compute_tax``, a one-word query naming a symbol)
 are pinned first, and a route-shaped query lifts the handlers its routes name. Adjacent
 words count joined too (``shut down`` meets ``shutdown``, ``send overdue reminders``
@@ -33,12 +34,13 @@ from .symtable import SymbolTable, symbol_table
 from .text import stem, symbol_keys
 
 PER_FILE = 3  # symbols of one file ranked on their own score ...
-CROWDED = 0.5  # ... then each further one of that file counts this much less again
+CROWDED = 0.8  # ... then each further one of that file counts this much less again
 FILE_SHARE = 0.5  # weight of the file's own score
 JOINED_WEIGHT = 0.5  # adjacent query words spelled as one identifier
-PIN = 4.0  # an exact identifier mention: above anything ranking can reach
+PIN = 4.0  # an exact identifier mention: above anything ranking can reach (times the largest size prior)
 AS_WRITTEN = 0.5  # ... more when spelled exactly (``add_argument``, not ``add_arguments``)
 HANDLER = 1.0  # the named handler of a route the query matches
+SYMBOL_SIZE = 2.0  # long definitions first: ``1 + SYMBOL_SIZE * log1p(lines) / log1p(most lines)``
 CANDIDATES = 400  # how deep the ranking is sorted: enough for ``top_k`` after diversity
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _ONE_TOKEN = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(\))?$")
@@ -99,7 +101,7 @@ def _pin(index: RepoIndex, table: SymbolTable, mention: str, lift: np.ndarray) -
     bare = mention.rsplit(".", 1)[-1]
     for s in found:
         exact = table.name[s] in (mention, bare) or table.name[s].endswith("." + bare)
-        lift[s] = max(lift[s], PIN + AS_WRITTEN * exact)
+        lift[s] = max(lift[s], (PIN + AS_WRITTEN * exact) * (1.0 + SYMBOL_SIZE))
 
 
 def _evidence(index: RepoIndex, table: SymbolTable, q: Query) -> np.ndarray:
@@ -134,6 +136,17 @@ def _file_scores(index: RepoIndex, q: Query, terms: list[str], weights: np.ndarr
     for doc, (strength, _) in route_matches(index, q).items():
         scores[doc] += strength
     return scores * factors
+
+
+def size_prior(table: SymbolTable) -> np.ndarray:
+    """Per-symbol multiplier ``1 + SYMBOL_SIZE * log1p(lines) / log1p(most lines)``: the file-level
+    size prior one level down. Edits land in long definitions far more often than in one-liners
+    (an edit's lines fall in a definition about in proportion to its length), and BM25's length
+    normalization takes that away."""
+    top = float(table.size.max()) if len(table.size) else 0.0
+    if not SYMBOL_SIZE or top <= 0:
+        return np.ones(len(table.size), dtype=np.float32)
+    return (1.0 + SYMBOL_SIZE * np.log1p(table.size) / np.log1p(top)).astype(np.float32)
 
 
 def _ranked(values: np.ndarray) -> np.ndarray:
@@ -172,12 +185,12 @@ def search_index(index: RepoIndex, query: str, top_k: int = 20) -> list[SearchHi
         return [SearchHit(index.files[d], "", None, round(float(files[d]), 6)) for d in order]
     values = np.concatenate(
         [
-            table.prior * (own * factors[table.file] + FILE_SHARE * files[table.file]) + lift,
+            table.prior * size_prior(table) * (own * factors[table.file] + FILE_SHARE * files[table.file]) + lift,
             FILE_SHARE * files[table.bare_files],
         ]
     )
     file_of = np.concatenate([table.file, table.bare_files])
-    pinned = np.concatenate([lift >= PIN, np.zeros(len(table.bare_files), dtype=bool)])
+    pinned = np.concatenate([lift >= PIN * (1.0 + SYMBOL_SIZE), np.zeros(len(table.bare_files), dtype=bool)])
     chosen = _diverse(_ranked(values), file_of, pinned, values)[:top_k]
     return [_hit(index, table, int(c), float(values[c])) for c in chosen]
 

@@ -27,13 +27,10 @@ from .text import identifier_terms, split_identifier, symbol_keys, terms
 TABLE_VERSION = f"{INDEX_VERSION}-{cache.code_digest('symtable')}"
 WEIGHTS = {"name": 6.0, "owner": 2.0, "file": 1.5, "dir": 0.5, "body": 1.0}
 B = {"name": 0.3, "owner": 0.3, "file": 0.2, "dir": 0.2, "body": 0.75}
-# What a kind of symbol is worth when nothing else tells two symbols apart: a constructor
-# restates its class, a plain variable is more often wiring, and an underscored name
-# (private, or a dunder protocol method) is rarely where a reader starts.
+# What a kind of symbol is worth when nothing else tells two symbols apart: a plain variable
+# is more often wiring. (Constructors and underscored names used to count 0.6 and 0.75: a reader
+# rarely starts there, but edits land there as often as anywhere, issue 21.)
 KIND_PRIOR = {"method": 1.0, "constant": 0.9, "variable": 0.8}
-CONSTRUCTOR_PRIOR = 0.6
-INTERNAL_PRIOR = 0.75
-CONSTRUCTORS = frozenset({"constructor", "__init__", "__new__", "init"})
 _HEADER = (b"//", b"#", b"*", b"/*", b"@", b"--")  # comment and decorator lines above a definition
 
 
@@ -49,6 +46,7 @@ class SymbolTable:
     ranker: ranking.Ranker
     keys: dict[str, list[int]]  # lookup key (bare or qualified, as written or stemmed) -> symbols
     bare_files: np.ndarray  # files defining no symbol: they take part as file-level hits
+    size: np.ndarray  # lines of each symbol's own text (its span, as the body field reads it)
 
 
 def _line_starts(data: bytes) -> np.ndarray:
@@ -83,12 +81,8 @@ def spans(data: bytes, symbol_lines: list[int]) -> list[tuple[int, int]]:
     ]
 
 
-def _prior(name: str, kind: str) -> float:
-    member = name.rsplit(".", 1)[-1]
-    if kind == "method" and member in CONSTRUCTORS:
-        return CONSTRUCTOR_PRIOR
-    base = 1.0 if kind in MAJOR_KINDS else KIND_PRIOR.get(kind, 1.0)
-    return base * (INTERNAL_PRIOR if member.startswith("_") else 1.0)
+def _prior(kind: str) -> float:
+    return 1.0 if kind in MAJOR_KINDS else KIND_PRIOR.get(kind, 1.0)
 
 
 def _counts(terms: list[str] | tuple[str, ...], into: dict[str, int] | None = None) -> dict[str, int]:
@@ -119,23 +113,29 @@ def name_terms(member: str, words: frozenset[str]) -> dict[str, int]:
     return counts
 
 
-def _bodies(index: RepoIndex, docs: list[int]) -> list[list[dict[str, int]]]:
-    """Body term counts of every symbol of ``docs``; per file, cached by content digest (the
-    outline, hence the spans, is a function of the content)."""
+Body = tuple[dict[str, int], int]  # a symbol's body term counts and its span's line count
+
+
+def _bodies(index: RepoIndex, docs: list[int]) -> list[list[Body]]:
+    """Body term counts and line counts of every symbol of ``docs``; per file, cached by content
+    digest (the outline, hence the spans, is a function of the content)."""
     known = cache.load(index.root, "bodies", TABLE_VERSION) or {}
-    fresh: dict[str, list[dict[str, int]]] = {}
-    out: list[list[dict[str, int]]] = []
+    fresh: dict[str, list[Body]] = {}
+    out: list[list[Body]] = []
     for doc in docs:
         symbols = list(dict.fromkeys(index.facts[doc].outline.symbols))
         try:
             data = (index.root / index.files[doc]).read_bytes()
         except OSError:
-            out.append([{} for _ in symbols])
+            out.append([({}, 0) for _ in symbols])
             continue
         digest = cache.digest(data, extension(index.files[doc]))
         found = known.get(digest) or fresh.get(digest)
         if found is None or len(found) != len(symbols):
-            found = [content_terms(data[a:b]) for a, b in spans(data, [line for _, _, line in symbols])]
+            found = [
+                (content_terms(data[a:b]), data.count(b"\n", a, b))
+                for a, b in spans(data, [line for _, _, line in symbols])
+            ]
         fresh[digest] = found
         out.append(found)
     if fresh.keys() != known.keys():
@@ -155,12 +155,13 @@ def build_table(index: RepoIndex) -> SymbolTable:
     path_words = frozenset(w for f in index.facts if f.outline.symbols for w in identifier_parts(f.outline))
     words = compound_words([name for _, name, _, _ in symbols])
     paths = {doc: path_fields(index.files[doc], path_words) for doc in docs}
+    bodies = [body for file_bodies in _bodies(index, docs) for body in file_bodies]
     fields: dict[str, list[dict[str, int]]] = {
         "name": [name_terms(name.rsplit(".", 1)[-1], words) for _, name, _, _ in symbols],
         "owner": [_counts(identifier_terms(name.rpartition(".")[0])) for _, name, _, _ in symbols],
         "file": [paths[doc][0] for doc, _, _, _ in symbols],
         "dir": [paths[doc][1] for doc, _, _, _ in symbols],
-        "body": [body for file_bodies in _bodies(index, docs) for body in file_bodies],
+        "body": [terms for terms, _ in bodies],
     }
     keys: dict[str, list[int]] = {}
     for sid, (_, name, _, _) in enumerate(symbols):
@@ -173,10 +174,11 @@ def build_table(index: RepoIndex) -> SymbolTable:
         np.asarray([s[0] for s in symbols], dtype=np.int32),
         [s[1] for s in symbols],
         np.asarray([s[3] for s in symbols], dtype=np.int32),
-        np.asarray([_prior(s[1], s[2]) for s in symbols], dtype=np.float32),
+        np.asarray([_prior(s[2]) for s in symbols], dtype=np.float32),
         model,
         keys,
         np.setdiff1d(np.arange(len(index.files)), docs).astype(np.int32),
+        np.asarray([lines for _, lines in bodies], dtype=np.int32),
     )
 
 

@@ -11,6 +11,7 @@ from functools import cache
 from typing import Any
 
 from .outline import Import, Outline
+from .tsranges import _go_receiver, tree_ranges
 
 _TS_DEFS = """
 (class_declaration name: (_) @class)
@@ -116,13 +117,6 @@ def _owner(node: Any) -> str:
     return name.text.decode("utf-8", "replace") if name is not None else ""
 
 
-def _go_receiver(method: Any) -> str:
-    receiver = method.child_by_field_name("receiver")
-    text = receiver.text.decode("utf-8", "replace") if receiver is not None else ""
-    words = text.strip("()").replace("*", " ").split()
-    return words[-1].split("[")[0] if words else ""
-
-
 def _text(node: Any) -> str:
     return node.text.decode("utf-8", "replace")
 
@@ -144,6 +138,17 @@ def _is_import_alias(node: Any) -> bool:
     )
 
 
+def _assigned_functions(root: Any, grammar: str, known: set[str]) -> list[tuple[str, str, int]]:
+    """Functions the query cannot name but an edit lands in (``tsranges.tree_ranges``): CommonJS
+    ``Command.prototype.parse = function () {}`` (``parse``) and ``key: function () {}`` members of a
+    module-level object literal (``key``), as functions at their first line."""
+    found: dict[str, int] = {}
+    for name, first, _ in tree_ranges(root, grammar):
+        if name not in known:
+            found[name] = min(first, found.get(name, first))
+    return [(name, "function", first) for name, first in found.items()]
+
+
 def tree_outline(source: bytes, ext: str) -> Outline:
     """The outline of one TS/JS/Go file (``ext`` picks the grammar); empty for others."""
     grammar = GRAMMARS.get(ext)
@@ -152,7 +157,8 @@ def tree_outline(source: bytes, ext: str) -> Outline:
     from tree_sitter import QueryCursor
 
     parser, query = _toolkit(grammar)
-    captures = QueryCursor(query).captures(parser.parse(source).root_node)
+    root = parser.parse(source).root_node
+    captures = QueryCursor(query).captures(root)
     outline = Outline()
     for kind in ("class", "interface", "type", "enum", "function", "method", "variable", "constant"):
         for node in captures.get(kind, ()):
@@ -163,6 +169,8 @@ def tree_outline(source: bytes, ext: str) -> Outline:
                 owner = _owner(node)
                 name = f"{owner}.{name}" if owner else name
             outline.symbols.append((name, kind, node.start_point[0] + 1))
+    if grammar != "go":
+        outline.symbols += _assigned_functions(root, grammar, {name for name, _, _ in outline.symbols})
     outline.symbols.sort(key=lambda s: s[2])
     imports = sorted(captures.get("import", ()), key=lambda n: n.start_byte)
     outline.imports = [Import(_text(n).strip('"`')) for n in imports]
