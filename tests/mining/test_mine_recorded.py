@@ -36,22 +36,23 @@ def test_generated_history_mines_the_recorded_cases(tmp_path: Path) -> None:
         )
 
 
-def test_gold_blobs_parse_a_blob_once_for_its_names_and_ranges(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_gold_blobs_parse_a_blob_once_for_its_names_and_ranges() -> None:
     from workbench.mining import blobs
+    from workbench.mining.shapes import outline_of, symbol_names
     from workbench.reference.enclosing import definition_ranges
 
-    calls: list[str] = []
-    real = blobs.outline_of
-    monkeypatch.setattr(blobs, "outline_of", lambda path, data: calls.append(path) or real(path, data))
     cache = blobs.GoldBlobs(keep_trees=2)
     source = b"class Parser:\n    def parse_header(self, x):\n        return x\n"
     assert cache.names("b1", "a/x.py", source) == {"Parser", "parse_header", "Parser.parse_header"}
     assert cache.names("b1", "b/y.py", source) == cache.names("b1", "a/x.py", source)  # same blob: cached
     assert cache.ranges("b1", "a/x.py", source) == definition_ranges("a/x.py", source)
     assert cache.parses == 1  # names and ranges of one Python blob share one parse
-    assert cache.names("b1", "c/z.txt", source) == frozenset()  # another extension: its own entry
-    assert calls == ["c/z.txt"]  # Python outlines come from the shared tree, other languages from outline_of
+    script = b"export class Store {\n  load(id: string) {\n    return id\n  }\n}\nfunction helper() {}\n"
+    assert cache.names("t1", "s.ts", script) == frozenset(symbol_names(outline_of("s.ts", script)))
+    assert sorted(cache.ranges("t1", "s.ts", script)) == sorted(definition_ranges("s.ts", script))
+    assert cache.parses == 2  # one tree-sitter parse for both too
+    assert cache.names("b1", "c/z.txt", source) == frozenset() and cache.parses == 2  # no parser for it
     assert cache.ranges("b2", "m.py", b"def broken(:\n") == [] and cache.names("b2", "m.py", b"def broken(:\n") == set()
     for blob in ("b3", "b4", "b5"):
         cache.ranges(blob, "m.py", b"def f():\n    pass\n")
-    assert cache.parses == 5 and len(cache._trees) == 2  # only the last trees are kept
+    assert cache.parses == 6 and len(cache._trees) == 2  # only the last trees are kept

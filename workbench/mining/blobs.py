@@ -2,21 +2,25 @@
 
 A shape needs the symbol names a gold file defines; the gold symbols need its definition
 ranges. Both are kept per (blob id, extension), so a file unchanged across sampled commits is
-read once however many cases expect it. A Python blob that needs both is parsed once:
-``ast.parse`` is most of what mining costs. Only the last few parsed trees are kept (a tree
-is many times its source's size), so memory stays flat in the number of cases.
+read once however many cases expect it. A blob that needs both is parsed once (``ast`` for
+Python, tree-sitter for TypeScript, JavaScript and Go): parsing is most of what mining costs.
+Only the last few parsed trees are kept (an ``ast`` tree is many times its source's size), so
+memory stays flat in the number of cases.
 """
 
 from __future__ import annotations
 
 import ast
 from collections import OrderedDict
+from typing import Any
 
-from ..reference.enclosing import Range, definition_ranges, python_ranges
+from ..reference.enclosing import Range, python_ranges
 from ..reference.kinds import extension
 from ..reference.outline import Outline
 from ..reference.pysymbols import outline_from_tree
-from .shapes import outline_of, symbol_names
+from ..reference.tsranges import tree_ranges
+from ..reference.tssymbols import GRAMMARS, _toolkit, outline_from_root
+from .shapes import symbol_names
 
 _PYTHON = (".py", ".pyi")
 Key = tuple[str, str]  # (blob id, extension)
@@ -28,47 +32,62 @@ class GoldBlobs:
     def __init__(self, keep_trees: int = 3) -> None:
         self._names: dict[Key, frozenset[str]] = {}
         self._ranges: dict[Key, list[Range]] = {}
-        self._trees: OrderedDict[str, ast.Module | None] = OrderedDict()
+        self._trees: OrderedDict[tuple[str, str], Any] = OrderedDict()
         self._keep = keep_trees
-        self.parses = 0  # Python parses done (what the cache saves is visible in tests)
+        self.parses = 0  # files parsed (what the cache saves is visible in tests)
 
     def names(self, blob: str, path: str, data: bytes) -> frozenset[str]:
-        """The names ``path`` (bytes ``data``, git blob ``blob``) defines, as ``shapes.symbol_names``."""
+        """The names ``path`` (bytes ``data``, git blob ``blob``) defines, as ``shapes.symbol_names``
+        of ``shapes.outline_of``."""
         key = (blob, extension(path.rsplit("/", 1)[-1]))
         if key not in self._names:
-            self._names[key] = frozenset(symbol_names(self._outline(key, path, data)))
+            self._names[key] = frozenset(symbol_names(self._outline(key, data)))
         return self._names[key]
 
     def ranges(self, blob: str, path: str, data: bytes) -> list[Range]:
         """The definition ranges of ``path``, as ``reference.enclosing.definition_ranges``."""
         key = (blob, extension(path.rsplit("/", 1)[-1]))
         if key not in self._ranges:
-            if key[1] in _PYTHON:
-                tree = self._tree(blob, data)
-                self._ranges[key] = python_ranges(tree) if tree is not None else []
-            else:
-                self._ranges[key] = definition_ranges(path, data)
+            self._ranges[key] = self._definitions(key, data)
         return self._ranges[key]
 
-    def _outline(self, key: Key, path: str, data: bytes) -> Outline:
-        if key[1] not in _PYTHON:
-            return outline_of(path, data)
-        tree = self._tree(key[0], data)
+    def _outline(self, key: Key, data: bytes) -> Outline:
+        tree = self._tree(key, data)
         try:
-            return outline_from_tree(tree) if tree is not None else Outline()
+            if key[1] in _PYTHON:
+                return outline_from_tree(tree) if tree is not None else Outline()
+            return outline_from_root(tree.root_node, GRAMMARS[key[1]]) if tree is not None else Outline()
         except (ValueError, RecursionError):
             return Outline()
 
-    def _tree(self, blob: str, data: bytes) -> ast.Module | None:
-        if blob in self._trees:
-            self._trees.move_to_end(blob)
-            return self._trees[blob]
-        self.parses += 1
+    def _definitions(self, key: Key, data: bytes) -> list[Range]:
+        tree = self._tree(key, data)
+        if tree is None:
+            return []
+        if key[1] in _PYTHON:
+            return python_ranges(tree)
         try:
-            tree: ast.Module | None = ast.parse(data)
+            return tree_ranges(tree.root_node, GRAMMARS[key[1]])
+        except (ValueError, RecursionError):
+            return []
+
+    def _tree(self, key: Key, data: bytes) -> Any:
+        """The parsed file (an ``ast.Module``, a tree-sitter ``Tree``), or None: unparsable or a
+        language the engine does not parse."""
+        kind = "python" if key[1] in _PYTHON else GRAMMARS.get(key[1], "")
+        if not kind:
+            return None
+        slot = (key[0], kind)
+        if slot in self._trees:
+            self._trees.move_to_end(slot)
+            return self._trees[slot]
+        self.parses += 1
+        tree: Any
+        try:
+            tree = ast.parse(data) if kind == "python" else _toolkit(kind)[0].parse(data)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             tree = None
-        self._trees[blob] = tree
+        self._trees[slot] = tree
         if len(self._trees) > self._keep:
             self._trees.popitem(last=False)
         return tree

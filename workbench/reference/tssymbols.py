@@ -154,10 +154,15 @@ def tree_outline(source: bytes, ext: str) -> Outline:
     grammar = GRAMMARS.get(ext)
     if grammar is None:
         return Outline()
+    parser, _ = _toolkit(grammar)
+    return outline_from_root(parser.parse(source).root_node, grammar)
+
+
+def outline_from_root(root: Any, grammar: str) -> Outline:
+    """The outline of one parsed TS/JS/Go tree (``root``: its root node), as ``tree_outline``."""
     from tree_sitter import QueryCursor
 
-    parser, query = _toolkit(grammar)
-    root = parser.parse(source).root_node
+    _, query = _toolkit(grammar)
     captures = QueryCursor(query).captures(root)
     outline = Outline()
     for kind in ("class", "interface", "type", "enum", "function", "method", "variable", "constant"):
