@@ -56,6 +56,12 @@ def test_shipped_records_score_as_hand_counted(tmp_path: Path) -> None:
     assert rows.loc[("quick-reviewer", "orders-sql-filter"), "extra"] == [
         ["security.sql-injection", "internal/orders/search.go"]
     ]
+    # each row names its recorded run relative to the corpus directory: no host path in a run
+    assert (
+        rows.loc[("quick-reviewer", "orders-sql-filter"), "source"]
+        == "findings/runs/quick-reviewer/orders-sql-filter.json"
+    )
+    assert not any(str(tmp_path) in source for source in result.cases["source"])
 
 
 def test_rule_outside_the_catalogue_is_named(tmp_path: Path) -> None:

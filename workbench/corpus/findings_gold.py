@@ -9,6 +9,7 @@ agree with the record (``findings_readme``).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from ..errors import CorpusError
@@ -91,8 +92,17 @@ def load_findings(corpus: Any) -> tuple[dict[str, dict[str, Any]], list[dict[str
         if "verdict" in recorded and recorded["verdict"] not in VERDICTS:
             raise CorpusError(f"{where}.verdict: expected one of {', '.join(VERDICTS)}")
         _check_findings(recorded.get("findings"), where, None)
-        runs.append(dict(recorded, source=str(path)))
+        runs.append(dict(recorded, source=_shown(path, corpus.path.parent)))
     return gold, runs, tolerance
+
+
+def _shown(path: Path, base: Path) -> str:
+    """A recorded run's file as the case rows show it: relative to the corpus's directory (a run's
+    rows then name no host path and read the same on every machine), else as found."""
+    try:
+        return path.resolve().relative_to(base.resolve()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def check(corpus: Any) -> None:
