@@ -15,6 +15,11 @@
   hit@1 / hit@3 of the engine's primary files. The labels were written before
   tuning and are not used by the engine.
 * **Corpus**: the retrieval suite on ``corpus/corpus.json`` for builtin, bm25, random.
+* **Against bm25s** (issue 24): whole processes, interpreter start included, each with an
+  empty cache: the engine's cold index plus its first pack, against bm25s (``bm25s.tokenize``
+  with its defaults, ``BM25().index``) over the same files (path and text); and the warm
+  ``build_pack`` median against bm25s's warm ``retrieve`` median (k 20) over the same queries.
+  Each ratio is engine / bm25s; the issue's bound is <= 1.0 for both.
 
 Targets (issue 3): cold <= 2 s, warm <= 0.3 s, median query <= 30 ms, memory < 300 MB.
 The machine is shared (2 cores); the 1-minute load average is recorded with each run.
@@ -127,6 +132,64 @@ def _child(root: str, cache: str) -> None:
     )
 
 
+def _bm25s_child(listing: str) -> None:
+    """bm25s over the files ``listing`` names (path + text each), then its warm query latencies."""
+    import bm25s
+
+    files = json.loads(Path(listing).read_text())
+    texts = [rel + "\n" + Path(path).read_text(encoding="utf-8", errors="replace") for path, rel in files]
+    model = bm25s.BM25()
+    model.index(bm25s.tokenize(texts, show_progress=False), show_progress=False)
+    latencies = []
+    for query, _ in STDLIB_TASKS * 3:
+        started = time.perf_counter()
+        model.retrieve(bm25s.tokenize([query], return_ids=False, show_progress=False), k=20, show_progress=False)
+        latencies.append(time.perf_counter() - started)
+    print(json.dumps({"query_median_ms": 1000 * statistics.median(latencies)}))
+
+
+def _engine_child(root: str, cache: str) -> None:
+    """The engine's cold index and first pack of ``root``, nothing memoised (a fresh cache)."""
+    os.environ["WORKBENCH_CACHE_DIR"] = cache
+    from workbench.contract import Repo
+    from workbench.reference import build_pack
+
+    build_pack(STDLIB_TASKS[0][0], [Repo("stdlib", Path(root))])
+
+
+def _whole(args: list[str]) -> tuple[float, str]:
+    started = time.perf_counter()
+    out = subprocess.run([sys.executable, __file__, *args], check=True, capture_output=True, text=True)
+    return time.perf_counter() - started, out.stdout
+
+
+def against_bm25s(root: Path, runs: int, engine_query_ms: float) -> dict:
+    """Whole-process cold index + first pack vs bm25s indexing the same files, interleaved, median of
+    ``runs`` each; and the warm query medians. Ratios are engine / bm25s."""
+    from workbench.reference.walk import list_files
+
+    with tempfile.TemporaryDirectory() as scratch:
+        listing, files = Path(scratch) / "files.json", list_files(root)
+        listing.write_text(json.dumps([[str(root / rel), rel] for rel in files]))
+        engine, anchor, anchor_query = [], [], []
+        for i in range(runs):
+            engine.append(_whole(["--engine-child", str(root), str(Path(scratch) / f"cache{i}")])[0])
+            seconds, printed = _whole(["--bm25s-child", str(listing)])
+            anchor.append(seconds)
+            anchor_query.append(json.loads(printed.strip().splitlines()[-1])["query_median_ms"])
+    cold, bm25s_cold = statistics.median(engine), statistics.median(anchor)
+    bm25s_query = statistics.median(anchor_query)
+    return {
+        "engine_cold_plus_first_pack_s": round(cold, 3),
+        "bm25s_cold_s": round(bm25s_cold, 3),
+        "cold_ratio": round(cold / bm25s_cold, 2),
+        "engine_query_median_ms": round(engine_query_ms, 2),
+        "bm25s_query_median_ms": round(bm25s_query, 2),
+        "query_ratio": round(engine_query_ms / bm25s_query, 2),
+        "files": len(files),
+    }
+
+
 def _cpu() -> float:
     """CPU seconds of this process and its finished children (the pool's workers)."""
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -215,9 +278,17 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="cold index runs (warm runs: runs + 2)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--engine-child", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--bm25s-child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         _child(*args.child)
+        return
+    if args.engine_child:
+        _engine_child(*args.engine_child)
+        return
+    if args.bm25s_child:
+        _bm25s_child(args.bm25s_child)
         return
     with tempfile.TemporaryDirectory() as scratch:
         os.environ["WORKBENCH_CACHE_DIR"] = str(Path(scratch) / "query-cache")
@@ -232,6 +303,7 @@ def main() -> None:
         if npm is not None:
             result["npm"] = query_quality(npm, "npm", NPM_TASKS)
         result["corpus"] = corpus_scores()
+        result["bm25s"] = against_bm25s(mirror, args.runs, result["stdlib"]["median_ms"])
     index = result["index"]
     result["summary"] = {
         "cold_s": _median(index["cold"], "seconds"),
@@ -267,6 +339,12 @@ def main() -> None:
                 print(f"  miss: {miss['query']!r} -> {miss['primary']} (expected {miss['expected'][0]})")
     for name, row in result["corpus"].items():
         print(f"corpus {name}: {row}")
+    b = result["bm25s"]
+    print(
+        f"against bm25s ({b['files']} files): cold index + first pack {b['engine_cold_plus_first_pack_s']:.2f} s vs "
+        f"bm25s index {b['bm25s_cold_s']:.2f} s (whole processes): {b['cold_ratio']:.2f}x; warm query "
+        f"{b['engine_query_median_ms']:.2f} ms vs {b['bm25s_query_median_ms']:.2f} ms: {b['query_ratio']:.2f}x"
+    )
 
 
 if __name__ == "__main__":
