@@ -48,12 +48,15 @@ bench: $(STAMP)
 	$(BIN)/python bench/reference.py
 	$(BIN)/python bench/engine_real.py
 	$(BIN)/python bench/search.py
+	$(BIN)/python bench/search_real.py
+	$(BIN)/python bench/large_repo.py
 	$(BIN)/python bench/bm25_control.py
 	$(BIN)/python bench/risk_tokens.py
 	$(BIN)/python bench/harness_gate.py
 	$(BIN)/python bench/report.py
 	$(BIN)/python bench/mining.py
 	$(BIN)/python bench/commands.py
+	$(BIN)/python bench/calibrate.py
 	$(BIN)/python bench/scale.py
 
 clean:
