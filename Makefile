@@ -16,12 +16,17 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (workbench)" >/dev/null
 	touch $(STAMP)
 
-# Lint and format check, types, then the tests (CI runs exactly this).
+# Lint and format check, types, then every test (CI runs exactly this), on WORKERS processes
+# (pytest-xdist: each test file on one worker, the longest handed out first, tests/conftest.py).
+# Bytecode is cached under .venv (even where PYTHONDONTWRITEBYTECODE is set), so the many
+# `python -m workbench` subprocesses the tests start do not compile the package anew each time.
+WORKERS ?= auto
 test: $(STAMP)
 	$(BIN)/ruff check workbench tests bench tools examples
 	$(BIN)/ruff format --check workbench tests bench tools examples
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q
+	PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/$(VENV)/pycache \
+	  $(BIN)/python -m pytest -q -n $(WORKERS) --dist loadfile --no-loadscope-reorder
 
 # Thresholds not met (exit 1) still render a report; a bad corpus or engine (exit 2/3/4) stops here.
 report: $(STAMP)

@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+# Before any test module imports nbformat: without the IRI grammar that jsonschema's optional format
+# checker compiles at import (about 2 s per test process; the notebook machinery skips it the same way).
+import workbench.report._kernels  # noqa: F401  # isort: skip
 from workbench.contract import Repo
 
 ENGINE = Path(__file__).parent / "engines" / "scripted_engine.py"
@@ -107,3 +110,21 @@ def assert_thin_notebook(path: Path, parameter: str) -> None:
         calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
         head = ast.unparse(tree).split("(")[0].split("= ")[-1]
         assert len(calls) <= 1 and head.startswith(("wb.", "import")), cell.source
+
+
+# Under pytest-xdist (``make test`` runs ``-n WORKERS --dist loadfile``) each file's tests run on one
+# worker, so a module-scoped fixture (an index, a run, a rendered report) is built once and the Ray
+# tests keep their one local Ray instance to themselves. The files xdist hands out first are the
+# longest: those with Ray tests, then those with notebook tests (kernels); the rest keep their order.
+FIRST = ("ray", "notebooks")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        return next((i for i, name in enumerate(FIRST) if item.get_closest_marker(name)), len(FIRST))
+
+    files: dict[str, int] = {}
+    for item in items:
+        file = item.nodeid.split("::", 1)[0]
+        files[file] = min(files.get(file, len(FIRST)), rank(item))
+    items.sort(key=lambda item: files[item.nodeid.split("::", 1)[0]])  # stable: the order within a rank stays

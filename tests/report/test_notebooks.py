@@ -238,18 +238,22 @@ def test_open_run_refuses_a_target_or_suite_the_run_lacks(tmp_path: Path) -> Non
 def test_papermill_fails_a_notebook_given_an_unknown_name_in_one_line(
     tmp_path: Path, param: str, value: str, said: str
 ) -> None:
+    """What ``papermill notebooks/retrieval.ipynb OUT -p NAME VALUE`` does, called in this process
+    (the command itself is run by ``test_papermill_cli_runs_a_notebook_directly``): it fails."""
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
     run = build_run(tmp_path / "runs", suites=("retrieval",))
     params = {"run_dir": str(run), param: value}
-    done = subprocess.run(
-        [sys.executable, "-m", "papermill", "notebooks/retrieval.ipynb", str(tmp_path / "out.ipynb")]
-        + [arg for key, text in params.items() for arg in ("-p", key, text)]
-        + ["--no-progress-bar"],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
-    assert done.returncode != 0
+    with pytest.raises(PapermillExecutionError):
+        papermill.execute_notebook(
+            str(REPO_ROOT / "notebooks" / "retrieval.ipynb"),
+            str(tmp_path / "out.ipynb"),
+            parameters=params,
+            cwd=str(REPO_ROOT),
+            progress_bar=False,
+            execution_timeout=180,
+        )
     errors = [o for c in nbformat.read(str(tmp_path / "out.ipynb"), 4).cells for o in c.get("outputs", [])]
     (error,) = [o for o in errors if o.output_type == "error"]
     assert said in f"{error.ename}: {error.evalue}" and "\n" not in error.evalue

@@ -38,14 +38,26 @@ def figures(run: wb.Run, comparison, metric: str = "ndcg@10") -> dict[str, objec
     }
 
 
-def test_every_builder_returns_a_titled_labelled_png_figure(run: wb.Run, comparison) -> None:
-    for name, fig in figures(run, comparison).items():
+@pytest.fixture(scope="module")
+def built(run: wb.Run, comparison) -> dict[str, object]:
+    """Every builder's figure for the module's run, built once for the tests that only look at them."""
+    return figures(run, comparison)
+
+
+@pytest.fixture(scope="module")
+def first_pngs(built: dict[str, object]) -> dict[str, bytes]:
+    """The PNG of each figure of ``built``, as first drawn."""
+    return {name: fig.png() for name, fig in built.items()}  # type: ignore[attr-defined]
+
+
+def test_every_builder_returns_a_titled_labelled_png_figure(built: dict[str, object], first_pngs) -> None:
+    for name, fig in built.items():
         assert isinstance(fig, ReportFigure), name
         assert fig._suptitle is not None and fig._suptitle.get_text(), name
         visible = [ax for ax in fig.axes if ax.get_visible()]
         assert visible and all(ax.get_xlabel() or ax.get_ylabel() or ax.get_title() for ax in visible), name
         assert fig.canvas.manager is None, f"{name}: built through pyplot"  # never shown twice
-        assert fig.png().startswith(PNG_MAGIC), name
+        assert fig.png().startswith(PNG_MAGIC) and first_pngs[name].startswith(PNG_MAGIC), name
         png, metadata = fig._repr_png_()  # what Jupyter shows, with alt text for the page
         assert png == fig.png() and metadata["alt"].startswith(fig._suptitle.get_text()), name
 
@@ -103,9 +115,9 @@ def test_png_laid_out_once_matches_savefig_and_keeps_the_layout_engine(run: wb.R
     assert isinstance(fig.get_layout_engine(), GridLayout)
 
 
-def test_every_png_is_deterministic(run: wb.Run, comparison) -> None:
-    first = {name: fig.png() for name, fig in figures(run, comparison).items()}
-    assert first == {name: fig.png() for name, fig in figures(run, comparison).items()}
+def test_every_png_is_deterministic(run: wb.Run, comparison, first_pngs: dict[str, bytes]) -> None:
+    # two builds of every figure (the module's first and a new one) draw the same PNG
+    assert first_pngs == {name: fig.png() for name, fig in figures(run, comparison).items()}
 
 
 LONG = "_macro_averaged_over_every_case"
@@ -143,15 +155,18 @@ def drawn_boxes(fig) -> list[tuple[str, object]]:
 
 
 @pytest.mark.parametrize("shape", ["run", "crowded", "sparse"])
-def test_nothing_is_cut_off_or_overlaps(run: wb.Run, tmp_path, shape: str) -> None:
-    if shape == "crowded":
+def test_nothing_is_cut_off_or_overlaps(run: wb.Run, built: dict[str, object], tmp_path, shape: str) -> None:
+    if shape == "run":  # the module's figures of this run
+        built_here = built
+    elif shape == "crowded":
         run = crowded_run(tmp_path)
     elif shape == "sparse":  # one suite, two targets: the smallest figures
         run = wb.load_run(build_run(tmp_path, targets=("builtin", "bm25"), suites=("risk",)))
-    comparison = wb.views.compare_runs(run, None, against="bm25")
-    built = figures(run, comparison, "ndcg@10" + (LONG if shape == "crowded" else ""))
-    drawn = {name: fig for name, fig in built.items() if isinstance(fig, ReportFigure)}
-    assert len(drawn) >= (4 if shape == "sparse" else len(built))
+    if shape != "run":
+        comparison = wb.views.compare_runs(run, None, against="bm25")
+        built_here = figures(run, comparison, "ndcg@10" + (LONG if shape == "crowded" else ""))
+    drawn = {name: fig for name, fig in built_here.items() if isinstance(fig, ReportFigure)}
+    assert len(drawn) >= (4 if shape == "sparse" else len(built_here))
     for name, fig in drawn.items():
         fig.png()
         boxes, frame = drawn_boxes(fig), fig.bbox

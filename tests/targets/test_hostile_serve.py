@@ -45,7 +45,8 @@ def served(tmp_path: Path):
     (tmp_path / "api").mkdir()
     target = Recorder()
     server = make_server(Dispatcher(target, {"api": tmp_path / "api"}))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    # a short poll: shutdown() waits for the next one (0.5 s by default, after every test)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield server.server_port, target, tmp_path / "api"
     server.shutdown()
