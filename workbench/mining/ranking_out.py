@@ -17,35 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CorpusError
+from ..reference.kinds import extension
+from ..reference.tssymbols import GRAMMARS
 from ..store.files import write_text_atomic
 from ..strictjson import jsonl_lines, read_bytes
 from .corpus_out import merge_by_key
 
-LANGUAGES = {
-    ".py": "python",
-    ".pyi": "python",
-    ".js": "javascript",
-    ".jsx": "javascript",
-    ".mjs": "javascript",
-    ".cjs": "javascript",
-    ".ts": "typescript",
-    ".tsx": "typescript",
-    ".mts": "typescript",
-    ".cts": "typescript",
-    ".go": "go",
-    ".rb": "ruby",
-    ".java": "java",
-    ".kt": "kotlin",
-    ".rs": "rust",
-    ".php": "php",
-    ".cs": "csharp",
-    ".swift": "swift",
-    ".c": "c",
-    ".h": "c",
-    ".cc": "cpp",
-    ".cpp": "cpp",
-    ".hpp": "cpp",
-    ".scala": "scala",
+# The languages gold symbols exist for (the ones the engine names definitions in), by extension.
+LANGUAGES = {".py": "python", ".pyi": "python"} | {
+    ext: "typescript" if grammar == "tsx" else grammar for ext, grammar in GRAMMARS.items()
 }
 
 
@@ -56,7 +36,7 @@ def golden_path(out: Path, fixture: str) -> Path:
 
 def language(paths: list[str]) -> str:
     """The most common language among ``paths`` ("" when none is known; ties by name)."""
-    found = Counter(LANGUAGES[p[p.rfind(".") :]] for p in paths if "." in p and p[p.rfind(".") :] in LANGUAGES)
+    found = Counter(LANGUAGES[ext] for ext in (extension(p.rsplit("/", 1)[-1]) for p in paths) if ext in LANGUAGES)
     return min(found, key=lambda name: (-found[name], name)) if found else ""
 
 
