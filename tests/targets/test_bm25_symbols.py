@@ -9,9 +9,10 @@ import pytest
 
 from workbench.contract import Repo
 from workbench.corpus import load_corpus
-from workbench.reference.symtable import spans
+from workbench.reference.index import load_index
+from workbench.reference.text import tokens
 from workbench.run.runner import RunOptions, run
-from workbench.targets.bm25_symbols import _extents, _python_ends
+from workbench.targets.bm25_symbols import _documents
 from workbench.targets.controls import Bm25Target
 
 from ..conftest import REPO_ROOT, write_tree
@@ -39,7 +40,7 @@ def test_search_names_the_defining_symbol(tmp_path: Path, monkeypatch) -> None:
     why = [(h.file, h.symbol) for h in target.search("record why", Repo("repo", repo), 5)]
     assert why == [("billing/invoice.py", "Invoice.void"), ("billing/invoice.py", "Invoice")]
     readme = target.search("helpers", Repo("repo", repo), 5)
-    assert [(h.file, h.symbol) for h in readme] == [("README.md", "")]  # a file without symbols is a file hit
+    assert readme == []  # only definitions are documents, as in a textbook BM25 over symbol chunks
     assert target.search("zzzz", Repo("repo", repo), 5) == []
 
 
@@ -53,37 +54,23 @@ def test_bm25_ranking_control_scores_on_the_shipped_goldens(tmp_path: Path) -> N
     assert metrics["ndcg@10"] > 0.3, json.dumps(metrics)  # file-only hits scored 0.020
 
 
-def test_a_symbol_extends_over_the_symbols_nested_in_it() -> None:
-    data = b"class A:\n    def b(self):\n        pass\n\nx = 1\ndef c():\n    pass\n"
-    defined = [("A", "class", 1), ("A.b", "method", 2), ("x", "variable", 5), ("c", "function", 6)]
-    own = spans(data, [1, 2, 5, 6])
-    line = [0] + [i + 1 for i, byte in enumerate(data) if byte == 10]  # line n starts at line[n - 1]
-    assert own[0] == (0, line[1])  # alone, the class ends where its method starts
-    # Python: each def/class ends at its last line (ast), the class holding its method; x keeps its span.
-    assert _extents("m.py", defined, data) == [(0, line[3]), (line[1], line[3]), own[2], (line[5], len(data))]
-    # Elsewhere a symbol runs through the spans of the symbols indented deeper after it.
-    assert _extents("m.js", defined, data) == [(0, own[1][1]), own[1], own[2], own[3]]
-    go = b"type T struct {\n\tn int\n}\n\nfunc (t T) M() int {\n\treturn t.n\n}\n"
-    go_defined = [("T", "type", 1), ("T.M", "method", 5)]
-    assert _extents("m.go", go_defined, go) == spans(go, [1, 5])  # Go methods are top-level declarations
-
-
-def test_python_ends_follow_indentation_not_signatures_or_comments() -> None:
+def test_each_definition_is_one_document_of_its_path_name_and_source_lines(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path / "cache"))
     source = (
-        b"def f(\n"  # 1
-        b"    a,\n"  # 2
-        b") -> int:\n"  # 3: a closing bracket at the def's depth does not end it
-        b"    # note\n"  # 4
-        b"    def g():\n"  # 5
-        b"        return a\n"  # 6
-        b"\n"  # 7
-        b"# trailing comment\n"  # 8
-        b"    return g()\n"  # 9: a comment at depth 0 inside the body does not end it either
-        b"\n"  # 10
-        b"X = 1\n"  # 11
-        b"class C: pass\n"  # 12
+        "import os\n"  # 1: module level, in no document
+        "@cached\n"  # 2: a decorator starts its definition
+        "def outer(path):\n"
+        "    def inner():\n"  # a nested function belongs to the function it is in
+        "        return os.sep\n"
+        "    return inner\n"
+        "class Box:\n"
+        "    def open(self):\n"
+        "        return 1\n"
     )
-    assert _python_ends(source.split(b"\n"), [1, 5, 12]) == {1: 9, 5: 6, 12: 12}
-    # The documented miss: a string whose lines are dedented ends the block early (ast says line 4).
-    text = b'def h():\n    s = """\nflush left\n"""\n    return s\n'
-    assert _python_ends(text.split(b"\n"), [1]) == {1: 2}
+    root = write_tree(tmp_path / "repo", {"pkg/util.py": source, "notes.txt": "outer box\n"})
+    files, symbols, docs = _documents(load_index(root))
+    assert list(zip(files, symbols)) == [("pkg/util.py", "outer"), ("pkg/util.py", "Box"), ("pkg/util.py", "Box.open")]
+    lines = source.split("\n")
+    assert docs[0] == tokens("pkg util.py") + tokens("outer") + tokens("\n".join(lines[1:6]))
+    assert docs[1] == tokens("pkg util.py") + tokens("Box") + tokens("\n".join(lines[6:9]))
+    assert "import" not in docs[0] and "inner" in docs[0]

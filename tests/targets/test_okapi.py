@@ -91,7 +91,7 @@ def test_control_search_scores_are_bm25okapi_over_its_symbol_documents(tmp_path:
 def test_equal_scores_rank_by_file_then_symbol(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path / "cache"))
     same = "def {}():\n    return 'ledger'\n"
-    others = {f"{name}.md": f"{name} notes\n" for name in ("c", "d", "e")}  # so that ledger's idf is positive
+    others = {f"{name}.py": f"def {name}():\n    pass\n" for name in ("c", "d", "e")}  # so ledger's idf is positive
     root = write_tree(tmp_path / "repo", {"b.py": same.format("zz"), "a.py": same.format("yy"), **others})
     hits = Bm25Target().search("ledger", Repo("repo", root), 20)
     assert [(h.file, h.symbol) for h in hits] == [("a.py", "yy"), ("b.py", "zz")]
