@@ -18,8 +18,8 @@ retrieval suite does (``Corpus.repo_dir``), and is asked of three rankers, top 2
 Scores use the ranking suite's rules (``match_matrix``, ``go_code_metrics``; each gold ``path:Name``
 is an expected ``(file, symbol)`` item): nDCG@10, Recall@10 and MRR. The pack column is function-level
 Acc@5 of ranked symbols (``workbench.analysis.symbols.symbol_scores``, k = 5): builtin's packs
-(``context_pack`` of the builtin target, limit 8, its ``symbols``); for bm25 and textbook their
-``search`` top 50 in rank order (the harness EVALS.md uses: the control's packs carry no symbols).
+(``context_pack`` of the builtin and bm25 targets, limit 8, their ``symbols``); for textbook its
+``search`` top 50 in rank order.
 Warm ``search`` latency is the second call of each query on a loaded index (p50, p90).
 
 Halves are by repository: development werkzeug, commander, echo, viper; held-out attrs, koa, ky,
@@ -147,12 +147,14 @@ def run_repo(corpus_path: Path, work: Path, fresh: bool) -> tuple[list[dict[str,
         pack = builtin.context_pack(case["query"], [repo], 8)
         found = {"builtin": (hits, [(s.path, s.name) for s in pack.symbols or []])}
         if case["name"] not in kept:
-            deep = [(h.file, h.symbol) for h in control.search(case["query"], repo, PACK_DEPTH)]
+            deep = [(h.file, h.symbol) for h in control.search(case["query"], repo, TOP_K)]
+            packed = [(s.path, s.name) for s in control.context_pack(case["query"], [repo], 8).symbols or []]
             book = textbook_search(textbook_model(root), case["query"], PACK_DEPTH)
-            kept[case["name"]] = {"bm25": deep, "textbook": book}
-        for engine in ("bm25", "textbook"):
-            deep = [tuple(h) for h in kept[case["name"]][engine]]
-            found[engine] = (deep[:TOP_K], [h for h in deep if h[1]])
+            kept[case["name"]] = {"bm25": deep, "bm25 pack": packed, "textbook": book}
+        deep = [tuple(h) for h in kept[case["name"]]["textbook"]]
+        found["textbook"] = (deep[:TOP_K], [h for h in deep if h[1]])
+        control_hits = kept[case["name"]]
+        found["bm25"] = ([tuple(h) for h in control_hits["bm25"]], [tuple(h) for h in control_hits["bm25 pack"]])
         for engine, (ranked, symbols) in found.items():
             rows.append(
                 {

@@ -44,6 +44,24 @@ def test_search_names_the_defining_symbol(tmp_path: Path, monkeypatch) -> None:
     assert target.search("zzzz", Repo("repo", repo), 5) == []
 
 
+def test_pack_symbols_are_the_symbol_search_with_the_pack_files_first(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path / "cache"))
+    tree = {
+        "a.py": "def alpha():\n    return 'ledger'\n",  # the best definition: short, all about it
+        "b.py": '"""Ledger ledger ledger: the ledger module."""\nLEDGER = "ledger"\n\n\n'
+        "def beta(x, y, z):\n    total = x + y + z\n    return ('ledger', total)\n",  # the best file
+        **{f"{name}.py": f"def {name}():\n    pass\n" for name in ("c", "d", "e", "f")},
+    }
+    repo = Repo("repo", write_tree(tmp_path / "repo", tree))
+    target = Bm25Target()
+    assert [(h.file, h.symbol) for h in target.search("ledger", repo, 50)] == [("a.py", "alpha"), ("b.py", "beta")]
+    pack = target.context_pack("ledger", [repo], 1)
+    assert [ref.path for ref in pack.primary] == ["b.py"]
+    assert pack.symbols is not None
+    assert [(s.repo, s.path, s.name) for s in pack.symbols] == [("repo", "b.py", "beta"), ("repo", "a.py", "alpha")]
+    assert target.context_pack("zzzz", [repo], 8).symbols == []  # nothing matches: no symbols, and it says so
+
+
 @pytest.mark.slow
 def test_bm25_ranking_control_scores_on_the_shipped_goldens(tmp_path: Path) -> None:
     result = run(

@@ -215,17 +215,23 @@ SYMBOL_DEPTH = 50  # search hits read per repository to find them
 
 
 def pack_symbols(query: str, repos: list[Repo], primary: list[FileRef], top_k: int = PACK_SYMBOLS) -> list[SymbolRef]:
-    """A pack's ranked ``symbols``: the definitions ``search`` ranks for ``query``, those in the
-    pack's primary files first, then the rest; each group in search order (one repository) or by
-    search score (several)."""
+    """A pack's ranked ``symbols``: the definitions ``search`` ranks for ``query`` (see ``rank_pack_symbols``)."""
+    found = [(repo.name, search_index(load_index(repo.path), query, SYMBOL_DEPTH)) for repo in repos]
+    return rank_pack_symbols(found, primary, top_k)
+
+
+def rank_pack_symbols(
+    hits: list[tuple[str, list[SearchHit]]], primary: list[FileRef], top_k: int = PACK_SYMBOLS
+) -> list[SymbolRef]:
+    """The ``top_k`` symbol hits of each (repository name, search hits), those in the pack's
+    ``primary`` files first, then the rest; each group in search order (one repository) or by
+    search score (several). File-level hits (symbol ``""``) are left out."""
     files = {(ref.repo, ref.path) for ref in primary}
     found: list[tuple[bool, float, int, SymbolRef]] = []
-    for repo in repos:
-        for hit in search_index(load_index(repo.path), query, SYMBOL_DEPTH):
+    for name, repo_hits in hits:
+        for hit in repo_hits:
             if hit.symbol:
-                order = -(hit.score or 0.0) if len(repos) > 1 else 0.0
-                found.append(
-                    ((repo.name, hit.file) not in files, order, len(found), SymbolRef(repo.name, hit.file, hit.symbol))
-                )
+                order = -(hit.score or 0.0) if len(hits) > 1 else 0.0
+                found.append(((name, hit.file) not in files, order, len(found), SymbolRef(name, hit.file, hit.symbol)))
     found.sort(key=lambda item: item[:3])
     return [ref for *_, ref in found[:top_k]]

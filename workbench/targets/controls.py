@@ -62,7 +62,7 @@ class Bm25Target:
     """Okapi BM25 (k1=1.5, b=0.75, see ``okapi``) over path + text; the top ``limit`` files are the pack."""
 
     name = "bm25"
-    version = "2"
+    version = "3"  # 3: packs carry ranked symbols; symbol documents are definition chunks
 
     def __init__(self) -> None:
         self._models: BoundedMemo[tuple[tuple, list[str], okapi.Okapi]] = BoundedMemo()
@@ -86,10 +86,16 @@ class Bm25Target:
         return sorted(((files[i], float(scores[i])) for i in hits), key=lambda h: (-h[1], h[0]))
 
     def context_pack(self, query: str, repos: list[Repo], limit: int = 8) -> Pack:
-        """The ``limit`` best-scoring files over all repositories (ties: repository, then path), as primary."""
+        """The ``limit`` best-scoring files over all repositories (ties: repository, then path), as primary;
+        its ``symbols`` are the symbol ``search``'s, ordered as the reference engine orders a pack's
+        (``rank_pack_symbols``: the primary files' definitions first)."""
+        from ..reference.search import PACK_SYMBOLS, SYMBOL_DEPTH, rank_pack_symbols
+
         hits = [(score, repo.name, path) for repo in repos for path, score in self._ranked(query, repo)]
         hits.sort(key=lambda h: (-h[0], h[1], h[2]))
-        return Pack(primary=[FileRef(name, path, f"bm25 {score:.2f}") for score, name, path in hits[:limit]])
+        primary = [FileRef(name, path, f"bm25 {score:.2f}") for score, name, path in hits[:limit]]
+        found = [(repo.name, self.search(query, repo, SYMBOL_DEPTH)) for repo in repos]
+        return Pack(primary=primary, symbols=rank_pack_symbols(found, primary, PACK_SYMBOLS))
 
     def search(self, query: str, repo: Repo, top_k: int = 20) -> list[SearchHit]:
         """The ``top_k`` best symbol definitions for ``query`` (textbook BM25, see ``bm25_symbols``)."""
