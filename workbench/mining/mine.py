@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import sys
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, time
 from pathlib import Path
@@ -24,9 +25,9 @@ from ..corpus.gitio import CatFile
 from ..corpus.sources import GitRepo, open_repo
 from ..errors import GitError
 from .blobs import GoldBlobs
-from .filters import Candidate, MineOptions, apply_filters, filter_names
+from .filters import Candidate, MineOptions, apply_filters, filter_names, listed_commits
 from .gold_symbols import commit_patches, diff_changes, symbols_of_changes
-from .history import count_commits, iter_commits
+from .history import LogEntry, count_commits, log_entries, read_commits
 from .shapes import names_file, query_shape
 
 DEFAULT_MAX_CASES = 200
@@ -82,30 +83,32 @@ def spread_sample(items: list[Candidate], count: int | None, seed: int) -> list[
 
 
 def _candidates(repo: GitRepo, options: MineOptions, result: MineResult, progress: bool) -> list[Candidate]:
-    from tqdm import tqdm
+    """The commits every filter keeps, oldest first. The log filters run on git log's entries, so the
+    commits they drop (merges, the root) are never read."""
+    entries = _counting(log_entries(repo.git_dir), result)
+    if progress and sys.stderr.isatty():  # a bar only where one can be seen (tqdm's own rule)
+        from tqdm import tqdm
 
-    total = count_commits(repo.git_dir) if progress else None
-    with tqdm(
-        iter_commits(repo.git_dir),
-        total=total,
-        desc=f"mining {repo.name}",
-        unit="commit",
-        delay=0.5,
-        disable=None if progress else True,
-        file=sys.stderr,
-        leave=False,
-    ) as commits:
-        counted = _counting(commits, result)
-        kept = list(apply_filters(counted, options, result.dropped))
+        entries = tqdm(
+            entries,
+            total=count_commits(repo.git_dir),
+            desc=f"mining {repo.name}",
+            unit="commit",
+            delay=0.5,
+            file=sys.stderr,
+            leave=False,
+        )
+    commits = read_commits(repo.git_dir, listed_commits(entries, result.dropped))
+    kept = list(apply_filters(commits, options, result.dropped))
     kept.reverse()  # oldest first: the sample's slices run through the history in order
     result.candidates = len(kept)
     return kept
 
 
-def _counting(commits: Any, result: MineResult) -> Any:
-    for commit in commits:
+def _counting(entries: Iterable[LogEntry], result: MineResult) -> Iterator[LogEntry]:
+    for entry in entries:
         result.commits += 1
-        yield commit
+        yield entry
 
 
 def _case(candidate: Candidate, fixture: str, shape: str, symbols: list[str]) -> dict[str, Any]:
