@@ -157,29 +157,6 @@ def count_commits(git_dir: Path, rev: str = "HEAD") -> int:
     return int(git_text(git_dir, "rev-list", "--count", rev).strip() or 0)
 
 
-class _PipelinedCatFile(CatFile):
-    """``git cat-file --batch`` asked for a batch of objects at once: one flush and one wait per
-    batch instead of a round trip per commit (the requests, 41 bytes each, stay far below a pipe's
-    buffer, so writing them all before reading cannot block)."""
-
-    def read_many(self, specs: list[str]) -> list[tuple[str, bytes] | None]:
-        self._in.write(b"".join(spec.encode() + b"\n" for spec in specs))
-        self._in.flush()
-        found: list[tuple[str, bytes] | None] = []
-        for _ in specs:
-            header = self._out.readline()
-            if not header:
-                raise GitError(f"{self.git_dir}: git cat-file stopped answering")
-            fields = header.split()
-            if len(fields) != 3:
-                found.append(None)
-                continue
-            data = self._out.read(int(fields[2]))
-            self._out.read(1)
-            found.append((fields[1].decode(), data))
-        return found
-
-
 _BATCH = 256
 
 
@@ -192,7 +169,7 @@ def log_entries(git_dir: Path, rev: str = "HEAD") -> Iterator[LogEntry]:
 def read_commits(git_dir: Path, entries: Iterable[LogEntry]) -> Iterator[Commit]:
     """The ``Commit`` of each log entry, its object read through one ``git cat-file --batch``, a batch
     of entries at a time (streamed: at most one batch is held)."""
-    objects = _PipelinedCatFile(git_dir)
+    objects = CatFile(git_dir)
     try:
         batch: list[LogEntry] = []
         for entry in entries:
@@ -210,8 +187,8 @@ def iter_commits(git_dir: Path, rev: str = "HEAD") -> Iterator[Commit]:
     return read_commits(git_dir, log_entries(git_dir, rev))
 
 
-def _commits_of(git_dir: Path, objects: _PipelinedCatFile, batch: list[LogEntry]) -> Iterator[Commit]:
+def _commits_of(git_dir: Path, objects: CatFile, batch: list[LogEntry]) -> Iterator[Commit]:
     for entry, found in zip(batch, objects.read_many([e.sha for e in batch]), strict=True):
-        if found is None or found[0] != "commit":
+        if found is None or found[1] != "commit":
             raise GitError(f"{git_dir}: commit {entry.sha} listed by git log cannot be read")
-        yield to_commit(entry, found[1])
+        yield to_commit(entry, found[2])

@@ -6,29 +6,27 @@ evenly over the history (one pick per equal slice of the candidates, oldest to
 newest) becomes the cases. Each case runs at the commit's parent (``revision``),
 expects the modified source files, records the tests the commit changed (not
 scored) and its provenance, and carries its ``shape`` and ``expectedSymbols`` (the definitions
-the commit edits, ``gold_symbols``): the gold files' bytes are
-read at the parent through one ``git cat-file --batch`` process.
+the commit edits, ``gold_symbols``; ``cases``). The filters that need only ``git log``'s entry run
+first, so the commits they drop are never read.
 """
 
 from __future__ import annotations
 
+import gc
 import re
 import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, time
 from pathlib import Path
 from typing import Any
 
-from ..corpus.gitio import CatFile
 from ..corpus.sources import GitRepo, open_repo
-from ..errors import GitError
-from .blobs import GoldBlobs
+from .cases import shape_cases
 from .filters import Candidate, MineOptions, apply_filters, filter_names, listed_commits
-from .gold_symbols import commit_patches, diff_changes, symbols_of_changes
 from .history import LogEntry, count_commits, log_entries, read_commits
-from .shapes import names_file, query_shape
 
 DEFAULT_MAX_CASES = 200
 FIXTURE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -111,63 +109,6 @@ def _counting(entries: Iterable[LogEntry], result: MineResult) -> Iterator[LogEn
         yield entry
 
 
-def _case(candidate: Candidate, fixture: str, shape: str, symbols: list[str]) -> dict[str, Any]:
-    commit = candidate.commit
-    when = datetime.fromtimestamp(commit.time, tz=UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-    case: dict[str, Any] = {
-        "name": f"{fixture}-{commit.sha[:10]}",
-        "query": candidate.query,
-        "repoFixture": fixture,
-        "revision": commit.parents[0],
-        "expectedPrimary": list(candidate.source),
-        **({"expectedSymbols": symbols} if symbols else {}),
-        "shape": shape,
-        "source": {"commit": commit.sha, "date": when, "subject": commit.subject},
-    }
-    if candidate.tests:
-        case["tests"] = list(candidate.tests)
-    return case
-
-
-def shape_cases(repo: GitRepo, picked: list[Candidate], fixture: str) -> list[dict[str, Any]]:
-    """The cases of ``picked``, each with its shape and its ``expectedSymbols`` (gold files read at
-    the parent revision; the commits' diffs from one ``git diff-tree --stdin``).
-
-    For the shape a gold file is parsed only when the query does not already name a file (the
-    shape's first rule); outlines and definition ranges are each computed once per blob id, from one
-    parse of a Python blob (``blobs.GoldBlobs``)."""
-    cases = []
-    facts = GoldBlobs()
-    pairs = [(c.commit.sha, c.commit.parents[0]) for c in picked]
-    patches = commit_patches(repo.git_dir, pairs, [path for c in picked for path in c.source])
-    with CatFile(repo.git_dir) as objects:
-        for candidate in picked:
-            parent = candidate.commit.parents[0]
-            blobs: list[tuple[str, str, bytes]] = []
-            for path in candidate.source:
-                found = objects.read_object(f"{parent}:{path}")
-                if found is None or found[1] != "blob":
-                    raise GitError(
-                        f"{repo.path}: {path} is missing at {parent[:12]} "
-                        f"(commit {candidate.commit.sha[:12]} modifies it)"
-                    )
-                blobs.append((found[0], path, found[2]))
-            gold = list(candidate.source)
-            if names_file(candidate.query, gold):
-                shape = "names-file"
-            else:
-                symbols = set().union(*(facts.names(blob, path, data) for blob, path, data in blobs))
-                shape = query_shape(candidate.query, gold, symbols)
-            changes = diff_changes(patches.get(candidate.commit.sha, ""))
-            expected = [
-                symbol
-                for blob, path, data in blobs
-                for symbol in symbols_of_changes(path, data, changes.get(path, []), facts.ranges(blob, path, data))
-            ]
-            cases.append(_case(candidate, fixture, shape, expected))
-    return cases
-
-
 def mine(
     repo_path: Path | str,
     options: MineOptions | None = None,
@@ -181,12 +122,28 @@ def mine(
     options = options or MineOptions()
     repo = open_repo(repo_path, fixture)
     result = MineResult(repo=repo, fixture=repo.name)
-    picked = spread_sample(_candidates(repo, options, result, progress), max_cases, seed)
-    if dry_run:
-        result.cases = [{"name": c.commit.sha} for c in picked]
-    else:
-        result.cases = shape_cases(repo, picked, result.fixture)
+    with _cyclic_gc_paused():
+        picked = spread_sample(_candidates(repo, options, result, progress), max_cases, seed)
+        if dry_run:
+            result.cases = [{"name": c.commit.sha} for c in picked]
+        else:
+            result.cases = shape_cases(repo, picked, result.fixture)
     return result
+
+
+@contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
+    """Python's cycle collector off while mining: what mining makes (commits, candidates, ``ast``
+    trees of gold files) holds no reference cycles, so reference counting frees it all, and the
+    collector's passes over millions of young tree nodes cost a third of the parsing time
+    (bench/BENCHMARKS.md, issue 24 item 1, round 3). Peak memory is unchanged."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def mine_corpus(
