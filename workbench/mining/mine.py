@@ -27,6 +27,7 @@ from ..corpus.sources import GitRepo, open_repo
 from .cases import shape_cases
 from .filters import Candidate, MineOptions, apply_filters, filter_names, listed_commits
 from .history import LogEntry, count_commits, log_entries, read_commits
+from .sample import spread_sample
 
 DEFAULT_MAX_CASES = 200
 FIXTURE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -66,18 +67,6 @@ def parse_date(text: str, end: bool = False) -> int:
     except ValueError:
         raise ValueError(f"expected a date (YYYY-MM-DD) or an ISO time, got {text!r}") from None
     return int(moment.timestamp())
-
-
-def spread_sample(items: list[Candidate], count: int | None, seed: int) -> list[Candidate]:
-    """``count`` items, one drawn (seeded) from each of ``count`` equal slices, in order; all if fewer."""
-    import numpy as np
-
-    if count is None or len(items) <= count:
-        return list(items)
-    rng = np.random.default_rng(seed)
-    bounds = np.linspace(0, len(items), count + 1).astype(np.int64)
-    picks = bounds[:-1] + np.floor(rng.random(count) * (bounds[1:] - bounds[:-1])).astype(np.int64)
-    return [items[i] for i in picks]
 
 
 def _candidates(repo: GitRepo, options: MineOptions, result: MineResult, progress: bool) -> list[Candidate]:
