@@ -56,7 +56,11 @@ class GoldBlobs:
         try:
             if key[1] in _PYTHON:
                 return outline_from_tree(tree) if tree is not None else Outline()
-            return outline_from_root(tree.root_node, GRAMMARS[key[1]]) if tree is not None else Outline()
+            if tree is None:
+                return Outline()
+            if key not in self._ranges:  # a TS/JS outline reads the ranges too: worked out once
+                self._ranges[key] = tree_ranges(tree.root_node, GRAMMARS[key[1]])
+            return outline_from_root(tree.root_node, GRAMMARS[key[1]], self._ranges[key])
         except (ValueError, RecursionError):
             return Outline()
 
