@@ -5,7 +5,8 @@ and mining + validating + running the eight shared bundles.
 
 ``speed`` (issue 24) generates a 60,000-commit history with git fast-import and times
 ``workbench mine`` against ``git log`` on it and on each bundle, as whole processes, with
-mine's peak RSS and two checks that each corpus is byte-identical to a recorded one: its fields
+mine's peak RSS (its largest process, git's included; git log's own peak is printed beside it), the
+1-minute load average, and two checks that each corpus is byte-identical to a recorded one: its fields
 without ``expectedSymbols`` (``bench/mining_corpora.json``) and the whole corpus
 (``bench/mining_corpora_symbols.json``); ``--record-digests`` rewrites both from this run, after a
 change meant to change what is mined.
@@ -269,7 +270,8 @@ def bench_speed(repos: Path, commits: int, record: bool = False) -> None:
             clone = ["git", "-c", "advice.detachedHead=false", "clone", "-q", str(repos / f"{name}.bundle")]
             subprocess.run([*clone, str(repo)], check=True)
         log = ["git", "-C", str(repo), "log", "-z", "--no-renames", "--name-status"]
-        log_s = min(whole_process(log, work)[0] for _ in range(3))
+        logs = [whole_process(log, work) for _ in range(3)]
+        log_s, log_peak = min(s for s, _ in logs), max(peak for _, peak in logs)
         corpus = work / f"{name}.corpus.json"
         mine_s, peak = whole_process([sys.executable, "-m", "workbench", "mine", str(repo), "--out", str(corpus)], work)
         raw = corpus.read_bytes()
@@ -282,6 +284,8 @@ def bench_speed(repos: Path, commits: int, record: bool = False) -> None:
             mine_s=round(mine_s, 2),
             ratio_vs_3x_log_plus_1s=round(mine_s / (3 * log_s + 1), 2),
             peak_rss_mib=round(peak, 1),
+            git_log_peak_rss_mib=round(log_peak, 1),  # mine's peak is its largest process: git log's, at 60k
+            load=round(os.getloadavg()[0], 2),
             fields_identical=recorded.get(name) == fields if name in recorded else None,
             corpus_identical=whole.get(name) == digest if name in whole else None,
         )

@@ -18,7 +18,7 @@ import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, time
 from pathlib import Path
 from typing import Any
@@ -99,7 +99,7 @@ def _counting(entries: Iterable[LogEntry], result: MineResult) -> Iterator[LogEn
 
 
 def mine(
-    repo_path: Path | str,
+    repo_path: Path | str | GitRepo,
     options: MineOptions | None = None,
     max_cases: int | None = DEFAULT_MAX_CASES,
     seed: int = 0,
@@ -107,9 +107,13 @@ def mine(
     dry_run: bool = False,
     progress: bool = True,
 ) -> MineResult:
-    """Mine cases from the repository at ``repo_path`` (work tree, bare repository or bundle), read-only."""
+    """Mine cases from the repository at ``repo_path`` (work tree, bare repository or bundle, or one
+    already opened), read-only."""
     options = options or MineOptions()
-    repo = open_repo(repo_path, fixture)
+    if isinstance(repo_path, GitRepo):
+        repo = replace(repo_path, name=fixture or repo_path.name)
+    else:
+        repo = open_repo(repo_path, fixture)
     result = MineResult(repo=repo, fixture=repo.name)
     with _cyclic_gc_paused():
         picked = spread_sample(_candidates(repo, options, result, progress), max_cases, seed)
@@ -168,7 +172,7 @@ def mine_corpus(
     repo = open_repo(repo_path, name)
     fixture = name or fixture_name(repo, existing, out)
     golden = _golden_records(out, fixture, append, dry_run) if ranking and out is not None else None
-    result = mine(repo_path, fixture=fixture, dry_run=dry_run, **mine_options)
+    result = mine(repo, fixture=fixture, dry_run=dry_run, **mine_options)
     if dry_run:
         return result, None
     data = merged_corpus(existing, result.repo, result.fixture, result.cases, out)
