@@ -112,11 +112,16 @@ def test_reparsing_from_the_previous_tree_gives_the_fresh_tree(grammar: str, poo
     assert reparser.parse("src/file", grammar, b"") is not None and reparser.parse("src/file", grammar, revisions[0])
 
 
-def test_a_path_beyond_the_kept_ones_is_parsed_afresh() -> None:
-    reparser = Reparser(keep=1)
+def test_only_the_last_paths_within_the_byte_budget_are_kept() -> None:
+    reparser = Reparser(keep=2, keep_bytes=30)
     first = reparser.parse("a.go", "go", b"package a\n")
     reparser.parse("b.go", "go", b"package b\n")
-    assert list(reparser._last) == [("b.go", "go")] and first.root_node.type == "source_file"
+    reparser.parse("a.go", "go", b"package a\nvar x = 1\n")
+    assert list(reparser._last) == [("b.go", "go"), ("a.go", "go")] and first.root_node.type == "source_file"
+    reparser.parse("c.go", "go", b"package c\n")
+    assert list(reparser._last) == [("a.go", "go"), ("c.go", "go")]
+    reparser.parse("d.go", "go", b"package d\n" + b"// padding\n" * 3)
+    assert list(reparser._last) == [("d.go", "go")] and reparser._bytes == 43
 
 
 def _apply(a: list[bytes], b: list[bytes], blocks: list[tuple[int, int, int, int]]) -> list[bytes]:
