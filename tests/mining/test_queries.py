@@ -1,6 +1,7 @@
 """The cleaning of a subject skips its prefix and reference patterns when the subject carries none
 of the marks every one of them needs (``queries._marked``): checked here pattern by pattern, on
-subjects built from the pieces those patterns look for."""
+subjects built from the pieces those patterns look for. The dangling-query filter searches only a
+query's end, and finds what a search of the whole query finds."""
 
 from __future__ import annotations
 
@@ -41,3 +42,17 @@ def test_marked_subjects_are_cleaned_and_plain_ones_only_spaced() -> None:
     assert queries.clean_subject("fix(core): Handle  empty input (#12).") == "Handle empty input"
     assert queries.clean_subject("GH-4: handle empty input") == "handle empty input"
     assert queries.clean_subject("  Handle \t empty input , please.") == "Handle empty input, please"
+
+
+def test_the_dangling_check_searches_only_the_end_and_finds_what_a_full_search_finds() -> None:
+    from workbench.mining.filters import _DANGLING, _dangles
+
+    rng = random.Random(2)
+    pieces = ["for", "of", "into", "About", "x", "foo", "#12", " ", "\t", ".", "!", "İf", "_", "9", "\u3000", "-"]
+    found = 0
+    for _ in range(20_000):
+        query = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 7)))
+        full = _DANGLING.search(query.rstrip(" .:;,!?")) is not None
+        assert _dangles(query) == full, query
+        found += full
+    assert 2_000 < found < 18_000

@@ -265,6 +265,14 @@ class LogFilter:
     keep: Callable[[Listed], bool]
 
 
+def _dangles(query: str) -> bool:
+    """Whether ``query`` ends in one of ``_DANGLING``'s words (before trailing punctuation). The
+    pattern is anchored at the end and its longest word has five letters, so only the last five
+    characters before the trailing spaces are searched (``\\b`` still sees the one before)."""
+    text = query.rstrip(" .:;,!?")
+    return _DANGLING.search(text, max(0, len(text.rstrip()) - 5)) is not None
+
+
 def _only_manifests(c: Candidate) -> bool:
     names = [path.rsplit("/", 1)[-1] for path in c.commit.paths()]
     return bool(names) and all(n in MANIFESTS or n.startswith("requirements") for n in names)
@@ -314,7 +322,7 @@ FILTERS: tuple[Filter, ...] = (
     Filter(
         "dangling-query",
         "the query ends in a preposition or article (left dangling once a reference was cut)",
-        lambda c, o: not _DANGLING.search(c.query.rstrip(" .:;,!?")),
+        lambda c, o: not _dangles(c.query),
     ),
 )
 DUPLICATE = "duplicate-query"  # the last, stateful filter: one case per distinct query
