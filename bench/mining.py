@@ -5,7 +5,9 @@ and mining + validating + running the eight shared bundles.
 
 ``speed`` (issue 24) generates a 60,000-commit history with git fast-import and times
 ``workbench mine`` against ``git log`` on it and on each bundle, as whole processes, with
-mine's peak RSS and two checks that each corpus is byte-identical to a recorded one: its fields
+mine's peak RSS (its largest process, git's included; git log's own peak is printed beside it), the
+same ratio in CPU seconds (user + sys, git's processes included), the 1-minute load average, and two
+checks that each corpus is byte-identical to a recorded one: its fields
 without ``expectedSymbols`` (``bench/mining_corpora.json``) and the whole corpus
 (``bench/mining_corpora_symbols.json``); ``--record-digests`` rewrites both from this run, after a
 change meant to change what is mined.
@@ -222,19 +224,21 @@ _PROBE = (
     "import resource, subprocess, sys, time\n"
     "t = time.perf_counter()\n"
     "code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode\n"
-    "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, code)"
+    "used = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "print(time.perf_counter() - t, used.ru_maxrss, used.ru_utime + used.ru_stime, code)"
 )
 
 
-def whole_process(command: list[str], cwd: Path) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB, getrusage of the children) of one command, in a fresh probe.
-    It runs in ``cwd`` (a temp dir), so ``$PYTHONPATH`` decides which workbench ``-m workbench`` is."""
+def whole_process(command: list[str], cwd: Path) -> tuple[float, float, float]:
+    """Wall seconds, peak RSS (MiB) and CPU seconds (user + sys) of one command and the processes it
+    waits for (getrusage of the children), in a fresh probe. It runs in ``cwd`` (a temp dir), so
+    ``$PYTHONPATH`` decides which workbench ``-m workbench`` is."""
     probe = [sys.executable, "-c", _PROBE, *command]
     out = subprocess.run(probe, capture_output=True, text=True, check=True, cwd=cwd)
-    seconds, peak_kib, code = out.stdout.split()
+    seconds, peak_kib, cpu, code = out.stdout.split()
     if code != "0":
         raise SystemExit(f"bench/mining.py: {command[:3]} exited {code}")
-    return float(seconds), int(peak_kib) / 1024
+    return float(seconds), int(peak_kib) / 1024, float(cpu)
 
 
 def _without_symbols(raw: bytes) -> bytes:
@@ -269,9 +273,11 @@ def bench_speed(repos: Path, commits: int, record: bool = False) -> None:
             clone = ["git", "-c", "advice.detachedHead=false", "clone", "-q", str(repos / f"{name}.bundle")]
             subprocess.run([*clone, str(repo)], check=True)
         log = ["git", "-C", str(repo), "log", "-z", "--no-renames", "--name-status"]
-        log_s = min(whole_process(log, work)[0] for _ in range(3))
+        logs = [whole_process(log, work) for _ in range(3)]
+        log_s, log_peak, log_cpu = (min(s for s, _, _ in logs), max(p for _, p, _ in logs), min(c for *_, c in logs))
         corpus = work / f"{name}.corpus.json"
-        mine_s, peak = whole_process([sys.executable, "-m", "workbench", "mine", str(repo), "--out", str(corpus)], work)
+        mine = [sys.executable, "-m", "workbench", "mine", str(repo), "--out", str(corpus)]
+        mine_s, peak, mine_cpu = whole_process(mine, work)
         raw = corpus.read_bytes()
         digests[name] = digest = hashlib.sha256(raw).hexdigest()
         fields_digests[name] = fields = hashlib.sha256(_without_symbols(raw)).hexdigest()
@@ -281,7 +287,13 @@ def bench_speed(repos: Path, commits: int, record: bool = False) -> None:
             git_log_s=round(log_s, 3),
             mine_s=round(mine_s, 2),
             ratio_vs_3x_log_plus_1s=round(mine_s / (3 * log_s + 1), 2),
+            # the same in CPU seconds (mine's git processes included): what a busy machine moves least
+            git_log_cpu_s=round(log_cpu, 3),
+            mine_cpu_s=round(mine_cpu, 2),
+            cpu_ratio=round(mine_cpu / (3 * log_cpu + 1), 2),
             peak_rss_mib=round(peak, 1),
+            git_log_peak_rss_mib=round(log_peak, 1),  # mine's peak is its largest process: git log's, at 60k
+            load=round(os.getloadavg()[0], 2),
             fields_identical=recorded.get(name) == fields if name in recorded else None,
             corpus_identical=whole.get(name) == digest if name in whole else None,
         )

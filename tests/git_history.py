@@ -155,24 +155,52 @@ _TEMPLATES = (
 _NOUNS = ("header", "cookie", "session", "route", "token", "buffer", "stream", "config")
 
 
-def _module_text(index: int, values: list[int]) -> bytes:
+def _module_text(index: int, values: list[int], ext: str = ".py") -> bytes:
+    if ext == ".go":
+        lines = [f"// Package pkg is module {index}.\npackage pkg\n\ntype Store{index} struct{{}}\n\n"]
+        lines.append(f"func (s *Store{index}) items() []int {{\n\treturn nil\n}}\n")
+        for j, value in enumerate(values):
+            lines.append(f"\nfunc func_{index}_{j}(x int) int {{\n\treturn x + {value}\n}}\n")
+        return "".join(lines).encode()
+    if ext in (".ts", ".js"):
+        typed = ": number" if ext == ".ts" else ""
+        lines = [f"/** Module {index}. */\nexport class Store{index} {{\n  items() {{\n    return []\n  }}\n}}\n"]
+        for j, value in enumerate(values):
+            lines.append(f"\nexport function func_{index}_{j}(x{typed}) {{\n  return x + {value}\n}}\n")
+        return "".join(lines).encode()
     lines = [f'"""Module {index}."""\n', f"class Store{index}:\n", "    def items(self):\n", "        return []\n"]
     for j, value in enumerate(values):
         lines += [f"\n\ndef func_{index}_{j}(x):\n", f"    return x + {value}\n"]
     return "".join(lines).encode()
 
 
-def fast_import_history(repo: Path, commits: int, files: int = 300, seed: int = 0) -> Path:
+# Decorations a real history's messages carry, for ``varied`` histories (what the query cleaning removes).
+_DECORATIONS = ("fix(core): {}", "{} (#{n})", "{}. Closes #{n}", ":bug: {}", "[fix] {}", "{} (see GH-{n})", "{}.")
+
+
+def fast_import_history(
+    repo: Path,
+    commits: int,
+    files: int = 300,
+    seed: int = 0,
+    languages: tuple[str, ...] = (".py",),
+    varied: bool = False,
+) -> Path:
     """A seeded ``commits``-long linear history written with ``git fast-import`` (one process, seconds
-    for tens of thousands of commits): one root adding ``files`` Python modules, then commits that each
+    for tens of thousands of commits): one root adding ``files`` modules, then commits that each
     modify one or two modules with a task-like message, plus docs, test and release commits for the
-    filters to drop. The same arguments give the same commit ids."""
+    filters to drop. Module ``i`` is written in ``languages[i % len(languages)]`` (``.py``, ``.ts``,
+    ``.js``, ``.go``); ``varied`` decorates some messages as real ones are (``fix(core): ``, ``(#12)``,
+    ...), drawn from a second generator so the rest of the history is the same. The same arguments
+    give the same commit ids."""
     import random
 
     rng = random.Random(seed)
+    decorate = random.Random(seed + 1)
     init(repo)
     values = [[rng.randrange(100) for _ in range(6)] for _ in range(files)]
-    path = [f"src/pkg{i % 10}/mod_{i}.py" for i in range(files)]
+    exts = [languages[i % len(languages)] for i in range(files)]
+    path = [f"src/pkg{i % 10}/mod_{i}{exts[i]}" for i in range(files)]
     process = subprocess.Popen(["git", "-C", str(repo), "fast-import", "--quiet"], stdin=subprocess.PIPE)
     out = process.stdin
     assert out is not None  # a test helper: Popen with stdin=PIPE always has one
@@ -193,6 +221,8 @@ def fast_import_history(repo: Path, commits: int, files: int = 300, seed: int = 
             message = rng.choice(_TEMPLATES).format(
                 func=func, mod=f"mod_{first}", cls=f"Store{first}", noun=rng.choice(_NOUNS)
             )
+            if varied and decorate.random() < 0.5:
+                message = decorate.choice(_DECORATIONS).format(message, n=decorate.randrange(1, 999))
         elif kind == "release":
             message = f"Release 1.{n}.0"
         else:
@@ -207,7 +237,7 @@ def fast_import_history(repo: Path, commits: int, files: int = 300, seed: int = 
         for index in touched:
             if kind == "fix":
                 values[index][rng.randrange(6)] = rng.randrange(1000)
-            blob(path[index], _module_text(index, values[index]))
+            blob(path[index], _module_text(index, values[index], exts[index]))
         if kind == "docs":
             blob("docs/guide.md", f"# Guide\n\nRevision {n}.\n".encode())
         elif kind == "test":

@@ -263,3 +263,9 @@ def test_fixture_names_come_from_the_repository(tmp_path: Path, capsys: pytest.C
     assert list(json.loads(out.read_text())["fixtureRoots"]) == ["cli-lib"]
     assert main(["mine", str(bare), "--name", "no/slashes"]) == 3
     assert "--name 'no/slashes'" in capsys.readouterr().err
+
+
+def test_cli_refuses_a_negative_seed(shop: tuple[Path, dict[str, str]], capsys: pytest.CaptureFixture[str]) -> None:
+    repo, _ = shop
+    assert main(["mine", str(repo), "--seed", "-1", "--dry-run"]) == 2
+    assert "'--seed': -1 is not in the range x>=0" in capsys.readouterr().err

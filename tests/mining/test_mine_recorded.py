@@ -4,28 +4,38 @@
 lazy parsing, literal pre-checks, pipelined commit reads); any change in cases, shapes, drop
 counts or their order shows up here byte for byte. ``expectedSymbols`` (issue 21) came later:
 it is compared without that field, so every field recorded before it stays byte-identical.
+``data/generated_polyglot_mine.json`` (Python, TypeScript, JavaScript and Go modules, messages
+decorated as real ones are) was written whole, ``expectedSymbols`` included, by the code on main
+at bd1f197, before issue 24's third round (log filters first, lazy candidates, batched reads, the
+sample without numpy, shared TS/JS ranges).
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from tests.git_history import fast_import_history
-from workbench.mining.mine import mine
+from workbench.mining.mine import MineResult, mine
 
 RECORDED = Path(__file__).parent / "data" / "generated_mine.json"
+RECORDED_POLYGLOT = Path(__file__).parent / "data" / "generated_polyglot_mine.json"
 
 
-def test_generated_history_mines_the_recorded_cases(tmp_path: Path) -> None:
-    repo = fast_import_history(tmp_path / "gen", 600, files=40, seed=7)
-    result = mine(repo, max_cases=40, seed=3, fixture="gen", progress=False)
-    mined = {
+def _mined(result: MineResult) -> dict[str, Any]:
+    return {
         "commits": result.commits,
         "candidates": result.candidates,
         "dropped": dict(sorted(result.dropped.items())),
         "cases": result.cases,
     }
+
+
+def test_generated_history_mines_the_recorded_cases(tmp_path: Path) -> None:
+    repo = fast_import_history(tmp_path / "gen", 600, files=40, seed=7)
+    result = mine(repo, max_cases=40, seed=3, fixture="gen", progress=False)
+    mined = _mined(result)
     existing = [{key: value for key, value in case.items() if key != "expectedSymbols"} for case in result.cases]
     assert json.dumps({**mined, "cases": existing}, indent=1, sort_keys=True) + "\n" == RECORDED.read_text()
     assert result.commits == 600 and len(result.cases) == 40
@@ -34,6 +44,15 @@ def test_generated_history_mines_the_recorded_cases(tmp_path: Path) -> None:
         assert case["expectedSymbols"] and all(
             s.split(":")[0] in case["expectedPrimary"] for s in case["expectedSymbols"]
         )
+
+
+def test_a_polyglot_history_mines_the_recorded_cases_byte_for_byte(tmp_path: Path) -> None:
+    languages = (".py", ".ts", ".js", ".go")
+    repo = fast_import_history(tmp_path / "poly", 900, files=48, seed=11, languages=languages, varied=True)
+    result = mine(repo, max_cases=60, seed=5, fixture="poly", progress=False)
+    assert json.dumps(_mined(result), indent=1, sort_keys=True) + "\n" == RECORDED_POLYGLOT.read_text()
+    gold = {path.rsplit(".", 1)[1] for case in result.cases for path in case["expectedPrimary"]}
+    assert gold == {"py", "ts", "js", "go"} and all(case.get("expectedSymbols") for case in result.cases)
 
 
 def test_gold_blobs_parse_a_blob_once_for_its_names_and_ranges() -> None:

@@ -39,7 +39,11 @@ def _date(value: str | None, end: bool, flag: str) -> int | None:
     help="At most this many cases, spread evenly over the history.",
 )
 @click.option(
-    "--seed", type=int, default=0, show_default=True, help="Seed for picking the cases (same seed, same cases)."
+    "--seed",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    help="Seed for picking the cases (same seed, same cases).",
 )
 @click.option(
     "--path",

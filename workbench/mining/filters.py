@@ -11,10 +11,14 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
 
 from ..reference.kinds import CODE_EXTENSIONS, extension, file_kind
-from .history import Commit
+from .history import Commit, LogEntry
 from .queries import build_query, query_key
+
+if TYPE_CHECKING:
+    import pathspec
 
 # Kinds of code file that are not the product's source (the engine's file kinds).
 NOT_SOURCE_KINDS = frozenset({"test", "fixture", "doc", "translation", "migration", "manifest", "script"})
@@ -105,25 +109,74 @@ class MineOptions:
     min_words: int = 3
     with_body: bool = False
 
-    def __post_init__(self) -> None:
-        import pathspec
+    _kinds: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _kinds_of: frozenset[str] = field(default=frozenset(), init=False, repr=False, compare=False)
 
-        self._spec = pathspec.PathSpec.from_lines("gitignore", self.paths) if self.paths else None
+    def __post_init__(self) -> None:
+        self._spec: pathspec.PathSpec | None = None
+        if self.paths:
+            import pathspec
+
+            self._spec = pathspec.PathSpec.from_lines("gitignore", self.paths)
 
     def in_paths(self, path: str) -> bool:
         return self._spec is None or self._spec.match_file(path)
 
+    def path_role(self, path: str) -> str:
+        """``test``, ``source`` or why ``path`` is neither (``not_source_reason``), worked out once per
+        path (and ``extensions``): the same files change again and again over a history."""
+        if self._kinds_of is not self.extensions:
+            self._kinds, self._kinds_of = {}, self.extensions
+        role = self._kinds.get(path)
+        if role is None:
+            role = "test" if is_test(path) else "source" if is_source(path, self) else not_source_reason(path, self)
+            self._kinds[path] = role
+        return role
 
-@dataclass(frozen=True)
+
 class Candidate:
-    """A commit with its files sorted into modified source, added/deleted source and tests, and its query."""
+    """A commit with its files sorted into modified source, added/deleted source and tests, and its
+    query; each worked out the first time a filter (or a case) asks, so a commit an earlier filter
+    drops never pays for the later ones."""
 
-    commit: Commit
-    source: tuple[str, ...]
-    new_or_gone: tuple[str, ...]
-    tests: tuple[str, ...]
-    query: str
-    key: str = field(default="")
+    __slots__ = ("_files", "_key", "_options", "_query", "commit")
+
+    def __init__(self, commit: Commit, options: MineOptions) -> None:
+        self.commit = commit
+        self._options = options
+        self._files: SortedFiles | None = None
+        self._query: str | None = None
+        self._key: str | None = None
+
+    @property
+    def files(self) -> SortedFiles:
+        if self._files is None:
+            self._files = sort_files(self.commit.changes, self._options)
+        return self._files
+
+    @property
+    def source(self) -> tuple[str, ...]:
+        return self.files.source
+
+    @property
+    def new_or_gone(self) -> tuple[str, ...]:
+        return self.files.new_or_gone
+
+    @property
+    def tests(self) -> tuple[str, ...]:
+        return self.files.tests
+
+    @property
+    def query(self) -> str:
+        if self._query is None:
+            self._query = build_query(self.commit.subject, self.commit.body, self._options.with_body)
+        return self._query
+
+    @property
+    def key(self) -> str:
+        if self._key is None:
+            self._key = query_key(self.query)
+        return self._key
 
 
 def is_source(path: str, options: MineOptions) -> bool:
@@ -169,19 +222,28 @@ def sort_files(changes: Iterable[tuple[str, str]], options: MineOptions) -> Sort
     tests: list[str] = []
     dropped: dict[str, str] = {}
     for status, path in changes:
-        if is_test(path):
+        role = options.path_role(path)
+        if role == "test":
             tests.append(path)
-        elif is_source(path, options):
+        elif role == "source":
             (source if status == "M" else gone).append(path)
         else:
-            dropped[path] = not_source_reason(path, options)
+            dropped[path] = role
     return SortedFiles(tuple(sorted(set(source))), tuple(sorted(set(gone))), tuple(sorted(set(tests))), dropped)
 
 
 def classify(commit: Commit, options: MineOptions) -> Candidate:
-    files = sort_files(commit.changes, options)
-    query = build_query(commit.subject, commit.body, options.with_body)
-    return Candidate(commit, files.source, files.new_or_gone, files.tests, query, query_key(query))
+    return Candidate(commit, options)
+
+
+class Listed(Protocol):
+    """What ``git log`` alone says of a commit (a ``LogEntry``, or the ``Commit`` read from it)."""
+
+    @property
+    def parents(self) -> tuple[str, ...]: ...
+
+    @property
+    def odd_paths(self) -> bool: ...
 
 
 Predicate = Callable[[Candidate, MineOptions], bool]  # True keeps the commit
@@ -194,19 +256,40 @@ class Filter:
     keep: Predicate
 
 
+@dataclass(frozen=True)
+class LogFilter:
+    """A filter that needs only what ``git log`` lists (run before the commit object is read)."""
+
+    name: str
+    description: str
+    keep: Callable[[Listed], bool]
+
+
+def _dangles(query: str) -> bool:
+    """Whether ``query`` ends in one of ``_DANGLING``'s words (before trailing punctuation). The
+    pattern is anchored at the end and its longest word has five letters, so only the last five
+    characters before the trailing spaces are searched (``\\b`` still sees the one before)."""
+    text = query.rstrip(" .:;,!?")
+    return _DANGLING.search(text, max(0, len(text.rstrip()) - 5)) is not None
+
+
 def _only_manifests(c: Candidate) -> bool:
     names = [path.rsplit("/", 1)[-1] for path in c.commit.paths()]
     return bool(names) and all(n in MANIFESTS or n.startswith("requirements") for n in names)
 
 
-FILTERS: tuple[Filter, ...] = (
-    Filter(
+# The first filters, in order: they read only the log entry, so a commit they drop is never read.
+LOG_FILTERS: tuple[LogFilter, ...] = (
+    LogFilter(
         "odd-path",
         "a changed file name with a newline, control character or bytes that are not UTF-8",
-        lambda c, o: not c.commit.odd_paths,
+        lambda e: not e.odd_paths,
     ),
-    Filter("merge", "merge commits", lambda c, o: len(c.commit.parents) <= 1),
-    Filter("root", "the first commit (no parent revision to run at)", lambda c, o: len(c.commit.parents) == 1),
+    LogFilter("merge", "merge commits", lambda e: len(e.parents) <= 1),
+    LogFilter("root", "the first commit (no parent revision to run at)", lambda e: len(e.parents) == 1),
+)
+# The rest, in order, after the log filters.
+FILTERS: tuple[Filter, ...] = (
     Filter("bot", "commits by bots", lambda c, o: not (_BOT.search(c.commit.author) or _BOT.search(c.commit.email))),
     Filter(
         "date",
@@ -239,18 +322,39 @@ FILTERS: tuple[Filter, ...] = (
     Filter(
         "dangling-query",
         "the query ends in a preposition or article (left dangling once a reference was cut)",
-        lambda c, o: not _DANGLING.search(c.query.rstrip(" .:;,!?")),
+        lambda c, o: not _dangles(c.query),
     ),
 )
 DUPLICATE = "duplicate-query"  # the last, stateful filter: one case per distinct query
 
 
+def log_failure(listed: Listed) -> str | None:
+    """The name of the first log filter that drops a commit, or None."""
+    for item in LOG_FILTERS:
+        if not item.keep(listed):
+            return item.name
+    return None
+
+
 def first_failure(candidate: Candidate, options: MineOptions) -> str | None:
     """The name of the first filter that drops ``candidate``, or None when it is kept."""
+    failed = log_failure(candidate.commit)
+    if failed is not None:
+        return failed
     for item in FILTERS:
         if not item.keep(candidate, options):
             return item.name
     return None
+
+
+def listed_commits(entries: Iterable[LogEntry], dropped: Counter[str]) -> Iterator[LogEntry]:
+    """The log entries no log filter drops (``dropped`` counts the rest): the commits worth reading."""
+    for entry in entries:
+        reason = log_failure(entry)
+        if reason is None:
+            yield entry
+        else:
+            dropped[reason] += 1
 
 
 def apply_filters(commits: Iterable[Commit], options: MineOptions, dropped: Counter[str]) -> Iterator[Candidate]:
@@ -270,4 +374,4 @@ def apply_filters(commits: Iterable[Commit], options: MineOptions, dropped: Coun
 
 def filter_names() -> list[str]:
     """Every filter name in the order applied (for the dry-run table)."""
-    return [f.name for f in FILTERS] + [DUPLICATE]
+    return [f.name for f in LOG_FILTERS] + [f.name for f in FILTERS] + [DUPLICATE]

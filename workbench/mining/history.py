@@ -42,7 +42,7 @@ class Commit:
 
     @property
     def subject(self) -> str:
-        return self.message.split("\n", 1)[0].strip()
+        return self.message.partition("\n")[0].strip()
 
     @property
     def body(self) -> str:
@@ -61,6 +61,23 @@ class LogEntry:
     sha: str
     parents: tuple[str, ...]
     changes: list[tuple[str, bytes]] = field(default_factory=list)
+    _decoded: tuple[tuple[tuple[str, str], ...], bool] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def decoded(self) -> tuple[tuple[tuple[str, str], ...], bool]:
+        """The changes with their paths as text, and whether any path is odd (``decode_path``)."""
+        if self._decoded is None:
+            changes, odd = [], False
+            for status, path in self.changes:
+                text, strange = decode_path(path)
+                odd = odd or strange
+                changes.append((status, text))
+            self._decoded = tuple(changes), odd
+        return self._decoded
+
+    @property
+    def odd_paths(self) -> bool:
+        return self.decoded[1]
 
 
 def parse_log(tokens: Iterable[bytes]) -> Iterator[LogEntry]:
@@ -131,12 +148,8 @@ def parse_commit_object(data: bytes) -> tuple[str, str, int, str]:
 def to_commit(entry: LogEntry, raw: bytes) -> Commit:
     """One ``Commit`` from its log entry and its raw object."""
     author, email, when, message = parse_commit_object(raw)
-    changes, odd = [], False
-    for status, path in entry.changes:
-        text, strange = decode_path(path)
-        odd = odd or strange
-        changes.append((status, text))
-    return Commit(entry.sha, entry.parents, author, email, when, message, tuple(changes), odd)
+    changes, odd = entry.decoded
+    return Commit(entry.sha, entry.parents, author, email, when, message, changes, odd)
 
 
 def count_commits(git_dir: Path, rev: str = "HEAD") -> int:
@@ -144,41 +157,22 @@ def count_commits(git_dir: Path, rev: str = "HEAD") -> int:
     return int(git_text(git_dir, "rev-list", "--count", rev).strip() or 0)
 
 
-class _PipelinedCatFile(CatFile):
-    """``git cat-file --batch`` asked for a batch of objects at once: one flush and one wait per
-    batch instead of a round trip per commit (the requests, 41 bytes each, stay far below a pipe's
-    buffer, so writing them all before reading cannot block)."""
-
-    def read_many(self, specs: list[str]) -> list[tuple[str, bytes] | None]:
-        self._in.write(b"".join(spec.encode() + b"\n" for spec in specs))
-        self._in.flush()
-        found: list[tuple[str, bytes] | None] = []
-        for _ in specs:
-            header = self._out.readline()
-            if not header:
-                raise GitError(f"{self.git_dir}: git cat-file stopped answering")
-            fields = header.split()
-            if len(fields) != 3:
-                found.append(None)
-                continue
-            data = self._out.read(int(fields[2]))
-            self._out.read(1)
-            found.append((fields[1].decode(), data))
-        return found
-
-
 _BATCH = 256
 
 
-def iter_commits(git_dir: Path, rev: str = "HEAD") -> Iterator[Commit]:
-    """Every commit reachable from ``rev``, newest first, with its changed files (streamed: at
-    most one batch of commits is held at a time)."""
+def log_entries(git_dir: Path, rev: str = "HEAD") -> Iterator[LogEntry]:
+    """What ``git log`` says of every commit reachable from ``rev``, newest first (streamed)."""
     args = ["log", rev, "-z", "--no-renames", "--name-status", "--no-color", "--no-show-signature"]
-    tokens = stream_records(git_dir, [*args, f"--format={_FORMAT}", "--"], b"\0", keep_empty=True)
-    objects = _PipelinedCatFile(git_dir)
+    return parse_log(stream_records(git_dir, [*args, f"--format={_FORMAT}", "--"], b"\0", keep_empty=True))
+
+
+def read_commits(git_dir: Path, entries: Iterable[LogEntry]) -> Iterator[Commit]:
+    """The ``Commit`` of each log entry, its object read through one ``git cat-file --batch``, a batch
+    of entries at a time (streamed: at most one batch is held)."""
+    objects = CatFile(git_dir)
     try:
         batch: list[LogEntry] = []
-        for entry in parse_log(tokens):
+        for entry in entries:
             batch.append(entry)
             if len(batch) >= _BATCH:
                 yield from _commits_of(git_dir, objects, batch)
@@ -188,8 +182,13 @@ def iter_commits(git_dir: Path, rev: str = "HEAD") -> Iterator[Commit]:
         objects.close()
 
 
-def _commits_of(git_dir: Path, objects: _PipelinedCatFile, batch: list[LogEntry]) -> Iterator[Commit]:
+def iter_commits(git_dir: Path, rev: str = "HEAD") -> Iterator[Commit]:
+    """Every commit reachable from ``rev``, newest first, with its changed files (streamed)."""
+    return read_commits(git_dir, log_entries(git_dir, rev))
+
+
+def _commits_of(git_dir: Path, objects: CatFile, batch: list[LogEntry]) -> Iterator[Commit]:
     for entry, found in zip(batch, objects.read_many([e.sha for e in batch]), strict=True):
-        if found is None or found[0] != "commit":
+        if found is None or found[1] != "commit":
             raise GitError(f"{git_dir}: commit {entry.sha} listed by git log cannot be read")
-        yield to_commit(entry, found[1])
+        yield to_commit(entry, found[2])

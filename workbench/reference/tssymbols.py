@@ -11,7 +11,7 @@ from functools import cache
 from typing import Any
 
 from .outline import Import, Outline
-from .tsranges import _go_receiver, tree_ranges
+from .tsranges import Range, _go_receiver, tree_ranges
 
 _TS_DEFS = """
 (class_declaration name: (_) @class)
@@ -138,12 +138,13 @@ def _is_import_alias(node: Any) -> bool:
     )
 
 
-def _assigned_functions(root: Any, grammar: str, known: set[str]) -> list[tuple[str, str, int]]:
-    """Functions the query cannot name but an edit lands in (``tsranges.tree_ranges``): CommonJS
-    ``Command.prototype.parse = function () {}`` (``parse``) and ``key: function () {}`` members of a
-    module-level object literal (``key``), as functions at their first line."""
+def _assigned_functions(ranges: list[Range], known: set[str]) -> list[tuple[str, str, int]]:
+    """Functions the query cannot name but an edit lands in (``ranges``, the tree's
+    ``tsranges.tree_ranges``): CommonJS ``Command.prototype.parse = function () {}`` (``parse``) and
+    ``key: function () {}`` members of a module-level object literal (``key``), as functions at their
+    first line."""
     found: dict[str, int] = {}
-    for name, first, _ in tree_ranges(root, grammar):
+    for name, first, _ in ranges:
         if name not in known:
             found[name] = min(first, found.get(name, first))
     return [(name, "function", first) for name, first in found.items()]
@@ -158,8 +159,9 @@ def tree_outline(source: bytes, ext: str) -> Outline:
     return outline_from_root(parser.parse(source).root_node, grammar)
 
 
-def outline_from_root(root: Any, grammar: str) -> Outline:
-    """The outline of one parsed TS/JS/Go tree (``root``: its root node), as ``tree_outline``."""
+def outline_from_root(root: Any, grammar: str, ranges: list[Range] | None = None) -> Outline:
+    """The outline of one parsed TS/JS/Go tree (``root``: its root node), as ``tree_outline``.
+    ``ranges``: the tree's ``tree_ranges`` when the caller has them (mining needs both)."""
     from tree_sitter import QueryCursor
 
     _, query = _toolkit(grammar)
@@ -175,7 +177,8 @@ def outline_from_root(root: Any, grammar: str) -> Outline:
                 name = f"{owner}.{name}" if owner else name
             outline.symbols.append((name, kind, node.start_point[0] + 1))
     if grammar != "go":
-        outline.symbols += _assigned_functions(root, grammar, {name for name, _, _ in outline.symbols})
+        ranges = tree_ranges(root, grammar) if ranges is None else ranges
+        outline.symbols += _assigned_functions(ranges, {name for name, _, _ in outline.symbols})
     outline.symbols.sort(key=lambda s: s[2])
     imports = sorted(captures.get("import", ()), key=lambda n: n.start_byte)
     outline.imports = [Import(_text(n).strip('"`')) for n in imports]

@@ -1,0 +1,58 @@
+"""The cleaning of a subject skips its prefix and reference patterns when the subject carries none
+of the marks every one of them needs (``queries._marked``): checked here pattern by pattern, on
+subjects built from the pieces those patterns look for. The dangling-query filter searches only a
+query's end, and finds what a search of the whole query finds."""
+
+from __future__ import annotations
+
+import random
+
+from workbench.mining import queries
+
+PATTERNS = [
+    queries._GITMOJI,
+    queries._TAG,
+    queries._CONVENTIONAL,
+    queries._LEADING_REF,
+    queries._CLOSES,
+    queries._REFS,
+    queries._EMPTY_BRACKETS,
+]
+PIECES = [
+    "fix", "Fixes", "feat", "docs", "closes", "see", "refs", "PR", "pr", "pull request", "issue", "GH", "gh", "Gh",
+    "-", "#", "12", "7", ":", "(", ")", "[", "]", "http", "HTTPS", "s://x.org/a/pull/3", "/issues/4", "bug", ",",
+    ".", " ", "\t", "and", "ſ", "K", "İ", "ǅ",
+]  # fmt: skip
+
+
+def test_no_cleaning_pattern_matches_a_subject_without_their_marks() -> None:
+    rng = random.Random(11)
+    plain = 0
+    for _ in range(20_000):
+        subject = "".join(rng.choice(PIECES) for _ in range(rng.randrange(1, 9)))
+        if queries._marked(subject):
+            assert any(mark in subject.lower() for mark in (":", "#", "[", "(", "gh-", "http"))
+            continue
+        plain += 1
+        assert [p.pattern for p in PATTERNS if p.search(subject)] == [], subject
+    assert plain > 2_000  # the check ran on many unmarked subjects, near misses included
+
+
+def test_marked_subjects_are_cleaned_and_plain_ones_only_spaced() -> None:
+    assert queries.clean_subject("fix(core): Handle  empty input (#12).") == "Handle empty input"
+    assert queries.clean_subject("GH-4: handle empty input") == "handle empty input"
+    assert queries.clean_subject("  Handle \t empty input , please.") == "Handle empty input, please"
+
+
+def test_the_dangling_check_searches_only_the_end_and_finds_what_a_full_search_finds() -> None:
+    from workbench.mining.filters import _DANGLING, _dangles
+
+    rng = random.Random(2)
+    pieces = ["for", "of", "into", "About", "x", "foo", "#12", " ", "\t", ".", "!", "İf", "_", "9", "\u3000", "-"]
+    found = 0
+    for _ in range(20_000):
+        query = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 7)))
+        full = _DANGLING.search(query.rstrip(" .:;,!?")) is not None
+        assert _dangles(query) == full, query
+        found += full
+    assert 2_000 < found < 18_000

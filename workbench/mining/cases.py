@@ -1,0 +1,111 @@
+"""Sampled candidates as cases: each gold file read at the parent revision, the query's shape, and
+the definitions the commit's diff edits (``expectedSymbols``).
+
+Gold files come from one ``git cat-file --batch`` process, ``_CASE_BATCH`` cases at a time; the
+diffs of every sampled commit from one ``git diff-tree --stdin``, run in a thread while the first
+gold files are parsed. A gold blob is parsed once for its outline and its ranges
+(``blobs.GoldBlobs``).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from ..corpus.gitio import CatFile
+from ..corpus.sources import GitRepo
+from ..errors import GitError
+from .blobs import GoldBlobs
+from .filters import Candidate
+from .gold_symbols import Change, commit_patches, diff_changes, symbols_of_changes
+from .shapes import names_file, query_shape
+
+_CASE_BATCH = 32
+Gold = list[tuple[str, str, bytes]]  # (blob id, path, bytes) of each gold file of a case
+
+
+def _case(candidate: Candidate, fixture: str, shape: str, symbols: list[str]) -> dict[str, Any]:
+    commit = candidate.commit
+    when = datetime.fromtimestamp(commit.time, tz=UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    case: dict[str, Any] = {
+        "name": f"{fixture}-{commit.sha[:10]}",
+        "query": candidate.query,
+        "repoFixture": fixture,
+        "revision": commit.parents[0],
+        "expectedPrimary": list(candidate.source),
+        **({"expectedSymbols": symbols} if symbols else {}),
+        "shape": shape,
+        "source": {"commit": commit.sha, "date": when, "subject": commit.subject},
+    }
+    if candidate.tests:
+        case["tests"] = list(candidate.tests)
+    return case
+
+
+def shape_cases(repo: GitRepo, picked: list[Candidate], fixture: str) -> list[dict[str, Any]]:
+    """The cases of ``picked``, each with its shape and its ``expectedSymbols`` (gold files read at
+    the parent revision; the commits' diffs from one ``git diff-tree --stdin``, run while the first
+    gold files are parsed).
+
+    For the shape a gold file is parsed only when the query does not already name a file (the
+    shape's first rule); outlines and definition ranges are each computed once per blob id, from one
+    parse of a blob (``blobs.GoldBlobs``). Gold files are read ``_CASE_BATCH`` cases at a time."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    cases = []
+    facts = GoldBlobs()
+    pairs = [(c.commit.sha, c.commit.parents[0]) for c in picked]
+    paths = [path for c in picked for path in c.source]
+    with ThreadPoolExecutor(1) as pool, CatFile(repo.git_dir) as objects:
+        diffs = pool.submit(commit_patches, repo.git_dir, pairs, paths)
+        for start in range(0, len(picked), _CASE_BATCH):
+            batch = picked[start : start + _CASE_BATCH]
+            gold = _gold_blobs(repo, objects, batch)
+            shapes = [_shape(candidate, blobs, facts) for candidate, blobs in zip(batch, gold, strict=True)]
+            patches = diffs.result()
+            for candidate, blobs, shape in zip(batch, gold, shapes, strict=True):
+                changes = diff_changes(patches.get(candidate.commit.sha, ""))
+                cases.append(_case(candidate, fixture, shape, _expected_symbols(blobs, changes, facts)))
+    return cases
+
+
+def _expected_symbols(blobs: Gold, changes: dict[str, list[Change]], facts: GoldBlobs) -> list[str]:
+    """``path:Name`` of the definitions the diff's ``changes`` edit in each gold file, in file order."""
+    return [
+        symbol
+        for blob, path, data in blobs
+        for symbol in symbols_of_changes(path, data, changes.get(path, []), facts.ranges(blob, path, data))
+    ]
+
+
+def _gold_blobs(repo: GitRepo, objects: CatFile, batch: list[Candidate]) -> list[Gold]:
+    """Each candidate's gold files at its parent revision, asked of git cat-file in one go."""
+    specs = [(c, path) for c in batch for path in c.source]
+    found = iter(objects.read_many([f"{c.commit.parents[0]}:{path}" for c, path in specs]))
+    gold: list[Gold] = []
+    for candidate in batch:
+        blobs: Gold = []
+        for path in candidate.source:
+            item = next(found)
+            if item is None or item[1] != "blob":
+                parent = candidate.commit.parents[0]
+                raise GitError(
+                    f"{repo.path}: {path} is missing at {parent[:12]} (commit {candidate.commit.sha[:12]} modifies it)"
+                )
+            blobs.append((item[0], path, item[2]))
+        gold.append(blobs)
+    return gold
+
+
+def _shape(candidate: Candidate, blobs: Gold, facts: GoldBlobs) -> str:
+    """The case's shape; every gold blob's definition ranges are worked out here too, while the
+    parse it shares with the outline is at hand."""
+    gold = list(candidate.source)
+    if names_file(candidate.query, gold):
+        shape = "names-file"
+    else:
+        symbols = set().union(*(facts.names(blob, path, data) for blob, path, data in blobs))
+        shape = query_shape(candidate.query, gold, symbols)
+    for blob, path, data in blobs:
+        facts.ranges(blob, path, data)
+    return shape
