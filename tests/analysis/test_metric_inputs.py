@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from workbench.analysis.metrics import evaluate, input_rows, intern_frames
+from workbench.analysis.metrics import evaluate, intern_frames
 from workbench.errors import UsageError
 
 METRICS = ["P@2", "R@3", "RR", "nDCG@3"]
@@ -55,9 +55,11 @@ def test_every_input_form_scores_the_same(tmp_path: Path) -> None:
 
 
 def test_ranked_lists_and_doc_sets() -> None:
-    rows = input_rows({"q": ["a", "b"]}, "ranking"), input_rows({"q": ["b"]}, "qrels")
-    assert rows == ([("q", "a", 1), ("q", "b", 2)], [("q", "b", 1)])
-    wide = evaluate(*rows, ["RR"]).set_index("case")["value"]
+    from_dicts = intern_frames({"q": ["a", "b"], "empty": []}, {"q": ["b"]})
+    from_rows = intern_frames([("q", "a", 1), ("q", "b", 2)], [("q", "b", 1)])
+    for got, want in zip(from_dicts, from_rows):
+        pd.testing.assert_frame_equal(got, want)
+    wide = evaluate({"q": ["a", "b"]}, {"q": ["b"]}, ["RR"]).set_index("case")["value"]
     assert wide["q"] == 0.5
 
 

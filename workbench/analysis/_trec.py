@@ -1,0 +1,153 @@
+"""TREC run and qrels files as columns, for ``evaluate``.
+
+A run line is ``case Q0 doc rank score tag``, a qrels line ``case iteration doc relevance``; fields
+are split as ``str.split`` splits them, blank lines are skipped, rank is read with ``int`` and
+score and relevance with ``float``. That line-by-line reading (``_by_lines``) is the definition and
+names the first bad line. A plain file (ASCII, fields one space apart) is read by pyarrow's CSV
+reader instead, without a Python object per field: the same values, about ten times faster; any
+line it does not take as well-formed sends the file to the line-by-line reading.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+from itertools import compress
+from operator import itemgetter
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from ..errors import UsageError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# fields a line, and (field, parser) of each number it carries
+_LAYOUT: dict[str, tuple[int, tuple[tuple[int, type], ...]]] = {
+    "ranking": (6, ((3, int), (4, float))),
+    "qrels": (4, ((3, float),)),
+}
+# bytes that make a file not plain: other whitespace ``str.split`` splits on, and the hex prefix
+# pyarrow reads in an integer field (``int`` does not)
+_NOT_PLAIN = (b"\t", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f", b"0x", b"0X")
+_LINES = 65536  # lines split per batch by the line-by-line reading
+
+Columns = tuple["np.ndarray", "np.ndarray", "np.ndarray", list[Any]]  # case runs, run lengths, doc ids, numbers
+
+
+def trec_columns(path: Path, what: str) -> Columns:
+    """Case ids as runs (each run's id and length), doc ids (an object array of str) and the
+    numbers (ranking: rank, score; qrels: relevance) of a TREC file; ``what`` is ``ranking`` or
+    ``qrels``. A UsageError names the file and its first bad line."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read the TREC {what} file ({exc})") from None
+    if data.isascii() and not any(mark in data for mark in _NOT_PLAIN):
+        columns = _by_arrow(data, what)
+        if columns is not None:
+            return columns
+    return _by_lines(path, what, data)
+
+
+def _by_arrow(data: bytes, what: str) -> Columns | None:
+    """The columns through pyarrow's CSV reader; None when a line is not plainly well-formed."""
+    import pyarrow as pa
+    import pyarrow.csv as csv
+
+    width, parsers = _LAYOUT[what]
+    names = [str(i) for i in range(width)]
+    types = {
+        "0": pa.string(),
+        "2": pa.string(),
+        **{str(f): pa.int64() if p is int else pa.float64() for f, p in parsers},
+    }
+    try:
+        table = csv.read_csv(
+            pa.py_buffer(data),
+            read_options=csv.ReadOptions(column_names=names),
+            parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
+            convert_options=csv.ConvertOptions(
+                column_types=types, null_values=[], strings_can_be_null=False, include_columns=list(types)
+            ),
+        )
+    except pa.ArrowInvalid:  # a line with other fields, spaces or numbers: the line-by-line reading decides
+        return None
+    runs, lengths = _runs(table.column("0").combine_chunks())
+    return runs, lengths, table.column("2").to_numpy(), [table.column(str(f)).to_numpy() for f, _ in parsers]
+
+
+def _runs(case: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Runs of equal neighbouring ids of an arrow string array: each run's id and length."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not len(case):
+        return np.empty(0, dtype=object), np.zeros(0, dtype=np.int64)
+    change = pc.not_equal(case.slice(1), case.slice(0, len(case) - 1)).to_numpy(zero_copy_only=False)
+    starts = np.flatnonzero(np.r_[True, change])
+    return case.take(pa.array(starts)).to_numpy(zero_copy_only=False), np.diff(np.r_[starts, len(case)])
+
+
+def _by_lines(path: Path, what: str, data: bytes) -> Columns:
+    """The columns by ``str.split`` of each line, a batch of lines at a time (the field lists of
+    one batch are all that is alive at once), with the garbage collector paused: those lists hold
+    no cycles, and each batch would otherwise set off collections that scan every object the
+    process has (6x the time of the split)."""
+    import numpy as np
+
+    from ._columns import case_runs
+
+    width, parsers = _LAYOUT[what]
+    try:
+        lines = data.decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: cannot read the TREC {what} file ({exc})") from None
+    cases: list[np.ndarray] = []
+    docs: list[np.ndarray] = []
+    numbers: list[list[Any]] = [[] for _ in parsers]
+    with _collector_paused():
+        for start in range(0, len(lines), _LINES):
+            fields = list(map(str.split, lines[start : start + _LINES]))
+            counts = np.fromiter(map(len, fields), dtype=np.int64, count=len(fields))
+            if np.any((counts != width) & (counts > 0)):
+                _first_bad_line(path, what, lines)
+            fields = list(compress(fields, counts))  # blank lines dropped
+            cases.append(np.fromiter(map(itemgetter(0), fields), dtype=object, count=len(fields)))
+            docs.append(np.fromiter(map(itemgetter(2), fields), dtype=object, count=len(fields)))
+            try:
+                for column, (field, parse) in zip(numbers, parsers):
+                    column.extend(map(parse, map(itemgetter(field), fields)))
+            except ValueError:
+                _first_bad_line(path, what, lines)
+    empty = np.empty(0, dtype=object)
+    runs, lengths = case_runs(np.concatenate(cases) if cases else empty)
+    return runs, lengths, np.concatenate(docs) if docs else empty, numbers
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _first_bad_line(path: Path, what: str, lines: list[str]) -> NoReturn:
+    """Raise the error of the first bad line (one line at a time: only on the way to an error)."""
+    width, parsers = _LAYOUT[what]
+    for number, line in enumerate(lines, 1):
+        fields = line.split()
+        if fields and len(fields) != width:
+            raise UsageError(f"{path}:{number}: a TREC {what} line has {width} fields, found {len(fields)}")
+        try:
+            for field, parse in parsers if fields else ():
+                parse(fields[field])
+        except ValueError:
+            raise UsageError(f"{path}:{number}: expected numbers in the TREC {what} line") from None
+    raise AssertionError(f"{path}: no bad line found")
