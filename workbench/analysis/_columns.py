@@ -38,6 +38,10 @@ class Side:
     keys: np.ndarray | None  # int64 hashed keys of the docs (if asked for and every id is a str)
     numbers: list[Any]  # ranking: rank[, score]; qrels: relevance (sequences, converted by the caller)
 
+    @property
+    def runs(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.case_runs, self.run_lengths
+
 
 def side_of(source: Any, what: str, hashed: bool) -> Side:
     """Columns from row tuples, a pytrec_eval-style dict (a run ``{case: {doc: score}}`` or
@@ -94,7 +98,9 @@ def doc_column(batches: Iterable[list[Any]], n: int, hashed: bool) -> tuple[np.n
         docs[start:end] = batch
         keys[start:end] = np.fromiter(map(hash, batch), dtype=np.int64, count=len(batch))
         start = end
-    return docs, keys & ((1 << KEY_BITS) - 1) if types <= {str} else None  # else exact interning decides
+    if not all(issubclass(kind, str) for kind in types):
+        return docs, None  # exact interning decides what equals what
+    return docs, keys & ((1 << KEY_BITS) - 1)
 
 
 def _batches(ids: Iterable[Any]) -> Iterator[list[Any]]:

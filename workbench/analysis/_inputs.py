@@ -196,10 +196,17 @@ def inputs(
     relevance)`` with relevance as floats (checked finite here; > 0 is relevant)."""
     r_case, r_doc, primary = ranked
     q_case, q_doc, relevance = judged
+    gain, keep = judged_gain(cases, docs, q_case, q_doc, relevance)
+    return Inputs(cases, docs, r_case, r_doc, primary, q_case[keep], q_doc[keep], gain[keep])
+
+
+def judged_gain(
+    cases: pd.Index, docs: DocIds, q_case: np.ndarray, q_doc: np.ndarray, relevance: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The qrels' gains, checked (finite, no doc judged twice for a case), and which are relevant (> 0)."""
     gain = _finite(relevance, q_case, cases, "qrels", RELEVANCE)
     _unique_qrels(q_case, q_doc, cases, docs)
-    keep = gain > 0
-    return Inputs(cases, docs, r_case, r_doc, primary, q_case[keep], q_doc[keep], gain[keep])
+    return gain, gain > 0
 
 
 def _ranks(rank: Any, case: np.ndarray, cats: pd.Index) -> np.ndarray:

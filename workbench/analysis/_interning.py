@@ -50,7 +50,7 @@ def hashed_inputs(ranking: Side, qrels: Side, cases: Sequence[Any] | None) -> In
     if ranking.keys is None or qrels.keys is None:
         return None
     numbers = _numbers(ranking, qrels)
-    categories, (r_case, q_case) = case_codes(cases, [ranking, qrels])
+    categories, (r_case, q_case) = case_codes(cases, [ranking.runs, qrels.runs])
     no_missing(r_case, "ranking", CASE)
     no_missing(q_case, "qrels", CASE)
     rank, score, relevance = numbers
@@ -69,7 +69,7 @@ def exact_frames(ranking: Side, qrels: Side, cases: Sequence[Any] | None) -> tup
     import pandas as pd
 
     rank, score, relevance = _numbers(ranking, qrels)
-    case_dtype, (r_case, q_case) = case_codes(cases, [ranking, qrels])
+    case_dtype, (r_case, q_case) = case_codes(cases, [ranking.runs, qrels.runs])
     codes, uniques = pd.factorize(np.concatenate([ranking.docs, qrels.docs]))
     doc_dtype = pd.CategoricalDtype(uniques)
     r_doc, q_doc = codes[: ranking.docs.size], codes[ranking.docs.size :]
@@ -86,35 +86,38 @@ def _categorical(codes: np.ndarray, dtype: pd.CategoricalDtype) -> pd.Categorica
     return pd.Categorical.from_codes(codes, dtype=dtype)
 
 
-def case_codes(first: Sequence[Any] | None, sides: list[Side]) -> tuple[pd.CategoricalDtype, list[np.ndarray]]:
-    """One category per case id (``first`` first, then in order of appearance) and each side's
-    per-row codes (-1: no case), from one factorize of the run ids."""
+def case_codes(
+    first: Sequence[Any] | None, runs: list[tuple[np.ndarray, np.ndarray]]
+) -> tuple[pd.CategoricalDtype, list[np.ndarray]]:
+    """One category per case id (``first`` first, then in order of appearance) and per-row codes
+    (-1: no case) for each ``(run ids, run lengths)``, from one factorize of the run ids."""
     import numpy as np
     import pandas as pd
 
     head = np.fromiter(first or (), dtype=object)
-    codes, uniques = pd.factorize(np.concatenate([head, *(side.case_runs for side in sides)]))
-    bounds = np.cumsum([head.size, *(side.case_runs.size for side in sides)])
+    codes, uniques = pd.factorize(np.concatenate([head, *(ids for ids, _ in runs)]))
+    bounds = np.cumsum([head.size, *(ids.size for ids, _ in runs)])
     return pd.CategoricalDtype(uniques), [
-        np.repeat(codes[a:b], side.run_lengths) for a, b, side in zip(bounds[:-1], bounds[1:], sides)
+        np.repeat(codes[a:b], lengths) for a, b, (_, lengths) in zip(bounds[:-1], bounds[1:], runs)
     ]
 
 
-def _numbers(ranking: Side, qrels: Side) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray]:
-    """Rank (int64 when whole), score (or None) and relevance as arrays; a UsageError names a
-    column that is not numbers."""
-    rank = _ranks(_floats(ranking.numbers[0], "ranking", RANK))
-    score = _floats(ranking.numbers[1], "ranking", SCORE) if len(ranking.numbers) > 1 else None
-    return rank, score, _floats(qrels.numbers[0], "qrels", RELEVANCE)
-
-
-def _floats(values: Any, what: str, column: str) -> np.ndarray:
+def floats(values: Any, what: str, column: str) -> np.ndarray:
+    """``values`` as float64; a UsageError names the column when they are not numbers."""
     import numpy as np
 
     try:
         return np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError, OverflowError) as exc:
         raise UsageError(f"{what}.{column}: expected numbers ({exc})") from None
+
+
+def _numbers(ranking: Side, qrels: Side) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray]:
+    """Rank (int64 when whole), score (or None) and relevance as arrays; a UsageError names a
+    column that is not numbers."""
+    rank = _ranks(floats(ranking.numbers[0], "ranking", RANK))
+    score = floats(ranking.numbers[1], "ranking", SCORE) if len(ranking.numbers) > 1 else None
+    return rank, score, floats(qrels.numbers[0], "qrels", RELEVANCE)
 
 
 def _ranks(values: np.ndarray) -> np.ndarray:

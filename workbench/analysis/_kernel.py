@@ -16,7 +16,19 @@ from ._inputs import DOC, RANK, RELEVANCE, SCORE, DocIds, Inputs, KeyCollision, 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["DOC", "RANK", "RELEVANCE", "SCORE", "Hits", "find_hits", "prepare", "require_columns"]
+__all__ = [
+    "DOC",
+    "RANK",
+    "RELEVANCE",
+    "SCORE",
+    "Hits",
+    "find_hits",
+    "grid_width",
+    "hits",
+    "lower_bound",
+    "prepare",
+    "require_columns",
+]
 
 
 # ---------------------------------------------------------------- kernel
@@ -94,7 +106,7 @@ def find_hits(x: Inputs) -> _Hits:
     starts = np.cumsum(counts) - counts
     pairs = _pairs(case, doc, counts, starts, x.docs.bound)
     lo, hi = pairs.segments(x.q_case)
-    at = _lower_bound(pairs.keys, lo, hi, x.q_doc)
+    at = lower_bound(pairs.keys, lo, hi, x.q_doc)
     found = at < hi
     found[found] = pairs.keys[at[found]] == x.q_doc[found]
     rows = pairs.rows(at[found])
@@ -103,16 +115,25 @@ def find_hits(x: Inputs) -> _Hits:
         _same_ids(x.docs.judged(np.flatnonzero(found)), x.docs.ranked(original(rows)))
         _same_ids(x.docs.ranked(original(pairs.kept)), x.docs.ranked(original(pairs.dropped)))
     position, returned = _positions(case, pairs.dropped, counts, starts)
-    ideal = np.lexsort((-x.gain, x.q_case))
+    return hits(x.q_case, x.gain, found, position(rows), returned)
+
+
+def hits(q_case: np.ndarray, gain: np.ndarray, found: np.ndarray, pos: np.ndarray, returned: np.ndarray) -> _Hits:
+    """The hit table from the relevant qrels (case, gain), which of them were found in the
+    rankings and at what 0-based position, and how many distinct docs each case returned."""
+    import numpy as np
+
+    ideal = np.lexsort((-gain, q_case))
+    n_cases = returned.size
     return _Hits(
-        x.q_case[found],
-        position(rows),
-        x.gain[found],
+        q_case[found],
+        pos,
+        gain[found],
         returned,
-        np.bincount(x.q_case, minlength=n_cases),
-        x.q_case[ideal],
-        _within_case(x.q_case[ideal], n_cases),
-        x.gain[ideal],
+        np.bincount(q_case, minlength=n_cases),
+        q_case[ideal],
+        _within_case(q_case[ideal], n_cases),
+        gain[ideal],
     )
 
 
@@ -123,7 +144,7 @@ def _same_ids(a: np.ndarray, b: np.ndarray) -> None:
         raise KeyCollision
 
 
-def _lower_bound(keys: np.ndarray, lo: np.ndarray, hi: np.ndarray, target: np.ndarray) -> np.ndarray:
+def lower_bound(keys: np.ndarray, lo: np.ndarray, hi: np.ndarray, target: np.ndarray) -> np.ndarray:
     """Per target, the first index in its segment ``[lo, hi)`` of ``keys`` (sorted within each
     segment) holding a key >= the target, or ``hi``: a binary search of every segment at once."""
     import numpy as np
@@ -153,14 +174,21 @@ class _Pairs:
 _PAD_LIMIT = 2.0  # padded cells per ranked row the per-case sort may cost before the flat sort is used
 
 
-def _pairs(case: np.ndarray, doc: np.ndarray, counts: np.ndarray, starts: np.ndarray, bound: int) -> _Pairs:
-    """Sort the doc keys of each case: in a padded matrix when rankings are of similar length."""
+def grid_width(counts: np.ndarray) -> int | None:
+    """The width of a matrix with one row per non-empty case (padded to the longest), or None
+    when padding would cost more than ``_PAD_LIMIT`` cells per row (sort flat instead)."""
     import numpy as np
 
-    width = int(counts.max()) if case.size else 0
-    cells = np.count_nonzero(counts) * width
-    shift = max(width - 1, 0).bit_length()
-    if not case.size or cells > _PAD_LIMIT * case.size or (bound + 1) << shift >= 2**62:
+    rows = int(counts.sum())
+    width = int(counts.max()) if rows else 0
+    return width if rows and np.count_nonzero(counts) * width <= _PAD_LIMIT * rows else None
+
+
+def _pairs(case: np.ndarray, doc: np.ndarray, counts: np.ndarray, starts: np.ndarray, bound: int) -> _Pairs:
+    """Sort the doc keys of each case: in a padded matrix when rankings are of similar length."""
+    width = grid_width(counts)
+    shift = max((width or 0) - 1, 0).bit_length()
+    if width is None or (bound + 1) << shift >= 2**62:
         return _flat_pairs(case, doc, counts, starts, bound)
     return _dense_pairs(case, doc, counts, starts, bound, width, shift)
 

@@ -64,10 +64,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE, METRIC, VALUE
 from ..errors import UsageError
-from ._columns import Side, side_of
-from ._inputs import Inputs, KeyCollision
+from ._columns import side_of
+from ._inputs import KeyCollision
 from ._interning import exact_frames, hashed_inputs
 from ._kernel import Hits, find_hits, prepare, require_columns
+from ._scored_run import is_scored_run, scored_run_hits
 from .registry import MEASURES as REGISTRY
 from .registry import lookup, rank_measures
 
@@ -204,15 +205,16 @@ def evaluate(
     frames = isinstance(ranking, pd.DataFrame), isinstance(qrels, pd.DataFrame)
     if frames == (True, True):
         x = prepare(ranking, qrels, cases)
-        values = _values(x, chosen)
+        case_index, hits = x.cases, find_hits(x)
     elif frames == (False, False):
-        x, values = _from_columns(side_of(ranking, "ranking", True), side_of(qrels, "qrels", True), cases, chosen)
+        case_index, hits = _hits(ranking, qrels, cases)
     else:
         raise UsageError("ranking and qrels must both be DataFrames or both be row tuples (or dicts, or TREC files)")
+    values = np.column_stack([metric_values(m, hits) for m in chosen]) if chosen else np.empty((len(case_index), 0))
     n_cases, n_metrics = values.shape
     return pd.DataFrame(
         {
-            CASE: pd.Categorical.from_codes(np.repeat(np.arange(n_cases), n_metrics), categories=x.cases),
+            CASE: pd.Categorical.from_codes(np.repeat(np.arange(n_cases), n_metrics), categories=case_index),
             METRIC: pd.Categorical.from_codes(
                 np.tile(np.arange(n_metrics), n_cases), categories=[m.label for m in chosen]
             ),
@@ -221,26 +223,23 @@ def evaluate(
     )
 
 
-def _from_columns(
-    ranking: Side, qrels: Side, cases: Sequence[str] | None, chosen: list[Metric]
-) -> tuple[Inputs, np.ndarray]:
-    """Scores keyed by doc hashes; by exact categories when an id is not a str or two ids share a key."""
+def _hits(ranking: Any, qrels: Any, cases: Sequence[str] | None) -> tuple[pd.Index, Hits]:
+    """The hit table from any input form but frames: a scored run dict by its scores alone, else
+    doc ids keyed by their hashes, else (an id not a str, two ids sharing a key) exact categories."""
+    if is_scored_run(ranking):
+        judged = side_of(qrels, "qrels", True)
+        scored = scored_run_hits(ranking, judged, cases)
+        if scored is not None:
+            return scored
+    ranked, judged = side_of(ranking, "ranking", True), side_of(qrels, "qrels", True)
     try:
-        x = hashed_inputs(ranking, qrels, cases)
+        x = hashed_inputs(ranked, judged, cases)
         if x is not None:
-            return x, _values(x, chosen)
+            return x.cases, find_hits(x)
     except KeyCollision:
         pass
-    x = prepare(*exact_frames(ranking, qrels, cases), None)
-    return x, _values(x, chosen)
-
-
-def _values(x: Inputs, chosen: list[Metric]) -> np.ndarray:
-    """One column per metric, one row per case."""
-    import numpy as np
-
-    hits = find_hits(x)
-    return np.column_stack([metric_values(m, hits) for m in chosen]) if chosen else np.empty((len(x.cases), 0))
+    x = prepare(*exact_frames(ranked, judged, cases), None)
+    return x.cases, find_hits(x)
 
 
 def aggregate(frame: pd.DataFrame) -> dict[str, float]:

@@ -1,0 +1,106 @@
+"""A pytrec_eval-style scored run (``{case: {doc: score}}``) scored without reading its doc ids.
+
+A run dict holds each doc of a case once and its scores fix the order, so a judged doc's position
+is the number of docs of its case with a higher score. Its score is one ``dict.get`` per qrel (in
+C, through ``map``), the scores of every case are sorted once, and the positions are binary searches
+in them; the run's doc ids, millions of strings scattered in memory, are never touched. Ties are
+the one thing scores cannot settle (trec_eval breaks them by doc id): when a judged doc shares its
+score with another doc of its case, ``scored_run_hits`` declines and the ids are read after all.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from itertools import chain, repeat
+from typing import TYPE_CHECKING, Any
+
+from ..columns import CASE
+from ._columns import Side
+from ._inputs import RELEVANCE, judged_gain, no_missing, primary_key
+from ._interning import HashedDocs, case_codes, floats
+from ._kernel import Hits, grid_width, hits, lower_bound
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+_EMPTY: dict[Any, float] = {}
+
+
+def is_scored_run(run: Any) -> bool:
+    """A mapping whose every value is a ``{doc: score}`` dict."""
+    return isinstance(run, Mapping) and all(isinstance(docs, dict) for docs in run.values())
+
+
+def scored_run_hits(run: Mapping[Any, dict], qrels: Side, cases: Sequence[Any] | None) -> tuple[pd.Index, Hits] | None:
+    """The case index and hit table of a scored run against the qrels; None when only the ids can
+    settle it (a judged doc tied with another, a doc id the exact path would take for missing, a
+    score or judged id of another type), so that ``evaluate`` reads them."""
+    import numpy as np
+
+    groups = list(run.values())
+    if qrels.keys is None or any(any(map(dict.__contains__, groups, repeat(m))) for m in _missing_ids()):
+        return None
+    lengths = np.fromiter(map(len, groups), dtype=np.int64, count=len(groups))
+    try:
+        scores = np.fromiter(chain.from_iterable(map(dict.values, groups)), np.float64, int(lengths.sum()))
+    except (TypeError, ValueError, OverflowError):
+        return None
+    kept = lengths > 0  # a case with no docs has no rows (``cases`` names such cases)
+    ids = np.fromiter(run, dtype=object, count=len(groups))[kept]
+    dtype, (r_case, q_case) = case_codes(cases, [(ids, lengths[kept]), qrels.runs])
+    relevance = floats(qrels.numbers[0], "qrels", RELEVANCE)
+    no_missing(r_case, "ranking", CASE)
+    no_missing(q_case, "qrels", CASE)
+    categories = dtype.categories
+    primary_key(None, scores, r_case, categories)  # every score finite
+    gain, relevant = judged_gain(categories, HashedDocs(ids[:0], qrels.docs), q_case, qrels.keys, relevance)
+    judged = np.flatnonzero(relevant)
+    case_of = np.repeat(qrels.case_runs, qrels.run_lengths)[judged]
+    score = np.fromiter(
+        map(dict.get, map(run.get, case_of, repeat(_EMPTY)), qrels.docs[judged], repeat(math.nan)),
+        dtype=np.float64,
+        count=judged.size,
+    )
+    found = ~np.isnan(score)
+    lengths = lengths[kept]
+    run_case = r_case[np.cumsum(lengths) - lengths]  # the case of each run
+    run_of = np.full(len(categories), -1, dtype=np.int64)
+    run_of[run_case] = np.arange(run_case.size)
+    above = _higher_scores(scores, lengths, run_of[q_case[judged][found]], score[found])
+    if above is None:
+        return None
+    returned = np.zeros(len(categories), dtype=np.int64)
+    returned[run_case] = lengths
+    return categories, hits(q_case[judged], gain[judged], found, above, returned)
+
+
+def _higher_scores(scores: np.ndarray, lengths: np.ndarray, run: np.ndarray, score: np.ndarray) -> np.ndarray | None:
+    """For each judged doc (its run and score), how many docs of that run score higher: each
+    run's scores sorted (one row of a padded matrix each, or one flat sort when lengths vary
+    widely), then two binary searches per judged doc. None if a judged doc's score is tied."""
+    import numpy as np
+
+    starts = np.cumsum(lengths) - lengths
+    width = grid_width(lengths)
+    if width is not None:  # padding sorts first and is never higher
+        grid = np.full((lengths.size, width), -np.inf)
+        grid[np.repeat(np.arange(lengths.size), lengths), np.arange(scores.size) - np.repeat(starts, lengths)] = scores
+        grid.sort(axis=1)
+        keys, lo = grid.ravel(), run * width
+        hi = lo + width
+    else:
+        keys = scores[np.lexsort((scores, np.repeat(np.arange(lengths.size), lengths)))]
+        lo, hi = starts[run], starts[run] + lengths[run]
+    first = lower_bound(keys, lo, hi, score)
+    after = lower_bound(keys, first, hi, np.nextafter(score, np.inf))
+    return None if np.any(after - first > 1) else hi - after
+
+
+def _missing_ids() -> tuple[Any, ...]:
+    """Ids ``pd.factorize`` takes for no value (exact interning rejects them as a missing doc)."""
+    import numpy as np
+    import pandas as pd
+
+    return (None, math.nan, np.nan, pd.NA, pd.NaT)
