@@ -112,17 +112,27 @@ def _write_trec(run: dict, judged: dict, folder: Path, sep: str = " ") -> tuple[
     return run_file, qrels_file
 
 
+def _hashed(ranking: object, qrels: object) -> None:
+    """Scored by hashed keys, not fallen back to exact interning (which gives the same scores)."""
+    inputs = hashed_inputs(side_of(ranking, "ranking", True), side_of(qrels, "qrels", True), None)
+    assert inputs is not None
+    find_hits(inputs)  # raises KeyCollision if ids of one key differ
+
+
 @pytest.mark.parametrize("scored", [False, True])
 def test_rows_frames_dicts_and_trec_files_agree_on_random_runs(tmp_path: Path, scored: bool) -> None:
     ranking, qrels = random_data(seed=21 + scored, graded=True, scored=scored)  # duplicates and ties
     exact = evaluate(*intern_frames(ranking, qrels), ALL, k=5)
+    _hashed(ranking, qrels)
     pd.testing.assert_frame_equal(evaluate(ranking, qrels, ALL, k=5), exact)
     run, judged = _run_and_judged(ranking, qrels)  # each doc once per case, with a score
     rows = [(c, d, r, s) for c, docs in run.items() for r, (d, s) in enumerate(docs.items(), 1)]
     want = evaluate(rows, qrels, ALL, k=5)
     pd.testing.assert_frame_equal(evaluate(run, judged, ALL, k=5), want)
     for sep in (" ", "\t"):  # plain (pyarrow's reader) and not (line by line)
-        pd.testing.assert_frame_equal(evaluate(*_write_trec(run, judged, tmp_path, sep), ALL, k=5), want)
+        files = _write_trec(run, judged, tmp_path, sep)
+        _hashed(*files)
+        pd.testing.assert_frame_equal(evaluate(*files, ALL, k=5), want)
 
 
 def _untied_run(seed: int) -> tuple[dict, dict]:
@@ -193,8 +203,7 @@ def test_dict_forms() -> None:
 def test_plain_trec_files_read_the_same_by_arrow_and_by_lines(tmp_path: Path) -> None:
     run, judged = _run_and_judged(*random_data(seed=9, graded=True, scored=True))
     for path, what in zip(_write_trec(run, judged, tmp_path), ["ranking", "qrels"]):
-        data = path.read_bytes()
-        fast, slow = trec_reader._by_arrow(data, what), trec_reader._by_lines(path, what, data)
+        fast, slow = trec_reader._by_arrow(path, what), trec_reader._by_lines(path, what, path.read_bytes())
         assert fast is not None
         for a, b in zip(fast[:3], slow[:3]):
             assert a.tolist() == b.tolist()

@@ -34,7 +34,7 @@ class Side:
     what: str  # "ranking" or "qrels"
     case_runs: np.ndarray  # object: the case id of each run of rows
     run_lengths: np.ndarray  # int64: rows per run (> 0)
-    docs: np.ndarray  # object: the doc id of each row
+    docs: Any  # the doc id of each row: an object array, or an arrow string array (TREC files)
     keys: np.ndarray | None  # int64 hashed keys of the docs (if asked for and every id is a str)
     numbers: list[Any]  # ranking: rank[, score]; qrels: relevance (sequences, converted by the caller)
 
@@ -140,6 +140,45 @@ def _group(case: Any, docs: Any, what: str) -> Any:
 
 
 def _trec_side(path: Path, what: str, hashed: bool) -> Side:
+    import numpy as np
+
     runs, lengths, ids, numbers = trec_columns(path, what)
-    docs, keys = doc_column(_batches(ids), ids.size, hashed)
-    return Side(what, runs, lengths, docs, keys, numbers)
+    if isinstance(ids, np.ndarray):  # read line by line
+        docs, keys = doc_column(_batches(ids), ids.size, hashed)
+        return Side(what, runs, lengths, docs, keys, numbers)
+    if not hashed:
+        return Side(what, runs, lengths, ids.to_numpy(zero_copy_only=False), None, numbers)
+    return Side(what, runs, lengths, ids, utf8_keys(ids), numbers)
+
+
+_MIX = (0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53)  # MurmurHash3's 64-bit finalizer constants
+
+
+def utf8_keys(ids: Any) -> np.ndarray:
+    """Keys of the strings of an arrow string array, from their UTF-8 bytes, without a Python
+    object per string: each 8-byte word of a string (the last one zero-padded) is xored into its
+    hash and mixed (MurmurHash3's finalizer), the length first; masked to ``KEY_BITS``."""
+    import numpy as np
+
+    offsets = np.frombuffer(ids.buffers()[1], dtype=np.int32)[ids.offset : ids.offset + len(ids) + 1]
+    data = np.frombuffer(ids.buffers()[2], dtype=np.uint8)[: offsets[-1]]
+    padded = np.concatenate([data, np.zeros(8, dtype=np.uint8)])
+    words = np.ndarray(shape=(max(padded.size - 7, 0),), dtype="<u8", buffer=padded, strides=(1,))  # at every byte
+    masks = np.array([(1 << 8 * n) - 1 for n in range(8)] + [2**64 - 1], dtype=np.uint64)
+    start, length = offsets[:-1].astype(np.int64), np.diff(offsets).astype(np.int64)
+    keys = _mixed(length.astype(np.uint64))
+    for at in range(0, int(length.max(initial=0)), 8):
+        live = slice(None) if at < length.min() else np.flatnonzero(length > at)
+        word = words[start[live] + at] & masks[np.minimum(length[live] - at, 8)]
+        keys[live] = _mixed(keys[live] ^ word)
+    return (keys & np.uint64((1 << KEY_BITS) - 1)).astype(np.int64)
+
+
+def _mixed(x: np.ndarray) -> np.ndarray:
+    import numpy as np
+
+    x = x ^ (x >> np.uint64(33))
+    x *= np.uint64(_MIX[0])
+    x ^= x >> np.uint64(33)
+    x *= np.uint64(_MIX[1])
+    return x ^ (x >> np.uint64(33))

@@ -61,9 +61,10 @@ class Inputs:
     r_case: np.ndarray
     r_doc: np.ndarray
     primary: np.ndarray  # ascending = better: rank, or -score
-    q_case: np.ndarray
+    q_case: np.ndarray  # the relevant qrels (gain > 0) only
     q_doc: np.ndarray
     gain: np.ndarray
+    q_rows: np.ndarray  # the row of each in the qrels given (what ``DocIds.judged`` takes)
 
 
 @dataclass
@@ -194,10 +195,12 @@ def inputs(
 ) -> Inputs:
     """``Inputs`` from coded columns: ranked ``(case, doc, primary_key)``, judged ``(case, doc,
     relevance)`` with relevance as floats (checked finite here; > 0 is relevant)."""
+    import numpy as np
+
     r_case, r_doc, primary = ranked
     q_case, q_doc, relevance = judged
     gain, keep = judged_gain(cases, docs, q_case, q_doc, relevance)
-    return Inputs(cases, docs, r_case, r_doc, primary, q_case[keep], q_doc[keep], gain[keep])
+    return Inputs(cases, docs, r_case, r_doc, primary, q_case[keep], q_doc[keep], gain[keep], np.flatnonzero(keep))
 
 
 def judged_gain(

@@ -27,22 +27,30 @@ if TYPE_CHECKING:
 class HashedDocs:
     """Hashed keys (``_columns.doc_column``) with the ids behind them, per ranking and qrels row."""
 
-    r_ids: np.ndarray
-    q_ids: np.ndarray
+    r_ids: Any  # an object array, or an arrow string array
+    q_ids: Any
     bound: int = 1 << KEY_BITS
     exact: bool = False
 
     def ranked(self, rows: np.ndarray) -> np.ndarray:
-        return self.r_ids[rows]
+        return _take(self.r_ids, rows)
 
     def judged(self, rows: np.ndarray) -> np.ndarray:
-        return self.q_ids[rows]
+        return _take(self.q_ids, rows)
 
     def text_rank(self, rows: np.ndarray) -> np.ndarray:
         import pandas as pd
 
-        codes, uniques = pd.factorize(self.r_ids[rows])
+        codes, uniques = pd.factorize(_take(self.r_ids, rows))
         return string_ranks(uniques)[codes]
+
+
+def _take(ids: Any, rows: np.ndarray) -> np.ndarray:
+    """These rows of doc ids (an object array, or an arrow array) as an object array."""
+    import numpy as np
+    import pyarrow as pa
+
+    return ids[rows] if isinstance(ids, np.ndarray) else ids.take(pa.array(rows)).to_numpy(zero_copy_only=False)
 
 
 def hashed_inputs(ranking: Side, qrels: Side, cases: Sequence[Any] | None) -> Inputs | None:

@@ -112,7 +112,7 @@ def find_hits(x: Inputs) -> _Hits:
     rows = pairs.rows(at[found])
     if not x.docs.exact:  # hashed keys: every pair of rows taken for one doc must hold one id
         original = (lambda r: r) if order is None else order.__getitem__
-        _same_ids(x.docs.judged(np.flatnonzero(found)), x.docs.ranked(original(rows)))
+        _same_ids(x.docs.judged(x.q_rows[found]), x.docs.ranked(original(rows)))
         _same_ids(x.docs.ranked(original(pairs.kept)), x.docs.ranked(original(pairs.dropped)))
     position, returned = _positions(case, pairs.dropped, counts, starts)
     return hits(x.q_case, x.gain, found, position(rows), returned)

@@ -3,9 +3,9 @@
 A run line is ``case Q0 doc rank score tag``, a qrels line ``case iteration doc relevance``; fields
 are split as ``str.split`` splits them, blank lines are skipped, rank is read with ``int`` and
 score and relevance with ``float``. That line-by-line reading (``_by_lines``) is the definition and
-names the first bad line. A plain file (ASCII, fields one space apart) is read by pyarrow's CSV
-reader instead, without a Python object per field: the same values, about ten times faster; any
-line it does not take as well-formed sends the file to the line-by-line reading.
+names the first bad line. A plain file (printable ASCII fields one space apart, decimal ranks) is
+read by pyarrow's CSV reader instead, without a Python object per field: the same values, ten
+times faster; a file it does not take as plainly well-formed is read line by line.
 """
 
 from __future__ import annotations
@@ -28,54 +28,70 @@ _LAYOUT: dict[str, tuple[int, tuple[tuple[int, type], ...]]] = {
     "ranking": (6, ((3, int), (4, float))),
     "qrels": (4, ((3, float),)),
 }
-# bytes that make a file not plain: other whitespace ``str.split`` splits on, and the hex prefix
-# pyarrow reads in an integer field (``int`` does not)
-_NOT_PLAIN = (b"\t", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f", b"0x", b"0X")
 _LINES = 65536  # lines split per batch by the line-by-line reading
 
-Columns = tuple["np.ndarray", "np.ndarray", "np.ndarray", list[Any]]  # case runs, run lengths, doc ids, numbers
+Columns = tuple["np.ndarray", "np.ndarray", Any, list[Any]]  # case runs, run lengths, doc ids, numbers
 
 
 def trec_columns(path: Path, what: str) -> Columns:
-    """Case ids as runs (each run's id and length), doc ids (an object array of str) and the
-    numbers (ranking: rank, score; qrels: relevance) of a TREC file; ``what`` is ``ranking`` or
-    ``qrels``. A UsageError names the file and its first bad line."""
+    """Case ids as runs (each run's id and length), doc ids (an arrow string array, or an object
+    array of str when read line by line) and the numbers (ranking: rank, score; qrels: relevance)
+    of a TREC file; ``what`` is ``ranking`` or ``qrels``. A UsageError names the file and its first
+    bad line."""
     try:
-        data = path.read_bytes()
+        with path.open("rb"):  # the reading error, as open() words it
+            pass
+        columns = _by_arrow(path, what)
     except OSError as exc:
         raise UsageError(f"{path}: cannot read the TREC {what} file ({exc})") from None
-    if data.isascii() and not any(mark in data for mark in _NOT_PLAIN):
-        columns = _by_arrow(data, what)
-        if columns is not None:
-            return columns
-    return _by_lines(path, what, data)
+    return columns if columns is not None else _by_lines(path, what, path.read_bytes())
 
 
-def _by_arrow(data: bytes, what: str) -> Columns | None:
-    """The columns through pyarrow's CSV reader; None when a line is not plainly well-formed."""
+def _by_arrow(path: Path, what: str) -> Columns | None:
+    """The columns through pyarrow's CSV reader (every field as a string but score and relevance);
+    None when a line is not plainly well-formed: not 1 space between fields, a byte that is not
+    printable ASCII in a field, a rank that is not decimal digits."""
     import pyarrow as pa
+    import pyarrow.compute as pc
     import pyarrow.csv as csv
 
     width, parsers = _LAYOUT[what]
     names = [str(i) for i in range(width)]
-    types = {
-        "0": pa.string(),
-        "2": pa.string(),
-        **{str(f): pa.int64() if p is int else pa.float64() for f, p in parsers},
-    }
+    texts = [name for name in names if (int(name), float) not in parsers]
+    types = {name: pa.string() if name in texts else pa.float64() for name in names}
     try:
         table = csv.read_csv(
-            pa.py_buffer(data),
+            pa.memory_map(str(path)),
             read_options=csv.ReadOptions(column_names=names),
             parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
-            convert_options=csv.ConvertOptions(
-                column_types=types, null_values=[], strings_can_be_null=False, include_columns=list(types)
-            ),
+            convert_options=csv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False),
         )
+        if not all(_bytes_within(table.column(name), 0x21, 0x7F) for name in texts):
+            return None
+        numbers = [table.column(str(field)) for field, _ in parsers]
+        if parsers[0][1] is int:  # pyarrow would read "0x10" as 16; int() does not
+            numbers[0] = pc.cast(numbers[0], pa.int64()) if _bytes_within(numbers[0], 0x2D, 0x3A) else None
+        if any(column is None for column in numbers):
+            return None
+        case, docs = table.column("0").combine_chunks(), table.column("2").combine_chunks()
     except pa.ArrowInvalid:  # a line with other fields, spaces or numbers: the line-by-line reading decides
         return None
-    runs, lengths = _runs(table.column("0").combine_chunks())
-    return runs, lengths, table.column("2").to_numpy(), [table.column(str(f)).to_numpy() for f, _ in parsers]
+    runs, lengths = _runs(case)
+    return runs, lengths, docs, [column.to_numpy() for column in numbers]
+
+
+def _bytes_within(column: Any, low: int, high: int) -> bool:
+    """Every byte of the strings of an arrow string column is in ``[low, high)``."""
+    import numpy as np
+
+    for chunk in column.chunks:
+        if not len(chunk):
+            continue
+        offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32)[chunk.offset : chunk.offset + len(chunk) + 1]
+        data = np.frombuffer(chunk.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
+        if data.size and (data.min() < low or data.max() >= high):
+            return False
+    return True
 
 
 def _runs(case: Any) -> tuple[np.ndarray, np.ndarray]:
