@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 import pytrec_eval
 
@@ -225,3 +226,15 @@ def test_bad_trec_lines_after_a_good_one(tmp_path: Path, line: str, message: str
     run.write_text(f"q Q0 b 1 2.0 tag\n{line}\n", encoding="utf-8")
     with pytest.raises(UsageError, match=message):
         evaluate(run, {"q": ["a"]}, ["RR"])
+
+
+def test_utf8_keys_are_equal_exactly_for_equal_strings() -> None:
+    words = ["", "a", "ab", "abcdefgh", "abcdefghi", "abcdefgh\x00", "src/f1.py", "src/f10.py", "é", "ü" * 9]
+    arrow = pa.array(["pad", *words, *words]).slice(1)  # offsets not starting at 0
+    keys = _columns.utf8_keys(arrow)
+    n = len(words)
+    assert keys[:n].tolist() == keys[n:].tolist()
+    assert len(set(keys[:n].tolist())) == n
+    assert keys.min() >= 0 and keys.max() < 1 << _columns.KEY_BITS
+    assert _columns.utf8_keys(pa.array([], type=pa.string())).size == 0
+    assert _columns.utf8_keys(pa.array(["", ""])).tolist() == [keys[0]] * 2

@@ -14,9 +14,12 @@ Input frames (what the runner produces; ``intern_frames`` builds them):
 
 Frames whose categories differ, or plain string columns, are accepted and recoded.
 ``evaluate`` also takes row tuples, pytrec_eval-style dicts (``{case: {doc: score}}``,
-``{case: [docs]}``; qrels ``{case: {doc: relevance}}``) and TREC run/qrels file paths
-(``input_rows``); every form gives the same scores. Interning factorizes each id column
-once (``pd.factorize``), a C pass, not a Python loop per row.
+``{case: [docs]}``; qrels ``{case: {doc: relevance}}``) and TREC run/qrels file paths;
+every form gives the same scores. None of them runs bytecode per row (``_columns``,
+``_trec``), and none interns doc ids into categories: a doc only meets the docs of its
+own case, so each is keyed by its string hash, checked id by id where two rows are taken
+for one doc (``_interning``); a scored run dict is scored from its scores alone
+(``_scored_run``). ``intern_frames`` does build categories, for frames people read.
 
 Rules (trec_eval's, except where said):
 
