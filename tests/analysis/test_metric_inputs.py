@@ -206,9 +206,9 @@ def test_plain_trec_files_read_the_same_by_arrow_and_by_lines(tmp_path: Path) ->
     for path, what in zip(_write_trec(run, judged, tmp_path), ["ranking", "qrels"]):
         fast, slow = trec_reader._by_arrow(path, what), trec_reader._by_lines(path, what, path.read_bytes())
         assert fast is not None
-        for a, b in zip(fast[:3], slow[:3]):
-            assert a.tolist() == b.tolist()
-        for a, b in zip(fast[3], slow[3]):
+        for a, b in zip(fast[:2], slow[:2]):
+            assert a.to_pylist() == b.tolist()
+        for a, b in zip(fast[2], slow[2]):
             assert np.asarray(a, dtype=float).tolist() == np.asarray(b, dtype=float).tolist()
 
 

@@ -144,13 +144,27 @@ def _group(case: Any, docs: Any, what: str) -> Any:
 def _trec_side(path: Path, what: str, hashed: bool) -> Side:
     import numpy as np
 
-    runs, lengths, ids, numbers = trec_columns(path, what)
+    cases, ids, numbers = trec_columns(path, what)
     if isinstance(ids, np.ndarray):  # read line by line
         docs, keys = doc_column(_batches(ids), ids.size, hashed)
-        return Side(what, runs, lengths, docs, keys, numbers)
+        return Side(what, *case_runs(cases), docs, keys, numbers)
+    runs = _arrow_runs(cases)
     if not hashed:
-        return Side(what, runs, lengths, ids.to_numpy(zero_copy_only=False), None, numbers)
-    return Side(what, runs, lengths, ids, utf8_keys(ids), numbers)
+        return Side(what, *runs, ids.to_numpy(zero_copy_only=False), None, numbers)
+    return Side(what, *runs, ids, utf8_keys(ids), numbers)
+
+
+def _arrow_runs(cases: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``case_runs`` of an arrow string array: compared there, only the run ids made Python strings."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not len(cases):
+        return np.empty(0, dtype=object), np.zeros(0, dtype=np.int64)
+    change = pc.not_equal(cases.slice(1), cases.slice(0, len(cases) - 1)).to_numpy(zero_copy_only=False)
+    starts = np.flatnonzero(np.r_[True, change])
+    return cases.take(pa.array(starts)).to_numpy(zero_copy_only=False), np.diff(np.r_[starts, len(cases)])
 
 
 _MIX = (0xFF51AFD7ED558CCD, 0xC4CEB9FE1A85EC53)  # MurmurHash3's 64-bit finalizer constants

@@ -30,14 +30,14 @@ _LAYOUT: dict[str, tuple[int, tuple[tuple[int, type], ...]]] = {
 }
 _LINES = 65536  # lines split per batch by the line-by-line reading
 
-Columns = tuple["np.ndarray", "np.ndarray", Any, list[Any]]  # case runs, run lengths, doc ids, numbers
+# case ids and doc ids (both arrow string arrays, or object arrays when read line by line), numbers
+Columns = tuple[Any, Any, list[Any]]
 
 
 def trec_columns(path: Path, what: str) -> Columns:
-    """Case ids as runs (each run's id and length), doc ids (an arrow string array, or an object
-    array of str when read line by line) and the numbers (ranking: rank, score; qrels: relevance)
-    of a TREC file; ``what`` is ``ranking`` or ``qrels``. A UsageError names the file and its first
-    bad line."""
+    """Case ids and doc ids (arrow string arrays, or object arrays of str when read line by line)
+    and the numbers (ranking: rank, score; qrels: relevance) of a TREC file; ``what`` is
+    ``ranking`` or ``qrels``. A UsageError names the file and its first bad line."""
     try:
         with path.open("rb"):  # the reading error, as open() words it
             pass
@@ -73,11 +73,10 @@ def _by_arrow(path: Path, what: str) -> Columns | None:
             numbers[0] = pc.cast(numbers[0], pa.int64()) if _bytes_within(numbers[0], 0x2D, 0x3A) else None
         if any(column is None for column in numbers):
             return None
-        case, docs = table.column("0").combine_chunks(), table.column("2").combine_chunks()
+        cases, docs = table.column("0").combine_chunks(), table.column("2").combine_chunks()
     except pa.ArrowInvalid:  # a line with other fields, spaces or numbers: the line-by-line reading decides
         return None
-    runs, lengths = _runs(case)
-    return runs, lengths, docs, [column.to_numpy() for column in numbers]
+    return cases, docs, [column.to_numpy() for column in numbers]
 
 
 def _bytes_within(column: Any, low: int, high: int) -> bool:
@@ -94,27 +93,12 @@ def _bytes_within(column: Any, low: int, high: int) -> bool:
     return True
 
 
-def _runs(case: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Runs of equal neighbouring ids of an arrow string array: each run's id and length."""
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if not len(case):
-        return np.empty(0, dtype=object), np.zeros(0, dtype=np.int64)
-    change = pc.not_equal(case.slice(1), case.slice(0, len(case) - 1)).to_numpy(zero_copy_only=False)
-    starts = np.flatnonzero(np.r_[True, change])
-    return case.take(pa.array(starts)).to_numpy(zero_copy_only=False), np.diff(np.r_[starts, len(case)])
-
-
 def _by_lines(path: Path, what: str, data: bytes) -> Columns:
     """The columns by ``str.split`` of each line, a batch of lines at a time (the field lists of
     one batch are all that is alive at once), with the garbage collector paused: those lists hold
     no cycles, and each batch would otherwise set off collections that scan every object the
     process has (6x the time of the split)."""
     import numpy as np
-
-    from ._columns import case_runs
 
     width, parsers = _LAYOUT[what]
     try:
@@ -139,8 +123,7 @@ def _by_lines(path: Path, what: str, data: bytes) -> Columns:
             except ValueError:
                 _first_bad_line(path, what, lines)
     empty = np.empty(0, dtype=object)
-    runs, lengths = case_runs(np.concatenate(cases) if cases else empty)
-    return runs, lengths, np.concatenate(docs) if docs else empty, numbers
+    return np.concatenate(cases) if cases else empty, np.concatenate(docs) if docs else empty, numbers
 
 
 @contextmanager
