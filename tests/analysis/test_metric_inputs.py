@@ -146,13 +146,16 @@ def _untied_run(seed: int) -> tuple[dict, dict]:
     return run, judged
 
 
-def test_a_scored_run_dict_is_scored_from_its_scores() -> None:
+def test_a_scored_run_dict_is_scored_from_its_scores(tmp_path: Path) -> None:
     run, judged = _untied_run(seed=5)
     assert scored_run_hits(run, side_of(judged, "qrels", True), None) is not None  # no id read
     rows = [(c, d, r, s) for c, docs in run.items() for r, (d, s) in enumerate(docs.items(), 1)]
     qrels = [(c, d, rel) for c, docs in judged.items() for d, rel in docs.items()]
     got = evaluate(run, judged, ALL, k=5)
     pd.testing.assert_frame_equal(got, evaluate(rows, qrels, ALL, k=5))
+    qrels_file = tmp_path / "qrels.trec"  # forms mix: a run dict with a qrels file
+    qrels_file.write_text("".join(f"{c} 0 {d} {rel}\n" for c, d, rel in qrels))
+    pd.testing.assert_frame_equal(evaluate(run, qrels_file, ALL, k=5), got)
     wide = got.pivot(index="case", columns="metric", values="value")
     theirs = pytrec_eval.RelevanceEvaluator(judged, {"P_5", "recall_20", "recip_rank", "ndcg_cut_10"}).evaluate(run)
     scored = [c for c in theirs if c in run and any(rel > 0 for rel in judged[c].values())]

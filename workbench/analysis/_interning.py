@@ -33,19 +33,19 @@ class HashedDocs:
     exact: bool = False
 
     def ranked(self, rows: np.ndarray) -> np.ndarray:
-        return _take(self.r_ids, rows)
+        return take(self.r_ids, rows)
 
     def judged(self, rows: np.ndarray) -> np.ndarray:
-        return _take(self.q_ids, rows)
+        return take(self.q_ids, rows)
 
     def text_rank(self, rows: np.ndarray) -> np.ndarray:
         import pandas as pd
 
-        codes, uniques = pd.factorize(_take(self.r_ids, rows))
+        codes, uniques = pd.factorize(take(self.r_ids, rows))
         return string_ranks(uniques)[codes]
 
 
-def _take(ids: Any, rows: np.ndarray) -> np.ndarray:
+def take(ids: Any, rows: np.ndarray) -> np.ndarray:
     """These rows of doc ids (an object array, or an arrow array) as an object array."""
     import numpy as np
     import pyarrow as pa

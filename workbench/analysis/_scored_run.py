@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..columns import CASE
 from ._columns import Side
 from ._inputs import RELEVANCE, judged_gain, no_missing, primary_key
-from ._interning import HashedDocs, case_codes, floats
+from ._interning import HashedDocs, case_codes, floats, take
 from ._kernel import Hits, grid_width, hits, lower_bound
 
 if TYPE_CHECKING:
@@ -48,23 +48,20 @@ def scored_run_hits(run: Mapping[Any, dict], qrels: Side, cases: Sequence[Any] |
     except (TypeError, ValueError, OverflowError):
         return None
     kept = lengths > 0  # a case with no docs has no rows (``cases`` names such cases)
-    ids = np.fromiter(run, dtype=object, count=len(groups))[kept]
-    dtype, (r_case, q_case) = case_codes(cases, [(ids, lengths[kept]), qrels.runs])
-    relevance = floats(qrels.numbers[0], "qrels", RELEVANCE)
-    no_missing(r_case, "ranking", CASE)
-    no_missing(q_case, "qrels", CASE)
-    categories = dtype.categories
-    primary_key(None, scores, r_case, categories)  # every score finite
-    gain, relevant = judged_gain(categories, HashedDocs(ids[:0], qrels.docs), q_case, qrels.keys, relevance)
-    judged = np.flatnonzero(relevant)
-    case_of = np.repeat(qrels.case_runs, qrels.run_lengths)[judged]
-    score = np.fromiter(
-        map(dict.get, map(run.get, case_of, repeat(_EMPTY)), qrels.docs[judged], repeat(math.nan)),
+    ids, lengths = np.fromiter(run, dtype=object, count=len(groups))[kept], lengths[kept]
+    categories, r_case, q_case, gain = _checked(scores, (ids, lengths), qrels, cases)
+    judged = np.flatnonzero(gain > 0)
+    score = np.fromiter(  # each judged doc's score in the run, NaN where the run lacks it
+        map(
+            dict.get,
+            map(run.get, np.repeat(qrels.case_runs, qrels.run_lengths)[judged], repeat(_EMPTY)),
+            take(qrels.docs, judged),
+            repeat(math.nan),
+        ),
         dtype=np.float64,
         count=judged.size,
     )
     found = ~np.isnan(score)
-    lengths = lengths[kept]
     run_case = r_case[np.cumsum(lengths) - lengths]  # the case of each run
     run_of = np.full(len(categories), -1, dtype=np.int64)
     run_of[run_case] = np.arange(run_case.size)
@@ -74,6 +71,22 @@ def scored_run_hits(run: Mapping[Any, dict], qrels: Side, cases: Sequence[Any] |
     returned = np.zeros(len(categories), dtype=np.int64)
     returned[run_case] = lengths
     return categories, hits(q_case[judged], gain[judged], found, above, returned)
+
+
+def _checked(
+    scores: np.ndarray, runs: tuple[np.ndarray, np.ndarray], qrels: Side, cases: Sequence[Any] | None
+) -> tuple[pd.Index, np.ndarray, np.ndarray, np.ndarray]:
+    """Case categories and codes of the run's rows and the qrels, and the gains, after the checks
+    (and with the errors) of every other input form."""
+    categories, (r_case, q_case) = case_codes(cases, [runs, qrels.runs])
+    relevance = floats(qrels.numbers[0], "qrels", RELEVANCE)
+    no_missing(r_case, "ranking", CASE)
+    no_missing(q_case, "qrels", CASE)
+    primary_key(None, scores, r_case, categories.categories)  # every score finite
+    assert qrels.keys is not None  # hashed: every judged id is a str
+    judged = HashedDocs(runs[0][:0], qrels.docs)
+    gain, _ = judged_gain(categories.categories, judged, q_case, qrels.keys, relevance)
+    return categories.categories, r_case, q_case, gain
 
 
 def _higher_scores(scores: np.ndarray, lengths: np.ndarray, run: np.ndarray, score: np.ndarray) -> np.ndarray | None:
