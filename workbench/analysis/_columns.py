@@ -115,7 +115,7 @@ def _mapping_side(source: Mapping, what: str, hashed: bool) -> Side:
     import numpy as np
 
     groups = {case: _group(case, docs, what) for case, docs in source.items()}
-    valued = [isinstance(docs, Mapping) for docs in groups.values()]
+    valued = [type(docs) is dict or isinstance(docs, Mapping) for docs in groups.values()]
     if what == "ranking" and len(set(valued)) > 1:
         raise UsageError(f"ranking rows must be {_SHAPES['ranking']} tuples")
     lengths = np.fromiter(map(len, groups.values()), dtype=np.int64, count=len(groups))
@@ -133,6 +133,8 @@ def _mapping_side(source: Mapping, what: str, hashed: bool) -> Side:
 
 
 def _group(case: Any, docs: Any, what: str) -> Any:
+    if type(docs) is dict or type(docs) is list:  # the usual forms, without abstract-class checks
+        return docs
     if isinstance(docs, str):
         raise UsageError(f"{what}: case {case!r} needs a collection of docs or {{doc: value}}, not a string")
     return docs if isinstance(docs, Sized) else list(docs)

@@ -98,16 +98,22 @@ def case_codes(
     first: Sequence[Any] | None, runs: list[tuple[np.ndarray, np.ndarray]]
 ) -> tuple[pd.CategoricalDtype, list[np.ndarray]]:
     """One category per case id (``first`` first, then in order of appearance) and per-row codes
-    (-1: no case) for each ``(run ids, run lengths)``, from one factorize of the run ids."""
+    (-1: no case) for each ``(run ids, run lengths)``."""
+    import numpy as np
+
+    dtype, codes = run_codes(first, [ids for ids, _ in runs])
+    return dtype, [np.repeat(code, lengths) for code, (_, lengths) in zip(codes, runs)]
+
+
+def run_codes(first: Sequence[Any] | None, runs: list[np.ndarray]) -> tuple[pd.CategoricalDtype, list[np.ndarray]]:
+    """``case_codes`` per run rather than per row: one factorize of the run ids."""
     import numpy as np
     import pandas as pd
 
     head = np.fromiter(first or (), dtype=object)
-    codes, uniques = pd.factorize(np.concatenate([head, *(ids for ids, _ in runs)]))
-    bounds = np.cumsum([head.size, *(ids.size for ids, _ in runs)])
-    return pd.CategoricalDtype(uniques), [
-        np.repeat(codes[a:b], lengths) for a, b, (_, lengths) in zip(bounds[:-1], bounds[1:], runs)
-    ]
+    codes, uniques = pd.factorize(np.concatenate([head, *runs]))
+    bounds = np.cumsum([head.size, *(ids.size for ids in runs)])
+    return pd.CategoricalDtype(uniques), [codes[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 def floats(values: Any, what: str, column: str) -> np.ndarray:

@@ -11,6 +11,7 @@ score with another doc of its case, ``scored_run_hits`` declines and the ids are
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Mapping, Sequence
 from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any
@@ -18,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 from ..columns import CASE
 from ._columns import Side
 from ._inputs import RELEVANCE, judged_gain, no_missing, primary_key
-from ._interning import HashedDocs, case_codes, floats, take
-from ._kernel import Hits, grid_width, hits, lower_bound
+from ._interning import HashedDocs, floats, run_codes, take
+from ._kernel import Hits, grid_width, hits, lower_bound, padded
 
 if TYPE_CHECKING:
     import numpy as np
@@ -40,7 +41,7 @@ def scored_run_hits(run: Mapping[Any, dict], qrels: Side, cases: Sequence[Any] |
     import numpy as np
 
     groups = list(run.values())
-    if qrels.keys is None or any(any(map(dict.__contains__, groups, repeat(m))) for m in _missing_ids()):
+    if qrels.keys is None or any(map(operator.and_, map(dict.keys, groups), repeat(_missing_ids()))):
         return None
     lengths = np.fromiter(map(len, groups), dtype=np.int64, count=len(groups))
     try:
@@ -49,20 +50,15 @@ def scored_run_hits(run: Mapping[Any, dict], qrels: Side, cases: Sequence[Any] |
         return None
     kept = lengths > 0  # a case with no docs has no rows (``cases`` names such cases)
     ids, lengths = np.fromiter(run, dtype=object, count=len(groups))[kept], lengths[kept]
-    categories, r_case, q_case, gain = _checked(scores, (ids, lengths), qrels, cases)
+    categories, run_case, q_case, gain = _checked(scores, (ids, lengths), qrels, cases)
     judged = np.flatnonzero(gain > 0)
+    in_run = np.repeat(np.fromiter(map(run.get, qrels.case_runs, repeat(_EMPTY)), object), qrels.run_lengths)
     score = np.fromiter(  # each judged doc's score in the run, NaN where the run lacks it
-        map(
-            dict.get,
-            map(run.get, np.repeat(qrels.case_runs, qrels.run_lengths)[judged], repeat(_EMPTY)),
-            take(qrels.docs, judged),
-            repeat(math.nan),
-        ),
+        map(dict.get, in_run[judged], take(qrels.docs, judged), repeat(math.nan)),
         dtype=np.float64,
         count=judged.size,
     )
     found = ~np.isnan(score)
-    run_case = r_case[np.cumsum(lengths) - lengths]  # the case of each run
     run_of = np.full(len(categories), -1, dtype=np.int64)
     run_of[run_case] = np.arange(run_case.size)
     above = _higher_scores(scores, lengths, run_of[q_case[judged][found]], score[found])
@@ -76,30 +72,34 @@ def scored_run_hits(run: Mapping[Any, dict], qrels: Side, cases: Sequence[Any] |
 def _checked(
     scores: np.ndarray, runs: tuple[np.ndarray, np.ndarray], qrels: Side, cases: Sequence[Any] | None
 ) -> tuple[pd.Index, np.ndarray, np.ndarray, np.ndarray]:
-    """Case categories and codes of the run's rows and the qrels, and the gains, after the checks
-    (and with the errors) of every other input form."""
-    categories, (r_case, q_case) = case_codes(cases, [runs, qrels.runs])
+    """Case categories, the case code of each run and of each qrel, and the gains, after the checks
+    (and with the errors) of every other input form; the run's rows get codes only for an error."""
+    import numpy as np
+
+    dtype, (run_case, q_runs) = run_codes(cases, [runs[0], qrels.case_runs])
+    categories, q_case = dtype.categories, np.repeat(q_runs, qrels.run_lengths)
     relevance = floats(qrels.numbers[0], "qrels", RELEVANCE)
-    no_missing(r_case, "ranking", CASE)
+    if run_case.min(initial=0) < 0 or not np.isfinite(scores).all():
+        r_case = np.repeat(run_case, runs[1])
+        no_missing(r_case, "ranking", CASE)
+        primary_key(None, scores, r_case, categories)  # raises: a score is not finite
     no_missing(q_case, "qrels", CASE)
-    primary_key(None, scores, r_case, categories.categories)  # every score finite
     assert qrels.keys is not None  # hashed: every judged id is a str
-    judged = HashedDocs(runs[0][:0], qrels.docs)
-    gain, _ = judged_gain(categories.categories, judged, q_case, qrels.keys, relevance)
-    return categories.categories, r_case, q_case, gain
+    gain, _ = judged_gain(categories, HashedDocs(runs[0][:0], qrels.docs), q_case, qrels.keys, relevance)
+    return categories, run_case, q_case, gain
 
 
 def _higher_scores(scores: np.ndarray, lengths: np.ndarray, run: np.ndarray, score: np.ndarray) -> np.ndarray | None:
     """For each judged doc (its run and score), how many docs of that run score higher: each
     run's scores sorted (one row of a padded matrix each, or one flat sort when lengths vary
-    widely), then two binary searches per judged doc. None if a judged doc's score is tied."""
+    widely; ``scores`` may be sorted in place), then two binary searches per judged doc. None if
+    a judged doc's score is tied."""
     import numpy as np
 
     starts = np.cumsum(lengths) - lengths
     width = grid_width(lengths)
     if width is not None:  # padding sorts first and is never higher
-        grid = np.full((lengths.size, width), -np.inf)
-        grid[np.repeat(np.arange(lengths.size), lengths), np.arange(scores.size) - np.repeat(starts, lengths)] = scores
+        grid = padded(scores, lengths, width, -np.inf)
         grid.sort(axis=1)
         keys, lo = grid.ravel(), run * width
         hi = lo + width
@@ -111,9 +111,10 @@ def _higher_scores(scores: np.ndarray, lengths: np.ndarray, run: np.ndarray, sco
     return None if np.any(after - first > 1) else hi - after
 
 
-def _missing_ids() -> tuple[Any, ...]:
-    """Ids ``pd.factorize`` takes for no value (exact interning rejects them as a missing doc)."""
+def _missing_ids() -> frozenset[Any]:
+    """Ids ``pd.factorize`` takes for no value, so that exact interning rejects them as a missing
+    doc (a NaN that is none of these objects cannot be looked up, and is scored as an id)."""
     import numpy as np
     import pandas as pd
 
-    return (None, math.nan, np.nan, pd.NA, pd.NaT)
+    return frozenset([None, math.nan, np.nan, pd.NA, pd.NaT])
