@@ -64,10 +64,52 @@ def _rows_side(rows: list, what: str, hashed: bool) -> Side:
     if len(widths) > 1 or not widths <= set(_WIDTHS[what]):
         raise UsageError(f"{what} rows must be {_SHAPES[what]} tuples")
     runs, lengths = case_runs(np.fromiter(map(itemgetter(0), rows), dtype=object, count=len(rows)))
-    batches = (list(map(itemgetter(1), rows[start : start + _BATCH])) for start in range(0, len(rows), _BATCH))
-    docs, keys = doc_column(batches, len(rows), hashed)
     numbers = [list(map(itemgetter(i), rows)) for i in range(2, widths.pop())]
-    return Side(what, runs, lengths, docs, keys, numbers)
+    if not hashed:
+        return Side(what, runs, lengths, RowIds(rows).array(), None, numbers)
+    batches = (list(map(itemgetter(1), rows[start : start + _BATCH])) for start in range(0, len(rows), _BATCH))
+    return Side(what, runs, lengths, RowIds(rows), doc_keys(batches, len(rows)), numbers)
+
+
+@dataclass
+class RowIds:
+    """The doc ids of row tuples, read from the rows when asked for: copying 10 M of them into an
+    array costs more than every read the scoring makes (checks of equal keys, ties, errors)."""
+
+    rows: list
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def take(self, index: np.ndarray) -> np.ndarray:
+        import numpy as np
+
+        picked = map(self.rows.__getitem__, index.tolist())
+        return np.fromiter(map(itemgetter(1), picked), dtype=object, count=index.size)
+
+    def array(self) -> np.ndarray:
+        import numpy as np
+
+        return np.fromiter(map(itemgetter(1), self.rows), dtype=object, count=len(self.rows))
+
+
+def take(ids: Any, index: np.ndarray) -> np.ndarray:
+    """These rows of doc ids (an object array, an arrow string array, ``RowIds``) as an object array."""
+    import numpy as np
+    import pyarrow as pa
+
+    if isinstance(ids, np.ndarray):
+        return ids[index]
+    return ids.take(index) if isinstance(ids, RowIds) else ids.take(pa.array(index)).to_numpy(zero_copy_only=False)
+
+
+def objects(ids: Any) -> np.ndarray:
+    """All the doc ids as an object array."""
+    import numpy as np
+
+    if isinstance(ids, np.ndarray):
+        return ids
+    return ids.array() if isinstance(ids, RowIds) else ids.to_numpy(zero_copy_only=False)
 
 
 def case_runs(cases: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -81,8 +123,20 @@ def case_runs(cases: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def doc_column(batches: Iterable[list[Any]], n: int, hashed: bool) -> tuple[np.ndarray, np.ndarray | None]:
-    """The ``n`` doc ids (given as lists of a few thousand) as an object array and, if ``hashed``,
-    their keys (``hash`` masked to ``KEY_BITS``), or None as keys when an id is not a str.
+    """The ``n`` doc ids (given as lists of a thousand) as an object array, and their keys if
+    ``hashed`` (``doc_keys``)."""
+    import numpy as np
+
+    if not hashed:
+        return np.fromiter(chain.from_iterable(batches), dtype=object, count=n), None
+    docs = np.empty(n, dtype=object)
+    return docs, doc_keys(batches, n, into=docs)
+
+
+def doc_keys(batches: Iterable[list[Any]], n: int, into: np.ndarray | None = None) -> np.ndarray | None:
+    """The keys of ``n`` doc ids given as lists of a thousand: ``str.__hash__`` masked to
+    ``KEY_BITS``; None when an id is not a str (exact interning then decides what equals what).
+    ``into``, if given, receives the ids too.
 
     Hashing ids scattered in memory stalls on one cache miss after another; gathering a batch into
     a list first touches them with misses that overlap, so hashing the batch then hits the cache
@@ -90,19 +144,19 @@ def doc_column(batches: Iterable[list[Any]], n: int, hashed: bool) -> tuple[np.n
     """
     import numpy as np
 
-    if not hashed:
-        return np.fromiter(chain.from_iterable(batches), dtype=object, count=n), None
-    docs, keys, start = np.empty(n, dtype=object), np.empty(n, dtype=np.int64), 0
-    types: set[type] = set()
+    keys: np.ndarray | None = np.empty(n, dtype=np.int64)
+    start = 0
     for batch in batches:
         end = start + len(batch)
-        types.update(map(type, batch))
-        docs[start:end] = batch
-        keys[start:end] = np.fromiter(map(hash, batch), dtype=np.int64, count=len(batch))
+        if into is not None:
+            into[start:end] = batch
+        if keys is not None:
+            try:
+                keys[start:end] = np.fromiter(map(str.__hash__, batch), dtype=np.int64, count=len(batch))
+            except TypeError:  # not a str
+                keys = None
         start = end
-    if not all(issubclass(kind, str) for kind in types):
-        return docs, None  # exact interning decides what equals what
-    return docs, keys & ((1 << KEY_BITS) - 1)
+    return None if keys is None else keys & ((1 << KEY_BITS) - 1)
 
 
 def _batches(ids: Iterable[Any]) -> Iterator[list[Any]]:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE
 from ..errors import UsageError
-from ._columns import KEY_BITS, Side
+from ._columns import KEY_BITS, Side, objects, take
 from ._inputs import DOC, RANK, RELEVANCE, SCORE, Inputs, inputs, no_missing, primary_key, string_ranks
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 class HashedDocs:
     """Hashed keys (``_columns.doc_column``) with the ids behind them, per ranking and qrels row."""
 
-    r_ids: Any  # an object array, or an arrow string array
+    r_ids: Any  # an object array, an arrow string array or ``RowIds`` (see ``_columns.take``)
     q_ids: Any
     bound: int = 1 << KEY_BITS
     exact: bool = False
@@ -43,14 +43,6 @@ class HashedDocs:
 
         codes, uniques = pd.factorize(take(self.r_ids, rows))
         return string_ranks(uniques)[codes]
-
-
-def take(ids: Any, rows: np.ndarray) -> np.ndarray:
-    """These rows of doc ids (an object array, or an arrow array) as an object array."""
-    import numpy as np
-    import pyarrow as pa
-
-    return ids[rows] if isinstance(ids, np.ndarray) else ids.take(pa.array(rows)).to_numpy(zero_copy_only=False)
 
 
 def hashed_inputs(ranking: Side, qrels: Side, cases: Sequence[Any] | None) -> Inputs | None:
@@ -78,9 +70,9 @@ def exact_frames(ranking: Side, qrels: Side, cases: Sequence[Any] | None) -> tup
 
     rank, score, relevance = _numbers(ranking, qrels)
     case_dtype, (r_case, q_case) = case_codes(cases, [ranking.runs, qrels.runs])
-    codes, uniques = pd.factorize(np.concatenate([ranking.docs, qrels.docs]))
+    codes, uniques = pd.factorize(np.concatenate([objects(ranking.docs), objects(qrels.docs)]))
     doc_dtype = pd.CategoricalDtype(uniques)
-    r_doc, q_doc = codes[: ranking.docs.size], codes[ranking.docs.size :]
+    r_doc, q_doc = codes[: len(ranking.docs)], codes[len(ranking.docs) :]
     ranked = {CASE: _categorical(r_case, case_dtype), DOC: _categorical(r_doc, doc_dtype), RANK: rank}
     if score is not None:
         ranked[SCORE] = score
@@ -138,5 +130,7 @@ def _ranks(values: np.ndarray) -> np.ndarray:
     """Whole-number ranks as int64; anything else stays float for the kernel to reject by case."""
     import numpy as np
 
-    whole = np.isfinite(values) & (values == np.round(values))
-    return values.astype(np.int64) if whole.all() else values
+    if not np.isfinite(values).all():
+        return values
+    whole = values.astype(np.int64)
+    return whole if np.array_equal(whole, values) else values

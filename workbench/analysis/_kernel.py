@@ -218,9 +218,8 @@ def _dense_pairs(
     import numpy as np
 
     present = np.flatnonzero(counts)
-    grid = doc << shift
-    grid |= within_runs(counts[present])  # position within the case
-    grid = padded(grid, counts[present], width, bound << shift)
+    grid = padded(doc << shift, counts[present], width, bound << shift)
+    grid |= np.arange(width)  # the position within the case (padding stays above every doc)
     grid.sort(axis=1)
     keys = grid >> shift
     r, c = np.nonzero((keys[:, 1:] == keys[:, :-1]) & (keys[:, 1:] < bound))

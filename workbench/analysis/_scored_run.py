@@ -17,9 +17,9 @@ from itertools import chain, repeat
 from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE
-from ._columns import Side
+from ._columns import Side, take
 from ._inputs import RELEVANCE, judged_gain, no_missing, primary_key
-from ._interning import HashedDocs, floats, run_codes, take
+from ._interning import HashedDocs, floats, run_codes
 from ._kernel import Hits, grid_width, hits, lower_bound, padded
 
 if TYPE_CHECKING:
