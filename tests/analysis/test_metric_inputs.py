@@ -222,6 +222,7 @@ def test_plain_trec_files_read_the_same_by_arrow_and_by_lines(tmp_path: Path) ->
         ("q Q0 a 1 1.5 tag extra", "run.trec:2: a TREC ranking line has 6 fields, found 7"),
         ("q Q0 a\xa0b 1 1.5 tag", "run.trec:2: a TREC ranking line has 6 fields, found 7"),  # str.split splits on NBSP
         ("q Q0 a 1.0 1.5 tag", "run.trec:2: expected numbers"),
+        ("q  a 1 1.5 tag", "run.trec:2: a TREC ranking line has 6 fields, found 5"),  # pyarrow: an empty field
     ],
 )
 def test_bad_trec_lines_after_a_good_one(tmp_path: Path, line: str, message: str) -> None:

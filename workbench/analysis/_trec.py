@@ -48,9 +48,10 @@ def trec_columns(path: Path, what: str) -> Columns:
 
 
 def _by_arrow(path: Path, what: str) -> Columns | None:
-    """The columns through pyarrow's CSV reader (every field as a string but score and relevance);
-    None when a line is not plainly well-formed: not 1 space between fields, a byte that is not
-    printable ASCII in a field, a rank that is not decimal digits."""
+    """The columns through pyarrow's CSV reader; None when a line is not plainly well-formed: not
+    1 space between fields, a field empty or with a byte that is not printable ASCII, a rank that
+    is not decimal digits. Fields are read as bytes (no UTF-8 check: printable ASCII is checked
+    after) but score and relevance; case and doc ids are then viewed as strings, without a copy."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.csv as csv
@@ -58,7 +59,7 @@ def _by_arrow(path: Path, what: str) -> Columns | None:
     width, parsers = _LAYOUT[what]
     names = [str(i) for i in range(width)]
     texts = [name for name in names if (int(name), float) not in parsers]
-    types = {name: pa.string() if name in texts else pa.float64() for name in names}
+    types = {name: pa.binary() if name in texts else pa.float64() for name in names}
     try:
         table = csv.read_csv(
             pa.memory_map(str(path)),
@@ -66,21 +67,22 @@ def _by_arrow(path: Path, what: str) -> Columns | None:
             parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
             convert_options=csv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False),
         )
-        if not all(_bytes_within(table.column(name), 0x21, 0x7F) for name in texts):
+        if not all(_plain(table.column(name), 0x21, 0x7F) for name in texts):
             return None
         numbers = [table.column(str(field)) for field, _ in parsers]
-        if parsers[0][1] is int:  # pyarrow would read "0x10" as 16; int() does not
-            numbers[0] = pc.cast(numbers[0], pa.int64()) if _bytes_within(numbers[0], 0x2D, 0x3A) else None
+        if parsers[0][1] is int:  # decimal digits only: pyarrow would read "0x10" as 16, int() does not
+            rank = numbers[0]
+            numbers[0] = pc.cast(_text(rank.combine_chunks()), pa.int64()) if _plain(rank, 0x2D, 0x3A) else None
         if any(column is None for column in numbers):
             return None
-        cases, docs = table.column("0").combine_chunks(), table.column("2").combine_chunks()
+        cases, docs = _text(table.column("0").combine_chunks()), _text(table.column("2").combine_chunks())
     except pa.ArrowInvalid:  # a line with other fields, spaces or numbers: the line-by-line reading decides
         return None
     return cases, docs, [column.to_numpy() for column in numbers]
 
 
-def _bytes_within(column: Any, low: int, high: int) -> bool:
-    """Every byte of the strings of an arrow string column is in ``[low, high)``."""
+def _plain(column: Any, low: int, high: int) -> bool:
+    """Every value of an arrow binary column is non-empty and all its bytes are in ``[low, high)``."""
     import numpy as np
 
     for chunk in column.chunks:
@@ -88,9 +90,16 @@ def _bytes_within(column: Any, low: int, high: int) -> bool:
             continue
         offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32)[chunk.offset : chunk.offset + len(chunk) + 1]
         data = np.frombuffer(chunk.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
-        if data.size and (data.min() < low or data.max() >= high):
+        if np.diff(offsets).min() < 1 or data.min() < low or data.max() >= high:
             return False
     return True
+
+
+def _text(column: Any) -> Any:
+    """A binary arrow array of ASCII values as a string array, sharing its buffers."""
+    import pyarrow as pa
+
+    return pa.Array.from_buffers(pa.string(), len(column), column.buffers(), offset=column.offset)
 
 
 def _by_lines(path: Path, what: str, data: bytes) -> Columns:
