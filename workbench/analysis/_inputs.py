@@ -47,8 +47,9 @@ class DocIds(Protocol):
         """The doc ids of these qrels rows."""
         ...
 
-    def text_rank(self, rows: np.ndarray) -> np.ndarray:
-        """Integers ordered as the ids of these ranking rows compare as strings (trec_eval's strcmp)."""
+    def tie_order(self, rows: np.ndarray, runs: np.ndarray) -> np.ndarray:
+        """The order of these ranking rows by ``runs`` (each a run of tied rows), then by doc id
+        as strings, descending (trec_eval's strcmp)."""
         ...
 
 
@@ -87,20 +88,14 @@ class CodedDocs:
     def judged(self, rows: np.ndarray) -> np.ndarray:
         return self.categories.to_numpy()[self.q_doc[rows]]
 
-    def text_rank(self, rows: np.ndarray) -> np.ndarray:
-        if self._ranks is None:  # every category once, rather than every tied row
-            self._ranks = string_ranks(self.categories)
-        return self._ranks[self.r_doc[rows]]
+    def tie_order(self, rows: np.ndarray, runs: np.ndarray) -> np.ndarray:
+        import numpy as np
+        import pandas as pd
 
-
-def string_ranks(ids: Any) -> np.ndarray:
-    """Each id's position among ``ids`` sorted as strings."""
-    import numpy as np
-    import pandas as pd
-
-    ranks = np.empty(len(ids), dtype=np.int64)
-    ranks[pd.Index(ids).astype(str).argsort()] = np.arange(len(ids))
-    return ranks
+        if self._ranks is None:  # each category's place among them as strings, once
+            self._ranks = np.empty(len(self.categories), dtype=np.int64)
+            self._ranks[pd.Index(self.categories).astype(str).argsort()] = np.arange(len(self.categories))
+        return np.lexsort((-self._ranks[self.r_doc[rows]], runs))
 
 
 # ---------------------------------------------------------------- frames

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ..columns import CASE
 from ..errors import UsageError
 from ._columns import KEY_BITS, Side, objects, take
-from ._inputs import DOC, RANK, RELEVANCE, SCORE, Inputs, inputs, no_missing, primary_key, string_ranks
+from ._inputs import DOC, RANK, RELEVANCE, SCORE, Inputs, inputs, no_missing, primary_key
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,11 +38,14 @@ class HashedDocs:
     def judged(self, rows: np.ndarray) -> np.ndarray:
         return take(self.q_ids, rows)
 
-    def text_rank(self, rows: np.ndarray) -> np.ndarray:
-        import pandas as pd
+    def tie_order(self, rows: np.ndarray, runs: np.ndarray) -> np.ndarray:
+        """Sorted by pyarrow, which compares two ids only within a run (the ids are all str)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
 
-        codes, uniques = pd.factorize(take(self.r_ids, rows))
-        return string_ranks(uniques)[codes]
+        ids = self.r_ids.take(pa.array(rows)) if isinstance(self.r_ids, pa.Array) else take(self.r_ids, rows)
+        tied = pa.table({"run": runs, "id": pa.array(ids, type=pa.string())})
+        return pc.sort_indices(tied, sort_keys=[("run", "ascending"), ("id", "descending")]).to_numpy()
 
 
 def hashed_inputs(ranking: Side, qrels: Side, cases: Sequence[Any] | None) -> Inputs | None:

@@ -74,10 +74,8 @@ def _break_ties(order: np.ndarray, tie: np.ndarray, docs: DocIds) -> np.ndarray:
     slots = np.flatnonzero(in_run)
     run_id = np.cumsum(np.r_[True, ~tie[slots[1:] - 1]])
     rows = order[slots]
-    text_rank = docs.text_rank(rows)
-    span = int(text_rank.max()) + 1
     order = order.copy()
-    order[slots] = rows[np.argsort(run_id * span + (span - 1 - text_rank))]
+    order[slots] = rows[docs.tie_order(rows, run_id)]
     return order
 
 
