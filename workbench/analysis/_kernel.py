@@ -1,140 +1,41 @@
-"""The vectorized kernel behind ``workbench.analysis.metrics``: validate integer-coded inputs, order
-each case's ranking (trec_eval tie-breaking), drop duplicates, and reduce hits to per-case values.
+"""The vectorized kernel behind ``workbench.analysis.metrics``: order each case's ranking (trec_eval
+tie-breaking), drop duplicates, find the judged docs, and reduce hits to per-case values.
 
-Everything here works on numpy arrays of category codes; nothing hashes a string except the
-tie-break on doc ids, which sorts the doc categories once per call.
+Everything here works on numpy arrays of integer keys (``_inputs.Inputs``); doc ids are read only to
+break ties and, when keys are hashes, to check that rows taken for one doc hold one id.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ..columns import CASE
-from ..errors import UsageError
+from ._inputs import DOC, RANK, RELEVANCE, SCORE, DocIds, Inputs, KeyCollision, prepare, require_columns
 
 if TYPE_CHECKING:
     import numpy as np
-    import pandas as pd
 
-DOC, RANK, SCORE, RELEVANCE = "doc", "rank", "score", "relevance"
-
-
-# ---------------------------------------------------------------- validation
-
-
-@dataclass
-class _Inputs:
-    """Integer-coded, validated inputs of one evaluation."""
-
-    cases: pd.Index
-    docs: pd.Index
-    r_case: np.ndarray
-    r_doc: np.ndarray
-    primary: np.ndarray  # ascending = better: rank, or -score
-    q_case: np.ndarray
-    q_doc: np.ndarray
-    gain: np.ndarray
-
-
-def prepare(ranking: pd.DataFrame, qrels: pd.DataFrame, cases: Sequence[str] | None) -> _Inputs:
-    require_columns(ranking, "ranking", [CASE, DOC], any_of=[RANK, SCORE])
-    require_columns(qrels, "qrels", [CASE, DOC, RELEVANCE])
-    case_cats, (r_case, q_case) = _align([ranking[CASE], qrels[CASE]], first=cases or ())
-    doc_cats, (r_doc, q_doc) = _align([ranking[DOC], qrels[DOC]])
-    for codes, frame, what, col in (
-        (r_case, ranking, "ranking", CASE),
-        (r_doc, ranking, "ranking", DOC),
-        (q_case, qrels, "qrels", CASE),
-        (q_doc, qrels, "qrels", DOC),
-    ):
-        _no_missing(codes, frame, what, col)
-    primary = _primary(ranking, r_case, case_cats)
-    gain = _finite(qrels[RELEVANCE], q_case, case_cats, "qrels", RELEVANCE)
-    _unique_qrels(q_case, q_doc, len(doc_cats), case_cats, doc_cats)
-    keep = gain > 0
-    q_case, q_doc, gain = q_case[keep], q_doc[keep], gain[keep]
-    return _Inputs(case_cats, doc_cats, r_case, r_doc, primary, q_case, q_doc, gain)
-
-
-def require_columns(frame: pd.DataFrame, what: str, columns: list[str], any_of: Sequence[str] = ()) -> None:
-    import pandas as pd
-
-    if not isinstance(frame, pd.DataFrame):
-        raise UsageError(f"{what}: expected a DataFrame or row tuples, got {type(frame).__name__}")
-    missing = [c for c in columns if c not in frame.columns]
-    if any_of and not any(c in frame.columns for c in any_of):
-        missing.append(" or ".join(any_of))
-    if missing:
-        raise UsageError(f"{what} frame: missing column {', '.join(map(repr, missing))}")
-
-
-def _align(columns: list[pd.Series], first: Sequence[Any] = ()) -> tuple[pd.Index, list[np.ndarray]]:
-    """Codes of several columns against one category index (fast when they already share it)."""
-    import numpy as np
-    import pandas as pd
-
-    cats = [c.array if isinstance(c.dtype, pd.CategoricalDtype) else pd.Categorical(c) for c in columns]
-    head = cats[0].categories
-    if not len(first) and all(c.categories is head or c.categories.equals(head) for c in cats[1:]):
-        return head, [np.asarray(c.codes, dtype=np.int64) for c in cats]
-    union = pd.Index(list(dict.fromkeys(first)))
-    for c in cats:
-        union = union.append(c.categories[~c.categories.isin(union)])
-    return union, [np.asarray(c.set_categories(union).codes, dtype=np.int64) for c in cats]
-
-
-def _no_missing(codes: np.ndarray, frame: pd.DataFrame, what: str, column: str) -> None:
-    import numpy as np
-
-    bad = np.flatnonzero(codes < 0)
-    if bad.size:
-        raise UsageError(f"{what} frame: row {frame.index[bad[0]]!r} has no {column}")
-
-
-def _primary(ranking: pd.DataFrame, case: np.ndarray, cats: pd.Index) -> np.ndarray:
-    """The sort key, ascending = better: ``-score`` if there is a score, else ``rank``."""
-    import numpy as np
-
-    if SCORE in ranking.columns:
-        return -_finite(ranking[SCORE], case, cats, "ranking", SCORE)
-    rank = ranking[RANK].to_numpy()
-    if rank.dtype.kind not in "iu":
-        rank = _finite(ranking[RANK], case, cats, "ranking", RANK)
-    bad = np.flatnonzero((rank < 1) | (rank != np.floor(rank))) if rank.dtype.kind == "f" else np.flatnonzero(rank < 1)
-    if bad.size:
-        raise UsageError(f"ranking: case {cats[case[bad[0]]]!r}: rank must be an integer >= 1, got {rank[bad[0]]:g}")
-    return rank.astype(np.int64, copy=False)
-
-
-def _finite(column: pd.Series, case: np.ndarray, cats: pd.Index, what: str, name: str) -> np.ndarray:
-    import numpy as np
-
-    try:
-        values = column.to_numpy(dtype=np.float64, na_value=np.nan)
-    except (TypeError, ValueError):
-        raise UsageError(f"{what}.{name}: expected numbers, got {column.dtype}") from None
-    bad = np.flatnonzero(~np.isfinite(values))
-    if bad.size:
-        raise UsageError(f"{what}: case {cats[case[bad[0]]]!r}: {name} must be a finite number, got {values[bad[0]]:g}")
-    return values
-
-
-def _unique_qrels(case: np.ndarray, doc: np.ndarray, n_docs: int, cases: pd.Index, docs: pd.Index) -> None:
-    import numpy as np
-
-    keys = np.sort(case * max(n_docs, 1) + doc)
-    dup = np.flatnonzero(keys[1:] == keys[:-1])
-    if dup.size:
-        c, d = divmod(int(keys[dup[0]]), max(n_docs, 1))
-        raise UsageError(f"qrels: case {cases[c]!r}: doc {docs[d]!r} is judged twice")
+__all__ = [
+    "DOC",
+    "RANK",
+    "RELEVANCE",
+    "SCORE",
+    "Hits",
+    "find_hits",
+    "grid_width",
+    "hits",
+    "padded",
+    "lower_bound",
+    "prepare",
+    "require_columns",
+]
 
 
 # ---------------------------------------------------------------- kernel
 
 
-def _order(case: np.ndarray, primary: np.ndarray, doc: np.ndarray, docs: pd.Index) -> np.ndarray | None:
+def _order(case: np.ndarray, primary: np.ndarray, docs: DocIds) -> np.ndarray | None:
     """Row order by (case, primary, doc id descending); None when the rows already are in it."""
     import numpy as np
 
@@ -146,7 +47,7 @@ def _order(case: np.ndarray, primary: np.ndarray, doc: np.ndarray, docs: pd.Inde
     order = _sort_by_case_then(case, primary)
     case_o, prim_o = case[order], primary[order]
     tie = (case_o[1:] == case_o[:-1]) & (prim_o[1:] == prim_o[:-1])
-    return _break_ties(order, tie, doc, docs) if tie.any() else order
+    return _break_ties(order, tie, docs) if tie.any() else order
 
 
 def _sort_by_case_then(case: np.ndarray, primary: np.ndarray) -> np.ndarray:
@@ -163,7 +64,7 @@ def _sort_by_case_then(case: np.ndarray, primary: np.ndarray) -> np.ndarray:
     return np.lexsort((primary, case))
 
 
-def _break_ties(order: np.ndarray, tie: np.ndarray, doc: np.ndarray, docs: pd.Index) -> np.ndarray:
+def _break_ties(order: np.ndarray, tie: np.ndarray, docs: DocIds) -> np.ndarray:
     """Reorder each run of tied rows by doc id, descending (trec_eval's strcmp)."""
     import numpy as np
 
@@ -173,10 +74,8 @@ def _break_ties(order: np.ndarray, tie: np.ndarray, doc: np.ndarray, docs: pd.In
     slots = np.flatnonzero(in_run)
     run_id = np.cumsum(np.r_[True, ~tie[slots[1:] - 1]])
     rows = order[slots]
-    text_rank = np.empty(len(docs), dtype=np.int64)
-    text_rank[docs.astype(str).argsort()] = np.arange(len(docs))
     order = order.copy()
-    order[slots] = rows[np.argsort(run_id * len(docs) + (len(docs) - 1 - text_rank[doc[rows]]))]
+    order[slots] = rows[docs.tie_order(rows, run_id)]
     return order
 
 
@@ -194,94 +93,176 @@ class _Hits:
     ideal_gain: np.ndarray
 
 
-def find_hits(x: _Inputs) -> _Hits:
-    """Match qrels against the rankings: binary search of qrel keys in sorted (case, doc) keys."""
+def find_hits(x: Inputs) -> _Hits:
+    """Match qrels against the rankings: binary search of each qrel's doc key in its case's sorted keys."""
     import numpy as np
 
-    n_cases, n_docs = len(x.cases), max(len(x.docs), 1)
-    order = _order(x.r_case, x.primary, x.r_doc, x.docs)
+    n_cases = len(x.cases)
+    order = _order(x.r_case, x.primary, x.docs)
     case = x.r_case if order is None else x.r_case[order]
     doc = x.r_doc if order is None else x.r_doc[order]
     counts = np.bincount(case, minlength=n_cases)
     starts = np.cumsum(counts) - counts
-    pairs = _pairs(case, doc, counts, starts, n_docs)
+    pairs = _pairs(case, doc, counts, starts, x.docs.bound)
+    lo, hi = pairs.segments(x.q_case)
+    at = lower_bound(pairs.keys, lo, hi, x.q_doc)
+    found = at < hi
+    found[found] = pairs.keys[at[found]] == x.q_doc[found]
+    rows = pairs.rows(at[found])
+    if not x.docs.exact:  # hashed keys: every pair of rows taken for one doc must hold one id
+        original = (lambda r: r) if order is None else order.__getitem__
+        _same_ids(x.docs.judged(x.q_rows[found]), x.docs.ranked(original(rows)))
+        _same_ids(x.docs.ranked(original(pairs.kept)), x.docs.ranked(original(pairs.dropped)))
     position, returned = _positions(case, pairs.dropped, counts, starts)
-    q_keys = x.q_case * pairs.base + x.q_doc
-    at = np.minimum(np.searchsorted(pairs.keys, q_keys), max(pairs.keys.size - 1, 0))
-    found = (pairs.keys[at] == q_keys) if pairs.keys.size else np.zeros(q_keys.size, dtype=bool)
-    ideal = np.lexsort((-x.gain, x.q_case))
+    return hits(x.q_case, x.gain, found, position(rows), returned)
+
+
+def hits(q_case: np.ndarray, gain: np.ndarray, found: np.ndarray, pos: np.ndarray, returned: np.ndarray) -> _Hits:
+    """The hit table from the relevant qrels (case, gain), which of them were found in the
+    rankings and at what 0-based position, and how many distinct docs each case returned."""
+    import numpy as np
+
+    ideal = np.lexsort((-gain, q_case))
+    n_cases = returned.size
     return _Hits(
-        x.q_case[found],
-        position(pairs.rows(at[found])),
-        x.gain[found],
+        q_case[found],
+        pos,
+        gain[found],
         returned,
-        np.bincount(x.q_case, minlength=n_cases),
-        x.q_case[ideal],
-        _within_case(x.q_case[ideal], n_cases),
-        x.gain[ideal],
+        np.bincount(q_case, minlength=n_cases),
+        q_case[ideal],
+        within_runs(np.bincount(q_case, minlength=n_cases)),
+        gain[ideal],
     )
+
+
+def _same_ids(a: np.ndarray, b: np.ndarray) -> None:
+    import numpy as np
+
+    if not np.all(a == b):
+        raise KeyCollision
+
+
+def lower_bound(keys: np.ndarray, lo: np.ndarray, hi: np.ndarray, target: np.ndarray) -> np.ndarray:
+    """Per target, the first index in its segment ``[lo, hi)`` of ``keys`` (sorted within each
+    segment) holding a key >= the target, or ``hi``: a binary search of every segment at once."""
+    import numpy as np
+
+    lo, hi = lo.copy(), hi.copy()
+    while True:
+        open_ = lo < hi
+        if not open_.any():
+            return lo
+        mid = (lo + hi) >> 1
+        below = open_ & (keys[np.where(open_, mid, 0)] < target)
+        lo = np.where(below, mid + 1, lo)
+        hi = np.where(open_ & ~below, mid, hi)
 
 
 @dataclass
 class _Pairs:
-    """Sorted ``case * base + doc`` keys of the ranked rows; equal keys stay in ranking order."""
+    """Each case's doc keys of the ranked rows, sorted within the case; equal keys stay in ranking order."""
 
     keys: np.ndarray
-    base: int
-    dropped: np.ndarray  # rows repeating an earlier (case, doc)
+    segments: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]  # case codes -> [lo, hi) in keys
     rows: Callable[[np.ndarray], np.ndarray]  # index into keys -> row
+    dropped: np.ndarray  # rows repeating an earlier (case, doc)
+    kept: np.ndarray  # for each dropped row, the row before it with the same key
 
 
 _PAD_LIMIT = 2.0  # padded cells per ranked row the per-case sort may cost before the flat sort is used
 
 
-def _pairs(case: np.ndarray, doc: np.ndarray, counts: np.ndarray, starts: np.ndarray, n_docs: int) -> _Pairs:
-    """Sort the (case, doc) keys: per case in a padded matrix when rankings are of similar length."""
+def grid_width(counts: np.ndarray) -> int | None:
+    """The width of a matrix with one row per non-empty case (padded to the longest), or None
+    when padding would cost more than ``_PAD_LIMIT`` cells per row (sort flat instead)."""
     import numpy as np
 
-    width = int(counts.max()) if case.size else 0
-    cells = np.count_nonzero(counts) * width
-    shift = max(width - 1, 0).bit_length()
-    if not case.size or cells > _PAD_LIMIT * case.size or (n_docs + 1) << shift >= 2**62:
-        return _flat_pairs(case, doc, n_docs)
-    return _dense_pairs(case, doc, counts, starts, n_docs, width, shift)
+    rows = int(counts.sum())
+    width = int(counts.max()) if rows else 0
+    return width if rows and np.count_nonzero(counts) * width <= _PAD_LIMIT * rows else None
 
 
-def _flat_pairs(case: np.ndarray, doc: np.ndarray, n_docs: int) -> _Pairs:
+def _pairs(case: np.ndarray, doc: np.ndarray, counts: np.ndarray, starts: np.ndarray, bound: int) -> _Pairs:
+    """Sort the doc keys of each case: in a padded matrix when rankings are of similar length."""
+    width = grid_width(counts)
+    shift = max((width or 0) - 1, 0).bit_length()
+    if width is None or (bound + 1) << shift >= 2**62:
+        return _flat_pairs(case, doc, counts, starts, bound)
+    return _dense_pairs(case, doc, counts, starts, bound, width, shift)
+
+
+def _flat_pairs(case: np.ndarray, doc: np.ndarray, counts: np.ndarray, starts: np.ndarray, bound: int) -> _Pairs:
+    """One stable sort of all rows by (case, doc); the rows are grouped by case already."""
     import numpy as np
 
-    keys = case * n_docs + doc
-    perm = np.argsort(keys, kind="stable")
-    keys = keys[perm]
-    return _Pairs(keys, n_docs, perm[1:][keys[1:] == keys[:-1]], perm.__getitem__)
+    if not case.size or (int(case[-1]) + 1) * bound < 2**62:
+        perm = np.argsort(case * bound + doc, kind="stable")
+    else:
+        perm = np.lexsort((doc, case))
+    keys = doc[perm]
+    same = (keys[1:] == keys[:-1]) & (case[1:] == case[:-1])
+
+    def segments(q_case: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return starts[q_case], starts[q_case] + counts[q_case]
+
+    return _Pairs(keys, segments, perm.__getitem__, perm[1:][same], perm[:-1][same])
 
 
 def _dense_pairs(
-    case: np.ndarray, doc: np.ndarray, counts: np.ndarray, starts: np.ndarray, n_docs: int, width: int, shift: int
+    case: np.ndarray, doc: np.ndarray, counts: np.ndarray, starts: np.ndarray, bound: int, width: int, shift: int
 ) -> _Pairs:
     """One row per answered case holding ``doc << shift | position``, sorted row-wise."""
     import numpy as np
 
     present = np.flatnonzero(counts)
-    cell = np.arange(case.size)
-    cell -= starts[case]  # position within the case
-    if present.size * width == case.size:  # every ranking has the same length: no padding
-        grid = (cell | (doc << shift)).reshape(present.size, width)
-    else:
-        grid = np.full((present.size, width), n_docs << shift, dtype=np.int64)
-        grid[(np.cumsum(counts > 0) - 1)[case], cell] = cell | (doc << shift)
+    grid = padded(doc << shift, counts[present], width, bound << shift)
+    grid |= np.arange(width)  # the position within the case (padding stays above every doc)
     grid.sort(axis=1)
     keys = grid >> shift
-    r, c = np.nonzero((keys[:, 1:] == keys[:, :-1]) & (keys[:, 1:] < n_docs))
-    keys += (present * (n_docs + 1))[:, None]
+    r, c = np.nonzero((keys[:, 1:] == keys[:, :-1]) & (keys[:, 1:] < bound))
     mask = (1 << shift) - 1
     first = starts[present]
     flat = grid.ravel()
+    grid_row = np.full(counts.size, -1, dtype=np.int64)
+    grid_row[present] = np.arange(present.size)
 
     def rows(index: np.ndarray) -> np.ndarray:
         return first[index // width] + (flat[index] & mask)
 
-    return _Pairs(keys.ravel(), n_docs + 1, first[r] + (grid[r, c + 1] & mask), rows)
+    def segments(q_case: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        at = grid_row[q_case]
+        lo = np.where(at >= 0, at * width, 0)
+        return lo, np.where(at >= 0, lo + width, 0)
+
+    kept, dropped = first[r] + (grid[r, c] & mask), first[r] + (grid[r, c + 1] & mask)
+    return _Pairs(keys.ravel(), segments, rows, dropped, kept)
+
+
+def within_runs(lengths: np.ndarray) -> np.ndarray:
+    """0-based index of each row within its run, for runs of consecutive rows ``lengths`` long."""
+    import numpy as np
+
+    index = np.arange(int(lengths.sum()))
+    index -= np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return index
+
+
+def padded(values: np.ndarray, lengths: np.ndarray, width: int, fill: float) -> np.ndarray:
+    """Each run of ``values`` (consecutive runs ``lengths`` long, none empty) as a row of a matrix
+    ``width`` wide, ``fill`` after it; a view of ``values`` when every run is ``width`` long.
+
+    Written with as few full-size temporaries as possible: at 10 M rows each is 80 MB, mapped
+    afresh and paid for in page faults (0.08 s apiece here)."""
+    import numpy as np
+
+    if values.size == lengths.size * width:
+        return values.reshape(lengths.size, width)
+    grid = np.full((lengths.size, width), fill, dtype=values.dtype)
+    cell = np.arange(values.size)
+    cell += np.repeat(np.arange(lengths.size) * width - (np.cumsum(lengths) - lengths), lengths)
+    grid.ravel()[cell] = values
+    return grid
 
 
 def _positions(case: np.ndarray, dropped: np.ndarray, counts: np.ndarray, starts: np.ndarray):
@@ -300,14 +281,6 @@ def _positions(case: np.ndarray, dropped: np.ndarray, counts: np.ndarray, starts
         return rows - first - (np.searchsorted(dropped, rows) - np.searchsorted(dropped, first))
 
     return position, returned
-
-
-def _within_case(case: np.ndarray, n_cases: int) -> np.ndarray:
-    """0-based index of each row within its case, for rows grouped by case."""
-    import numpy as np
-
-    counts = np.bincount(case, minlength=n_cases)
-    return np.arange(case.size) - np.repeat(np.cumsum(counts) - counts, counts)
 
 
 # ---------------------------------------------------------------- per-case measures

@@ -14,9 +14,12 @@ Input frames (what the runner produces; ``intern_frames`` builds them):
 
 Frames whose categories differ, or plain string columns, are accepted and recoded.
 ``evaluate`` also takes row tuples, pytrec_eval-style dicts (``{case: {doc: score}}``,
-``{case: [docs]}``; qrels ``{case: {doc: relevance}}``) and TREC run/qrels file paths
-(``input_rows``); every form gives the same scores. Interning factorizes each id column
-once (``pd.factorize``), a C pass, not a Python loop per row.
+``{case: [docs]}``; qrels ``{case: {doc: relevance}}``) and TREC run/qrels file paths;
+every form gives the same scores. None of them runs bytecode per row (``_columns``,
+``_trec``), and none interns doc ids into categories: a doc only meets the docs of its
+own case, so each is keyed by its string hash, checked id by id where two rows are taken
+for one doc (``_interning``); a scored run dict is scored from its scores alone
+(``_scored_run``). ``intern_frames`` does build categories, for frames people read.
 
 Rules (trec_eval's, except where said):
 
@@ -59,14 +62,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import chain
-from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE, METRIC, VALUE
 from ..errors import UsageError
-from ._kernel import DOC, RANK, RELEVANCE, SCORE, Hits, find_hits, prepare, require_columns
+from ._columns import side_of
+from ._inputs import KeyCollision
+from ._interning import exact_frames, hashed_inputs
+from ._kernel import Hits, find_hits, prepare, require_columns
+from ._scored_run import is_scored_run, scored_run_hits
 from .registry import MEASURES as REGISTRY
 from .registry import lookup, rank_measures
 
@@ -160,128 +165,25 @@ def metric_values(metric: Metric, hits: Hits) -> np.ndarray:
     return np.where(hits.relevant == 0, np.nan, values) if measure.undefined_without_relevant else values
 
 
-# ---------------------------------------------------------------- interning
+# ---------------------------------------------------------------- public entry points
 
 
-def intern_frames(
-    ranking: Iterable[Sequence[Any]], qrels: Iterable[Sequence[Any]], cases: Sequence[str] | None = None
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Build the ranking and qrels frames from row tuples, sharing case and doc categories.
+def intern_frames(ranking: Any, qrels: Any, cases: Sequence[str] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Build the ranking and qrels frames from row tuples (or dicts, or TREC files), sharing case
+    and doc categories.
 
     Ranking rows are ``(case, doc, rank)`` or ``(case, doc, rank, score)``; qrel
     rows ``(case, doc, relevance)``. ``cases`` come first in the case categories,
     so cases with no rows at all are still scored.
     """
-    import numpy as np
-    import pandas as pd
-
-    r_cols = _unzip(ranking, (3, 4), "ranking", "(case, doc, rank[, score])")
-    q_cols = _unzip(qrels, (3,), "qrels", "(case, doc, relevance)")
-    r_case, q_case = _shared_categories([list(cases or []), r_cols[0], q_cols[0]], skip=1)
-    r_doc, q_doc = _shared_categories([r_cols[1], q_cols[1]])
-    ranked = {CASE: r_case, DOC: r_doc, RANK: _ranks(_numbers(r_cols[2], "ranking", RANK, np.float64))}
-    if len(r_cols) == 4:
-        ranked[SCORE] = _numbers(r_cols[3], "ranking", SCORE, np.float64)
-    judged = {CASE: q_case, DOC: q_doc, RELEVANCE: _numbers(q_cols[2], "qrels", RELEVANCE, np.float64)}
-    return pd.DataFrame(ranked), pd.DataFrame(judged)
+    return exact_frames(side_of(ranking, "ranking", False), side_of(qrels, "qrels", False), cases)
 
 
 def frames_from_results(
     results: Mapping[str, Sequence[str]], relevant: Mapping[str, Mapping[str, float] | Iterable[str]]
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Frames from ``{case: ranked docs}`` and ``{case: {doc: relevance}}`` (or ``{case: docs}``, relevance 1)."""
-    ranking, qrels = input_rows(results, "ranking"), input_rows(relevant, "qrels")
-    return intern_frames(ranking, qrels, cases=list(dict.fromkeys([*relevant, *results])))
-
-
-def input_rows(source: Any, what: str) -> list[tuple]:
-    """Row tuples from any input form: rows as given, a pytrec_eval-style dict (a run
-    ``{case: {doc: score}}`` or ``{case: [docs in rank order]}``; qrels ``{case: {doc: relevance}}``
-    or ``{case: [docs]}``, relevance 1), or a TREC file path (run: ``case Q0 doc rank score tag``;
-    qrels: ``case iteration doc relevance``). ``what`` is ``ranking`` or ``qrels``."""
-    if isinstance(source, (str, Path)):
-        return _trec_rows(Path(source), what)
-    if not isinstance(source, Mapping):
-        return source if isinstance(source, list) else list(source)
-    rows: list[tuple] = []
-    for case, docs in source.items():
-        if isinstance(docs, str):
-            raise UsageError(f"{what}: case {case!r} needs a collection of docs or {{doc: value}}, not a string")
-        if isinstance(docs, Mapping):
-            if what == "ranking":  # scores decide the order; rank is only the position in the dict
-                rows.extend((case, doc, rank, score) for rank, (doc, score) in enumerate(docs.items(), 1))
-            else:
-                rows.extend((case, doc, rel) for doc, rel in docs.items())
-        elif what == "ranking":
-            rows.extend((case, doc, rank) for rank, doc in enumerate(docs, 1))
-        else:
-            rows.extend((case, doc, 1) for doc in docs)
-    return rows
-
-
-def _trec_rows(path: Path, what: str) -> list[tuple]:
-    """The rows of a TREC run (6 fields) or qrels (4 fields) file; a UsageError names the bad line."""
-    width = 6 if what == "ranking" else 4
-    rows: list[tuple] = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read the TREC {what} file ({exc})") from None
-    for number, line in enumerate(lines, 1):
-        fields = line.split()
-        if not fields:
-            continue
-        if len(fields) != width:
-            raise UsageError(f"{path}:{number}: a TREC {what} line has {width} fields, found {len(fields)}")
-        try:
-            if width == 6:
-                rows.append((fields[0], fields[2], int(fields[3]), float(fields[4])))
-            else:
-                rows.append((fields[0], fields[2], float(fields[3])))
-        except ValueError:
-            raise UsageError(f"{path}:{number}: expected numbers in the TREC {what} line") from None
-    return rows
-
-
-def _unzip(rows: Iterable[Sequence[Any]], widths: tuple[int, ...], what: str, shape: str) -> list[list]:
-    rows = rows if isinstance(rows, list) else list(rows)
-    seen = set(map(len, rows)) or {widths[0]}
-    if len(seen) > 1 or not seen <= set(widths):
-        raise UsageError(f"{what} rows must be {shape} tuples")
-    return [list(map(itemgetter(i), rows)) for i in range(seen.pop())]
-
-
-def _ranks(values: np.ndarray) -> np.ndarray:
-    """Whole-number ranks as int64; anything else stays float for ``evaluate`` to reject by case."""
-    import numpy as np
-
-    whole = np.isfinite(values) & (values == np.round(values))
-    return values.astype(np.int64) if whole.all() else values
-
-
-def _shared_categories(parts: list[list], skip: int = 0) -> list[pd.Categorical]:
-    """Factorize the concatenated parts once; a Categorical per part after ``skip``, one dtype for all."""
-    import numpy as np
-    import pandas as pd
-
-    sizes = [len(part) for part in parts]
-    values = np.fromiter(chain.from_iterable(parts), dtype=object, count=sum(sizes))
-    codes, uniques = pd.factorize(values)
-    dtype = pd.CategoricalDtype(uniques)
-    bounds = np.cumsum([0, *sizes])
-    return [pd.Categorical.from_codes(codes[a:b], dtype=dtype) for a, b in zip(bounds[skip:-1], bounds[skip + 1 :])]
-
-
-def _numbers(values: list, what: str, column: str, dtype: type) -> np.ndarray:
-    import numpy as np
-
-    try:
-        return np.asarray(values, dtype=dtype)
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise UsageError(f"{what}.{column}: expected numbers ({exc})") from None
-
-
-# ---------------------------------------------------------------- public entry points
+    return intern_frames(results, relevant, cases=list(dict.fromkeys([*relevant, *results])))
 
 
 def evaluate(
@@ -294,35 +196,53 @@ def evaluate(
 ) -> pd.DataFrame:
     """Per-case values of ``metrics``: a long ``case, metric, value`` frame.
 
-    ``ranking`` and ``qrels`` are frames (see the module docstring), row
-    tuples for ``intern_frames``, pytrec_eval-style dicts or TREC file paths
-    (``input_rows``); ``k`` is the corpus cut-off for the corpus
-    spellings; ``cases`` must appear even without rows (in that order, first).
-    The metric column carries each metric's label (the spelling asked for).
+    ``ranking`` and ``qrels`` are frames (see the module docstring), row tuples,
+    pytrec_eval-style dicts or TREC file paths (``_columns.side_of``); ``k`` is the corpus
+    cut-off for the corpus spellings; ``cases`` must appear even without rows (in that order,
+    first). The metric column carries each metric's label (the spelling asked for).
     """
     import numpy as np
     import pandas as pd
 
     chosen = list({m.label: m for m in (parse_metric(s, k) for s in metrics)}.values())
     frames = isinstance(ranking, pd.DataFrame), isinstance(qrels, pd.DataFrame)
-    if frames == (False, False):
-        rows = input_rows(ranking, "ranking"), input_rows(qrels, "qrels")
-        ranking, qrels, cases = *intern_frames(*rows, cases), None
-    elif frames != (True, True):
+    if frames == (True, True):
+        x = prepare(ranking, qrels, cases)
+        case_index, hits = x.cases, find_hits(x)
+    elif frames == (False, False):
+        case_index, hits = _hits(ranking, qrels, cases)
+    else:
         raise UsageError("ranking and qrels must both be DataFrames or both be row tuples (or dicts, or TREC files)")
-    x = prepare(ranking, qrels, cases)
-    hits = find_hits(x)
-    values = np.column_stack([metric_values(m, hits) for m in chosen]) if chosen else np.empty((len(x.cases), 0))
+    values = np.column_stack([metric_values(m, hits) for m in chosen]) if chosen else np.empty((len(case_index), 0))
     n_cases, n_metrics = values.shape
     return pd.DataFrame(
         {
-            CASE: pd.Categorical.from_codes(np.repeat(np.arange(n_cases), n_metrics), categories=x.cases),
+            CASE: pd.Categorical.from_codes(np.repeat(np.arange(n_cases), n_metrics), categories=case_index),
             METRIC: pd.Categorical.from_codes(
                 np.tile(np.arange(n_metrics), n_cases), categories=[m.label for m in chosen]
             ),
             VALUE: values.ravel(),
         }
     )
+
+
+def _hits(ranking: Any, qrels: Any, cases: Sequence[str] | None) -> tuple[pd.Index, Hits]:
+    """The hit table from any input form but frames: a scored run dict by its scores alone, else
+    doc ids keyed by their hashes, else (an id not a str, two ids sharing a key) exact categories."""
+    if is_scored_run(ranking):
+        judged = side_of(qrels, "qrels", True)
+        scored = scored_run_hits(ranking, judged, cases)
+        if scored is not None:
+            return scored
+    ranked, judged = side_of(ranking, "ranking", True), side_of(qrels, "qrels", True)
+    try:
+        x = hashed_inputs(ranked, judged, cases)
+        if x is not None:
+            return x.cases, find_hits(x)
+    except KeyCollision:
+        pass
+    x = prepare(*exact_frames(ranked, judged, cases), None)
+    return x.cases, find_hits(x)
 
 
 def aggregate(frame: pd.DataFrame) -> dict[str, float]:
