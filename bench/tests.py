@@ -80,7 +80,7 @@ def main() -> None:
     cpu, load_after = _cpu(), os.getloadavg()
     lines = done.stdout.splitlines()
     slowest = [line for line in lines if line.split("s ", 1)[0].replace(".", "").isdigit()]
-    print("\n".join(slowest))
+    print("\n".join(slowest + [line for line in lines if line.startswith(("FAILED", "ERROR"))]))
     print(lines[-1] if lines else done.stderr[-2000:])
     print(
         f"wall {wall:.1f} s, CPU (user+sys, whole tree) {cpu:.1f} s, exit {done.returncode}, "

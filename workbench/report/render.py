@@ -157,7 +157,7 @@ def render_report(
     # A run or baseline that names nothing stops here, before any kernel starts; reading them is
     # left to the time the kernels take to start.
     where = Locations.of(corpus, runs_dir)
-    run_path = where.run(str(run_dir)).path if run_dir else latest_run(where.runs)
+    run_path = _run_path(run_dir, where)
     baseline = _resolved_baseline(baseline, where)
     board = JobBoard()
     workers = max(1, min(jobs or len(os.sched_getaffinity(0)), len(sources)))
@@ -168,7 +168,7 @@ def render_report(
         futures = [pool.submit(_worker, board, i, timeout, reuse_kernels, converter) for i in range(workers)]
         converter.submit(to_html, None)  # load nbconvert and compile its template while the kernels start
         try:
-            run, out = _prepare(run_path, Path(out_dir))
+            run, out = _prepare(run_path, Path(out_dir), where)
             # The default pages fit the run: a page none of whose suites ran is one line in the index.
             sources, left_out = split_pages(sources, run.summary) if notebooks is None else (sources, {})
             params = {"run_dir": str(run.path.resolve()), "baseline": baseline}
@@ -189,12 +189,19 @@ def render_report(
     return report
 
 
-def _prepare(run_path: Path, out_dir: Path) -> tuple[Any, Path]:
-    """The run's header (its frames are the kernels' to load) and its page directory."""
-    run = read_header(run_path)
+def _prepare(run_dir: Path | str | None, out_dir: Path, where: Locations) -> tuple[Any, Path]:
+    """The run's header (default: the latest run; its frames are the kernels' to load) and its
+    page directory. ``run_dir`` may be a run id under ``where.runs``."""
+    run = read_header(_run_path(run_dir, where))
     out = out_dir / run.run_id
     out.mkdir(parents=True, exist_ok=True)
     return run, out
+
+
+def _run_path(run_dir: Path | str | None, where: Locations) -> Path:
+    """The run directory ``run_dir`` names (default: the latest run); a StoreError or CompareError
+    when there is none."""
+    return where.run(str(run_dir)).path if run_dir else latest_run(where.runs)
 
 
 def _resolved_baseline(baseline: str | None, where: Locations) -> str | None:
