@@ -63,6 +63,7 @@ def main() -> None:
     parser.add_argument("--workers", default="auto", help="pytest-xdist -n (0: one process)")
     parser.add_argument("--durations", type=int, default=20)
     parser.add_argument("--tree", type=Path, default=ROOT, help="the checkout whose tests run")
+    parser.add_argument("--log", type=Path, help="write pytest's whole output here too")
     parser.add_argument("pytest_args", nargs="*")
     args = parser.parse_args()
     tree = args.tree.resolve()
@@ -78,6 +79,8 @@ def main() -> None:
     wall = time.perf_counter() - started
     orphans = _reap_orphans(REAP_GRACE)
     cpu, load_after = _cpu(), os.getloadavg()
+    if args.log:
+        args.log.write_text(done.stdout + done.stderr)
     lines = done.stdout.splitlines()
     slowest = [line for line in lines if line.split("s ", 1)[0].replace(".", "").isdigit()]
     print("\n".join(slowest + [line for line in lines if line.startswith(("FAILED", "ERROR"))]))
