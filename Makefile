@@ -17,7 +17,8 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # Lint and format check, types, then every test (CI runs exactly this), on WORKERS processes
-# (pytest-xdist: each test file on one worker, the longest handed out first, tests/conftest.py).
+# (pytest-xdist: each test file on one worker, the longest handed out first; auto = one per core plus
+# one for the Ray file, which mostly waits: tests/conftest.py).
 # Bytecode is cached under .venv (even where PYTHONDONTWRITEBYTECODE is set), so the many
 # `python -m workbench` subprocesses the tests start do not compile the package anew each time.
 WORKERS ?= auto

@@ -112,6 +112,15 @@ def assert_thin_notebook(path: Path, parameter: str) -> None:
         assert len(calls) <= 1 and head.startswith(("wb.", "import")), cell.source
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto``: one worker per core, plus one for the Ray file, which mostly waits (Ray starting,
+    its actors' processes coming up): about 14 CPU-seconds over a minute. PYTEST_XDIST_AUTO_NUM_WORKERS
+    still decides when set."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    return len(os.sched_getaffinity(0)) + 1
+
+
 # Under pytest-xdist (``make test`` runs ``-n WORKERS --dist loadfile``) each file's tests run on one
 # worker, so a module-scoped fixture (an index, a run, a rendered report) is built once and the Ray
 # tests keep their one local Ray instance to themselves. The files xdist hands out first are the

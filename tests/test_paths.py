@@ -48,7 +48,8 @@ def test_a_baseline_name_means_the_named_corpus_s_baseline(tmp_path: Path) -> No
     side = where.side("builtin")
     assert side.path == corpus.parent / "baselines" / "builtin.json" and not side.is_run
     assert _resolved_baseline("builtin#builtin", where) == str(side.path.resolve()) + "#builtin"
-    assert _resolved_baseline("nothing-here", where) == "nothing-here"  # left for the check to name
+    with pytest.raises(CompareError, match="nothing-here: not a run directory"):  # before any kernel starts
+        _resolved_baseline("nothing-here", where)
     assert Locations.of() == Locations(Path("reports/runs"), Path("corpus/baselines"))
 
 

@@ -123,11 +123,31 @@ def test_baseline_pages_show_the_comparison(rendered) -> None:
     assert "No baseline given" not in "".join(pages.values())
 
 
+def _kernel_starts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The kernels started from now on (their working directories), counted as they start."""
+    from workbench.report._kernels import KernelSlot
+
+    started: list[str] = []
+    real = KernelSlot.start
+
+    def counted(self: KernelSlot) -> KernelSlot:
+        if self.km is None:
+            started.append(str(self.cwd))
+        return real(self)
+
+    monkeypatch.setattr(KernelSlot, "start", counted)
+    return started
+
+
 @pytest.mark.notebooks
-def test_cli_renders_the_same_html_for_the_same_run(rendered, capsys: pytest.CaptureFixture) -> None:
+def test_cli_renders_the_same_html_for_the_same_run(
+    rendered, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Also: the report's kernels were kept, warm, so this second report starts none."""
     root, run, base, report = rendered
+    started = _kernel_starts(monkeypatch)
     code = main(["report", str(run), "--baseline", f"{base}#builtin", "--out", str(root / "again"), "--jobs", "1"])
-    assert code == 0
+    assert code == 0 and started == []
     index = Path(capsys.readouterr().out.strip().splitlines()[-1])
     assert index == root / "again" / report.run_id / "index.html"
     for page in report.pages:
@@ -196,12 +216,14 @@ def test_bad_input_stops_before_rendering(
     tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
+    started = _kernel_starts(monkeypatch)
     assert main(["report"]) == 3
     assert "no runs yet" in capsys.readouterr().err
     run = build_run(tmp_path / "reports" / "runs")
     assert main(["report", str(run), "--baseline", "no-such-baseline"]) == 3
     assert "no-such-baseline" in capsys.readouterr().err
     assert not (tmp_path / "reports" / "html" / Path(run).name / "index.html").exists()
+    assert started == [], "a run or baseline that names nothing stops before any kernel starts"
 
 
 @pytest.mark.notebooks

@@ -22,14 +22,32 @@ pytestmark = pytest.mark.ray
 TARGETS = ["builtin", "bm25"]
 
 
+# Ray waits a fixed 30 s for its raylet to register; on a machine busy with other work that can
+# expire before the instance is up ("The current node timed out during startup").
+STARTUP_TIMED_OUT = "timed out during startup"
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _ray_instance():
-    from workbench.run.ray_connection import start_local_ray
+    """One local Ray instance for the module, held as a run holds its own: by a thread of its own
+    (``RayConnection``), whose processes die with it, so a start that timed out leaves nothing
+    running and is tried once more; any other failure stops the module."""
+    from workbench.run.ray_connection import RayConnection
+    from workbench.run.ray_executor import CaseWorker
 
-    if not ray.is_initialized():
-        start_local_ray(ray)
+    if ray.is_initialized():
+        yield
+        return
+    for attempt in (1, 2):
+        connection = RayConnection(None, None, CaseWorker)
+        connection.settle()
+        if connection.failure is None:
+            break
+        connection.close()
+        if attempt == 2 or STARTUP_TIMED_OUT not in connection.failure:
+            raise RuntimeError(f"local Ray did not start: {connection.failure}")
     yield
-    ray.shutdown()
+    connection.close()
 
 
 def _options(out: Path, **extra: Any) -> RunOptions:

@@ -10,6 +10,7 @@ fails there. A kernel that died or stopped answering is replaced before the next
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -62,28 +63,42 @@ class KernelSlot:
         self.km: AsyncKernelManager | None = None
         self.kc: Any = None
         self.used = False
+        self.started_ns = 0  # wall clock when the kernel was started (files changed after it are newer)
+        self.env: dict[str, str] = {}  # the environment it was given
+        self.key: Any = None  # how ``_kernel_pool`` finds the slot again
 
     def start(self) -> KernelSlot:
         """Start the kernel and connect the client, unless a live kernel is already there."""
         if self.km is not None and not run_sync(self.km.is_alive)():
             self.shutdown()
         if self.km is None:
+            self.started_ns, self.env = time.time_ns(), dict(os.environ)
             self.km = AsyncKernelManager(kernel_name=KERNEL)
             run_sync(self.km.start_kernel)(cwd=str(self.cwd), extra_arguments=KERNEL_ARGS)
             self.kc = self.km.client()
             self.kc.start_channels()
             run_sync(self.kc.wait_for_ready)(timeout=60)
             if self.warmup:  # a failure here resurfaces, with its cell, in the notebook that needs it
-                run_sync(self.kc.execute_interactive)(
-                    self.warmup, store_history=False, timeout=60, output_hook=lambda msg: None
-                )
+                self.run(self.warmup, timeout=60)
         return self
+
+    def run(self, code: str, expressions: dict[str, str] | None = None, timeout: float = 30) -> dict[str, Any]:
+        """Execute ``code`` on the kernel, its output dropped; the reply's content (``status``, and
+        ``user_expressions`` evaluated afterwards)."""
+        reply = run_sync(self.kc.execute_interactive)(
+            code, store_history=False, user_expressions=expressions or {}, timeout=timeout, output_hook=lambda msg: None
+        )
+        return dict(reply["content"])
+
+    def alive(self) -> bool:
+        """Whether the kernel is started and its process still running."""
+        return self.km is not None and bool(run_sync(self.km.is_alive)())
 
     def ready(self) -> KernelSlot:
         """The slot with a live kernel whose namespace is empty."""
         self.start()
         if self.used:
-            run_sync(self.kc.execute_interactive)(RESET, store_history=False, timeout=30)
+            self.run(RESET)
         self.used = True
         return self
 

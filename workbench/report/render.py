@@ -6,7 +6,8 @@ script fetched from the network. Notebooks run in parallel, one worker per core;
 its kernel for its next notebook (namespace reset in between), so pandas and matplotlib load once
 per kernel rather than once per notebook, in a warm-up cell run as the kernel starts. This
 process reads only the run's header (``workbench.headers``: no pandas), since it shares the
-cores with the kernels. The executed ``.ipynb`` is kept beside each page, and
+cores with the kernels. Kernels outlive the report, warm, for the next one this process renders
+(``_kernel_pool``). The executed ``.ipynb`` is kept beside each page, and
 ``<out>/<run-id>/index.html`` links them under a summary table. A failing notebook still gets its
 partial page; ``render_report`` then raises ``RenderError`` naming the notebook and cell (exit 3).
 """
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import RenderError, WorkbenchError
+from ..errors import RenderError
 from ..paths import DEFAULT_HTML_DIR, Locations
 from ..store.files import write_text_atomic
 from ..store.headers import DEFAULT_RUNS_DIR, check_side, latest_run, read_header
@@ -87,9 +88,11 @@ def _worker(jobs: JobBoard, worker: int, timeout: float, reuse: bool, converter:
     """Start a kernel at once (while the caller loads the run), then execute jobs until a None.
 
     Pages are converted on ``converter`` so the kernel moves straight on to its next notebook."""
+    from . import _kernel_pool
     from ._kernels import KernelSlot, execute_notebook
 
-    pages, slot = [], KernelSlot(Path.cwd(), WARMUP)
+    pages, slot = [], _kernel_pool.take(Path.cwd(), WARMUP) if reuse else KernelSlot(Path.cwd(), WARMUP)
+    done = False
     try:
         start_kernel(slot)
         while (job := jobs.take(worker)) is not None:
@@ -98,8 +101,12 @@ def _worker(jobs: JobBoard, worker: int, timeout: float, reuse: bool, converter:
             pages.append(converter.submit(_convert, job, nb, error, started))
             if not reuse:
                 slot.shutdown()
+        done = reuse
     finally:
-        slot.shutdown()
+        if done:
+            _kernel_pool.give(slot)
+        else:
+            slot.shutdown()
     return pages
 
 
@@ -137,14 +144,21 @@ def render_report(
     ``run_dir`` is a run directory or a run id under ``runs_dir``. ``baseline`` is a baseline name
     (among ``corpus``'s baselines, default ``corpus/baselines``), a baseline file, a run or
     ``RUN#TARGET``; it is resolved here once and handed to the notebooks as a path. ``notebooks`` picks some
-    of ``NOTEBOOKS`` (or of the notebooks in ``notebook_dir``). Kernels start while the run is
-    read, and the first notebooks while the baseline is resolved; a bad run or baseline stops
-    everything with a StoreError or CompareError. Raises RenderError, after writing every page and
-    the index, if a notebook failed.
+    of ``NOTEBOOKS`` (or of the notebooks in ``notebook_dir``). A run or baseline that names
+    nothing stops before any kernel starts; kernels start while the run is read, and the first
+    notebooks while the baseline is checked, and one that does not read stops everything (a
+    StoreError or CompareError). Kernels are taken warm from, and given back to, the process's
+    pool (``_kernel_pool``) unless ``reuse_kernels`` is False (a fresh kernel per notebook). Raises
+    RenderError, after writing every page and the index, if a notebook failed.
     """
     from ._kernels import Job, JobBoard
 
     sources = notebook_paths(notebooks, notebook_dir)
+    # A run or baseline that names nothing stops here, before any kernel starts; reading them is
+    # left to the time the kernels take to start.
+    where = Locations.of(corpus, runs_dir)
+    run_path = _run_path(run_dir, where)
+    baseline = _resolved_baseline(baseline, where)
     board = JobBoard()
     workers = max(1, min(jobs or len(os.sched_getaffinity(0)), len(sources)))
     with (
@@ -154,11 +168,9 @@ def render_report(
         futures = [pool.submit(_worker, board, i, timeout, reuse_kernels, converter) for i in range(workers)]
         converter.submit(to_html, None)  # load nbconvert and compile its template while the kernels start
         try:
-            where = Locations.of(corpus, runs_dir)
-            run, out = _prepare(run_dir, Path(out_dir), where)
+            run, out = _prepare(run_path, Path(out_dir), where)
             # The default pages fit the run: a page none of whose suites ran is one line in the index.
             sources, left_out = split_pages(sources, run.summary) if notebooks is None else (sources, {})
-            baseline = _resolved_baseline(baseline, where)
             params = {"run_dir": str(run.path.resolve()), "baseline": baseline}
             rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
             for source in sorted(sources, key=lambda p: rank.get(p.stem, len(rank))):
@@ -180,21 +192,24 @@ def render_report(
 def _prepare(run_dir: Path | str | None, out_dir: Path, where: Locations) -> tuple[Any, Path]:
     """The run's header (default: the latest run; its frames are the kernels' to load) and its
     page directory. ``run_dir`` may be a run id under ``where.runs``."""
-    run = read_header(where.run(str(run_dir)).path if run_dir else latest_run(where.runs))
+    run = read_header(_run_path(run_dir, where))
     out = out_dir / run.run_id
     out.mkdir(parents=True, exist_ok=True)
     return run, out
 
 
+def _run_path(run_dir: Path | str | None, where: Locations) -> Path:
+    """The run directory ``run_dir`` names (default: the latest run); a StoreError or CompareError
+    when there is none."""
+    return where.run(str(run_dir)).path if run_dir else latest_run(where.runs)
+
+
 def _resolved_baseline(baseline: str | None, where: Locations) -> str | None:
     """The baseline spec as an absolute path (``#TARGET`` kept), so every notebook reads the same
-    side whatever its working directory; a spec that names nothing is left for the check to report."""
+    side whatever its working directory; a CompareError when it names no run or baseline."""
     if not baseline:
         return None
-    try:
-        side = where.side(baseline)
-    except WorkbenchError:
-        return baseline
+    side = where.side(baseline)
     return str(side.path.resolve()) + (f"#{side.target}" if side.target else "")
 
 

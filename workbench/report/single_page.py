@@ -24,19 +24,22 @@ def render_single_page(
     """Write ``PAGE.json`` and render ``PAGE.html`` (and the executed notebook) into ``out_dir``, the
     notebook's one parameter (named ``page``) naming the JSON file; a RenderError names the failing
     cell, after the partial page is written."""
-    from ._kernels import KernelSlot, execute_notebook
+    from . import _kernel_pool
+    from ._kernels import execute_notebook
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     source = notebook_paths([page], notebook_dir)[0]
     result = out / f"{page}.json"
     write_text_atomic(result, json.dumps(data, indent=2, allow_nan=False) + "\n")
-    slot = KernelSlot(Path.cwd(), WARMUP)
+    slot = _kernel_pool.take(Path.cwd(), WARMUP)
     try:
         start_kernel(slot)
         nb, error = execute_notebook(source, out / source.name, {page: str(result.resolve())}, slot, timeout)
-    finally:
+    except BaseException:
         slot.shutdown()
+        raise
+    _kernel_pool.give(slot)
     html_page = out / f"{page}.html"
     if nb is not None:
         write_text_atomic(html_page, to_html(nb))
