@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -128,9 +128,3 @@ def gc_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-def extract_many(items: Iterable[tuple[str, bytes]]) -> list[FileFacts]:
-    """``extract_file`` over a batch (the unit of work a pool worker receives)."""
-    with gc_paused():
-        return [extract_file(rel, data) for rel, data in items]

@@ -16,11 +16,11 @@ import os
 import pickle
 import posixpath
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..paths import is_snapshot
-from . import cache, ranking
+from . import bodies, cache, ranking
 from .cache import code_digest
 from .entry import entry_points
 from .extract import EXTRACTOR_VERSION, FileFacts, gc_paused
@@ -60,6 +60,7 @@ class RepoIndex:
     entries: list[int]
     key_users: dict[str, list[int]]
     tree: str = ""
+    digests: list[str] = field(default_factory=list)  # content digest per file (what caches key files by)
 
 
 def _refined_kind(rel: str, facts: FileFacts) -> str:
@@ -192,14 +193,16 @@ def _build(root: Path) -> RepoIndex:
             pass  # pickled by an older shape of RepoIndex
     previous, known = _cached_facts(root)
     todo = [i for i, d in enumerate(digests) if d not in known]
-    fresh, frames = _parse(root, [files[i] for i in todo], [sizes[i] for i in todo], [digests[i] for i in todo])
+    fresh, frames, parsed = _parse(root, [files[i] for i in todo], [sizes[i] for i in todo], [digests[i] for i in todo])
     facts = [known.get(d) or fresh[d] for d in digests]
     if fresh or known.keys() != set(digests) or previous != source:
         kept = [d for d in dict.fromkeys(digests) if d not in fresh]
         if kept:
             frames += [_pickled(kept), _pickled([known[d] for d in kept])]
         cache.save_frames(root, "facts", EXTRACTOR_VERSION, [_pickled(source), *frames])
-    index = replace(link(root, files, facts), tree=tree)
+    if parsed:
+        bodies.add(root, parsed, set(digests))
+    index = replace(link(root, files, facts), tree=tree, digests=digests)
     cache.save_shared(source, "index", INDEX_VERSION, index, root)
     if previous and previous != source:
         cache.drop_shared(previous, "index", INDEX_VERSION)  # this repository's tree before the edit
@@ -212,16 +215,19 @@ def _pickled(value: object) -> bytes:
 
 def _parse(
     root: Path, rels: list[str], sizes: list[int], digests: list[str]
-) -> tuple[dict[str, FileFacts], list[bytes]]:
-    """The facts of ``rels`` by digest, and the facts cache frames holding them: per batch its
-    digests, then its facts exactly as the worker pickled them (never pickled twice)."""
+) -> tuple[dict[str, FileFacts], list[bytes], list[bodies.Batch]]:
+    """The facts of ``rels`` by digest, the facts cache frames holding them (per batch its digests,
+    then its facts exactly as the worker pickled them: never pickled twice), and the batches of
+    their bodies, still pickled (the symbol table reads them, from the cache, if ever)."""
     fresh: dict[str, FileFacts] = {}
     frames: list[bytes] = []
-    for batch, blob in extract_batches(root, rels, sizes):
+    parsed: list[bodies.Batch] = []
+    for batch, blob, body_blob in extract_batches(root, rels, sizes):
         names = [digests[j] for j in batch]
         fresh.update(zip(names, pickle.loads(blob), strict=True))
         frames += [_pickled(names), blob]
-    return fresh, frames
+        parsed.append((names, body_blob))
+    return fresh, frames, parsed
 
 
 def _cached_facts(root: Path) -> tuple[str, dict[str, FileFacts]]:

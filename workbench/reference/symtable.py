@@ -4,19 +4,21 @@ Each symbol of every file's outline (functions, classes, methods, types, constan
 variables) becomes a BM25F document with four fields: its own name split into words,
 its owner (the class of a method), its file's name and folders, and its body (the lines
 from the comments and decorators just above it to the next symbol, so doc comments,
-docstrings and route decorators count). Bodies are read once per indexed tree; the
-table is kept in memory per tree and in the disk cache beside the index.
+docstrings and route decorators count). Bodies come from the cold index, which computed
+them where it parsed each file (``bodies``); the table is kept in memory per tree and in
+the disk cache beside the index.
 """
 
 from __future__ import annotations
 
+import pickle
 import threading
 from dataclasses import dataclass
 
 import numpy as np
 
-from . import cache, ranking
-from .extract import content_terms
+from . import bodies, cache, ranking
+from .bodies import Body, symbol_bodies
 from .fields import compound_parts, identifier_parts, path_fields
 from .index import INDEX_VERSION, RepoIndex
 from .kinds import extension
@@ -24,14 +26,13 @@ from .memo import BoundedMemo
 from .outline import MAJOR_KINDS
 from .text import identifier_terms, split_identifier, symbol_keys, terms
 
-TABLE_VERSION = f"{INDEX_VERSION}-{cache.code_digest('symtable')}"
+TABLE_VERSION = f"{INDEX_VERSION}-{bodies.BODIES_VERSION}-{cache.code_digest('symtable')}"
 WEIGHTS = {"name": 6.0, "owner": 2.0, "file": 1.5, "dir": 0.5, "body": 1.0}
 B = {"name": 0.3, "owner": 0.3, "file": 0.2, "dir": 0.2, "body": 0.75}
 # What a kind of symbol is worth when nothing else tells two symbols apart: a plain variable
 # is more often wiring. (Constructors and underscored names used to count 0.6 and 0.75: a reader
 # rarely starts there, but edits land there as often as anywhere, issue 21.)
 KIND_PRIOR = {"method": 1.0, "constant": 0.9, "variable": 0.8}
-_HEADER = (b"//", b"#", b"*", b"/*", b"@", b"--")  # comment and decorator lines above a definition
 
 
 @dataclass
@@ -47,38 +48,6 @@ class SymbolTable:
     keys: dict[str, list[int]]  # lookup key (bare or qualified, as written or stemmed) -> symbols
     bare_files: np.ndarray  # files defining no symbol: they take part as file-level hits
     size: np.ndarray  # lines of each symbol's own text (its span, as the body field reads it)
-
-
-def _line_starts(data: bytes) -> np.ndarray:
-    newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10) + 1
-    return np.concatenate([[0], newlines, [len(data)]]).astype(np.int64)
-
-
-def _head(lines: list[bytes], line: int, floor: int) -> int:
-    """First line (1-based) of the comment/decorator block right above ``line``, not above ``floor``."""
-    start = line
-    while start - 1 > floor and lines[start - 2].lstrip().startswith(_HEADER):
-        start -= 1
-    return start
-
-
-def spans(data: bytes, symbol_lines: list[int]) -> list[tuple[int, int]]:
-    """Byte range of each symbol's text: its header block, up to the next symbol's header."""
-    starts = _line_starts(data)
-    n_lines = len(starts) - 1
-    lines = data.split(b"\n")
-    distinct = sorted(set(symbol_lines))
-    heads, floor = {}, 0
-    for line in distinct:
-        heads[line] = _head(lines, min(max(line, 1), n_lines), floor)
-        floor = line
-    ends = {
-        line: (heads[nxt] if nxt is not None else n_lines + 1) for line, nxt in zip(distinct, distinct[1:] + [None])
-    }
-    return [
-        (int(starts[heads[line] - 1]), int(starts[min(max(ends[line], heads[line] + 1), n_lines + 1) - 1]))
-        for line in symbol_lines
-    ]
 
 
 def _prior(kind: str) -> float:
@@ -113,33 +82,29 @@ def name_terms(member: str, words: frozenset[str]) -> dict[str, int]:
     return counts
 
 
-Body = tuple[dict[str, int], int]  # a symbol's body term counts and its span's line count
-
-
 def _bodies(index: RepoIndex, docs: list[int]) -> list[list[Body]]:
-    """Body term counts and line counts of every symbol of ``docs``; per file, cached by content
-    digest (the outline, hence the spans, is a function of the content)."""
-    known = cache.load(index.root, "bodies", TABLE_VERSION) or {}
-    fresh: dict[str, list[Body]] = {}
+    """Body term counts and line counts of every symbol of ``docs``, as the cold index cached them
+    per content digest (``bodies``); a file missing there (a copy of a tree, a pruned cache) is
+    read and its bodies cached beside the others."""
+    digests = index.digests
+    known = bodies.load(index.root, {digests[doc] for doc in docs})
+    missed: dict[str, list[Body]] = {}
     out: list[list[Body]] = []
     for doc in docs:
-        symbols = list(dict.fromkeys(index.facts[doc].outline.symbols))
-        try:
-            data = (index.root / index.files[doc]).read_bytes()
-        except OSError:
-            out.append([({}, 0) for _ in symbols])
-            continue
-        digest = cache.digest(data, extension(index.files[doc]))
-        found = known.get(digest) or fresh.get(digest)
-        if found is None or len(found) != len(symbols):
-            found = [
-                (content_terms(data[a:b]), data.count(b"\n", a, b))
-                for a, b in spans(data, [line for _, _, line in symbols])
-            ]
-        fresh[digest] = found
+        symbols = index.facts[doc].outline.symbols
+        found = known.get(digests[doc])
+        if found is None or len(found) != len(dict.fromkeys(symbols)):
+            try:
+                data = (index.root / index.files[doc]).read_bytes()
+            except OSError:
+                data = b""
+            found = symbol_bodies(data, symbols)
+            if data and cache.digest(data, extension(index.files[doc])) == digests[doc]:
+                missed[digests[doc]] = found
         out.append(found)
-    if fresh.keys() != known.keys():
-        cache.save(index.root, "bodies", TABLE_VERSION, fresh)
+    if missed:
+        blob = pickle.dumps(list(missed.values()), protocol=pickle.HIGHEST_PROTOCOL)
+        bodies.add(index.root, [(list(missed), blob)], set(digests))
     return out
 
 
@@ -155,13 +120,13 @@ def build_table(index: RepoIndex) -> SymbolTable:
     path_words = frozenset(w for f in index.facts if f.outline.symbols for w in identifier_parts(f.outline))
     words = compound_words([name for _, name, _, _ in symbols])
     paths = {doc: path_fields(index.files[doc], path_words) for doc in docs}
-    bodies = [body for file_bodies in _bodies(index, docs) for body in file_bodies]
+    body_rows = [body for file_bodies in _bodies(index, docs) for body in file_bodies]
     fields: dict[str, list[dict[str, int]]] = {
         "name": [name_terms(name.rsplit(".", 1)[-1], words) for _, name, _, _ in symbols],
         "owner": [_counts(identifier_terms(name.rpartition(".")[0])) for _, name, _, _ in symbols],
         "file": [paths[doc][0] for doc, _, _, _ in symbols],
         "dir": [paths[doc][1] for doc, _, _, _ in symbols],
-        "body": [terms for terms, _ in bodies],
+        "body": [terms for terms, _ in body_rows],
     }
     keys: dict[str, list[int]] = {}
     for sid, (_, name, _, _) in enumerate(symbols):
@@ -178,7 +143,7 @@ def build_table(index: RepoIndex) -> SymbolTable:
         model,
         keys,
         np.setdiff1d(np.arange(len(index.files)), docs).astype(np.int32),
-        np.asarray([lines for _, lines in bodies], dtype=np.int32),
+        np.asarray([lines for _, lines in body_rows], dtype=np.int32),
     )
 
 
