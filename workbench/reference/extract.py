@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .cache import code_digest
-from .fields import doc_terms, export_terms, lookup_keys, route_terms, symbol_terms
+from .fields import doc_terms, export_terms, identifier_parts, lookup_keys, route_terms, symbol_terms
 from .kinds import extension, file_kind, is_code
 from .messages import catalog_entries, code_literals, message_words
 from .outline import Outline
@@ -64,6 +64,20 @@ class FileFacts:
     message_words: list[tuple[str, ...]] = field(default_factory=list)  # literals, then catalog messages
     lines: int = 0
     templates: list[str] = field(default_factory=list)  # template names the text mentions
+    name_parts: frozenset[str] = frozenset()  # parts of the names it defines (``identifier_parts``)
+
+    def slim(self) -> FileFacts:
+        """What an index keeps of these facts once the ranking is fitted: no term counts."""
+        return FileFacts(
+            self.outline,
+            self.routes,
+            self.literals,
+            self.keys,
+            self.catalog,
+            lookup_keys=self.lookup_keys,
+            lines=self.lines,
+            templates=self.templates,
+        )
 
 
 def content_terms(data: bytes) -> dict[str, int]:
@@ -109,6 +123,7 @@ def extract_file(rel: str, data: bytes) -> FileFacts:
         facts.export_terms = export_terms(facts.outline)
         facts.route_terms = route_terms(facts.routes)
         facts.lookup_keys = lookup_keys(facts.outline)
+        facts.name_parts = frozenset(identifier_parts(facts.outline))
     if is_code(rel) or kind == "template":
         facts.templates = template_refs(text)
     if kind != "translation" and (is_code(rel) or kind in LITERAL_KINDS):

@@ -24,7 +24,7 @@ from . import bodies, cache, ranking
 from .cache import code_digest
 from .entry import entry_points
 from .extract import EXTRACTOR_VERSION, FileFacts, gc_paused
-from .fields import identifier_parts, path_fields
+from .fields import path_fields
 from .imports import Resolver
 from .kinds import extension, file_kind, is_code
 from .memo import BoundedMemo
@@ -61,6 +61,7 @@ class RepoIndex:
     key_users: dict[str, list[int]]
     tree: str = ""
     digests: list[str] = field(default_factory=list)  # content digest per file (what caches key files by)
+    words: frozenset[str] = frozenset()  # parts of every defined name: what run-together names split into
 
 
 def _refined_kind(rel: str, facts: FileFacts) -> str:
@@ -110,7 +111,7 @@ def link(root: Path, files: list[str], facts: list[FileFacts]) -> RepoIndex:
     for i, targets in enumerate(imports):
         for j in targets:
             importers[j].append(i)
-    words = frozenset(w for f in facts if f.outline.symbols for w in identifier_parts(f.outline))
+    words = frozenset[str]().union(*(f.name_parts for f in facts))
     paths = [path_fields(rel, words) for rel in files]
     ranker = ranking.fit(
         {
@@ -131,15 +132,11 @@ def link(root: Path, files: list[str], facts: list[FileFacts]) -> RepoIndex:
     for i, f in enumerate(facts):
         for key in f.keys:
             key_users.setdefault(key.replace(":", "."), []).append(i)
-    slim = [
-        replace(f, content={}, symbol_terms={}, doc_terms={}, export_terms={}, route_terms={}, message_words=[])
-        for f in facts
-    ]
     return RepoIndex(
         root,
         files,
         [_refined_kind(rel, f) for rel, f in zip(files, facts, strict=True)],
-        slim,
+        [f.slim() for f in facts],
         imports,
         [tuple(x) for x in importers],
         ranker,
@@ -148,6 +145,7 @@ def link(root: Path, files: list[str], facts: list[FileFacts]) -> RepoIndex:
         _messages(facts),
         entry_points(root, files, [f.outline.package for f in facts]),
         key_users,
+        words=words,
     )
 
 

@@ -19,7 +19,8 @@ import numpy as np
 
 from . import bodies, cache, ranking
 from .bodies import Body, symbol_bodies
-from .fields import compound_parts, identifier_parts, path_fields
+from .extract import gc_paused
+from .fields import compound_parts, path_fields
 from .index import INDEX_VERSION, RepoIndex
 from .kinds import extension
 from .memo import BoundedMemo
@@ -117,21 +118,24 @@ def _symbols(index: RepoIndex) -> tuple[list[int], list[tuple[int, str, str, int
 def build_table(index: RepoIndex) -> SymbolTable:
     """Read the symbols' bodies and fit the symbol-level BM25F model."""
     docs, symbols = _symbols(index)
-    path_words = frozenset(w for f in index.facts if f.outline.symbols for w in identifier_parts(f.outline))
     words = compound_words([name for _, name, _, _ in symbols])
-    paths = {doc: path_fields(index.files[doc], path_words) for doc in docs}
+    paths = {doc: path_fields(index.files[doc], index.words) for doc in docs}
     body_rows = [body for file_bodies in _bodies(index, docs) for body in file_bodies]
+    split = [name.rpartition(".") for _, name, _, _ in symbols]  # (owner, ".", member)
+    # Many symbols share a member name (``__init__``, ``get``) or an owner: each is read once.
+    members = {member: name_terms(member, words) for _, _, member in split}
+    owners = {owner: _counts(identifier_terms(owner)) for owner, _, _ in split}
     fields: dict[str, list[dict[str, int]]] = {
-        "name": [name_terms(name.rsplit(".", 1)[-1], words) for _, name, _, _ in symbols],
-        "owner": [_counts(identifier_terms(name.rpartition(".")[0])) for _, name, _, _ in symbols],
+        "name": [members[member] for _, _, member in split],
+        "owner": [owners[owner] for owner, _, _ in split],
         "file": [paths[doc][0] for doc, _, _, _ in symbols],
         "dir": [paths[doc][1] for doc, _, _, _ in symbols],
         "body": [terms for terms, _ in body_rows],
     }
+    bare = {member: set(symbol_keys(member)) for member in members}
     keys: dict[str, list[int]] = {}
-    for sid, (_, name, _, _) in enumerate(symbols):
-        owner, _, member = name.rpartition(".")
-        for key in set(symbol_keys(member)) | (set(symbol_keys(name)) if owner else set()):
+    for sid, (owner, _, member) in enumerate(split):
+        for key in bare[member] | set(symbol_keys(f"{owner}.{member}")) if owner else bare[member]:
             keys.setdefault(key, []).append(sid)
     model = ranking.fit(fields, weights=WEIGHTS, b=B, sublinear=frozenset({"body"}), name_field="name")
     return SymbolTable(
@@ -162,7 +166,8 @@ def symbol_table(index: RepoIndex) -> SymbolTable:
         if table is None or table.tree != index.tree:
             table = cache.load(index.root, "symbols", TABLE_VERSION)
             if not isinstance(table, SymbolTable) or table.tree != index.tree or not index.tree:
-                table = build_table(index)
+                with gc_paused():
+                    table = build_table(index)
                 cache.save(index.root, "symbols", TABLE_VERSION, table)
             _MEMO[key] = table
     return table
