@@ -67,17 +67,9 @@ class FileFacts:
     name_parts: frozenset[str] = frozenset()  # parts of the names it defines (``identifier_parts``)
 
     def slim(self) -> FileFacts:
-        """What an index keeps of these facts once the ranking is fitted: no term counts."""
-        return FileFacts(
-            self.outline,
-            self.routes,
-            self.literals,
-            self.keys,
-            self.catalog,
-            lookup_keys=self.lookup_keys,
-            lines=self.lines,
-            templates=self.templates,
-        )
+        """What an index keeps of these facts once linked: the symbols defined and the line count
+        (the rest went into its ranking, import graph, routes and message index)."""
+        return FileFacts(Outline(self.outline.symbols), lines=self.lines)
 
 
 def content_terms(data: bytes) -> dict[str, int]:
