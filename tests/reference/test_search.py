@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -245,6 +247,41 @@ def test_after_an_edit_only_the_edited_file_is_parsed_for_its_bodies(
     (repo.path / "web" / "cart.ts").write_text(FILES["web/cart.ts"] + "export function refundCart(): void {}\n")
     monkeypatch.setattr(symtable, "symbol_bodies", _no_body_read)
     assert {s for _, s in pairs("refund", repo)[:2]} == {"issueRefund", "refundCart"}
+
+
+# In a fresh interpreter: the background build forks, which the threads a test process may hold
+# rightly forbid (forking_pays).
+_PREBUILD_CHECK = """
+import json, sys
+import numpy as np
+from workbench.reference import parallel, symtable
+from workbench.reference.index import load_index
+parallel.POOL_MIN_BYTES, parallel.workers = 0, lambda: 2
+index = load_index(sys.argv[1])
+started = sys.argv[1] in symtable._PENDING
+build = symtable._build
+symtable._build = None  # this process must not build the table: the child did
+table = symtable.symbol_table(index)
+symtable._build = build
+own = symtable.build_table(index)
+arrays = [(table.size, own.size), (table.ranker.combined.values, own.ranker.combined.values)]
+same = (table.name, table.keys, table.ranker.vocab) == (own.name, own.keys, own.ranker.vocab) and all(
+    np.array_equal(a, b) for a, b in arrays
+)
+print(json.dumps([started, same, not symtable._PENDING]))
+"""
+
+
+def test_a_large_tree_has_its_table_built_while_the_index_links(repo: Repo) -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", _PREBUILD_CHECK, str(repo.path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == [True, True, True]  # a child started; its table is the same; waited for
 
 
 def test_an_edited_file_is_searched_fresh(repo: Repo) -> None:

@@ -29,7 +29,7 @@ from .imports import Resolver
 from .kinds import extension, file_kind, is_code
 from .memo import BoundedMemo
 from .messages import MessageIndex
-from .parallel import extract_batches
+from .parallel import extract_batches, forking_pays
 from .routes import Route
 from .templates import template_edges
 from .text import identifier_terms, terms
@@ -200,11 +200,22 @@ def _build(root: Path) -> RepoIndex:
         cache.save_frames(root, "facts", EXTRACTOR_VERSION, [_pickled(source), *frames])
     if parsed:
         bodies.add(root, parsed, set(digests))
+        if forking_pays(sum(sizes)):
+            _prebuild_symbols(root, tree, files, digests, facts)
     index = replace(link(root, files, facts), tree=tree, digests=digests)
     cache.save_shared(source, "index", INDEX_VERSION, index, root)
     if previous and previous != source:
         cache.drop_shared(previous, "index", INDEX_VERSION)  # this repository's tree before the edit
     return index
+
+
+def _prebuild_symbols(root: Path, tree: str, files: list[str], digests: list[str], facts: list[FileFacts]) -> None:
+    """Have the symbol table of a large, freshly parsed tree built in a forked child while this
+    process links (``symtable.prebuild``): the link leaves the second core idle."""
+    from . import symtable  # it imports this module
+
+    words = frozenset[str]().union(*(f.name_parts for f in facts))
+    symtable.prebuild(symtable.Source(root, tree, files, digests, [f.outline.symbols for f in facts], words))
 
 
 def _pickled(value: object) -> bytes:

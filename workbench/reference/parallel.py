@@ -53,15 +53,20 @@ def _read_and_extract(root: str, rels: list[str]) -> tuple[bytes, bytes]:
     return pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL), pickle.dumps(bodies, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _pool_pays(sizes: list[int]) -> bool:
-    # Forking a process that runs other threads (a progress bar, a runner's --jobs) can
-    # deadlock the child on a lock some thread held: parse in this process then.
+def forking_pays(total_bytes: int) -> bool:
+    """Whether work on ``total_bytes`` of files is worth forking helpers for: two CPUs or more, and
+    no other thread here (a forked child of a process that runs other threads, a progress bar
+    or a runner's --jobs, can deadlock on a lock some thread held)."""
     return (
         workers() >= 2
-        and sum(sizes) >= POOL_MIN_BYTES
+        and total_bytes >= POOL_MIN_BYTES
         and threading.active_count() == 1
         and "fork" in multiprocessing.get_all_start_methods()
     )
+
+
+def _pool_pays(sizes: list[int]) -> bool:
+    return forking_pays(sum(sizes))
 
 
 Batch = tuple[list[int], bytes, bytes]  # indices into the files, their pickled facts, their pickled bodies

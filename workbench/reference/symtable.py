@@ -6,19 +6,23 @@ its owner (the class of a method), its file's name and folders, and its body (th
 from the comments and decorators just above it to the next symbol, so doc comments,
 docstrings and route decorators count). Bodies come from the cold index, which computed
 them where it parsed each file (``bodies``); the table is kept in memory per tree and in
-the disk cache beside the index.
+the disk cache beside the index. A large tree parsed afresh has its table built in a forked
+child while the index links (``prebuild``), so a first search finds it ready or nearly.
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import pickle
 import threading
 from dataclasses import dataclass
+from multiprocessing.process import BaseProcess
+from pathlib import Path
 
 import numpy as np
 
 from . import bodies, cache, ranking
-from .bodies import Body, symbol_bodies
+from .bodies import Body, Symbol, symbol_bodies
 from .extract import gc_paused
 from .fields import compound_parts, path_fields
 from .index import INDEX_VERSION, RepoIndex
@@ -83,44 +87,61 @@ def name_terms(member: str, words: frozenset[str]) -> dict[str, int]:
     return counts
 
 
-def _bodies(index: RepoIndex, docs: list[int]) -> list[list[Body]]:
+@dataclass
+class Source:
+    """What a table is built from: a tree's files, their content digests and defined symbols, and the
+    parts of every defined name (the words run-together file names split into)."""
+
+    root: Path
+    tree: str
+    files: list[str]
+    digests: list[str]
+    symbols: list[list[Symbol]]  # per file, as its outline lists them
+    words: frozenset[str]
+
+    @classmethod
+    def of(cls, index: RepoIndex) -> Source:
+        symbols = [f.outline.symbols for f in index.facts]
+        return cls(index.root, index.tree, index.files, index.digests, symbols, index.words)
+
+
+def _bodies(source: Source, docs: list[int]) -> list[list[Body]]:
     """Body term counts and line counts of every symbol of ``docs``, as the cold index cached them
     per content digest (``bodies``); a file missing there (a copy of a tree, a pruned cache) is
     read and its bodies cached beside the others."""
-    digests = index.digests
-    known = bodies.load(index.root, {digests[doc] for doc in docs})
+    digests = source.digests
+    known = bodies.load(source.root, {digests[doc] for doc in docs})
     missed: dict[str, list[Body]] = {}
     out: list[list[Body]] = []
     for doc in docs:
-        symbols = index.facts[doc].outline.symbols
+        symbols = source.symbols[doc]
         found = known.get(digests[doc])
         if found is None or len(found) != len(dict.fromkeys(symbols)):
             try:
-                data = (index.root / index.files[doc]).read_bytes()
+                data = (source.root / source.files[doc]).read_bytes()
             except OSError:
                 data = b""
             found = symbol_bodies(data, symbols)
-            if data and cache.digest(data, extension(index.files[doc])) == digests[doc]:
+            if data and cache.digest(data, extension(source.files[doc])) == digests[doc]:
                 missed[digests[doc]] = found
         out.append(found)
     if missed:
         blob = pickle.dumps(list(missed.values()), protocol=pickle.HIGHEST_PROTOCOL)
-        bodies.add(index.root, [(list(missed), blob)], set(digests))
+        bodies.add(source.root, [(list(missed), blob)], set(digests))
     return out
-
-
-def _symbols(index: RepoIndex) -> tuple[list[int], list[tuple[int, str, str, int]]]:
-    """Files defining symbols, and every (file, name, kind, line) without repeats."""
-    docs = [doc for doc, facts in enumerate(index.facts) if facts.outline.symbols]
-    return docs, [(doc, *symbol) for doc in docs for symbol in dict.fromkeys(index.facts[doc].outline.symbols)]
 
 
 def build_table(index: RepoIndex) -> SymbolTable:
     """Read the symbols' bodies and fit the symbol-level BM25F model."""
-    docs, symbols = _symbols(index)
+    return _build(Source.of(index))
+
+
+def _build(source: Source) -> SymbolTable:
+    docs = [doc for doc, defined in enumerate(source.symbols) if defined]
+    symbols = [(doc, *symbol) for doc in docs for symbol in dict.fromkeys(source.symbols[doc])]
     words = compound_words([name for _, name, _, _ in symbols])
-    paths = {doc: path_fields(index.files[doc], index.words) for doc in docs}
-    body_rows = [body for file_bodies in _bodies(index, docs) for body in file_bodies]
+    paths = {doc: path_fields(source.files[doc], source.words) for doc in docs}
+    body_rows = [body for file_bodies in _bodies(source, docs) for body in file_bodies]
     split = [name.rpartition(".") for _, name, _, _ in symbols]  # (owner, ".", member)
     # Many symbols share a member name (``__init__``, ``get``) or an owner: each is read once.
     members = {member: name_terms(member, words) for _, _, member in split}
@@ -139,20 +160,59 @@ def build_table(index: RepoIndex) -> SymbolTable:
             keys.setdefault(key, []).append(sid)
     model = ranking.fit(fields, weights=WEIGHTS, b=B, sublinear=frozenset({"body"}), name_field="name")
     return SymbolTable(
-        index.tree,
+        source.tree,
         np.asarray([s[0] for s in symbols], dtype=np.int32),
         [s[1] for s in symbols],
         np.asarray([s[3] for s in symbols], dtype=np.int32),
         np.asarray([_prior(s[2]) for s in symbols], dtype=np.float32),
         model,
         keys,
-        np.setdiff1d(np.arange(len(index.files)), docs).astype(np.int32),
+        np.setdiff1d(np.arange(len(source.files)), docs).astype(np.int32),
         np.asarray([lines for _, lines in body_rows], dtype=np.int32),
     )
 
 
+def prebuild(source: Source) -> None:
+    """Build and cache the table of a freshly parsed tree in a forked child, while this process
+    links the index on one core and leaves the other idle; the first ``symbol_table`` of that tree
+    waits for the child and reads its table. The child is a daemon: a process that never searches
+    does not wait for it on exit."""
+    _cancel(str(source.root))
+    for key, (_, done) in list(_PENDING.items()):
+        if not done.is_alive():  # finished for a tree nobody searched (yet): its table is cached
+            _PENDING.pop(key, None)
+            done.join()
+    child = multiprocessing.get_context("fork").Process(target=_build_and_save, args=(source,), daemon=True)
+    child.start()
+    _PENDING[str(source.root)] = (source.tree, child)
+
+
+def _build_and_save(source: Source) -> None:
+    with gc_paused():
+        cache.save(source.root, "symbols", TABLE_VERSION, _build(source))
+
+
+def _cancel(key: str) -> None:
+    pending = _PENDING.pop(key, None)
+    if pending is not None:
+        pending[1].terminate()
+        pending[1].join()
+
+
+def _await(key: str, tree: str) -> None:
+    """Wait for a child building the table of ``tree`` for the root ``key``; stop one building
+    the table of another tree (the repository changed since)."""
+    pending = _PENDING.get(key)
+    if pending is not None and pending[0] == tree:
+        _PENDING.pop(key, None)
+        pending[1].join()
+    elif pending is not None:
+        _cancel(key)
+
+
 _MEMO: BoundedMemo[SymbolTable] = BoundedMemo()
 _LOCK = threading.Lock()
+_PENDING: dict[str, tuple[str, BaseProcess]] = {}  # root -> (tree, the child building its table)
 
 
 def symbol_table(index: RepoIndex) -> SymbolTable:
@@ -164,6 +224,7 @@ def symbol_table(index: RepoIndex) -> SymbolTable:
     with _LOCK:
         table = _MEMO.get(key)
         if table is None or table.tree != index.tree:
+            _await(key, index.tree)
             table = cache.load(index.root, "symbols", TABLE_VERSION)
             if not isinstance(table, SymbolTable) or table.tree != index.tree or not index.tree:
                 with gc_paused():
