@@ -8,9 +8,7 @@
   indexed with that cache (an index entry is keyed by content: a copy loads warm and adds
   no entry; the cache file count is reported). Each run is its own process, so
   nothing is memoised in memory; the figure is ``build()`` alone, imports excluded
-  (reported separately); its CPU time is reported without and with the symbol table a large tree
-  has built in a child while the index links (the run waits for that child after the timing).
-  Peak RSS covers the process and its largest child.
+  (reported separately). Peak RSS covers the process and its worker children.
 * **Query**: median and p90 latency of ``build_pack`` (ranking, related files and the
   rendered pack text) over the real-code tasks below, on a loaded index.
 * **Quality**: for each real-code task, the file a senior engineer would open first;
@@ -33,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
 import os
 import resource
 import shutil
@@ -122,16 +119,12 @@ def _child(root: str, cache: str) -> None:
     cpu_before = _cpu()
     index = build(Path(root))
     built = time.perf_counter()
-    cpu_built = _cpu() - cpu_before
-    for child in multiprocessing.active_children():  # the symbol table's, built while the index linked
-        child.join()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss + resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     print(
         json.dumps(
             {
                 "seconds": built - imported,
-                "cpu_seconds": cpu_built,
-                "cpu_with_table_seconds": _cpu() - cpu_before,
+                "cpu_seconds": _cpu() - cpu_before,
                 "import_seconds": imported - started,
                 "files": len(index.files),
                 "peak_mb": peak / 1024,
@@ -332,7 +325,6 @@ def main() -> None:
         "cold_s": _median(index["cold"], "seconds"),
         "cold_min_s": min(r["seconds"] for r in index["cold"]),
         "cold_cpu_s": _median(index["cold"], "cpu_seconds"),
-        "cold_cpu_with_table_s": _median(index["cold"], "cpu_with_table_seconds"),
         "warm_s": _median(index["warm"], "seconds"),
         "copy_s": _median(index["copy"], "seconds"),
         "cache_entries": index["copy"][-1]["cache_entries"],
@@ -347,8 +339,7 @@ def main() -> None:
     s = result["summary"]
     print(f"stdlib mirror: {py_files} .py files, {index['cold'][0]['files']} indexed files")
     print(
-        f"index cold: median {s['cold_s']:.2f} s (min {s['cold_min_s']:.2f}, CPU {s['cold_cpu_s']:.2f} s,"
-        f" {s['cold_cpu_with_table_s']:.2f} s with the symbol table's child)"
+        f"index cold: median {s['cold_s']:.2f} s (min {s['cold_min_s']:.2f}, CPU {s['cold_cpu_s']:.2f} s)"
         f" | warm: median {s['warm_s']:.3f} s | copy elsewhere: {s['copy_s']:.3f} s"
         f" ({s['cache_entries']} cache files after two copies)"
         f" | peak RSS {s['peak_mb']:.0f} MB | load avg {s['load_avg']:.2f} (max {s['load_max']:.2f})"

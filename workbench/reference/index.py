@@ -16,6 +16,7 @@ import os
 import pickle
 import posixpath
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -39,6 +40,10 @@ from .walk import list_files
 INDEX_VERSION = f"{EXTRACTOR_VERSION}-{code_digest('index', 'imports', 'ranking', 'entry', 'walk', 'templates')}"
 # Read by entry_points at the root whether or not the walk lists them.
 ROOT_INPUTS = ("package.json", "pyproject.toml")
+# Called with (root, tree, files, digests, facts) of a large tree parsed afresh, before it is
+# linked (while linking leaves a core idle). Symbol search registers its table's build here
+# (``symtable``), so a process that has loaded it gets the table built meanwhile.
+LARGE_TREE_PARSED: list[Callable[[Path, str, list[str], list[str], list[FileFacts]], None]] = []
 _ENGINE_CODE = code_digest("pack", "query", "signals", "related", "render", "roles", "cochange")
 ENGINE_VERSION = f"1.0+{_ENGINE_CODE}.{INDEX_VERSION}"
 
@@ -201,21 +206,13 @@ def _build(root: Path) -> RepoIndex:
     if parsed:
         bodies.add(root, parsed, set(digests))
         if forking_pays(sum(sizes)):
-            _prebuild_symbols(root, tree, files, digests, facts)
+            for hook in LARGE_TREE_PARSED:
+                hook(root, tree, files, digests, facts)
     index = replace(link(root, files, facts), tree=tree, digests=digests)
     cache.save_shared(source, "index", INDEX_VERSION, index, root)
     if previous and previous != source:
         cache.drop_shared(previous, "index", INDEX_VERSION)  # this repository's tree before the edit
     return index
-
-
-def _prebuild_symbols(root: Path, tree: str, files: list[str], digests: list[str], facts: list[FileFacts]) -> None:
-    """Have the symbol table of a large, freshly parsed tree built in a forked child while this
-    process links (``symtable.prebuild``): the link leaves the second core idle."""
-    from . import symtable  # it imports this module
-
-    words = frozenset[str]().union(*(f.name_parts for f in facts))
-    symtable.prebuild(symtable.Source(root, tree, files, digests, [f.outline.symbols for f in facts], words))
 
 
 def _pickled(value: object) -> bytes:

@@ -6,8 +6,9 @@ its owner (the class of a method), its file's name and folders, and its body (th
 from the comments and decorators just above it to the next symbol, so doc comments,
 docstrings and route decorators count). Bodies come from the cold index, which computed
 them where it parsed each file (``bodies``); the table is kept in memory per tree and in
-the disk cache beside the index. A large tree parsed afresh has its table built in a forked
-child while the index links (``prebuild``), so a first search finds it ready or nearly.
+the disk cache beside the index. Once this module is loaded, a large tree parsed afresh has its
+table built in a forked child while the index links (``prebuild``), so a first search finds it
+ready or nearly.
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ import numpy as np
 
 from . import bodies, cache, ranking
 from .bodies import Body, Symbol, symbol_bodies
-from .extract import gc_paused
+from .extract import FileFacts, gc_paused
 from .fields import compound_parts, path_fields
-from .index import INDEX_VERSION, RepoIndex
+from .index import INDEX_VERSION, LARGE_TREE_PARSED, RepoIndex
 from .kinds import extension
 from .memo import BoundedMemo
 from .outline import MAJOR_KINDS
@@ -172,6 +173,11 @@ def _build(source: Source) -> SymbolTable:
     )
 
 
+def _parsed(root: Path, tree: str, files: list[str], digests: list[str], facts: list[FileFacts]) -> None:
+    words = frozenset[str]().union(*(f.name_parts for f in facts))
+    prebuild(Source(root, tree, files, digests, [f.outline.symbols for f in facts], words))
+
+
 def prebuild(source: Source) -> None:
     """Build and cache the table of a freshly parsed tree in a forked child, while this process
     links the index on one core and leaves the other idle; the first ``symbol_table`` of that tree
@@ -213,6 +219,7 @@ def _await(key: str, tree: str) -> None:
 _MEMO: BoundedMemo[SymbolTable] = BoundedMemo()
 _LOCK = threading.Lock()
 _PENDING: dict[str, tuple[str, BaseProcess]] = {}  # root -> (tree, the child building its table)
+LARGE_TREE_PARSED.append(_parsed)  # a process that can search has its large tables prebuilt
 
 
 def symbol_table(index: RepoIndex) -> SymbolTable:
