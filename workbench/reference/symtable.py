@@ -140,13 +140,14 @@ def build_table(index: RepoIndex) -> SymbolTable:
 def _build(source: Source) -> SymbolTable:
     docs = [doc for doc, defined in enumerate(source.symbols) if defined]
     symbols = [(doc, *symbol) for doc in docs for symbol in dict.fromkeys(source.symbols[doc])]
-    words = compound_words([name for _, name, _, _ in symbols])
-    paths = {doc: path_fields(source.files[doc], source.words) for doc in docs}
-    body_rows = [body for file_bodies in _bodies(source, docs) for body in file_bodies]
     split = [name.rpartition(".") for _, name, _, _ in symbols]  # (owner, ".", member)
     # Many symbols share a member name (``__init__``, ``get``) or an owner: each is read once.
-    members = {member: name_terms(member, words) for _, _, member in split}
-    owners = {owner: _counts(identifier_terms(owner)) for owner, _, _ in split}
+    distinct = list(dict.fromkeys(member for _, _, member in split))
+    words = compound_words(distinct)
+    paths = {doc: path_fields(source.files[doc], source.words) for doc in docs}
+    body_rows = [body for file_bodies in _bodies(source, docs) for body in file_bodies]
+    members = {member: name_terms(member, words) for member in distinct}
+    owners = {owner: _counts(identifier_terms(owner)) for owner in dict.fromkeys(owner for owner, _, _ in split)}
     fields: dict[str, list[dict[str, int]]] = {
         "name": [members[member] for _, _, member in split],
         "owner": [owners[owner] for owner, _, _ in split],
