@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -282,6 +284,21 @@ def test_a_large_tree_has_its_table_built_while_the_index_links(repo: Repo) -> N
     )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == [True, True, True]  # a child started; its table is the same; waited for
+
+
+def test_a_table_child_for_an_older_tree_is_stopped_not_awaited() -> None:
+    """The repository changed while a child built the table of its previous tree: that child is
+    stopped, and one building the wanted tree is waited for."""
+    stale = multiprocessing.get_context("fork").Process(target=time.sleep, args=(60,), daemon=True)
+    stale.start()
+    symtable._PENDING["/repo"] = ("old tree", stale)
+    symtable._await("/repo", "new tree")
+    assert stale.exitcode is not None and stale.exitcode < 0 and "/repo" not in symtable._PENDING
+    wanted = multiprocessing.get_context("fork").Process(target=time.sleep, args=(0.2,), daemon=True)
+    wanted.start()
+    symtable._PENDING["/repo"] = ("new tree", wanted)
+    symtable._await("/repo", "new tree")
+    assert wanted.exitcode == 0 and "/repo" not in symtable._PENDING
 
 
 def test_an_edited_file_is_searched_fresh(repo: Repo) -> None:
