@@ -92,17 +92,24 @@ def add(root: Path, batches: list[Batch], live: set[str]) -> None:
     cache.save_frames(root, PART, BODIES_VERSION, frames)
 
 
-def load(root: Path, wanted: set[str]) -> dict[str, list[Body]]:
-    """The cached bodies of ``root``'s files by digest; only batches holding a ``wanted`` digest
-    are unpickled."""
+def load(root: Path, wanted: set[str], batches: list[Batch] | None = None) -> dict[str, list[Body]]:
+    """The bodies of ``wanted`` digests found in ``batches`` (the ones a parse just made), else in
+    ``root``'s cache; only batches holding a wanted digest are unpickled."""
     found: dict[str, list[Body]] = {}
-    for names, blob in _batches(root):
-        if wanted.isdisjoint(names):
-            continue
-        try:
-            bodies = pickle.loads(blob)
-        except cache.MISS:
-            continue
-        if isinstance(bodies, list) and len(bodies) == len(names):
-            found.update(zip(names, bodies, strict=True))
+    for names, blob in batches or []:
+        _unpickle(names, blob, wanted, found)
+    missing = wanted - found.keys()
+    for names, blob in _batches(root) if missing else []:
+        _unpickle(names, blob, missing, found)
     return found
+
+
+def _unpickle(names: list[str], blob: bytes, wanted: set[str], into: dict[str, list[Body]]) -> None:
+    if wanted.isdisjoint(names):
+        return
+    try:
+        bodies = pickle.loads(blob)
+    except cache.MISS:
+        return
+    if isinstance(bodies, list) and len(bodies) == len(names):
+        into.update(zip(names, bodies, strict=True))

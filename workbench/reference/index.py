@@ -40,10 +40,10 @@ from .walk import list_files
 INDEX_VERSION = f"{EXTRACTOR_VERSION}-{code_digest('index', 'imports', 'ranking', 'entry', 'walk', 'templates')}"
 # Read by entry_points at the root whether or not the walk lists them.
 ROOT_INPUTS = ("package.json", "pyproject.toml")
-# Called with (root, tree, files, digests, facts) of a large tree parsed afresh, before it is
-# linked (while linking leaves a core idle). Symbol search registers its table's build here
-# (``symtable``), so a process that has loaded it gets the table built meanwhile.
-LARGE_TREE_PARSED: list[Callable[[Path, str, list[str], list[str], list[FileFacts]], None]] = []
+# Called with (root, tree, files, digests, facts, the bodies just parsed) of a large tree parsed
+# afresh, before it is saved and linked (which leave a core idle). Symbol search registers its
+# table's build here (``symtable``), so a process that has loaded it gets the table built meanwhile.
+LARGE_TREE_PARSED: list[Callable[[Path, str, list[str], list[str], list[FileFacts], list[bodies.Batch]], None]] = []
 _ENGINE_CODE = code_digest("pack", "query", "signals", "related", "render", "roles", "cochange")
 ENGINE_VERSION = f"1.0+{_ENGINE_CODE}.{INDEX_VERSION}"
 
@@ -198,6 +198,9 @@ def _build(root: Path) -> RepoIndex:
     todo = [i for i, d in enumerate(digests) if d not in known]
     fresh, frames, parsed = _parse(root, [files[i] for i in todo], [sizes[i] for i in todo], [digests[i] for i in todo])
     facts = [known.get(d) or fresh[d] for d in digests]
+    if parsed and forking_pays(sum(sizes)):
+        for hook in LARGE_TREE_PARSED:
+            hook(root, tree, files, digests, facts, parsed)
     if fresh or known.keys() != set(digests) or previous != source:
         kept = [d for d in dict.fromkeys(digests) if d not in fresh]
         if kept:
@@ -205,9 +208,6 @@ def _build(root: Path) -> RepoIndex:
         cache.save_frames(root, "facts", EXTRACTOR_VERSION, [_pickled(source), *frames])
     if parsed:
         bodies.add(root, parsed, set(digests))
-        if forking_pays(sum(sizes)):
-            for hook in LARGE_TREE_PARSED:
-                hook(root, tree, files, digests, facts)
     index = replace(link(root, files, facts), tree=tree, digests=digests)
     cache.save_shared(source, "index", INDEX_VERSION, index, root)
     if previous and previous != source:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import multiprocessing
 import pickle
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
@@ -99,6 +99,7 @@ class Source:
     digests: list[str]
     symbols: list[list[Symbol]]  # per file, as its outline lists them
     words: frozenset[str]
+    parsed: list[bodies.Batch] = field(default_factory=list)  # bodies a parse just made, not read back
 
     @classmethod
     def of(cls, index: RepoIndex) -> Source:
@@ -111,7 +112,7 @@ def _bodies(source: Source, docs: list[int]) -> list[list[Body]]:
     per content digest (``bodies``); a file missing there (a copy of a tree, a pruned cache) is
     read and its bodies cached beside the others."""
     digests = source.digests
-    known = bodies.load(source.root, {digests[doc] for doc in docs})
+    known = bodies.load(source.root, {digests[doc] for doc in docs}, source.parsed)
     missed: dict[str, list[Body]] = {}
     out: list[list[Body]] = []
     for doc in docs:
@@ -174,9 +175,11 @@ def _build(source: Source) -> SymbolTable:
     )
 
 
-def _parsed(root: Path, tree: str, files: list[str], digests: list[str], facts: list[FileFacts]) -> None:
+def _parsed(
+    root: Path, tree: str, files: list[str], digests: list[str], facts: list[FileFacts], parsed: list[bodies.Batch]
+) -> None:
     words = frozenset[str]().union(*(f.name_parts for f in facts))
-    prebuild(Source(root, tree, files, digests, [f.outline.symbols for f in facts], words))
+    prebuild(Source(root, tree, files, digests, [f.outline.symbols for f in facts], words, parsed))
 
 
 def prebuild(source: Source) -> None:
