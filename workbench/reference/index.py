@@ -1,8 +1,9 @@
 """Build (or load) the index of one repository.
 
 Cold: list the files, parse each (in worker processes when there is a lot to
-parse), then link them: imports resolved to files, mount prefixes applied to
-routes, kinds refined by what files serve or call, BM25F fitted. Warm: the facts
+parse; the same pass reads each symbol's body for the symbol table, cached apart),
+then link them: imports resolved to files, mount prefixes applied to routes, kinds
+refined by what files serve or call, BM25F fitted. Warm: the facts
 of unchanged files come from the repository's on-disk cache by content digest, and
 a tree seen before loads its built index in one read (the index cache is keyed by
 content, so a temp copy of a tree reuses the entry of the original). Within a
