@@ -7,8 +7,12 @@ test folders skipped) of installed packages, in a fixed order (numpy, pandas, sc
 then the rest of site-packages), copied into a temp dir. Measured, each in a fresh process with an
 empty cache (``$WORKBENCH_CACHE_DIR`` in a temp dir):
 
-* **cold index**: ``load_index`` of the tree (parse, link, save), then the first ``search`` (which
-  builds the symbol table); the issue's bound is a cold index under 10 s;
+* **cold**: ``load_index`` of the tree (parse, link, save), then the first ``search_index`` (which
+  needs the symbol table: built by a child while the index links, or here), then the ``builtin``
+  target's first ``context_pack`` (a pack and its ranked symbols). Issue 21's bound, a cold index
+  under 10 s, is read as everything before the first answer of both, ``cold_total_s`` (the engine's
+  imports are reported apart, ``import_s``); ``cold_cpu_s`` is its CPU time, the pool's workers and
+  the table's child included;
 * **warm search**: p50 and p90 over the queries below x ``--repeat``, both of ``search_index`` on the
   loaded index and of the ``builtin`` target's ``search`` (which also stats the tree to notice
   edits, what an agent's call pays); the bound is a p50 under 20 ms.
@@ -21,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -33,6 +38,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 PACKAGES = ("numpy", "pandas", "scipy", "matplotlib")
+COLD_BOUND_S = 10.0  # issue 21: everything before the first answer of search and of context_pack
 SKIP_DIRS = {"tests", "test", "testing", "__pycache__"}
 QUERIES = [
     "read a csv file into a data frame",
@@ -77,20 +83,28 @@ def build_tree(target: Path, limit: int) -> dict:
     return {"files": len(files), "megabytes": round(sum(p.stat().st_size for p, _ in files) / 2**20, 1)}
 
 
+def _cpu() -> float:
+    """CPU seconds of this process and its waited-for children (the pool's workers, the table's child)."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def _child(root: str, repeat: int) -> None:
-    """Cold index and first search, then warm search latencies, in this fresh process."""
+    """Cold index, first search and first pack, then warm search latencies, in this fresh process."""
     started = time.perf_counter()
     from workbench.contract import Repo
     from workbench.reference.index import load_index
     from workbench.reference.search import search_index
     from workbench.targets import resolve_target
 
-    imported = time.perf_counter()
+    engine, repo = resolve_target("builtin"), Repo("large", Path(root))
+    imported, cpu = time.perf_counter(), _cpu()
     index = load_index(Path(root))
     indexed = time.perf_counter()
     search_index(index, QUERIES[0], 20)
-    first = time.perf_counter()
-    engine, repo = resolve_target("builtin"), Repo("large", Path(root))
+    searched = time.perf_counter()
+    engine.context_pack(QUERIES[0], [repo], 8)
+    packed, cold_cpu = time.perf_counter(), _cpu() - cpu
     engine.search(QUERIES[0], repo, 20)
     core, served = [], []
     for _ in range(repeat):
@@ -108,12 +122,16 @@ def _child(root: str, repeat: int) -> None:
             {
                 "import_s": round(imported - started, 2),
                 "cold_index_s": round(indexed - imported, 2),
-                "first_search_s": round(first - indexed, 2),
+                "first_search_s": round(searched - indexed, 2),
+                "first_pack_s": round(packed - searched, 2),
+                "cold_total_s": round(packed - imported, 2),
+                "cold_cpu_s": round(cold_cpu, 2),
                 "indexed_files": len(index.files),
                 "search_index_p50_ms": round(1000 * statistics.median(core), 2),
                 "search_index_p90_ms": round(1000 * core[int(0.9 * (len(core) - 1))], 2),
                 "target_search_p50_ms": round(1000 * statistics.median(served), 2),
                 "target_search_p90_ms": round(1000 * served[int(0.9 * (len(served) - 1))], 2),
+                "load_average_after_cold": round(os.getloadavg()[0], 2),
             }
         )
     )
@@ -142,11 +160,15 @@ def main() -> None:
         )
         result.update(json.loads(done.stdout.strip().splitlines()[-1]))
         result["load_average"] = round(os.getloadavg()[0], 2)
+    result["cold_bound_met"] = result["cold_total_s"] < COLD_BOUND_S
     if args.json:
         print(json.dumps(result))
         return
     for key, value in result.items():
         print(f"{key:24s} {value}")
+    verdict = "met" if result["cold_bound_met"] else "NOT met"
+    total = result["cold_total_s"]
+    print(f"cold index + first search + first pack: {total:.2f} s (bound < {COLD_BOUND_S:.0f} s: {verdict})")
 
 
 if __name__ == "__main__":

@@ -200,8 +200,9 @@ def test_prune_drops_entries_of_deleted_roots_and_old_formats(repo: Path, cache_
     abandoned.write_bytes(b"")
     os.utime(abandoned, (0, 0))
     (cache_dir / "notes.txt").write_text("not ours")
-    assert cache.prune() == 3
-    assert [cache._owner(str(p)) for p in _entries(cache_dir, "facts")] == [str(repo.resolve())]
+    assert cache.prune() == 4  # the copy's facts and bodies, the old format, the abandoned temp file
+    for part in ("facts", "bodies"):
+        assert [cache._owner(str(p)) for p in _entries(cache_dir, part)] == [str(repo.resolve())]
     assert len(_entries(cache_dir, "index")) == 2 and (cache_dir / "notes.txt").exists()
 
 

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
+import shutil
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -12,9 +17,9 @@ from workbench.contract import Repo, capabilities
 from workbench.corpus import validate_corpus
 from workbench.corpus.goldens import load_golden
 from workbench.errors import TargetError
+from workbench.reference import bodies, symtable
 from workbench.reference import index as index_module
 from workbench.reference import search as search_module
-from workbench.reference import symtable
 from workbench.reference.extract import extract_file
 from workbench.reference.search import runs, search
 from workbench.targets.builtin import BuiltinTarget
@@ -203,6 +208,99 @@ def test_deterministic_across_memo_and_disk_cache(repo: Repo) -> None:
     assert search("cart total price", repo) == first
 
 
+def _no_body_read(*args: object) -> None:
+    pytest.fail("a body was computed at search time")
+
+
+def test_the_first_search_reads_the_bodies_the_cold_index_computed(
+    repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No second pass over the files: the workers that parsed them computed the bodies, and the
+    table is the one the files' own bodies give."""
+    index = index_module.load_index(repo.path)
+    monkeypatch.setattr(symtable, "symbol_bodies", _no_body_read)
+    table = symtable.symbol_table(index)
+    assert pairs("overdue reminder", repo)[0] == ("billing/reminders.py", "send_reminder")
+    monkeypatch.undo()
+    for entry in (tmp_path / "cache").glob("*.bodies.pickle"):
+        entry.unlink()
+    read = symtable.build_table(index)
+    assert (read.name, read.keys, read.ranker.vocab) == (table.name, table.keys, table.ranker.vocab)
+    for got, want in [(read.size, table.size), (read.ranker.combined.values, table.ranker.combined.values)]:
+        assert np.array_equal(got, want)
+
+
+def test_a_copy_without_cached_bodies_reads_them_once(repo: Repo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A copy of a tree shares the original's index but not its per-repository caches: its first
+    search reads the bodies from its files and caches them, the next table build reads none."""
+    first = pairs("cart total price", repo)
+    copy = Repo("copy", Path(shutil.copytree(repo.path, repo.path.parent / "copy")))
+    assert pairs("cart total price", copy) == first
+    symtable._MEMO.clear()
+    monkeypatch.setattr(symtable, "symbol_bodies", _no_body_read)
+    symtable.build_table(index_module.load_index(copy.path))
+
+
+def test_after_an_edit_only_the_edited_file_is_parsed_for_its_bodies(
+    repo: Repo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pairs("refund", repo)
+    (repo.path / "web" / "refunds.ts").write_text("export function issueRefund(): void {}\n")
+    (repo.path / "web" / "cart.ts").write_text(FILES["web/cart.ts"] + "export function refundCart(): void {}\n")
+    monkeypatch.setattr(symtable, "symbol_bodies", _no_body_read)
+    assert {s for _, s in pairs("refund", repo)[:2]} == {"issueRefund", "refundCart"}
+
+
+# In a fresh interpreter: the background build forks, which the threads a test process may hold
+# rightly forbid (forking_pays).
+_PREBUILD_CHECK = """
+import json, sys
+import numpy as np
+from workbench.reference import parallel, symtable
+from workbench.reference.index import load_index
+parallel.POOL_MIN_BYTES, parallel.workers = 0, lambda: 2
+index = load_index(sys.argv[1])
+started = sys.argv[1] in symtable._PENDING
+build = symtable._build
+symtable._build = None  # this process must not build the table: the child did
+table = symtable.symbol_table(index)
+symtable._build = build
+own = symtable.build_table(index)
+arrays = [(table.size, own.size), (table.ranker.combined.values, own.ranker.combined.values)]
+same = (table.name, table.keys, table.ranker.vocab) == (own.name, own.keys, own.ranker.vocab) and all(
+    np.array_equal(a, b) for a, b in arrays
+)
+print(json.dumps([started, same, not symtable._PENDING]))
+"""
+
+
+def test_a_large_tree_has_its_table_built_while_the_index_links(repo: Repo) -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", _PREBUILD_CHECK, str(repo.path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == [True, True, True]  # a child started; its table is the same; waited for
+
+
+def test_a_table_child_for_an_older_tree_is_stopped_not_awaited() -> None:
+    """The repository changed while a child built the table of its previous tree: that child is
+    stopped, and one building the wanted tree is waited for."""
+    stale = multiprocessing.get_context("fork").Process(target=time.sleep, args=(60,), daemon=True)
+    stale.start()
+    symtable._PENDING["/repo"] = ("old tree", stale)
+    symtable._await("/repo", "new tree")
+    assert stale.exitcode is not None and stale.exitcode < 0 and "/repo" not in symtable._PENDING
+    wanted = multiprocessing.get_context("fork").Process(target=time.sleep, args=(0.2,), daemon=True)
+    wanted.start()
+    symtable._PENDING["/repo"] = ("new tree", wanted)
+    symtable._await("/repo", "new tree")
+    assert wanted.exitcode == 0 and "/repo" not in symtable._PENDING
+
+
 def test_an_edited_file_is_searched_fresh(repo: Repo) -> None:
     assert pairs("refund", repo) == []
     (repo.path / "web" / "refunds.ts").write_text("export function issueRefund(): void {}\n")
@@ -239,7 +337,7 @@ def test_builtin_target_searches(repo: Repo) -> None:
 
 def test_spans_take_the_comment_block_above_and_stop_at_the_next_symbol() -> None:
     data = FILES["stock/ledger.go"].encode()
-    (ledger, balance, *_) = symtable.spans(data, [4, 7, 9, 12])
+    (ledger, balance, *_) = bodies.spans(data, [4, 7, 9, 12])
     assert (
         data[ledger[0] : ledger[1]].startswith(b"// Ledger is") and b"Balance sums" not in data[ledger[0] : ledger[1]]
     )

@@ -48,7 +48,8 @@ TEMP_AGE = 3600.0  # a temp file this old belongs to a writer that died
 # Entries (current and, ``.pkl``, the single-pickle format 1) and temp files of this module.
 _OURS = re.compile(r"[0-9a-f]{24}-[\w.+-]+\.(?:pickle|pkl)")
 _TEMP = re.compile(r"[0-9a-f]{24}-[\w.+-]+\.pickle\w*\.tmp")
-_MISS = (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError, ValueError, IndexError)
+# What reading an entry may raise: each is a miss, never an error.
+MISS = (OSError, pickle.PickleError, EOFError, AttributeError, ImportError, TypeError, ValueError, IndexError)
 _last_prune = float("-inf")
 
 
@@ -86,7 +87,7 @@ def _read(path: Path) -> list[Any] | None:
                     frames.append(pickle.load(handle))
                 except EOFError:
                     break
-    except _MISS:
+    except MISS:
         return None
     try:
         os.utime(path)  # recently used: the last to be pruned
@@ -178,7 +179,7 @@ def _owner(path: str) -> str | None:
     try:
         with open(path, "rb") as handle:
             header = pickle.load(handle)
-    except _MISS:
+    except MISS:
         return None
     if not isinstance(header, tuple) or len(header) != 2 or header[0] != FORMAT or not isinstance(header[1], str):
         return None

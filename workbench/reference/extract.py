@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import gc
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .cache import code_digest
-from .fields import doc_terms, export_terms, lookup_keys, route_terms, symbol_terms
+from .fields import doc_terms, export_terms, identifier_parts, lookup_keys, route_terms, symbol_terms
 from .kinds import extension, file_kind, is_code
 from .messages import catalog_entries, code_literals, message_words
 from .outline import Outline
@@ -64,6 +64,12 @@ class FileFacts:
     message_words: list[tuple[str, ...]] = field(default_factory=list)  # literals, then catalog messages
     lines: int = 0
     templates: list[str] = field(default_factory=list)  # template names the text mentions
+    name_parts: frozenset[str] = frozenset()  # parts of the names it defines (``identifier_parts``)
+
+    def slim(self) -> FileFacts:
+        """What an index keeps of these facts once linked: the symbols defined and the line count
+        (the rest went into its ranking, import graph, routes and message index)."""
+        return FileFacts(Outline(self.outline.symbols), lines=self.lines)
 
 
 def content_terms(data: bytes) -> dict[str, int]:
@@ -109,6 +115,7 @@ def extract_file(rel: str, data: bytes) -> FileFacts:
         facts.export_terms = export_terms(facts.outline)
         facts.route_terms = route_terms(facts.routes)
         facts.lookup_keys = lookup_keys(facts.outline)
+        facts.name_parts = frozenset(identifier_parts(facts.outline))
     if is_code(rel) or kind == "template":
         facts.templates = template_refs(text)
     if kind != "translation" and (is_code(rel) or kind in LITERAL_KINDS):
@@ -128,9 +135,3 @@ def gc_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
-
-
-def extract_many(items: Iterable[tuple[str, bytes]]) -> list[FileFacts]:
-    """``extract_file`` over a batch (the unit of work a pool worker receives)."""
-    with gc_paused():
-        return [extract_file(rel, data) for rel, data in items]

@@ -1,8 +1,9 @@
 """Build (or load) the index of one repository.
 
 Cold: list the files, parse each (in worker processes when there is a lot to
-parse), then link them: imports resolved to files, mount prefixes applied to
-routes, kinds refined by what files serve or call, BM25F fitted. Warm: the facts
+parse; the same pass reads each symbol's body for the symbol table, cached apart),
+then link them: imports resolved to files, mount prefixes applied to routes, kinds
+refined by what files serve or call, BM25F fitted. Warm: the facts
 of unchanged files come from the repository's on-disk cache by content digest, and
 a tree seen before loads its built index in one read (the index cache is keyed by
 content, so a temp copy of a tree reuses the entry of the original). Within a
@@ -16,20 +17,21 @@ import os
 import pickle
 import posixpath
 import threading
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..paths import is_snapshot
-from . import cache, ranking
+from . import bodies, cache, ranking
 from .cache import code_digest
 from .entry import entry_points
 from .extract import EXTRACTOR_VERSION, FileFacts, gc_paused
-from .fields import identifier_parts, path_fields
+from .fields import path_fields
 from .imports import Resolver
 from .kinds import extension, file_kind, is_code
 from .memo import BoundedMemo
 from .messages import MessageIndex
-from .parallel import extract_batches
+from .parallel import extract_batches, forking_pays
 from .routes import Route
 from .templates import template_edges
 from .text import identifier_terms, terms
@@ -39,6 +41,10 @@ from .walk import list_files
 INDEX_VERSION = f"{EXTRACTOR_VERSION}-{code_digest('index', 'imports', 'ranking', 'entry', 'walk', 'templates')}"
 # Read by entry_points at the root whether or not the walk lists them.
 ROOT_INPUTS = ("package.json", "pyproject.toml")
+# Called with (root, tree, files, digests, facts, the bodies just parsed) of a large tree parsed
+# afresh, before it is saved and linked (which leave a core idle). Symbol search registers its
+# table's build here (``symtable``), so a process that has loaded it gets the table built meanwhile.
+LARGE_TREE_PARSED: list[Callable[[Path, str, list[str], list[str], list[FileFacts], list[bodies.Batch]], None]] = []
 _ENGINE_CODE = code_digest("pack", "query", "signals", "related", "render", "roles", "cochange")
 ENGINE_VERSION = f"1.0+{_ENGINE_CODE}.{INDEX_VERSION}"
 
@@ -60,6 +66,8 @@ class RepoIndex:
     entries: list[int]
     key_users: dict[str, list[int]]
     tree: str = ""
+    digests: list[str] = field(default_factory=list)  # content digest per file (what caches key files by)
+    words: frozenset[str] = frozenset()  # parts of every defined name: what run-together names split into
 
 
 def _refined_kind(rel: str, facts: FileFacts) -> str:
@@ -109,7 +117,7 @@ def link(root: Path, files: list[str], facts: list[FileFacts]) -> RepoIndex:
     for i, targets in enumerate(imports):
         for j in targets:
             importers[j].append(i)
-    words = frozenset(w for f in facts if f.outline.symbols for w in identifier_parts(f.outline))
+    words = frozenset[str]().union(*(f.name_parts for f in facts))
     paths = [path_fields(rel, words) for rel in files]
     ranker = ranking.fit(
         {
@@ -130,15 +138,11 @@ def link(root: Path, files: list[str], facts: list[FileFacts]) -> RepoIndex:
     for i, f in enumerate(facts):
         for key in f.keys:
             key_users.setdefault(key.replace(":", "."), []).append(i)
-    slim = [
-        replace(f, content={}, symbol_terms={}, doc_terms={}, export_terms={}, route_terms={}, message_words=[])
-        for f in facts
-    ]
     return RepoIndex(
         root,
         files,
         [_refined_kind(rel, f) for rel, f in zip(files, facts, strict=True)],
-        slim,
+        [f.slim() for f in facts],
         imports,
         [tuple(x) for x in importers],
         ranker,
@@ -147,6 +151,7 @@ def link(root: Path, files: list[str], facts: list[FileFacts]) -> RepoIndex:
         _messages(facts),
         entry_points(root, files, [f.outline.package for f in facts]),
         key_users,
+        words=words,
     )
 
 
@@ -192,14 +197,19 @@ def _build(root: Path) -> RepoIndex:
             pass  # pickled by an older shape of RepoIndex
     previous, known = _cached_facts(root)
     todo = [i for i, d in enumerate(digests) if d not in known]
-    fresh, frames = _parse(root, [files[i] for i in todo], [sizes[i] for i in todo], [digests[i] for i in todo])
+    fresh, frames, parsed = _parse(root, [files[i] for i in todo], [sizes[i] for i in todo], [digests[i] for i in todo])
     facts = [known.get(d) or fresh[d] for d in digests]
+    if parsed and forking_pays(sum(sizes)):
+        for hook in LARGE_TREE_PARSED:
+            hook(root, tree, files, digests, facts, parsed)
     if fresh or known.keys() != set(digests) or previous != source:
         kept = [d for d in dict.fromkeys(digests) if d not in fresh]
         if kept:
             frames += [_pickled(kept), _pickled([known[d] for d in kept])]
         cache.save_frames(root, "facts", EXTRACTOR_VERSION, [_pickled(source), *frames])
-    index = replace(link(root, files, facts), tree=tree)
+    if parsed:
+        bodies.add(root, parsed, set(digests))
+    index = replace(link(root, files, facts), tree=tree, digests=digests)
     cache.save_shared(source, "index", INDEX_VERSION, index, root)
     if previous and previous != source:
         cache.drop_shared(previous, "index", INDEX_VERSION)  # this repository's tree before the edit
@@ -212,16 +222,19 @@ def _pickled(value: object) -> bytes:
 
 def _parse(
     root: Path, rels: list[str], sizes: list[int], digests: list[str]
-) -> tuple[dict[str, FileFacts], list[bytes]]:
-    """The facts of ``rels`` by digest, and the facts cache frames holding them: per batch its
-    digests, then its facts exactly as the worker pickled them (never pickled twice)."""
+) -> tuple[dict[str, FileFacts], list[bytes], list[bodies.Batch]]:
+    """The facts of ``rels`` by digest, the facts cache frames holding them (per batch its digests,
+    then its facts exactly as the worker pickled them: never pickled twice), and the batches of
+    their bodies, still pickled (the symbol table reads them, from the cache, if ever)."""
     fresh: dict[str, FileFacts] = {}
     frames: list[bytes] = []
-    for batch, blob in extract_batches(root, rels, sizes):
+    parsed: list[bodies.Batch] = []
+    for batch, blob, body_blob in extract_batches(root, rels, sizes):
         names = [digests[j] for j in batch]
         fresh.update(zip(names, pickle.loads(blob), strict=True))
         frames += [_pickled(names), blob]
-    return fresh, frames
+        parsed.append((names, body_blob))
+    return fresh, frames, parsed
 
 
 def _cached_facts(root: Path) -> tuple[str, dict[str, FileFacts]]:

@@ -3,9 +3,9 @@
 Parsing dominates a cold index (``ast`` and tree-sitter both run near 8 MB/s here),
 so a large batch is split by size across forked workers; a small batch, a
 single-core machine, a multi-threaded caller or a platform without ``fork`` runs in
-this process. Either way the facts come back pickled per batch: the parent unpickles
-each batch once and stores the same bytes in the facts cache, so nothing is pickled
-twice.
+this process. Either way a batch comes back as two pickles, its facts and its symbols'
+bodies (``bodies``): the parent unpickles the facts once and stores the same bytes in the
+facts cache, and stores the bodies without unpickling them, so nothing is pickled twice.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from .extract import FileFacts, extract_many
+from .bodies import Body, symbol_bodies
+from .extract import FileFacts, extract_file, gc_paused
 
 POOL_MIN_BYTES = 2_000_000
 CHUNKS_PER_WORKER = 4
@@ -39,29 +40,43 @@ def _chunks(sizes: list[int], n: int) -> list[list[int]]:
     return [order[k::n] for k in range(n) if order[k::n]]
 
 
-def _read_and_extract(root: str, rels: list[str]) -> bytes:
-    """A batch, read one file at a time (no process holds every file's bytes) and returned
-    pickled: the parent unpickles it once and stores the very same bytes in the facts cache."""
-    facts = extract_many((rel, (Path(root) / rel).read_bytes()) for rel in rels)
-    return pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL)
+def _read_and_extract(root: str, rels: list[str]) -> tuple[bytes, bytes]:
+    """A batch, read one file at a time (no process holds every file's bytes): its facts and its
+    bodies, each a pickled list (the parent stores these very bytes in the caches)."""
+    facts: list[FileFacts] = []
+    bodies: list[list[Body]] = []
+    with gc_paused():
+        for rel in rels:
+            data = (Path(root) / rel).read_bytes()
+            facts.append(extract_file(rel, data))
+            bodies.append(symbol_bodies(data, facts[-1].outline.symbols))
+    return pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL), pickle.dumps(bodies, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def _pool_pays(sizes: list[int]) -> bool:
-    # Forking a process that runs other threads (a progress bar, a runner's --jobs) can
-    # deadlock the child on a lock some thread held: parse in this process then.
+def forking_pays(total_bytes: int) -> bool:
+    """Whether work on ``total_bytes`` of files is worth forking helpers for: two CPUs or more, and
+    no other thread here (a forked child of a process that runs other threads, a progress bar
+    or a runner's --jobs, can deadlock on a lock some thread held)."""
     return (
         workers() >= 2
-        and sum(sizes) >= POOL_MIN_BYTES
+        and total_bytes >= POOL_MIN_BYTES
         and threading.active_count() == 1
         and "fork" in multiprocessing.get_all_start_methods()
     )
 
 
-def extract_batches(root: Path, rels: list[str], sizes: list[int]) -> Iterator[tuple[list[int], bytes]]:
-    """The FileFacts of ``rels`` (paths under ``root``, ``sizes`` in bytes) as batches
-    ``(indices into rels, pickled list of their facts)``, each yielded as soon as it is parsed."""
+def _pool_pays(sizes: list[int]) -> bool:
+    return forking_pays(sum(sizes))
+
+
+Batch = tuple[list[int], bytes, bytes]  # indices into the files, their pickled facts, their pickled bodies
+
+
+def extract_batches(root: Path, rels: list[str], sizes: list[int]) -> Iterator[Batch]:
+    """The FileFacts and bodies of ``rels`` (paths under ``root``, ``sizes`` in bytes) as batches,
+    each yielded as soon as it is parsed."""
     if not _pool_pays(sizes):
-        yield list(range(len(rels))), _read_and_extract(str(root), rels)
+        yield list(range(len(rels))), *_read_and_extract(str(root), rels)
         return
     n = workers()
     batches = _chunks(sizes, n * CHUNKS_PER_WORKER)
@@ -70,18 +85,18 @@ def extract_batches(root: Path, rels: list[str], sizes: list[int]) -> Iterator[t
         with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork")) as pool:
             jobs = [pool.submit(_read_and_extract, str(root), [rels[i] for i in batch]) for batch in batches]
             for batch, job in zip(batches, jobs):
-                blob = job.result()
+                facts, bodies = job.result()
                 done += 1
-                yield batch, blob
+                yield batch, facts, bodies
     except (OSError, RuntimeError):  # a worker died: parse what is left here
         rest = [i for batch in batches[done:] for i in batch]
-        yield rest, _read_and_extract(str(root), [rels[i] for i in rest])
+        yield rest, *_read_and_extract(str(root), [rels[i] for i in rest])
 
 
-def extract_all(root: Path, rels: list[str], sizes: list[int]) -> list[FileFacts]:
-    """FileFacts for every file of ``rels`` (paths under ``root``, ``sizes`` in bytes), in order."""
-    out: list[FileFacts | None] = [None] * len(rels)
-    for batch, blob in extract_batches(root, rels, sizes):
-        for i, facts in zip(batch, pickle.loads(blob)):
-            out[i] = facts
+def extract_all(root: Path, rels: list[str], sizes: list[int]) -> list[tuple[FileFacts, list[Body]]]:
+    """FileFacts and bodies of every file of ``rels`` (paths under ``root``, ``sizes`` in bytes), in order."""
+    out: list[tuple[FileFacts, list[Body]] | None] = [None] * len(rels)
+    for batch, facts, bodies in extract_batches(root, rels, sizes):
+        for i, found in zip(batch, zip(pickle.loads(facts), pickle.loads(bodies), strict=True), strict=True):
+            out[i] = found
     return out  # type: ignore[return-value]

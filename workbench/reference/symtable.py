@@ -4,34 +4,41 @@ Each symbol of every file's outline (functions, classes, methods, types, constan
 variables) becomes a BM25F document with four fields: its own name split into words,
 its owner (the class of a method), its file's name and folders, and its body (the lines
 from the comments and decorators just above it to the next symbol, so doc comments,
-docstrings and route decorators count). Bodies are read once per indexed tree; the
-table is kept in memory per tree and in the disk cache beside the index.
+docstrings and route decorators count). Bodies come from the cold index, which computed
+them where it parsed each file (``bodies``); the table is kept in memory per tree and in
+the disk cache beside the index. Once this module is loaded, a large tree parsed afresh has its
+table built in a forked child while the index links (``prebuild``), so a first search finds it
+ready or nearly.
 """
 
 from __future__ import annotations
 
+import multiprocessing
+import pickle
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from multiprocessing.process import BaseProcess
+from pathlib import Path
 
 import numpy as np
 
-from . import cache, ranking
-from .extract import content_terms
-from .fields import compound_parts, identifier_parts, path_fields
-from .index import INDEX_VERSION, RepoIndex
+from . import bodies, cache, ranking
+from .bodies import Body, Symbol, symbol_bodies
+from .extract import FileFacts, gc_paused
+from .fields import compound_parts, path_fields
+from .index import INDEX_VERSION, LARGE_TREE_PARSED, RepoIndex
 from .kinds import extension
 from .memo import BoundedMemo
 from .outline import MAJOR_KINDS
 from .text import identifier_terms, split_identifier, symbol_keys, terms
 
-TABLE_VERSION = f"{INDEX_VERSION}-{cache.code_digest('symtable')}"
+TABLE_VERSION = f"{INDEX_VERSION}-{bodies.BODIES_VERSION}-{cache.code_digest('symtable')}"
 WEIGHTS = {"name": 6.0, "owner": 2.0, "file": 1.5, "dir": 0.5, "body": 1.0}
 B = {"name": 0.3, "owner": 0.3, "file": 0.2, "dir": 0.2, "body": 0.75}
 # What a kind of symbol is worth when nothing else tells two symbols apart: a plain variable
 # is more often wiring. (Constructors and underscored names used to count 0.6 and 0.75: a reader
 # rarely starts there, but edits land there as often as anywhere, issue 21.)
 KIND_PRIOR = {"method": 1.0, "constant": 0.9, "variable": 0.8}
-_HEADER = (b"//", b"#", b"*", b"/*", b"@", b"--")  # comment and decorator lines above a definition
 
 
 @dataclass
@@ -47,38 +54,6 @@ class SymbolTable:
     keys: dict[str, list[int]]  # lookup key (bare or qualified, as written or stemmed) -> symbols
     bare_files: np.ndarray  # files defining no symbol: they take part as file-level hits
     size: np.ndarray  # lines of each symbol's own text (its span, as the body field reads it)
-
-
-def _line_starts(data: bytes) -> np.ndarray:
-    newlines = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10) + 1
-    return np.concatenate([[0], newlines, [len(data)]]).astype(np.int64)
-
-
-def _head(lines: list[bytes], line: int, floor: int) -> int:
-    """First line (1-based) of the comment/decorator block right above ``line``, not above ``floor``."""
-    start = line
-    while start - 1 > floor and lines[start - 2].lstrip().startswith(_HEADER):
-        start -= 1
-    return start
-
-
-def spans(data: bytes, symbol_lines: list[int]) -> list[tuple[int, int]]:
-    """Byte range of each symbol's text: its header block, up to the next symbol's header."""
-    starts = _line_starts(data)
-    n_lines = len(starts) - 1
-    lines = data.split(b"\n")
-    distinct = sorted(set(symbol_lines))
-    heads, floor = {}, 0
-    for line in distinct:
-        heads[line] = _head(lines, min(max(line, 1), n_lines), floor)
-        floor = line
-    ends = {
-        line: (heads[nxt] if nxt is not None else n_lines + 1) for line, nxt in zip(distinct, distinct[1:] + [None])
-    }
-    return [
-        (int(starts[heads[line] - 1]), int(starts[min(max(ends[line], heads[line] + 1), n_lines + 1) - 1]))
-        for line in symbol_lines
-    ]
 
 
 def _prior(kind: str) -> float:
@@ -113,77 +88,142 @@ def name_terms(member: str, words: frozenset[str]) -> dict[str, int]:
     return counts
 
 
-Body = tuple[dict[str, int], int]  # a symbol's body term counts and its span's line count
+@dataclass
+class Source:
+    """What a table is built from: a tree's files, their content digests and defined symbols, and the
+    parts of every defined name (the words run-together file names split into)."""
+
+    root: Path
+    tree: str
+    files: list[str]
+    digests: list[str]
+    symbols: list[list[Symbol]]  # per file, as its outline lists them
+    words: frozenset[str]
+    parsed: list[bodies.Batch] = field(default_factory=list)  # bodies a parse just made, not read back
+
+    @classmethod
+    def of(cls, index: RepoIndex) -> Source:
+        symbols = [f.outline.symbols for f in index.facts]
+        return cls(index.root, index.tree, index.files, index.digests, symbols, index.words)
 
 
-def _bodies(index: RepoIndex, docs: list[int]) -> list[list[Body]]:
-    """Body term counts and line counts of every symbol of ``docs``; per file, cached by content
-    digest (the outline, hence the spans, is a function of the content)."""
-    known = cache.load(index.root, "bodies", TABLE_VERSION) or {}
-    fresh: dict[str, list[Body]] = {}
+def _bodies(source: Source, docs: list[int]) -> list[list[Body]]:
+    """Body term counts and line counts of every symbol of ``docs``, as the cold index cached them
+    per content digest (``bodies``); a file missing there (a copy of a tree, a pruned cache) is
+    read and its bodies cached beside the others."""
+    digests = source.digests
+    known = bodies.load(source.root, {digests[doc] for doc in docs}, source.parsed)
+    missed: dict[str, list[Body]] = {}
     out: list[list[Body]] = []
     for doc in docs:
-        symbols = list(dict.fromkeys(index.facts[doc].outline.symbols))
-        try:
-            data = (index.root / index.files[doc]).read_bytes()
-        except OSError:
-            out.append([({}, 0) for _ in symbols])
-            continue
-        digest = cache.digest(data, extension(index.files[doc]))
-        found = known.get(digest) or fresh.get(digest)
-        if found is None or len(found) != len(symbols):
-            found = [
-                (content_terms(data[a:b]), data.count(b"\n", a, b))
-                for a, b in spans(data, [line for _, _, line in symbols])
-            ]
-        fresh[digest] = found
+        symbols = source.symbols[doc]
+        found = known.get(digests[doc])
+        if found is None or len(found) != len(dict.fromkeys(symbols)):
+            try:
+                data = (source.root / source.files[doc]).read_bytes()
+            except OSError:
+                data = b""
+            found = symbol_bodies(data, symbols)
+            if data and cache.digest(data, extension(source.files[doc])) == digests[doc]:
+                missed[digests[doc]] = found
         out.append(found)
-    if fresh.keys() != known.keys():
-        cache.save(index.root, "bodies", TABLE_VERSION, fresh)
+    if missed:
+        blob = pickle.dumps(list(missed.values()), protocol=pickle.HIGHEST_PROTOCOL)
+        bodies.add(source.root, [(list(missed), blob)], set(digests))
     return out
-
-
-def _symbols(index: RepoIndex) -> tuple[list[int], list[tuple[int, str, str, int]]]:
-    """Files defining symbols, and every (file, name, kind, line) without repeats."""
-    docs = [doc for doc, facts in enumerate(index.facts) if facts.outline.symbols]
-    return docs, [(doc, *symbol) for doc in docs for symbol in dict.fromkeys(index.facts[doc].outline.symbols)]
 
 
 def build_table(index: RepoIndex) -> SymbolTable:
     """Read the symbols' bodies and fit the symbol-level BM25F model."""
-    docs, symbols = _symbols(index)
-    path_words = frozenset(w for f in index.facts if f.outline.symbols for w in identifier_parts(f.outline))
-    words = compound_words([name for _, name, _, _ in symbols])
-    paths = {doc: path_fields(index.files[doc], path_words) for doc in docs}
-    bodies = [body for file_bodies in _bodies(index, docs) for body in file_bodies]
+    return _build(Source.of(index))
+
+
+def _build(source: Source) -> SymbolTable:
+    docs = [doc for doc, defined in enumerate(source.symbols) if defined]
+    symbols = [(doc, *symbol) for doc in docs for symbol in dict.fromkeys(source.symbols[doc])]
+    split = [name.rpartition(".") for _, name, _, _ in symbols]  # (owner, ".", member)
+    # Many symbols share a member name (``__init__``, ``get``) or an owner: each is read once.
+    distinct = list(dict.fromkeys(member for _, _, member in split))
+    words = compound_words(distinct)
+    paths = {doc: path_fields(source.files[doc], source.words) for doc in docs}
+    body_rows = [body for file_bodies in _bodies(source, docs) for body in file_bodies]
+    members = {member: name_terms(member, words) for member in distinct}
+    owners = {owner: _counts(identifier_terms(owner)) for owner in dict.fromkeys(owner for owner, _, _ in split)}
     fields: dict[str, list[dict[str, int]]] = {
-        "name": [name_terms(name.rsplit(".", 1)[-1], words) for _, name, _, _ in symbols],
-        "owner": [_counts(identifier_terms(name.rpartition(".")[0])) for _, name, _, _ in symbols],
+        "name": [members[member] for _, _, member in split],
+        "owner": [owners[owner] for owner, _, _ in split],
         "file": [paths[doc][0] for doc, _, _, _ in symbols],
         "dir": [paths[doc][1] for doc, _, _, _ in symbols],
-        "body": [terms for terms, _ in bodies],
+        "body": [terms for terms, _ in body_rows],
     }
+    bare = {member: set(symbol_keys(member)) for member in members}
     keys: dict[str, list[int]] = {}
-    for sid, (_, name, _, _) in enumerate(symbols):
-        owner, _, member = name.rpartition(".")
-        for key in set(symbol_keys(member)) | (set(symbol_keys(name)) if owner else set()):
+    for sid, (owner, _, member) in enumerate(split):
+        for key in bare[member] | set(symbol_keys(f"{owner}.{member}")) if owner else bare[member]:
             keys.setdefault(key, []).append(sid)
     model = ranking.fit(fields, weights=WEIGHTS, b=B, sublinear=frozenset({"body"}), name_field="name")
     return SymbolTable(
-        index.tree,
+        source.tree,
         np.asarray([s[0] for s in symbols], dtype=np.int32),
         [s[1] for s in symbols],
         np.asarray([s[3] for s in symbols], dtype=np.int32),
         np.asarray([_prior(s[2]) for s in symbols], dtype=np.float32),
         model,
         keys,
-        np.setdiff1d(np.arange(len(index.files)), docs).astype(np.int32),
-        np.asarray([lines for _, lines in bodies], dtype=np.int32),
+        np.setdiff1d(np.arange(len(source.files)), docs).astype(np.int32),
+        np.asarray([lines for _, lines in body_rows], dtype=np.int32),
     )
+
+
+def _parsed(
+    root: Path, tree: str, files: list[str], digests: list[str], facts: list[FileFacts], parsed: list[bodies.Batch]
+) -> None:
+    words = frozenset[str]().union(*(f.name_parts for f in facts))
+    prebuild(Source(root, tree, files, digests, [f.outline.symbols for f in facts], words, parsed))
+
+
+def prebuild(source: Source) -> None:
+    """Build and cache the table of a freshly parsed tree in a forked child, while this process
+    links the index on one core and leaves the other idle; the first ``symbol_table`` of that tree
+    waits for the child and reads its table. The child is a daemon: a process that never searches
+    does not wait for it on exit."""
+    _cancel(str(source.root))
+    for key, (_, done) in list(_PENDING.items()):
+        if not done.is_alive():  # finished for a tree nobody searched (yet): its table is cached
+            _PENDING.pop(key, None)
+            done.join()
+    child = multiprocessing.get_context("fork").Process(target=_build_and_save, args=(source,), daemon=True)
+    child.start()
+    _PENDING[str(source.root)] = (source.tree, child)
+
+
+def _build_and_save(source: Source) -> None:
+    with gc_paused():
+        cache.save(source.root, "symbols", TABLE_VERSION, _build(source))
+
+
+def _cancel(key: str) -> None:
+    pending = _PENDING.pop(key, None)
+    if pending is not None:
+        pending[1].terminate()
+        pending[1].join()
+
+
+def _await(key: str, tree: str) -> None:
+    """Wait for a child building the table of ``tree`` for the root ``key``; stop one building
+    the table of another tree (the repository changed since)."""
+    pending = _PENDING.get(key)
+    if pending is not None and pending[0] == tree:
+        _PENDING.pop(key, None)
+        pending[1].join()
+    elif pending is not None:
+        _cancel(key)
 
 
 _MEMO: BoundedMemo[SymbolTable] = BoundedMemo()
 _LOCK = threading.Lock()
+_PENDING: dict[str, tuple[str, BaseProcess]] = {}  # root -> (tree, the child building its table)
+LARGE_TREE_PARSED.append(_parsed)  # a process that can search has its large tables prebuilt
 
 
 def symbol_table(index: RepoIndex) -> SymbolTable:
@@ -195,9 +235,11 @@ def symbol_table(index: RepoIndex) -> SymbolTable:
     with _LOCK:
         table = _MEMO.get(key)
         if table is None or table.tree != index.tree:
+            _await(key, index.tree)
             table = cache.load(index.root, "symbols", TABLE_VERSION)
             if not isinstance(table, SymbolTable) or table.tree != index.tree or not index.tree:
-                table = build_table(index)
+                with gc_paused():
+                    table = build_table(index)
                 cache.save(index.root, "symbols", TABLE_VERSION, table)
             _MEMO[key] = table
     return table

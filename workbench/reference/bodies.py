@@ -1,0 +1,115 @@
+"""The text of each symbol a file defines, as term counts: the symbol table's body field.
+
+A symbol's text runs from the comment and decorator lines right above it to the next
+symbol's, so doc comments, docstrings and route decorators count. It depends on the
+file's bytes only, so it is computed where the file is parsed (the worker pool of a
+cold index, beside its ``FileFacts``) and cached per content digest: the first
+``search`` of a fresh repository then reads no file again. The cache entry holds the
+batches as the workers pickled them, each after its digests, like the facts cache.
+"""
+
+from __future__ import annotations
+
+import pickle
+from itertools import accumulate
+from pathlib import Path
+
+from . import cache
+from .extract import EXTRACTOR_VERSION, content_terms
+
+BODIES_VERSION = f"{EXTRACTOR_VERSION}-{cache.code_digest('bodies')}"
+PART = "bodies"
+_HEADER = (b"//", b"#", b"*", b"/*", b"@", b"--")  # comment and decorator lines above a definition
+
+Body = tuple[dict[str, int], int]  # a symbol's body term counts and its span's line count
+Symbol = tuple[str, str, int]  # (name, kind, line) as an outline lists it
+
+
+def _head(lines: list[bytes], line: int, floor: int) -> int:
+    """First line (1-based) of the comment/decorator block right above ``line``, not above ``floor``."""
+    start = line
+    while start - 1 > floor and lines[start - 2].lstrip().startswith(_HEADER):
+        start -= 1
+    return start
+
+
+def spans(data: bytes, symbol_lines: list[int]) -> list[tuple[int, int]]:
+    """Byte range of each symbol's text: its header block, up to the next symbol's header."""
+    lines = data.split(b"\n")
+    n_lines = len(lines)
+    before = list(accumulate(map(len, lines), initial=0))  # bytes of the lines above line k + 1, newlines aside
+
+    def start(k: int) -> int:  # offset of line k + 1; the end of the data past the last line
+        return before[k] + k if k < n_lines else len(data)
+
+    distinct = sorted(set(symbol_lines))
+    heads, floor = {}, 0
+    for line in distinct:
+        heads[line] = _head(lines, min(max(line, 1), n_lines), floor)
+        floor = line
+    ends = {
+        line: (heads[nxt] if nxt is not None else n_lines + 1) for line, nxt in zip(distinct, distinct[1:] + [None])
+    }
+    return [
+        (start(heads[line] - 1), start(min(max(ends[line], heads[line] + 1), n_lines + 1) - 1)) for line in symbol_lines
+    ]
+
+
+def symbol_bodies(data: bytes, symbols: list[Symbol]) -> list[Body]:
+    """Body term counts and line count of each distinct symbol of ``symbols`` (first-seen order);
+    symbols on one line share one span, read once."""
+    distinct = list(dict.fromkeys(symbols))
+    if not distinct:
+        return []
+    read: dict[tuple[int, int], Body] = {}
+    out = []
+    for a, b in spans(data, [line for _, _, line in distinct]):
+        body = read.get((a, b))
+        if body is None:
+            body = read[a, b] = (content_terms(data[a:b]), data.count(b"\n", a, b))
+        out.append(body)
+    return out
+
+
+Batch = tuple[list[str], bytes]  # content digests, and a pickled list of their files' bodies
+
+
+def _batches(root: Path) -> list[Batch]:
+    """The cached batches of ``root`` (blobs still pickled: reading them costs a copy)."""
+    frames = cache.load_frames(root, PART, BODIES_VERSION) or []
+    return [
+        (names, blob)
+        for names, blob in zip(frames[::2], frames[1::2], strict=False)
+        if isinstance(names, list) and isinstance(blob, bytes)
+    ]
+
+
+def add(root: Path, batches: list[Batch], live: set[str]) -> None:
+    """Cache ``batches`` for ``root`` beside the cached ones that still hold a ``live`` digest
+    (a file edited twice leaves nothing behind; a batch with one live file stays whole)."""
+    kept = [(names, blob) for names, blob in _batches(root) if not live.isdisjoint(names)]
+    frames = [pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL) for batch in kept + batches for part in batch]
+    cache.save_frames(root, PART, BODIES_VERSION, frames)
+
+
+def load(root: Path, wanted: set[str], batches: list[Batch] | None = None) -> dict[str, list[Body]]:
+    """The bodies of ``wanted`` digests found in ``batches`` (the ones a parse just made), else in
+    ``root``'s cache; only batches holding a wanted digest are unpickled."""
+    found: dict[str, list[Body]] = {}
+    for names, blob in batches or []:
+        _unpickle(names, blob, wanted, found)
+    missing = wanted - found.keys()
+    for names, blob in _batches(root) if missing else []:
+        _unpickle(names, blob, missing, found)
+    return found
+
+
+def _unpickle(names: list[str], blob: bytes, wanted: set[str], into: dict[str, list[Body]]) -> None:
+    if wanted.isdisjoint(names):
+        return
+    try:
+        bodies = pickle.loads(blob)
+    except cache.MISS:
+        return
+    if isinstance(bodies, list) and len(bodies) == len(names):
+        into.update(zip(names, bodies, strict=True))
