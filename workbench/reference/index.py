@@ -19,6 +19,7 @@ import threading
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from stat import S_ISDIR
+from typing import Any
 
 from ..paths import is_snapshot
 from . import cache, ranking
@@ -63,6 +64,15 @@ class RepoIndex:
     entries: list[int]
     key_users: dict[str, list[int]]
     tree: str = ""
+    # Query-independent values computed from the fields above on first use (``filetable``): never
+    # pickled, and a copy made with ``replace`` starts without them.
+    derived: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {key: value for key, value in self.__dict__.items() if key != "derived"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, derived={})
 
 
 def _refined_kind(rel: str, facts: FileFacts) -> str:
@@ -273,25 +283,36 @@ _MEMO: BoundedMemo[_Loaded] = BoundedMemo(on_drop=_Loaded.close)  # a bounded nu
 _BUILDING = threading.Lock()  # one build at a time: concurrent cases of a run share it
 
 
+_RESOLVED: dict[str, str] = {}  # a root as a caller names it -> resolved (trusted while its identity holds)
+
+
 def load_index(root: Path | str) -> RepoIndex:
     """The index of ``root``: from memory while unchanged, else from the disk cache or built."""
-    root = Path(root).resolve()
+    given = os.fspath(root)
     try:
-        st = os.stat(root)
+        st = os.stat(given)
     except OSError:
         st = None
     if st is None or not S_ISDIR(st.st_mode):
         from ..errors import TargetError
 
-        raise TargetError(f"{root}: repository directory not found")
+        raise TargetError(f"{Path(given).resolve()}: repository directory not found")
     identity = (st.st_dev, st.st_ino)
-    loaded = _MEMO.get(str(root))
+    known = _RESOLVED.get(given)
+    loaded = _MEMO.get(known) if known is not None else None
+    if loaded is not None and _unchanged(loaded, identity):
+        return loaded.index  # a path resolves to the same directory while that directory is the one named
+    resolved = Path(given).resolve()
+    if len(_RESOLVED) >= 4 * _MEMO.limit:
+        _RESOLVED.clear()
+    _RESOLVED[given] = key = str(resolved)
+    loaded = _MEMO.get(key)
     if loaded is not None and _unchanged(loaded, identity):
         return loaded.index
     with _BUILDING:
-        loaded = _MEMO.get(str(root))  # another thread may have built it meanwhile
+        loaded = _MEMO.get(key)  # another thread may have built it meanwhile
         if loaded is None or not _unchanged(loaded, identity):
-            loaded = _MEMO[str(root)] = _load(root, identity)
+            loaded = _MEMO[key] = _load(resolved, identity)
     return loaded.index
 
 

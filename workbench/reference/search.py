@@ -176,7 +176,7 @@ def search_index(index: RepoIndex, query: str, top_k: int = 20) -> list[SearchHi
     q = analyse(query)
     table = symbol_table(index)
     terms, weights = _query_terms(q, index.ranker, table.ranker)
-    factors = kind_factors(index.kinds, q)
+    factors = kind_factors(index, q)
     files = _file_scores(index, q, terms, weights, factors)
     own = _share(table.ranker, terms, weights) if table.name else np.zeros(0, dtype=np.float32)
     lift = _evidence(index, table, q)

@@ -190,3 +190,9 @@ def list_files_cached(root: Path | str) -> tuple[str, ...]:
 def read_text(root: Path | str, rel: str) -> str:
     """A file's text, decoded leniently (engines must never crash on odd bytes)."""
     return (Path(root) / rel).read_text(encoding="utf-8", errors="replace")
+
+
+def read_head(root: Path | str, rel: str, chars: int) -> str:
+    """The first ``chars`` characters of ``read_text(root, rel)``, without reading the rest."""
+    with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as handle:
+        return handle.read(chars)
