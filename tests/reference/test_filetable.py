@@ -66,7 +66,14 @@ def test_ranked_orders_like_a_sort_over_every_file(index):
 
 @pytest.mark.parametrize(
     "query",
-    ["look at app/ledger.py", "fix ledger.py", "./tests/test_ledger.py fails", "sub/ledger.py", "the Ledger class", "JobsExtra"],
+    [
+        "look at app/ledger.py",
+        "fix ledger.py",
+        "./tests/test_ledger.py fails",
+        "sub/ledger.py",
+        "the Ledger class",
+        "JobsExtra",
+    ],
 )
 def test_named_files_agree_with_a_pass_over_every_path(index, query: str):
     q = analyse(query)
@@ -134,3 +141,16 @@ def test_the_table_is_kept_on_the_index_and_never_pickled(index, tmp_path: Path)
 
     assert file_table(index) is file_table(index)
     assert pickle.loads(pickle.dumps(index)).derived == {}
+
+
+def test_rank_files_is_the_order_the_pack_draws_its_primary_files_from(tmp_path: Path):
+    from workbench.contract import Repo
+    from workbench.reference import build_pack
+    from workbench.reference.pack import rank_files
+
+    repo = Repo("r", write_tree(tmp_path / "repo", FILES))
+    query = "run the ledger job step"
+    files = [path for _, path in rank_files(query, [repo], 20)]
+    primary = [ref.path for ref in build_pack(query, [repo]).primary]
+    assert files[:2] == primary[:2] == ["app/jobs.py", "app/jobs_extra.py"]
+    assert len(files) == len(set(files)) and rank_files(query, [repo], 1) == [("r", files[0])]

@@ -13,6 +13,7 @@ really drop; tests, docs and config only lead a pack, they never fill it.
 from __future__ import annotations
 
 import heapq
+import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -329,6 +330,14 @@ def _outline(index: RepoIndex, doc: int) -> str:
     if doc not in known:
         known[doc] = outline_text(index.facts[doc].outline.symbols)
     return known[doc]
+
+
+def rank_files(query: str, repos: list[Repo], top_k: int = 20) -> list[tuple[str, str]]:
+    """(repository name, path) of the ``top_k`` files ``build_pack`` ranks best for ``query``: its
+    scores (BM25F, priors, evidence) in its order, before it picks, fills and renders a pack."""
+    q = analyse(query)
+    scored = [_score(load_index(repo.path), q) for repo in repos]
+    return [(repos[r].name, scored[r].index.files[d]) for _, r, d in itertools.islice(ranked(scored), top_k)]
 
 
 def build_pack(query: str, repos: list[Repo], limit: int = 8) -> Pack:
