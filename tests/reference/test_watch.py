@@ -109,6 +109,17 @@ def test_a_tree_put_in_place_of_the_root_is_indexed_anew(repo: Path, mode: str, 
     assert load_index(repo).files == ["other.py"] and load_index(tmp_path / "moved").files == first.files
 
 
+def test_a_root_named_through_a_link_follows_the_link(tmp_path: Path, mode: str):
+    first = write_tree(tmp_path / "first", FILES)
+    second = write_tree(tmp_path / "second", {"other.py": "y = 2\n"})
+    link = tmp_path / "current"
+    link.symlink_to(first)
+    assert load_index(link) is load_index(first)
+    link.unlink()
+    link.symlink_to(second)
+    assert load_index(link).files == ["other.py"]
+
+
 def test_a_directory_that_cannot_be_watched_falls_back_to_stat(repo: Path, mode: str, monkeypatch: pytest.MonkeyPatch):
     if mode != "inotify":
         pytest.skip("only inotify has a watch to refuse")
