@@ -16,13 +16,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from .kinds import extension, is_code
 from .routes import Route
 from .text import symbol_keys
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from .index import RepoIndex
 
 TEST_AFFIXES = ("test_", "_test", "_spec", "spec_")
@@ -66,6 +66,8 @@ class FileTable:
 
     def per_kind(self, value: Callable[[str], Any], dtype: Any, docs: np.ndarray | None = None) -> np.ndarray:
         """``value(kind)`` of every file (or of ``docs``), computed once per distinct kind."""
+        import numpy as np
+
         return np.asarray([value(kind) for kind in self.kinds], dtype=dtype)[
             self.kind_of if docs is None else self.kind_of[docs]
         ]
@@ -89,6 +91,8 @@ def _lookup(pairs: list[tuple[str, int]]) -> dict[str, list[int]]:
 
 def build_table(index: RepoIndex) -> FileTable:
     """The file table of ``index`` (a pass over its paths, kinds and routes)."""
+    import numpy as np
+
     files, kinds = index.files, index.kinds
     distinct = list(dict.fromkeys(kinds))
     position = {kind: i for i, kind in enumerate(distinct)}

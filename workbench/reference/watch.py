@@ -15,15 +15,18 @@ forked child reports a change (the events belong to its parent's instance).
 
 from __future__ import annotations
 
-import ctypes
 import os
 import select
 import struct
 import sys
 import threading
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from .walk import SKIP_DIRS
+
+if TYPE_CHECKING:
+    import ctypes
 
 IN_MODIFY, IN_ATTRIB, IN_CLOSE_WRITE = 0x2, 0x4, 0x8
 IN_MOVED_FROM, IN_MOVED_TO, IN_CREATE, IN_DELETE = 0x40, 0x80, 0x100, 0x200
@@ -62,6 +65,8 @@ class _Instance:
         self.libc = libc = _libc()
         self.fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
         if self.fd < 0:
+            import ctypes
+
             raise OSError(ctypes.get_errno(), "inotify_init1 failed")
         self.pid = os.getpid()
         self.ready = select.poll()  # a zero-timeout poll is cheaper than a read that finds nothing
@@ -161,6 +166,8 @@ _LOCK = threading.Lock()
 
 @lru_cache(maxsize=1)
 def _libc() -> ctypes.CDLL:
+    import ctypes  # on first use: importing the engine stays cheap
+
     return ctypes.CDLL(None, use_errno=True)
 
 
@@ -182,6 +189,8 @@ def _instance() -> _Instance | None:
 
 def _remote(path: str) -> bool:
     """Whether ``path`` is on a file system whose changes inotify may not report."""
+    import ctypes
+
     buffer = ctypes.create_string_buffer(512)  # struct statfs, f_type first
     try:
         if _libc().statfs(os.fsencode(path), buffer) != 0:
