@@ -7,8 +7,8 @@ refined by what files serve or call, BM25F fitted. Warm: the facts
 of unchanged files come from the repository's on-disk cache by content digest, and
 a tree seen before loads its built index in one read (the index cache is keyed by
 content, so a temp copy of a tree reuses the entry of the original). Within a
-process, an index is reused while a stat of its files and directories shows nothing
-changed.
+process, an index is reused while nothing in its tree changed: inotify says so without
+touching the tree (``watch``), else a stat of its files and directories.
 """
 
 from __future__ import annotations
@@ -20,9 +20,12 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from stat import S_ISDIR
+from typing import Any
 
 from ..paths import is_snapshot
 from . import bodies, cache, ranking
+from . import watch as watching
 from .cache import code_digest
 from .entry import entry_points
 from .extract import EXTRACTOR_VERSION, FileFacts, gc_paused
@@ -35,7 +38,8 @@ from .parallel import extract_batches, forking_pays
 from .routes import Route
 from .templates import template_edges
 from .text import identifier_terms, terms
-from .walk import list_files
+from .walk import list_directories, list_files
+from .watch import Watch
 
 # The built index is only valid for the code that built it; the version names that code.
 INDEX_VERSION = f"{EXTRACTOR_VERSION}-{code_digest('index', 'imports', 'ranking', 'entry', 'walk', 'templates')}"
@@ -68,6 +72,15 @@ class RepoIndex:
     tree: str = ""
     digests: list[str] = field(default_factory=list)  # content digest per file (what caches key files by)
     words: frozenset[str] = frozenset()  # parts of every defined name: what run-together names split into
+    # Query-independent values computed from the fields above on first use (``filetable``): never
+    # pickled, and a copy made with ``replace`` starts without them.
+    derived: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {key: value for key, value in self.__dict__.items() if key != "derived"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state, derived={})
 
 
 def _refined_kind(rel: str, facts: FileFacts) -> str:
@@ -261,32 +274,92 @@ def _source_key(root: Path, files: list[str], tree: str) -> str:
     return "\n".join([tree, *extra])
 
 
-IMMUTABLE = ("immutable tree",)  # the stamp of a revision snapshot: never stat'ed again
-_MEMO: BoundedMemo[tuple[list[str], tuple, RepoIndex]] = BoundedMemo()  # a bounded number stay loaded
+IMMUTABLE = ("immutable tree",)  # the stamp of a revision snapshot: never checked again
+
+
+@dataclass
+class _Loaded:
+    """An index in memory, and how to tell that it still describes its tree."""
+
+    index: RepoIndex
+    identity: tuple[int, int]  # the root directory's device and inode: a tree put in its place is another
+    watch: Watch | None = None  # inotify watches set before the tree was read, ...
+    paths: list[str] = field(default_factory=list)  # ... else what to stat ...
+    stamp: tuple = ()  # ... and their sizes and mtimes from before the tree was read (IMMUTABLE: a snapshot)
+
+    def close(self) -> None:
+        if self.watch is not None:
+            self.watch.close()
+
+
+_MEMO: BoundedMemo[_Loaded] = BoundedMemo(on_drop=_Loaded.close)  # a bounded number stay loaded
 _BUILDING = threading.Lock()  # one build at a time: concurrent cases of a run share it
+
+
+_RESOLVED: dict[str, str] = {}  # a root as a caller names it -> resolved (trusted while its identity holds)
 
 
 def load_index(root: Path | str) -> RepoIndex:
     """The index of ``root``: from memory while unchanged, else from the disk cache or built."""
-    root = Path(root).resolve()
-    if not root.is_dir():
+    given = os.fspath(root)
+    try:
+        st = os.stat(given)
+    except OSError:
+        st = None
+    if st is None or not S_ISDIR(st.st_mode):
         from ..errors import TargetError
 
-        raise TargetError(f"{root}: repository directory not found")
-    memo = _MEMO.get(str(root))
-    if memo is not None and _unchanged(memo):
-        return memo[2]
+        raise TargetError(f"{Path(given).resolve()}: repository directory not found")
+    identity = (st.st_dev, st.st_ino)
+    known = _RESOLVED.get(given)
+    loaded = _MEMO.get(known) if known is not None else None
+    if loaded is not None and _unchanged(loaded, identity):
+        return loaded.index  # a path resolves to the same directory while that directory is the one named
+    resolved = Path(given).resolve()
+    if len(_RESOLVED) >= 4 * _MEMO.limit:
+        _RESOLVED.clear()
+    _RESOLVED[given] = key = str(resolved)
+    loaded = _MEMO.get(key)
+    if loaded is not None and _unchanged(loaded, identity):
+        return loaded.index
     with _BUILDING:
-        memo = _MEMO.get(str(root))  # another thread may have built it meanwhile
-        if memo is not None and _unchanged(memo):
-            return memo[2]
-        index = build(root)
-        paths = stat_paths(root, index.files)
-        _MEMO[str(root)] = (paths, IMMUTABLE if is_snapshot(root) else snapshot(paths), index)
-    return index
+        loaded = _MEMO.get(key)  # another thread may have built it meanwhile
+        if loaded is None or not _unchanged(loaded, identity):
+            loaded = _MEMO[key] = _load(resolved, identity)
+    return loaded.index
 
 
-def _unchanged(memo: tuple[list[str], tuple, RepoIndex]) -> bool:
-    """Whether a loaded index still describes its tree: a revision snapshot never changes, any
-    other tree is unchanged while every directory's and file's size and mtime are."""
-    return memo[1] is IMMUTABLE or bool(memo[1]) and memo[1] == snapshot(memo[0])
+def _load(root: Path, identity: tuple[int, int]) -> _Loaded:
+    """Build ``root``'s index, noting how a change will be seen: never for a revision snapshot;
+    by inotify watches set on every directory before the tree is listed and read; else by the
+    sizes and mtimes of its files and directories, taken before it is read (an edit made while
+    the index is built is seen at the next query either way)."""
+    if is_snapshot(root):
+        return _Loaded(build(root), identity, stamp=IMMUTABLE)
+    watch = watching.watch(str(root))
+    if watch is not None:
+        try:
+            list_directories(root, watch.add)
+            if watch.ok:
+                return _Loaded(build(root), identity, watch=watch)
+        except BaseException:
+            watch.close()
+            raise
+        watch.close()  # a directory could not be watched (the watch limit, a race): stat instead
+    listed = list_files(root)
+    paths = stat_paths(root, listed)
+    stamp = snapshot(paths)
+    index = build(root)
+    return _Loaded(index, identity, paths=paths, stamp=stamp if index.files == listed else ())
+
+
+def _unchanged(loaded: _Loaded, identity: tuple[int, int]) -> bool:
+    """Whether a loaded index still describes the tree at its root: the same directory, and a
+    revision snapshot (never changes), or no inotify event, or every size and mtime as before."""
+    if loaded.identity != identity:
+        return False
+    if loaded.stamp is IMMUTABLE:
+        return True
+    if loaded.watch is not None:
+        return not loaded.watch.changed()
+    return bool(loaded.stamp) and loaded.stamp == snapshot(loaded.paths)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Generic, TypeVar
 
 V = TypeVar("V")
@@ -25,12 +26,14 @@ def loaded_limit() -> int:
 
 
 class BoundedMemo(Generic[V]):
-    """Least recently used entries are dropped once more than ``limit`` are held; thread-safe."""
+    """Least recently used entries are dropped once more than ``limit`` are held; thread-safe.
+    ``on_drop`` sees every value that leaves (evicted, replaced or cleared), to release what it holds."""
 
-    def __init__(self, limit: int | None = None) -> None:
+    def __init__(self, limit: int | None = None, on_drop: Callable[[V], object] | None = None) -> None:
         self._limit = limit
         self._items: OrderedDict[str, V] = OrderedDict()
         self._lock = threading.Lock()
+        self._on_drop = on_drop
 
     @property
     def limit(self) -> int:
@@ -45,14 +48,23 @@ class BoundedMemo(Generic[V]):
 
     def __setitem__(self, key: str, value: V) -> None:
         with self._lock:
+            dropped = [old] if (old := self._items.get(key)) is not None and old is not value else []
             self._items[key] = value
             self._items.move_to_end(key)
             while len(self._items) > self.limit:
-                self._items.popitem(last=False)
+                dropped.append(self._items.popitem(last=False)[1])
+        self._drop(dropped)
 
     def __len__(self) -> int:
         return len(self._items)
 
     def clear(self) -> None:
         with self._lock:
+            dropped = list(self._items.values())
             self._items.clear()
+        self._drop(dropped)
+
+    def _drop(self, values: list[V]) -> None:
+        if self._on_drop is not None:
+            for value in values:
+                self._on_drop(value)

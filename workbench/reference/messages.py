@@ -127,12 +127,13 @@ class MessageIndex:
 
         if not self.entries or not words:
             return []
-        hits = np.zeros(len(self.entries), dtype=np.float32)
-        for word in words:
-            ids = self.postings.get(word)
-            if ids is not None:
-                hits[ids] += 1.0
-        coverage = np.divide(hits, self.lengths, out=np.zeros_like(hits), where=self.lengths > 0)
-        found = np.flatnonzero((hits >= min(min_words, len(words))) & (coverage >= min_coverage))
-        order = found[np.lexsort((-hits[found], -coverage[found]))]
-        return [(int(i), float(coverage[i]), int(hits[i])) for i in order]
+        found = [ids for ids in map(self.postings.get, words) if ids is not None]
+        if not found:
+            return []
+        touched, counts = np.unique(np.concatenate(found), return_counts=True)  # only literals sharing a word
+        hits = counts.astype(np.float32)
+        lengths = self.lengths[touched]
+        coverage = np.divide(hits, lengths, out=np.zeros_like(hits), where=lengths > 0)
+        keep = np.flatnonzero((hits >= min(min_words, len(words))) & (coverage >= min_coverage))
+        order = keep[np.lexsort((-hits[keep], -coverage[keep]))]
+        return [(int(touched[i]), float(coverage[i]), int(hits[i])) for i in order]

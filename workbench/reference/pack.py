@@ -12,16 +12,20 @@ really drop; tests, docs and config only lead a pack, they never fill it.
 
 from __future__ import annotations
 
+import heapq
+import itertools
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..contract import FileRef, Pack, Repo
+from .filetable import file_table
 from .index import RepoIndex, load_index
 from .kinds import LIFTED_BY, is_code
 from .query import Query, analyse
 from .ranking import K1
 from .related import graph_fill, quiet, related_files
-from .render import render_text
+from .render import outline_text, render_text
 from .signals import SYMBOL_PIN, named_files, named_locales, named_symbols, quoted_messages, route_matches
 
 if TYPE_CHECKING:
@@ -83,20 +87,16 @@ class Scored:
         return "matches " + ", ".join(words)
 
 
-def kind_factors(kinds: list[str], q: Query) -> np.ndarray:
+def kind_factors(index: RepoIndex, q: Query) -> np.ndarray:
     """Per-file multiplier: demoted kinds stay down unless the task is about them; the kinds
     its role words ask for (``the checkout controller``) are lifted."""
     import numpy as np
 
-    factors = np.ones(len(kinds), dtype=np.float32)
-    for i, kind in enumerate(kinds):
-        if LIFTED_BY.get(kind) in q.intents:
-            factors[i] = INTENT_BOOST
-        else:
-            factors[i] = DEMOTION.get(kind, 1.0)
-        if kind in q.roles:
-            factors[i] *= ROLE_BOOST
-    return factors
+    def factor(kind: str) -> np.float32:
+        value = np.float32(INTENT_BOOST if LIFTED_BY.get(kind) in q.intents else DEMOTION.get(kind, 1.0))
+        return value * np.float32(ROLE_BOOST) if kind in q.roles else value
+
+    return file_table(index).per_kind(factor, np.float32)
 
 
 def _rank(index: RepoIndex, q: Query) -> tuple[np.ndarray, np.ndarray, list[str], np.ndarray | None]:
@@ -148,11 +148,14 @@ def centrality(index: RepoIndex) -> np.ndarray:
     the repository builds on comes first."""
     import numpy as np
 
-    degree = np.fromiter((len(users) for users in index.importers), dtype=np.float32, count=len(index.files))
-    top = float(degree.max()) if degree.size else 0.0
-    if not CENTRALITY or top <= 0:
-        return np.ones(len(index.files), dtype=np.float32)
-    return 1.0 + CENTRALITY * np.log1p(degree) / np.log1p(top)
+    def compute() -> np.ndarray:
+        degree = np.fromiter((len(users) for users in index.importers), dtype=np.float32, count=len(index.files))
+        top = float(degree.max()) if degree.size else 0.0
+        if not CENTRALITY or top <= 0:
+            return np.ones(len(index.files), dtype=np.float32)
+        return 1.0 + CENTRALITY * np.log1p(degree) / np.log1p(top)
+
+    return file_table(index).setting(("centrality", CENTRALITY), compute)
 
 
 def size_prior(index: RepoIndex) -> np.ndarray:
@@ -160,17 +163,20 @@ def size_prior(index: RepoIndex) -> np.ndarray:
     normalizes length away, yet the long modules are where most of a repository's changes land."""
     import numpy as np
 
-    lines = np.fromiter((f.lines for f in index.facts), dtype=np.float32, count=len(index.files))
-    top = float(lines.max()) if lines.size else 0.0
-    if not SIZE or top <= 0:
-        return np.ones(len(index.files), dtype=np.float32)
-    return 1.0 + SIZE * np.log1p(lines) / np.log1p(top)
+    def compute() -> np.ndarray:
+        lines = np.fromiter((f.lines for f in index.facts), dtype=np.float32, count=len(index.files))
+        top = float(lines.max()) if lines.size else 0.0
+        if not SIZE or top <= 0:
+            return np.ones(len(index.files), dtype=np.float32)
+        return 1.0 + SIZE * np.log1p(lines) / np.log1p(top)
+
+    return file_table(index).setting(("size", SIZE), compute)
 
 
 def _score(index: RepoIndex, q: Query) -> Scored:
     """Rank every file of one repository for ``q`` and add the evidence signals."""
     base, coverage, matched, hits = _rank(index, q)
-    factors = kind_factors(index.kinds, q)
+    factors = kind_factors(index, q)
     priors = factors * centrality(index) * size_prior(index)
     scored = Scored(index, _propagate(index, base) * priors, coverage, matched, hits)
     pins = {**named_symbols(index, q), **named_files(index, q)}
@@ -194,22 +200,45 @@ def _score(index: RepoIndex, q: Query) -> Scored:
     return scored
 
 
+def ranked(scored: list[Scored]) -> Iterator[tuple[float, int, int]]:
+    """(score, repo, doc) of every file scoring above zero, best first; equal scores go to the
+    shallower path, then the path in sort order, then the earlier repository. Lazy: a pack
+    reads only the head."""
+    import numpy as np
+
+    def best_first(r: int, final: np.ndarray) -> Iterator[tuple[float, int, int]]:
+        table = file_table(scored[r].index)
+        docs = np.flatnonzero(final > 0)
+        docs = docs[np.lexsort((table.rank[docs], table.depth[docs], -final[docs]))]
+        for start in range(0, len(docs), 16):  # a few at a time: most packs read five or six
+            for d in docs[start : start + 16].tolist():
+                yield float(final[d]), r, d
+
+    heads = [best_first(r, s.final) for r, s in enumerate(scored)]
+    if len(heads) == 1:
+        return heads[0]
+    key: Callable[[tuple[float, int, int]], tuple[float, int, str]] = lambda t: (  # noqa: E731
+        -t[0],
+        scored[t[1]].index.files[t[2]].count("/"),
+        scored[t[1]].index.files[t[2]],
+    )
+    return heapq.merge(*heads, key=key)
+
+
 def _choose(scored: list[Scored], limit: int, q: Query) -> list[tuple[int, int]]:
     """(repo, doc) of the primary files, best first: the pinned files, then ranked files down
     to where the scores really drop (below ``FLOOR`` of the best ranked one), at most ``cap``.
     Tests, docs, config and the like fill no place after the first unless the task is about them."""
-    import numpy as np
-
-    flat = [(float(s.final[d]), r, int(d)) for r, s in enumerate(scored) for d in np.flatnonzero(s.final > 0)]
-    flat.sort(key=lambda t: (-t[0], scored[t[1]].index.files[t[2]].count("/"), scored[t[1]].index.files[t[2]]))
     cap = min(MAX_PRIMARY, limit)
-    pinned = [(r, d) for _, r, d in flat if d in scored[r].pinned][:cap]
+    pins = {(r, d) for r, s in enumerate(scored) for d in s.pinned if s.final[d] > 0}
+    pinned = [(r, d) for _, r, d in ranked(scored) if (r, d) in pins][:cap] if pins else []
     chosen = list(pinned)
-    rest = [(value, r, d) for value, r, d in flat if (r, d) not in pinned]
-    if not rest:
-        return chosen
-    best = rest[0][0]
-    for value, r, d in rest:
+    best: float | None = None
+    for value, r, d in ranked(scored):
+        if (r, d) in pinned:
+            continue
+        if best is None:
+            best = value
         if len(chosen) >= cap or value < FLOOR * best:
             break
         if chosen and quiet(scored[r].index.kinds[d], q):
@@ -252,16 +281,19 @@ def _core(
 ) -> list[tuple[int, int]]:
     """The repositories' core source files (long and widely imported) for a pack that neither
     the ranking nor the import graph could fill: where a vague task most likely lands."""
+    import numpy as np
+
     if room <= 0:
         return []
     pool = []
     for r, s in enumerate(scored):
+        table = file_table(s.index)
         prior = centrality(s.index) * size_prior(s.index)
-        pool += [
-            (float(prior[d]), r, d)
-            for d, kind in enumerate(s.index.kinds)
-            if not quiet(kind, q) and kind != "example" and is_code(s.index.files[d]) and (r, d) not in chosen
-        ]
+        wanted = table.code & table.per_kind(lambda kind: not quiet(kind, q) and kind != "example", bool)
+        wanted[[d for rr, d in chosen if rr == r]] = False
+        docs = np.flatnonzero(wanted)
+        docs = docs[np.argsort(-prior[docs], kind="stable")][:room]
+        pool += [(float(prior[d]), r, d) for d in docs.tolist()]
     pool.sort(key=lambda t: -t[0])
     picked = [(r, d) for _, r, d in pool[:room]]
     for r, d in picked:
@@ -292,6 +324,22 @@ def _head(scored: list[Scored], chosen: list[tuple[int, int]]) -> int:
     return max(count, 1)
 
 
+def _outline(index: RepoIndex, doc: int) -> str:
+    """The outline text of a file (the same for every query: kept on the index)."""
+    known: dict[int, str] = index.derived.setdefault("outlines", {})
+    if doc not in known:
+        known[doc] = outline_text(index.facts[doc].outline.symbols)
+    return known[doc]
+
+
+def rank_files(query: str, repos: list[Repo], top_k: int = 20) -> list[tuple[str, str]]:
+    """(repository name, path) of the ``top_k`` files ``build_pack`` ranks best for ``query``: its
+    scores (BM25F, priors, evidence) in its order, before it picks, fills and renders a pack."""
+    q = analyse(query)
+    scored = [_score(load_index(repo.path), q) for repo in repos]
+    return [(repos[r].name, scored[r].index.files[d]) for _, r, d in itertools.islice(ranked(scored), top_k)]
+
+
 def build_pack(query: str, repos: list[Repo], limit: int = 8) -> Pack:
     """The reference engine's context pack for ``query`` over ``repos`` (at most ``limit`` files)."""
     q = analyse(query)
@@ -319,7 +367,7 @@ def build_pack(query: str, repos: list[Repo], limit: int = 8) -> Pack:
     others = [FileRef(repos[r].name, scored[r].index.files[d], reason) for r, d, reason in related]
     head = _head(scored, chosen)
     outlines = {
-        (repos[r].name, scored[r].index.files[d]): scored[r].index.facts[d].outline.symbols
+        (repos[r].name, scored[r].index.files[d]): _outline(scored[r].index, d)
         for r, d in [*chosen[head:], *((r, d) for r, d, _ in related)]
     }
     text = render_text(primary[:head], primary[head:] + others, repos, outlines)

@@ -7,6 +7,10 @@ term frequency is length-normalized (``b``) and weighted; the fields are summed
 *before* BM25 saturation (Robertson & Zaragoza's BM25F), so a term that is both in
 a file's name and all over its body does not count twice. Rarity enters through
 the IDF over the files of the repository.
+
+Like bm25s, everything that does not depend on the query is done at fit time: the matrix holds
+each (term, document)'s saturated weight, so a query reads the columns of its few terms and
+weighs them by IDF and its own term weights.
 """
 
 from __future__ import annotations
@@ -55,10 +59,10 @@ class Postings:
 
 @dataclass
 class Ranker:
-    """The fitted model of one repository: vocabulary, BM25F pseudo-frequencies, name terms, IDF."""
+    """The fitted model of one repository: vocabulary, saturated BM25F weights, name terms, IDF."""
 
     vocab: dict[str, int]
-    combined: Postings  # field-weighted, length-normalized pseudo-frequencies
+    saturated: Postings  # tf (K1 + 1) / (tf + K1) of the field-weighted, length-normalized pseudo-frequency tf
     named: Postings | None  # 1 where the term is in the file's name
     idf: np.ndarray
     size: int
@@ -67,10 +71,9 @@ class Ranker:
         """(BM25F score per document, docs x terms "matched", docs x terms "in the file name")."""
         import numpy as np
 
-        tf = self.combined.dense(ids, self.size)
-        saturated = tf * (K1 + 1.0) / (tf + K1)
-        named = self.named.dense(ids, self.size) > 0 if self.named is not None else np.zeros_like(tf, dtype=bool)
-        return saturated @ (self.idf[ids] * weights).astype(np.float32), tf > 0, named
+        saturated = self.saturated.dense(ids, self.size)
+        named = self.named.dense(ids, self.size) > 0 if self.named is not None else np.zeros_like(saturated, dtype=bool)
+        return saturated @ (self.idf[ids] * weights).astype(np.float32), saturated > 0, named
 
 
 def _triples(rows: list[dict[str, int]], vocab: dict[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -130,4 +133,6 @@ def fit(
         if name_field in fields
         else None
     )
-    return Ranker(vocab, Postings.from_triples(terms, docs, values, len(vocab)), named, idf, n_docs)
+    combined = Postings.from_triples(terms, docs, values, len(vocab))
+    combined.values = combined.values * (K1 + 1.0) / (combined.values + K1)  # float32, as a query used to
+    return Ranker(vocab, combined, named, idf, n_docs)

@@ -10,16 +10,21 @@ same neighbours to fill the primary files of a pack the ranking left short.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .cochange import partners
+from .filetable import file_table, module_stem
 from .kinds import LIFTED_BY, extension
 from .query import Query
 from .routes import Route, match, render
 from .text import terms
 
 if TYPE_CHECKING:
+    import numpy as np
+
+    from .index import RepoIndex
     from .pack import Scored
 
 COCHANGE = True  # with git history, files that changed together with a primary file are its neighbours
@@ -78,7 +83,7 @@ def _pairs(scored: list[Scored], sources: list[tuple[int, int]], q: Query) -> li
     (another repository before the same one, routes the task mentions before others)."""
     found: dict[tuple[int, int], tuple[float, str]] = {}
     for r, d in sources:
-        for _, route in (item for item in scored[r].index.routes if item[0] == d and item[1].role != "mount"):
+        for route in (route for route in file_table(scored[r].index).routes_of.get(d, []) if route.role != "mount"):
             for r2, doc, quality, reason in _counterparts(scored, r, d, route, q):
                 if quality > found.get((r2, doc), (0.0, ""))[0]:
                     found[(r2, doc)] = (quality, reason)
@@ -86,25 +91,47 @@ def _pairs(scored: list[Scored], sources: list[tuple[int, int]], q: Query) -> li
     return [(r, d, reason) for (r, d), (_, reason) in ranked[:MAX_PAIRS]]
 
 
-def _neighbours(s: Scored, d: int) -> list[tuple[int, str]]:
+Neighbour = tuple[int, int, str]  # repo, doc, why it joins a pack
+IMPORTED_BY, IMPORTS, STUB, CHANGED_WITH, GO_PACKAGE = range(5)  # how a neighbour relates to its file
+
+
+def _neighbour_ids(s: Scored, d: int) -> tuple[list[int], list[int], list[int]]:
+    """Neighbours of file ``d`` in order of preference: (files, how each relates to ``d``,
+    commits each changed together with ``d``)."""
     index = s.index
+    table = file_table(index)
     path = index.files[d]
-    out = [(j, f"imported by {path}") for j in index.imports[d]]
-    out += [(j, f"imports {path}") for j in index.importers[d]]
-    out += [
-        (j, f"declares the types of {path}" if _is_stub(index.files[j]) else f"implements {path}")
-        for j in _stub_siblings(index.files, path)
+    history = (partners(index.root, index.files, index.tree) if COCHANGE else {}).get(d, [])
+    groups: list[tuple[Sequence[int], int, list[int] | None]] = [
+        (index.imports[d], IMPORTED_BY, None),
+        (index.importers[d], IMPORTS, None),
+        (_stub_siblings(table.by_path, path), STUB, None),
+        ([j for j, _ in history], CHANGED_WITH, [n for _, n in history]),
     ]
-    history = partners(index.root, index.files, index.tree) if COCHANGE else {}
-    out += [(j, f"changed together with {path} in {n} earlier commits") for j, n in history.get(d, [])]
     if extension(path) == ".go":
-        folder = posixpath.dirname(path)
-        out += [
-            (j, f"same Go package as {path}")
-            for j, p in enumerate(index.files)
-            if j != d and posixpath.dirname(p) == folder and p.endswith(".go") and index.kinds[j] != "test"
-        ]
-    return out
+        groups.append(([j for j in table.go_packages.get(posixpath.dirname(path), []) if j != d], GO_PACKAGE, None))
+    ids: list[int] = []
+    relations: list[int] = []
+    together: list[int] = []
+    for members, relation, counts in groups:
+        ids += members
+        relations += [relation] * len(members)
+        together += counts if counts is not None else [0] * len(members)
+    return ids, relations, together
+
+
+def _reason(index: RepoIndex, d: int, j: int, relation: int, together: int) -> str:
+    """Why ``j`` joins a pack beside file ``d``."""
+    path = index.files[d]
+    if relation == IMPORTED_BY:
+        return f"imported by {path}"
+    if relation == IMPORTS:
+        return f"imports {path}"
+    if relation == STUB:
+        return f"declares the types of {path}" if _is_stub(index.files[j]) else f"implements {path}"
+    if relation == CHANGED_WITH:
+        return f"changed together with {path} in {together} earlier commits"
+    return f"same Go package as {path}"
 
 
 _STUBS = ((".pyi", (".py",)), (".d.ts", (".js", ".mjs", ".cjs", ".ts")), (".d.mts", (".mjs", ".mts")))
@@ -114,7 +141,7 @@ def _is_stub(path: str) -> bool:
     return path.endswith(tuple(stub for stub, _ in _STUBS))
 
 
-def _stub_siblings(files: list[str], path: str) -> list[int]:
+def _stub_siblings(by_path: dict[str, int], path: str) -> list[int]:
     """A type stub and the module it declares (``x.pyi`` and ``x.py``, ``index.d.ts`` and
     ``index.js``): one changes when the other's signatures do."""
     wanted: list[str] = []
@@ -123,10 +150,7 @@ def _stub_siblings(files: list[str], path: str) -> list[int]:
             wanted += [path[: -len(stub)] + ext for ext in sources]
         else:
             wanted += [path[: -len(ext)] + stub for ext in sources if path.endswith(ext) and not _is_stub(path)]
-    if not wanted:
-        return []
-    found = set(wanted)
-    return [i for i, other in enumerate(files) if other in found]
+    return sorted({by_path[other] for other in wanted if other in by_path})
 
 
 def quiet(kind: str, q: Query) -> bool:
@@ -138,17 +162,67 @@ def _quiet(s: Scored, doc: int, q: Query) -> bool:
     return quiet(s.index.kinds[doc], q)
 
 
+@dataclass
+class _Around:
+    """Neighbours of a pack's files that may join it, each once, in order of first mention."""
+
+    repo: np.ndarray
+    doc: np.ndarray
+    source: np.ndarray  # the position in ``chosen`` of the file it was first mentioned beside
+    relation: np.ndarray
+    together: np.ndarray
+    value: np.ndarray  # its score for the query
+    lines: np.ndarray
+
+    def reasons(self, scored: list[Scored], chosen: list[tuple[int, int]], order: np.ndarray) -> list[Neighbour]:
+        """(repo, doc, reason) of the neighbours at ``order``."""
+        out = []
+        for i in order.tolist():
+            r, j, d = int(self.repo[i]), int(self.doc[i]), chosen[int(self.source[i])][1]
+            out.append((r, j, _reason(scored[r].index, d, j, int(self.relation[i]), int(self.together[i]))))
+        return out
+
+
+def _around(scored: list[Scored], chosen: list[tuple[int, int]], q: Query, skip: frozenset[str]) -> _Around:
+    """The import-graph (and co-change) neighbours of ``chosen`` that are not chosen and of no
+    quiet kind nor one of ``skip``."""
+    import numpy as np
+
+    repos: list[int] = []
+    ids: list[int] = []
+    relations: list[int] = []
+    together: list[int] = []
+    sources: list[int] = []
+    for position, (r, d) in enumerate(chosen):
+        found, relation, count = _neighbour_ids(scored[r], d)
+        ids += found
+        relations += relation
+        together += count
+        repos += [r] * len(found)
+        sources += [position] * len(found)
+    repo, doc = np.asarray(repos, dtype=np.int64), np.asarray(ids, dtype=np.int64)
+    value, lines = np.zeros(len(doc)), np.zeros(len(doc), dtype=np.int64)
+    keep = np.ones(len(doc), dtype=bool)
+    for r in dict.fromkeys(repos):
+        mine = np.flatnonzero(repo == r)
+        table = file_table(scored[r].index)
+        blocked = table.per_kind(lambda kind: quiet(kind, q) or kind in skip, bool, doc[mine])
+        blocked |= (doc[mine, None] == np.asarray([c for rr, c in chosen if rr == r])).any(axis=1)
+        keep[mine] = ~blocked
+        value[mine], lines[mine] = scored[r].final[doc[mine]], table.lines[doc[mine]]
+    keep = np.flatnonzero(keep)
+    _, first = np.unique(repo[keep] * (max(len(s.index.files) for s in scored) + 1) + doc[keep], return_index=True)
+    at = keep[np.sort(first)]  # each neighbour once, where it was first mentioned
+    columns = (repo, doc, np.asarray(sources), np.asarray(relations), np.asarray(together), value, lines)
+    return _Around(*(column[at] for column in columns))
+
+
 def _graph(scored: list[Scored], chosen: list[tuple[int, int]], q: Query) -> list[tuple[int, int, str]]:
-    found: dict[tuple[int, int], tuple[float, str]] = {}
-    for r, d in chosen:
-        for j, reason in _neighbours(scored[r], d):
-            if (r, j) in chosen or _quiet(scored[r], j, q):
-                continue
-            value = float(scored[r].final[j])
-            if value > found.get((r, j), (-1.0, ""))[0]:
-                found[(r, j)] = (value, reason)
-    ranked = sorted(found.items(), key=lambda kv: -kv[1][0])
-    return [(r, d, reason) for (r, d), (_, reason) in ranked[:MAX_GRAPH]]
+    """The best scored neighbours of the pack's files (at most ``MAX_GRAPH``)."""
+    import numpy as np
+
+    around = _around(scored, chosen, q, frozenset())
+    return around.reasons(scored, chosen, np.argsort(-around.value, kind="stable")[:MAX_GRAPH])
 
 
 def graph_fill(scored: list[Scored], chosen: list[tuple[int, int]], q: Query, room: int) -> list[tuple[int, int, str]]:
@@ -163,23 +237,10 @@ def graph_fill(scored: list[Scored], chosen: list[tuple[int, int]], q: Query, ro
 
 
 def _neighbour_fill(scored: list[Scored], chosen: list[tuple[int, int]], q: Query) -> list[tuple[int, int, str]]:
-    found: dict[tuple[int, int], tuple[tuple[float, int], str]] = {}
-    for r, d in chosen:
-        for j, reason in _neighbours(scored[r], d):
-            if (r, j) in chosen or _quiet(scored[r], j, q) or scored[r].index.kinds[j] == "example":
-                continue
-            key = (float(scored[r].final[j]), scored[r].index.facts[j].lines)
-            if (r, j) not in found or key > found[(r, j)][0]:
-                found[(r, j)] = (key, reason)
-    ranked = sorted(found.items(), key=lambda kv: (-kv[1][0][0], -kv[1][0][1]))
-    return [(r, d, reason) for (r, d), (_, reason) in ranked]
+    import numpy as np
 
-
-def _test_stem(path: str) -> str:
-    base = posixpath.basename(path).split(".")[0]
-    for affix in ("test_", "_test", "_spec", "spec_"):
-        base = base.removeprefix(affix) if affix.endswith("_") else base.removesuffix(affix)
-    return base.lower()
+    around = _around(scored, chosen, q, frozenset({"example"}))
+    return around.reasons(scored, chosen, np.lexsort((-around.lines, -around.value)))
 
 
 def _tests(scored: list[Scored], chosen: list[tuple[int, int]]) -> list[tuple[int, int, str]]:
@@ -188,14 +249,14 @@ def _tests(scored: list[Scored], chosen: list[tuple[int, int]]) -> list[tuple[in
     found: list[tuple[int, int, str]] = []
     for r, d in chosen:
         index = scored[r].index
-        stem = _test_stem(index.files[d])
+        table = file_table(index)
+        stem = module_stem(index.files[d])
         if stem in GENERIC_STEMS:
             continue
         words = set(terms(stem))
-        for j in (j for j, kind in enumerate(index.kinds) if kind == "test"):
-            other = _test_stem(index.files[j])
-            if other == stem or (d in index.imports[j] and words & set(terms(other))):
-                found.append((r, j, f"tests {index.files[d]}"))
+        named = set(table.tests.get(stem, []))
+        users = {j for j in index.importers[d] if j in table.test_stems and words & set(terms(table.test_stems[j]))}
+        found += [(r, j, f"tests {index.files[d]}") for j in sorted(named | users)]
     return found[:MAX_TESTS]
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..contract import FileRef, Pack, Repo
 from ..wire import encode_answer
-from .walk import read_text
+from .walk import read_head
 
 MAX_FILE_CHARS = 24_000
 MAX_OUTLINE = 60
@@ -39,7 +39,8 @@ def _name(ref: FileRef, multi: bool) -> str:
     return f"{ref.repo}/{ref.path}" if multi else ref.path
 
 
-def _outline(symbols: list[tuple[str, str, int]]) -> str:
+def outline_text(symbols: list[tuple[str, str, int]]) -> str:
+    """A file's outline as the agent text shows it: one line per symbol, at most ``MAX_OUTLINE``."""
     return "\n".join(f"  {kind} {name} (line {line})" for name, kind, line in symbols[:MAX_OUTLINE])
 
 
@@ -47,19 +48,19 @@ def render_text(
     primary: list[FileRef],
     related: list[FileRef],
     repos: list[Repo],
-    outlines: dict[tuple[str, str], list[tuple[str, str, int]]],
+    outlines: dict[tuple[str, str], str],
 ) -> str:
     """The context an agent receives: primary files in full, related files as outlines
-    (``outlines`` maps (repo, path) to the symbols the file defines)."""
+    (``outlines`` maps (repo, path) to its ``outline_text``)."""
     roots = {repo.name: Path(repo.path) for repo in repos}
     parts: list[str] = []
     for ref in primary:
         try:
-            body = read_text(roots[ref.repo], ref.path)
+            body = read_head(roots[ref.repo], ref.path, MAX_FILE_CHARS + 1)  # one more: is there more?
         except (OSError, KeyError):
             continue
         clipped = body if len(body) <= MAX_FILE_CHARS else body[:MAX_FILE_CHARS] + "\n[... truncated]\n"
         parts.append(f"=== {ref.repo}/{ref.path} ({ref.reason})\n{clipped}")
     for ref in related:
-        parts.append(f"--- {ref.repo}/{ref.path} ({ref.reason})\n{_outline(outlines.get((ref.repo, ref.path), []))}")
+        parts.append(f"--- {ref.repo}/{ref.path} ({ref.reason})\n{outlines.get((ref.repo, ref.path), '')}")
     return "\n".join(parts)

@@ -149,6 +149,15 @@ def size_prior(table: SymbolTable) -> np.ndarray:
     return (1.0 + SYMBOL_SIZE * np.log1p(table.size) / np.log1p(top)).astype(np.float32)
 
 
+def _symbol_weight(index: RepoIndex, table: SymbolTable) -> np.ndarray:
+    """``table.prior * size_prior(table)``: the same for every query, kept on the index per table and setting."""
+    key = f"symbol weight {SYMBOL_SIZE}"
+    found = index.derived.get(key)
+    if found is None or found[0] is not table:
+        found = index.derived[key] = (table, table.prior * size_prior(table))
+    return found[1]
+
+
 def _ranked(values: np.ndarray) -> np.ndarray:
     """Indices with a positive value, best first; equal scores (to float32 noise) in file order."""
     candidates = np.flatnonzero(values > 0)
@@ -176,7 +185,7 @@ def search_index(index: RepoIndex, query: str, top_k: int = 20) -> list[SearchHi
     q = analyse(query)
     table = symbol_table(index)
     terms, weights = _query_terms(q, index.ranker, table.ranker)
-    factors = kind_factors(index.kinds, q)
+    factors = kind_factors(index, q)
     files = _file_scores(index, q, terms, weights, factors)
     own = _share(table.ranker, terms, weights) if table.name else np.zeros(0, dtype=np.float32)
     lift = _evidence(index, table, q)
@@ -185,7 +194,7 @@ def search_index(index: RepoIndex, query: str, top_k: int = 20) -> list[SearchHi
         return [SearchHit(index.files[d], "", None, round(float(files[d]), 6)) for d in order]
     values = np.concatenate(
         [
-            table.prior * size_prior(table) * (own * factors[table.file] + FILE_SHARE * files[table.file]) + lift,
+            _symbol_weight(index, table) * (own * factors[table.file] + FILE_SHARE * files[table.file]) + lift,
             FILE_SHARE * files[table.bare_files],
         ]
     )

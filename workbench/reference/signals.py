@@ -8,10 +8,9 @@ scores 1), so a pin of 2 puts a file above anything ranking alone can find.
 from __future__ import annotations
 
 import posixpath
-import re
 
+from .filetable import file_table
 from .index import RepoIndex
-from .kinds import extension
 from .messages import message_words
 from .query import Query
 from .related import quiet
@@ -37,26 +36,20 @@ def _add(found: Evidence, doc: int, strength: float, reason: str) -> None:
         found[doc] = (strength, reason)
 
 
-def _stem(path: str) -> str:
-    base = posixpath.basename(path)
-    return base[: -len(extension(base))] if extension(base) else base
-
-
 def named_files(index: RepoIndex, q: Query) -> Evidence:
     """Files the task names: by path, path suffix, base name, or a name spelled in any
     convention (``users_service``, ``UsersService`` and ``users-service.ts`` name each other)."""
     found: Evidence = {}
+    table = file_table(index)
     for mention in q.files:
         mention = mention.lstrip("./")
-        for i, path in enumerate(index.files):
-            if path == mention or path.endswith("/" + mention):
-                _add(found, i, PIN + 0.2, f"named in the task ({mention})")
-            elif posixpath.basename(path) == posixpath.basename(mention):
-                _add(found, i, PIN, f"named in the task ({mention})")
+        whole = set(table.by_suffix.get(mention, []))  # the path, or a tail of it after a ``/``
+        for i in sorted(whole | set(table.by_basename.get(posixpath.basename(mention), []))):
+            _add(found, i, PIN + 0.2 if i in whole else PIN, f"named in the task ({mention})")
     for ident in q.identifiers:  # a test named like the class is not what naming the class asks for
-        wanted = set(symbol_keys(ident))
-        for i, path in enumerate(index.files):
-            if wanted & set(symbol_keys(_stem(path))) and not quiet(index.kinds[i], q):
+        named = {i for key in set(symbol_keys(ident)) for i in table.by_name_key.get(key, [])}
+        for i in sorted(named):
+            if not quiet(index.kinds[i], q):
                 _add(found, i, PIN, f"named in the task ({ident})")
     return found
 
@@ -138,10 +131,7 @@ def named_locales(index: RepoIndex, q: Query) -> Evidence:
     found: Evidence = {}
     if not q.languages:
         return found
-    for i, path in enumerate(index.files):
-        if index.kinds[i] != "translation":
-            continue
-        parts = {p.lower() for p in re.split(r"[/._-]", path)}
+    for i, parts in file_table(index).catalogs:
         for code in q.languages & parts:
             _add(found, i, LOCALE, f"catalog of the language the task names ({code})")
     return found
@@ -184,10 +174,18 @@ def quoted_messages(index: RepoIndex, q: Query) -> Evidence:
             if matched < min(len(words), 0.6 * len(words) + 1) and q.quoted:
                 continue  # the literal explains too little of the quoted phrase
             doc, message, key = index.messages.entries[entry]
-            if len(set(message_words(message)) - STOP_STEMS) < 2:
+            if not _informative(index, entry):
                 continue
             _credit(index, found, doc, message, key, strength * coverage)
     return found
+
+
+def _informative(index: RepoIndex, entry: int) -> bool:
+    """Whether a message literal has two words beyond stop words (remembered per index)."""
+    known: dict[int, bool] = index.derived.setdefault("informative messages", {})
+    if entry not in known:
+        known[entry] = len(set(message_words(index.messages.entries[entry][1])) - STOP_STEMS) >= 2
+    return known[entry]
 
 
 def _credit(index: RepoIndex, found: Evidence, doc: int, message: str, key: str, strength: float) -> None:

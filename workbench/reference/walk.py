@@ -8,6 +8,7 @@ consumer (the reference engine, the controls, the naive dump) sees the same set.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -130,11 +131,32 @@ def _keep_file(path: Path, name: str) -> bool:
 
 def list_files(root: Path | str) -> list[str]:
     """Repo-relative ``/`` paths of the readable source files under ``root``, sorted."""
-    root = Path(root)
+    return sorted(_walk(Path(root), None, files=True))
+
+
+def list_directories(root: Path | str, visit: Callable[[str], object] | None = None) -> list[str]:
+    """Absolute paths of the directories ``list_files`` enters under ``root`` (``root`` first);
+    ``visit`` sees each one before it is scanned (a watch set up there misses no later change)."""
+    entered: list[str] = []
+
+    def enter(path: str) -> None:
+        entered.append(path)
+        if visit is not None:
+            visit(path)
+
+    _walk(Path(root), enter, files=False)
+    return entered
+
+
+def _walk(root: Path, enter: Callable[[str], object] | None, files: bool) -> list[str]:
+    """The kept files under ``root`` (when ``files``), skipping ignored and vendored trees;
+    ``enter`` is called with each directory's path before it is scanned."""
     found: list[str] = []
     stack: list[tuple[Path, str, list[tuple[str, pathspec.GitIgnoreSpec]]]] = [(root, "", [])]
     while stack:
         directory, rel_dir, specs = stack.pop()
+        if enter is not None:
+            enter(str(directory))
         spec = _ignore_spec(directory)
         if spec is not None:
             specs = specs + [(rel_dir, spec)]
@@ -148,10 +170,10 @@ def list_files(root: Path | str) -> list[str]:
                 if entry.name in SKIP_DIRS or _ignored(rel, specs, True):
                     continue
                 stack.append((Path(entry.path), rel + "/", specs))
-            elif entry.is_file(follow_symlinks=False):
+            elif files and entry.is_file(follow_symlinks=False):
                 if not _ignored(rel, specs, False) and _keep_file(Path(entry.path), entry.name):
                     found.append(rel)
-    return sorted(found)
+    return found
 
 
 @lru_cache(maxsize=64)
@@ -168,3 +190,9 @@ def list_files_cached(root: Path | str) -> tuple[str, ...]:
 def read_text(root: Path | str, rel: str) -> str:
     """A file's text, decoded leniently (engines must never crash on odd bytes)."""
     return (Path(root) / rel).read_text(encoding="utf-8", errors="replace")
+
+
+def read_head(root: Path | str, rel: str, chars: int) -> str:
+    """The first ``chars`` characters of ``read_text(root, rel)``, without reading the rest."""
+    with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as handle:
+        return handle.read(chars)
