@@ -226,7 +226,7 @@ def test_the_first_search_reads_the_bodies_the_cold_index_computed(
         entry.unlink()
     read = symtable.build_table(index)
     assert (read.name, read.keys, read.ranker.vocab) == (table.name, table.keys, table.ranker.vocab)
-    for got, want in [(read.size, table.size), (read.ranker.combined.values, table.ranker.combined.values)]:
+    for got, want in [(read.size, table.size), (read.ranker.saturated.values, table.ranker.saturated.values)]:
         assert np.array_equal(got, want)
 
 
@@ -266,7 +266,7 @@ symtable._build = None  # this process must not build the table: the child did
 table = symtable.symbol_table(index)
 symtable._build = build
 own = symtable.build_table(index)
-arrays = [(table.size, own.size), (table.ranker.combined.values, own.ranker.combined.values)]
+arrays = [(table.size, own.size), (table.ranker.saturated.values, own.ranker.saturated.values)]
 same = (table.name, table.keys, table.ranker.vocab) == (own.name, own.keys, own.ranker.vocab) and all(
     np.array_equal(a, b) for a, b in arrays
 )
