@@ -203,3 +203,17 @@ def test_bars_start_at_the_axis(run: wb.Run) -> None:
     fig = wb.plots.rank_histogram(run)
     fig.png()
     assert fig.axes[0].get_ylim()[0] == 0  # as with Axes.bar: no margin below the bars
+
+
+def test_timings_all_zero_draw_on_a_linear_axis_without_a_warning(tmp_path) -> None:
+    """A log axis has nothing to show when every case took 0 s (a normalized run): the plot says
+    "seconds" on a linear axis, and no matplotlib warning reaches the page."""
+    import warnings
+
+    run = wb.views.open_run(build_run(tmp_path))
+    run.cases["seconds"] = 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = wb.plots.latency(run, "ranking")
+        fig.png()
+    assert fig.axes[0].get_yscale() == "linear" and fig.axes[0].get_ylabel() == "seconds"

@@ -243,7 +243,7 @@ def per_case(run: Run, suite: str, metric: str | None = None) -> ReportFigure | 
 
 
 def latency(run: Run, suite: str | None = None) -> ReportFigure | Note:
-    """Seconds per case: one box per target within each suite's group (log scale)."""
+    """Seconds per case: one box per target within each suite's group (log scale where any is positive)."""
     if suite is not None and isinstance(rows := suite_rows(run, suite), Note):
         return rows
     frame = breakdowns.latency_frame(run, suite)
@@ -269,10 +269,13 @@ def latency(run: Run, suite: str | None = None) -> ReportFigure | Note:
             box.set_facecolor(colours[target])
         ax.plot([], [], color=colours[target], linewidth=6, label=label(target))
     ax.set_xticks(range(len(suites)), suites)
-    ax.set_yscale("log")
-    ax.yaxis.set_major_formatter(PlainLogFormatter())
-    ax.yaxis.set_minor_formatter(PlainLogFormatter())
-    ax.set_ylabel("seconds (log scale)")
+    if (seconds > 0).any():  # a log axis needs a positive value (timings all 0 s draw on a linear one)
+        ax.set_yscale("log")
+        ax.yaxis.set_major_formatter(PlainLogFormatter())
+        ax.yaxis.set_minor_formatter(PlainLogFormatter())
+        ax.set_ylabel("seconds (log scale)")
+    else:
+        ax.set_ylabel("seconds")
     _legend(fig, axes)
     return fig
 
