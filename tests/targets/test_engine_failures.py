@@ -7,6 +7,7 @@ import json
 import shutil
 import sys
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -80,6 +81,26 @@ def test_the_transport_tells_a_dead_start_from_a_later_crash(tmp_path: Path) -> 
     tail = target.stderr_tail()
     assert tail.endswith("KeyError: 'index' in load_index\n") and len(tail.encode()) <= CASE_STDERR
     target.close()
+
+
+def test_a_dead_start_is_named_with_stderr_not_yet_read_when_it_ended(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The engine's stderr is read by a thread of its own, which a busy machine may not have run yet
+    when the engine is seen dead: the error waits for it (here held back 0.3 s) instead of saying
+    there was nothing on stderr."""
+    import time
+
+    from workbench.targets.pipes import EngineProcess
+
+    real = EngineProcess._drain
+
+    def late(self: EngineProcess, stream: IO[bytes]) -> None:
+        time.sleep(0.3)
+        real(self, stream)
+
+    monkeypatch.setattr(EngineProcess, "_drain", late)
+    dead = CommandTransport([sys.executable, "-c", "import sys; sys.stderr.write('boom\\n'); sys.exit(1)"], 10)
+    with pytest.raises(EngineStartError, match=r"engine exited with code 1: boom \(before its first answer"):
+        _ = ProtocolTarget("dead", dead).capabilities
 
 
 def test_every_errored_case_keeps_the_engines_stderr_tail(tiny_corpus: Path, tmp_path: Path) -> None:

@@ -67,7 +67,7 @@ class CommandTransport:
     def _died(self, engine: EngineProcess, deadline: float) -> TargetError:
         code = engine.exit_code(deadline)
         engine.kill()
-        lines = [line.strip() for line in engine.stderr_tail().splitlines() if line.strip()]
+        lines = [line.strip() for line in engine.last_stderr().splitlines() if line.strip()]
         said = f"engine exited with code {code}" if code is not None else "engine closed its output (killed)"
         if not self._answered:
             first = " | ".join(line[:200] for line in lines[:START_LINES])

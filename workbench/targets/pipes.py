@@ -48,7 +48,8 @@ class EngineProcess:
         self._tail_lock = threading.Lock()
         os.set_blocking(self.proc.stdin.fileno(), False)  # type: ignore[union-attr]
         threading.Thread(target=self._pump, args=(self.proc.stdout,), daemon=True).start()
-        threading.Thread(target=self._drain, args=(self.proc.stderr,), daemon=True).start()
+        self._drainer = threading.Thread(target=self._drain, args=(self.proc.stderr,), daemon=True)
+        self._drainer.start()
 
     def _pump(self, stream: IO[bytes]) -> None:
         try:
@@ -80,6 +81,12 @@ class EngineProcess:
         """The last ``STDERR_KEEP`` bytes the engine wrote to stderr, as text."""
         with self._tail_lock:
             return self._tail.decode("utf-8", errors="replace")
+
+    def last_stderr(self, within: float = EXIT_GRACE) -> str:
+        """``stderr_tail`` once everything the engine wrote is read (its stderr closed), waiting at most
+        ``within`` seconds: an engine that just died may have written its last words unread yet."""
+        self._drainer.join(within)
+        return self.stderr_tail()
 
     def alive(self) -> bool:
         return self.proc.poll() is None
