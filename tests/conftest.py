@@ -124,8 +124,9 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 # Under pytest-xdist (``make test`` runs ``-n WORKERS --dist loadfile``) each file's tests run on one
 # worker, so a module-scoped fixture (an index, a run, a rendered report) is built once and the Ray
 # tests keep their one local Ray instance to themselves. The files xdist hands out first are the
-# longest: those with Ray tests, then those with notebook tests (kernels); the rest keep their order.
-FIRST = ("ray", "notebooks")
+# longest: those with Ray tests, then those with notebook tests (kernels), then those with slow tests;
+# the rest keep their order. A long file handed out last would end the run alone on one worker.
+FIRST = ("ray", "notebooks", "slow")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -117,6 +117,7 @@ def _host_secrets() -> list[str]:
     return [s for s in secrets if len(s) > 8]
 
 
+@pytest.mark.slow
 @needs_bwrap
 def test_a_hostile_harness_case_fails_bounded_and_leaks_nothing(tmp_path: Path) -> None:
     corpus = _corpus(tmp_path)

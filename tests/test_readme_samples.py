@@ -38,6 +38,7 @@ def test_the_readme_marks_its_sample_outputs() -> None:
     assert README.count("<!-- sample: ") == README.count("<!-- /sample -->") == len(commands)
 
 
+@pytest.mark.slow
 def test_every_readme_sample_matches_what_its_command_prints(outputs: dict[str, str]) -> None:
     drifted = tool.stale(README, outputs.__getitem__)
     assert not drifted, f"README.md samples out of date (run `python tools/readme_samples.py`): {drifted}"

@@ -154,6 +154,7 @@ def drawn_boxes(fig) -> list[tuple[str, object]]:
     return boxes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", ["run", "crowded", "sparse"])
 def test_nothing_is_cut_off_or_overlaps(run: wb.Run, built: dict[str, object], tmp_path, shape: str) -> None:
     if shape == "run":  # the module's figures of this run
