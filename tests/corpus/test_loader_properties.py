@@ -31,7 +31,7 @@ from workbench.suites.findings import load_findings
 from workbench.targets.protocol import ProtocolTarget
 
 from ..conftest import REPO_ROOT, write_corpus
-from ..hostile import LOADER_SETTINGS, hostile_json, hostile_jsonl
+from ..hostile import LOADER_SETTINGS, hostile_json, hostile_jsonl, rewrite
 from ..report_runs import build_run
 
 GOLDEN_ROWS = [
@@ -101,7 +101,7 @@ def _plan_every_suite(path: Path) -> None:
 @given(data=hostile_json(_corpus_doc()))
 def test_corpus_loader_is_total(corpus_dir: Path, data: bytes) -> None:
     path = corpus_dir / "corpus.json"
-    path.write_bytes(data)
+    rewrite(path, data)
     try:
         _plan_every_suite(path)
     except WorkbenchError:
@@ -125,7 +125,7 @@ RUN_DOC = {
 def test_a_corpus_that_loads_also_runs(corpus_dir: Path, data: bytes) -> None:
     """What loads must run: a value that validates cannot crash the run later (k = 1e30, a surrogate)."""
     path = corpus_dir / "run-corpus.json"
-    path.write_bytes(data)
+    rewrite(path, data)
     try:
         result = run(load_corpus(path), RunOptions(targets=["random"], out_dir=corpus_dir / "runs", progress=False))
     except WorkbenchError:  # refused on purpose (bad corpus, no suite with cases): one line, exit 3
@@ -137,7 +137,7 @@ def test_a_corpus_that_loads_also_runs(corpus_dir: Path, data: bytes) -> None:
 @given(data=hostile_jsonl(GOLDEN_ROWS))
 def test_golden_loader_is_total(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:
     path = tmp_path_factory.getbasetemp() / "golden.jsonl"
-    path.write_bytes(data)
+    rewrite(path, data)
     try:
         load_golden(path)
     except WorkbenchError:
@@ -170,7 +170,7 @@ def test_findings_loaders_are_total(corpus_dir: Path, kind: str, doc: Any) -> No
     @LOADER_SETTINGS
     @given(data=hostile_json(doc))
     def check(data: bytes) -> None:
-        path.write_bytes(data)
+        rewrite(path, data)
         try:
             get_suite("findings").plan(corpus, [])
             load_findings(corpus)
@@ -193,8 +193,8 @@ def _baseline_doc() -> dict[str, Any]:
 def test_baseline_loader_is_total(tmp_path_factory: pytest.TempPathFactory, data: bytes) -> None:
     folder = tmp_path_factory.getbasetemp() / "baselines"
     folder.mkdir(exist_ok=True)
-    (folder / "good.json").write_text(json.dumps(_baseline_doc()))
-    (folder / "hostile.json").write_bytes(data)
+    rewrite(folder / "good.json", json.dumps(_baseline_doc()))
+    rewrite(folder / "hostile.json", data)
     assert "good.json" in " ".join(list_baselines(folder).dropna(subset=["name"])["path"])
     try:
         base = load_baseline(folder / "hostile.json")
@@ -230,7 +230,7 @@ def test_run_directory_loaders_are_total(runs: tuple[Path, Path], tmp_path: Path
     @LOADER_SETTINGS
     @given(data=strategy)
     def check(data: bytes) -> None:
-        (hostile / file).write_bytes(data)
+        rewrite(hostile / file, data)
         try:
             _use_run(hostile, other, tmp_path)
         except WorkbenchError:

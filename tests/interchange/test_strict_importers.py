@@ -18,6 +18,8 @@ from workbench.interchange.gocode import import_go_code
 from workbench.interchange.swebench import import_swebench
 from workbench.interchange.trec import import_trec, read_trec, trec_order
 
+from ..hostile import rewrite
+
 QRELS = "q1 0 a.py 1\nq2 0 b.py 1\n"
 
 
@@ -149,7 +151,7 @@ FIELD = st.one_of(TOKENS, st.sampled_from(["inf", "-inf", "nan", "1e400", "1.5",
 def test_read_trec_is_total(tmp_path: Path, rows: list[list[str]]) -> None:
     """Any lines load or fail with one CorpusError naming the file; never a traceback, never NaN."""
     path = tmp_path / "any.txt"
-    path.write_text("".join(" ".join(row) + "\n" for row in rows))
+    rewrite(path, "".join(" ".join(row) + "\n" for row in rows))
     try:
         qrels, runs = read_trec([path])
     except CorpusError as exc:
@@ -164,7 +166,7 @@ def test_read_trec_is_total(tmp_path: Path, rows: list[list[str]]) -> None:
 def test_read_trec_keeps_every_run_line(tmp_path: Path, scored: dict[str, float]) -> None:
     path = tmp_path / "r.txt"
     lines = ["q 0 d 1"] + [f"q Q0 {doc} {rank} {score!r} tag" for rank, (doc, score) in enumerate(scored.items(), 1)]
-    path.write_text("\n".join(lines) + "\n")
+    rewrite(path, "\n".join(lines) + "\n")
     _, runs = read_trec([path])
     assert sorted(runs["tag"]["q"]) == sorted(scored.items())
     assert trec_order(runs["tag"]["q"]) == [
