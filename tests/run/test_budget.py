@@ -65,15 +65,15 @@ def test_budget_usd_stops_after_the_hand_computed_case_and_resume_finishes_like_
 
 
 def test_budget_seconds_counts_engine_time(tmp_path: Path, monkeypatch) -> None:
-    # Each case takes 100 ms of engine time (a few ms more with the pipe): after 2 cases ~0.2 s < 0.25 s,
-    # after 3 ~0.3 s >= 0.25 s: 3 run, 2 not reached.
-    monkeypatch.setenv("PACE_MS", "100")
+    # Each case takes 300 ms of engine time (more with the pipe, more still on a busy machine): after
+    # 2 cases ~0.6 s < 0.75 s, after 3 ~0.9 s >= 0.75 s: 3 run, 2 not reached.
+    monkeypatch.setenv("PACE_MS", "300")
     corpus = load_corpus(usage_corpus(tmp_path, 5))
-    result = run(corpus, RunOptions(targets=[SPEC], out_dir=tmp_path / "runs", progress=False, budget_seconds=0.25))
+    result = run(corpus, RunOptions(targets=[SPEC], out_dir=tmp_path / "runs", progress=False, budget_seconds=0.75))
     assert result.summary["budget"]["stopped"] is True and result.summary["budget"]["unreached"] == 2
-    assert result.summary["budget"]["spent_seconds"] >= 0.3
+    assert result.summary["budget"]["spent_seconds"] >= 0.9
     assert list(result.cases["passed"]) == [True, True, True, False, False]
-    assert result.cases["error"].iloc[-1] == "not run: the run's --budget-seconds 0.25 was spent"
+    assert result.cases["error"].iloc[-1] == "not run: the run's --budget-seconds 0.75 was spent"
 
 
 def test_a_budget_not_reached_is_judged_as_usual_and_says_what_was_spent(tmp_path: Path) -> None:
