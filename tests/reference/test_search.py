@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import random
 import shutil
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from workbench.errors import TargetError
 from workbench.reference import bodies, symtable
 from workbench.reference import index as index_module
 from workbench.reference import search as search_module
-from workbench.reference.extract import extract_file
+from workbench.reference.extract import content_terms, extract_file
 from workbench.reference.search import runs, search
 from workbench.targets.builtin import BuiltinTarget
 
@@ -342,6 +343,31 @@ def test_spans_take_the_comment_block_above_and_stop_at_the_next_symbol() -> Non
         data[ledger[0] : ledger[1]].startswith(b"// Ledger is") and b"Balance sums" not in data[ledger[0] : ledger[1]]
     )
     assert data[balance[0] : balance[1]].startswith(b"// Balance sums")
+
+
+def test_bodies_and_content_count_the_file_as_content_terms_does_in_value_and_order() -> None:
+    rng = random.Random(11)
+    pieces = [
+        "# note on parse_url\n",
+        "@route('/users')\n",
+        "def getUserByID(v2):\n",
+        "    return HTTPServer(x)\n",
+        "\n",
+        "class A:\n",
+        "x = 1  # 2fa\n",
+    ]
+    tiled = 0
+    for _ in range(200):
+        data = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 30))).encode()
+        n_lines = data.count(b"\n") + 1
+        # lines past the end (both clamped to the last line) make overlapping spans: counted whole instead
+        lines = rng.sample(range(1, n_lines + 3), k=min(n_lines + 2, rng.randrange(0, 6)))
+        symbols = [(f"s{line}", "function", line) for line in lines]
+        found, counts = bodies.bodies_and_content(data, symbols)
+        assert found == bodies.symbol_bodies(data, symbols)
+        assert list(counts.items()) == list(content_terms(data).items()), (data, lines)
+        tiled += bool(lines) and max(lines) <= n_lines
+    assert tiled > 50
 
 
 # --- the shipped golden sets ---------------------------------------------------------------

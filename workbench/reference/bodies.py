@@ -58,17 +58,37 @@ def spans(data: bytes, symbol_lines: list[int]) -> list[tuple[int, int]]:
 def symbol_bodies(data: bytes, symbols: list[Symbol]) -> list[Body]:
     """Body term counts and line count of each distinct symbol of ``symbols`` (first-seen order);
     symbols on one line share one span, read once."""
+    return _read(data, symbols)[0]
+
+
+def bodies_and_content(data: bytes, symbols: list[Symbol]) -> tuple[list[Body], dict[str, int]]:
+    """``symbol_bodies`` and the file's ``content_terms``, the bytes tokenized once: when the
+    spans tile the file from the first one to the end (they meet at line starts, where no
+    identifier runs across), the file's counts are the part above the first span's plus each
+    span's, summed in file order (so even the terms' order is ``content_terms(data)``'s)."""
+    found, read = _read(data, symbols)
+    tiles = sorted(read)
+    if not tiles or tiles[-1][1] != len(data) or any(a[1] != b[0] for a, b in zip(tiles, tiles[1:])):
+        return found, content_terms(data)
+    counts = content_terms(data[: tiles[0][0]])
+    get = counts.get
+    for tile in tiles:
+        for term, n in read[tile][0].items():
+            counts[term] = get(term, 0) + n
+    return found, counts
+
+
+def _read(data: bytes, symbols: list[Symbol]) -> tuple[list[Body], dict[tuple[int, int], Body]]:
+    """The bodies of the distinct symbols, and the same bodies by their byte span."""
     distinct = list(dict.fromkeys(symbols))
-    if not distinct:
-        return []
     read: dict[tuple[int, int], Body] = {}
     out = []
-    for a, b in spans(data, [line for _, _, line in distinct]):
+    for a, b in spans(data, [line for _, _, line in distinct]) if distinct else []:
         body = read.get((a, b))
         if body is None:
             body = read[a, b] = (content_terms(data[a:b]), data.count(b"\n", a, b))
         out.append(body)
-    return out
+    return out, read
 
 
 Batch = tuple[list[str], bytes]  # content digests, and a pickled list of their files' bodies

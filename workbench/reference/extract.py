@@ -100,11 +100,12 @@ def _outline(rel: str, data: bytes) -> Outline:
     return Outline()
 
 
-def extract_file(rel: str, data: bytes) -> FileFacts:
-    """Parse one file (``rel`` picks the language and kind) into FileFacts."""
+def extract_file(rel: str, data: bytes, count_content: bool = True) -> FileFacts:
+    """Parse one file (``rel`` picks the language and kind) into FileFacts. ``count_content`` False
+    leaves ``content`` empty, for a caller that counts it with the symbols' bodies (``bodies``)."""
     text = data.decode("utf-8", errors="replace")
     kind = file_kind(rel)
-    facts = FileFacts(content=content_terms(data), lines=text.count("\n") + 1)
+    facts = FileFacts(content=content_terms(data) if count_content else {}, lines=text.count("\n") + 1)
     if kind == "translation":
         facts.catalog = catalog_entries(rel, text)
     elif is_code(rel):

@@ -4,7 +4,8 @@ Parsing dominates a cold index (``ast`` and tree-sitter both run near 8 MB/s her
 so a large batch is split by size across forked workers; a small batch, a
 single-core machine, a multi-threaded caller or a platform without ``fork`` runs in
 this process. Either way a batch comes back as two pickles, its facts and its symbols'
-bodies (``bodies``): the parent unpickles the facts once and stores the same bytes in the
+bodies (``bodies``; a file's content terms are summed from its bodies' where they tile it, so its
+bytes are tokenized once): the parent unpickles the facts once and stores the same bytes in the
 facts cache, and stores the bodies without unpickling them, so nothing is pickled twice.
 """
 
@@ -18,7 +19,7 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from .bodies import Body, symbol_bodies
+from .bodies import Body, bodies_and_content
 from .extract import FileFacts, extract_file, gc_paused
 
 POOL_MIN_BYTES = 2_000_000
@@ -48,8 +49,9 @@ def _read_and_extract(root: str, rels: list[str]) -> tuple[bytes, bytes]:
     with gc_paused():
         for rel in rels:
             data = (Path(root) / rel).read_bytes()
-            facts.append(extract_file(rel, data))
-            bodies.append(symbol_bodies(data, facts[-1].outline.symbols))
+            facts.append(extract_file(rel, data, count_content=False))
+            found, facts[-1].content = bodies_and_content(data, facts[-1].outline.symbols)
+            bodies.append(found)
     return pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL), pickle.dumps(bodies, protocol=pickle.HIGHEST_PROTOCOL)
 
 
