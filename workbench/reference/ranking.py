@@ -16,6 +16,7 @@ weighs them by IDF and its own term weights.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -27,6 +28,9 @@ B = {"name": 0.2, "dir": 0.2, "symbols": 0.6, "exports": 0.5, "routes": 0.3, "do
 # Content counts are damped (1 + ln tf) before weighting: a term repeated 200 times in a
 # long module must not saturate BM25 on its own and drown the name and symbol fields.
 SUBLINEAR = frozenset({"content"})
+
+
+Triples = tuple["np.ndarray", "np.ndarray", "np.ndarray"]  # (doc, term, count) of one field
 
 
 @dataclass
@@ -45,6 +49,14 @@ class Postings:
         counts = np.bincount(terms, minlength=n_terms)
         indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
         return cls(indptr, docs[order].astype(np.int32), values[order].astype(np.float32))
+
+    @classmethod
+    def from_sorted(cls, terms: np.ndarray, docs: np.ndarray, values: np.ndarray, n_terms: int) -> Postings:
+        """``from_triples`` for triples already sorted by (term, doc): no sort."""
+        import numpy as np
+
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(terms, minlength=n_terms))]).astype(np.int64)
+        return cls(indptr, docs.astype(np.int32), values.astype(np.float32))
 
     def dense(self, ids: list[int], size: int) -> np.ndarray:
         """Documents x ``ids`` values as a dense array."""
@@ -76,22 +88,24 @@ class Ranker:
         return saturated @ (self.idf[ids] * weights).astype(np.float32), saturated > 0, named
 
 
-def _triples(rows: list[dict[str, int]], vocab: dict[str, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(doc, term, count) arrays of one field, growing ``vocab`` with new terms."""
+def _triples(fields: list[list[dict[str, int]]]) -> tuple[dict[str, int], list[Triples]]:
+    """The vocabulary (terms numbered in order of first appearance, field after field) and each
+    field's (doc, term, count) arrays. Every loop runs in C: ``dict.fromkeys`` numbers the terms,
+    ``map`` looks them up, ``np.fromiter`` reads the counts."""
     import numpy as np
 
-    docs: list[int] = []
-    terms: list[int] = []
-    counts: list[int] = []
-    for i, row in enumerate(rows):
-        docs.extend([i] * len(row))
-        for term, n in row.items():
-            col = vocab.get(term)
-            if col is None:
-                col = vocab[term] = len(vocab)
-            terms.append(col)
-            counts.append(n)
-    return (np.asarray(docs, dtype=np.int64), np.asarray(terms, dtype=np.int64), np.asarray(counts, dtype=np.float32))
+    every = list(chain.from_iterable(chain.from_iterable(fields)))
+    vocab = dict(zip(dict.fromkeys(every), range(len(every)), strict=False))
+    ids = np.fromiter(map(vocab.__getitem__, every), dtype=np.int64, count=len(every))
+    out, start = [], 0
+    for rows in fields:
+        lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+        docs = np.repeat(np.arange(len(rows), dtype=np.int64), lengths)
+        end = start + len(docs)
+        counts = np.fromiter(chain.from_iterable(map(dict.values, rows)), dtype=np.float32, count=len(docs))
+        out.append((docs, ids[start:end], counts))
+        start = end
+    return vocab, out
 
 
 def fit(
@@ -108,12 +122,11 @@ def fit(
     """
     import numpy as np
 
-    vocab: dict[str, int] = {}
+    vocab, triples = _triples(list(fields.values()))
     n_docs = len(next(iter(fields.values())))
     keys, vals = [], []
     name_terms = name_docs = np.zeros(0, dtype=np.int64)
-    for name, rows in fields.items():
-        docs, terms, counts = _triples(rows, vocab)
+    for name, (docs, terms, counts) in zip(fields, triples, strict=True):
         if name == name_field:
             name_terms, name_docs = terms, docs
         if name in sublinear:
@@ -133,6 +146,6 @@ def fit(
         if name_field in fields
         else None
     )
-    combined = Postings.from_triples(terms, docs, values, len(vocab))
+    combined = Postings.from_sorted(terms, docs, values, len(vocab))  # np.unique sorted them by (term, doc)
     combined.values = combined.values * (K1 + 1.0) / (combined.values + K1)  # float32, as a query used to
     return Ranker(vocab, combined, named, idf, n_docs)
