@@ -13,8 +13,16 @@ sample without numpy, shared TS/JS ranges).
 from __future__ import annotations
 
 import json
+import multiprocessing
+import threading
+from collections.abc import Iterator
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.git_history import fast_import_history
 from workbench.mining.mine import MineResult, mine
@@ -75,3 +83,88 @@ def test_gold_blobs_parse_a_blob_once_for_its_names_and_ranges() -> None:
     for blob in ("b3", "b4", "b5"):
         cache.ranges(blob, "m.py", b"def f():\n    pass\n")
     assert cache.parses == 6 and len(cache._trees) == 2  # only the last trees are kept
+
+
+@contextmanager
+def _spawned_helper(cases: int) -> Iterator[Executor]:
+    """A helper process started by spawn: safe here, where pytest-xdist runs threads beside the test."""
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as helper:
+        yield helper
+
+
+def test_a_helper_process_parsing_half_the_blobs_mines_the_same_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from workbench.mining import blobs, cases
+
+    used: list[int] = []
+    submit = ProcessPoolExecutor.submit
+
+    def counted(self: ProcessPoolExecutor, fn: Any, *args: Any) -> Any:
+        used.append(len(args[0]) if fn is blobs._python_facts_of else 0)
+        return submit(self, fn, *args)
+
+    monkeypatch.setattr(cases, "parse_helper", _spawned_helper)
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", counted)
+    languages = (".py", ".ts", ".js", ".go")
+    repo = fast_import_history(tmp_path / "poly", 900, files=48, seed=11, languages=languages, varied=True)
+    result = mine(repo, max_cases=60, seed=5, fixture="poly", progress=False)
+    assert json.dumps(_mined(result), indent=1, sort_keys=True) + "\n" == RECORDED_POLYGLOT.read_text()
+    assert sum(used) > 0  # the helper did parse some of the Python blobs
+
+
+def test_parse_ahead_gives_what_names_and_ranges_give_with_or_without_a_helper() -> None:
+    from workbench.mining import blobs
+
+    sources = [
+        (
+            "p1",
+            "a/big.py",
+            b"class Big:\n" + b"".join(b"    def m%d(self):\n        return %d\n" % (i, i) for i in range(60)),
+        ),
+        ("p2", "b/small.py", b"def f():\n    pass\n"),
+        ("p2", "b/copy.pyi", b"def f():\n    pass\n"),  # same blob, another extension: its own entry
+        ("p3", "c/broken.py", b"def broken(:\n"),
+        ("t1", "s.ts", b"export function helper() {}\n"),  # not Python: left to names and ranges
+        ("p1", "again/big.py", b"ignored: the blob id says it is p1"),
+    ]
+    plain = blobs.GoldBlobs()
+    expected = [(plain.names(*item), sorted(plain.ranges(*item))) for item in sources[:-1]]
+    with _spawned_helper(len(sources)) as helper:
+        for cache in (blobs.GoldBlobs(), blobs.GoldBlobs(helper=helper)):
+            cache.parse_ahead(sources)
+            assert cache.parses == 4  # p1, p2 (.py and .pyi), p3; not the TypeScript blob, not p1 twice
+            assert [(cache.names(*item), sorted(cache.ranges(*item))) for item in sources[:-1]] == expected
+            assert cache.parses == 5  # only the TypeScript blob was parsed since
+
+
+def test_a_dead_helper_leaves_its_share_to_this_process() -> None:
+    from workbench.mining import blobs
+
+    class Dead(Executor):
+        def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+            future: Future[Any] = Future()
+            future.set_exception(BrokenProcessPool("killed"))
+            return future
+
+    items = [(f"b{i}", f"m{i}.py", b"def f%d():\n    return %d\n" % (i, i)) for i in range(6)]
+    cache = blobs.GoldBlobs(helper=Dead())
+    cache.parse_ahead(items)
+    assert cache.parses == 6 and cache._helper is None
+    assert [cache.ranges(*item) for item in items] == [[(f"f{i}", 1, 2)] for i in range(6)]
+
+
+def test_no_helper_for_a_few_cases_or_beside_another_thread() -> None:
+    from workbench.mining import blobs
+
+    with blobs.parse_helper(blobs.HELPER_MIN_CASES - 1) as helper:
+        assert helper is None
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        with blobs.parse_helper(10 * blobs.HELPER_MIN_CASES) as helper:
+            assert helper is None  # forking beside a running thread could deadlock the child
+    finally:
+        stop.set()
+        other.join()

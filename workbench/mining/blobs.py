@@ -6,13 +6,22 @@ read once however many cases expect it. A blob that needs both is parsed once (`
 Python, tree-sitter for TypeScript, JavaScript and Go, starting from the tree of the same path's
 previous revision: ``reparse``): parsing is most of what mining costs.
 Only the last few parsed trees are kept (an ``ast`` tree is many times its source's size), so
-memory stays flat in the number of cases.
+memory stays flat in the number of cases. On two cores or more, the Python blobs of a batch of
+cases are parsed ahead, about half of their bytes in one forked helper process (``parse_helper``)
+that sends back only names and ranges.
 """
 
 from __future__ import annotations
 
 import ast
+import multiprocessing
+import os
+import threading
 from collections import OrderedDict
+from collections.abc import Iterator
+from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from typing import Any
 
 from ..reference.enclosing import Range, python_ranges
@@ -26,18 +35,96 @@ from .shapes import symbol_names
 
 _PYTHON = (".py", ".pyi")
 Key = tuple[str, str]  # (blob id, extension)
+Facts = tuple[frozenset[str], list[Range]]  # a blob's symbol names and definition ranges
+HELPER_MIN_CASES = 64  # fewer cases parse too little to pay for a forked helper
+
+
+def python_facts(data: bytes) -> Facts:
+    """Names and definition ranges of one Python blob from one ``ast`` parse (as ``GoldBlobs.names``
+    and ``GoldBlobs.ranges`` give them: none of either when it does not parse)."""
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset(symbol_names(Outline())), []
+    try:
+        outline = outline_from_tree(tree)
+    except (ValueError, RecursionError):
+        outline = Outline()
+    return frozenset(symbol_names(outline)), python_ranges(tree)
+
+
+def _python_facts_of(blobs: list[bytes]) -> list[Facts]:
+    """``python_facts`` of each blob: what the helper process runs."""
+    return [python_facts(data) for data in blobs]
+
+
+@contextmanager
+def parse_helper(cases: int) -> Iterator[Executor | None]:
+    """One forked helper process for ``GoldBlobs.parse_ahead`` when it pays: two CPUs or more,
+    ``cases`` >= ``HELPER_MIN_CASES``, and no other thread in this process (a child forked beside a
+    running thread can deadlock on a lock it held). The helper is forked here, before the caller
+    starts threads of its own; else None."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cpus = os.cpu_count() or 1
+    if (
+        cpus < 2
+        or cases < HELPER_MIN_CASES
+        or threading.active_count() > 1
+        or "fork" not in multiprocessing.get_all_start_methods()
+    ):
+        yield None
+        return
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as helper:
+        helper.submit(int).result()  # the fork happens now
+        yield helper
 
 
 class GoldBlobs:
     """Symbol names and definition ranges of gold blobs, each computed once per (blob, extension)."""
 
-    def __init__(self, keep_trees: int = 3) -> None:
+    def __init__(self, keep_trees: int = 3, helper: Executor | None = None) -> None:
         self._names: dict[Key, frozenset[str]] = {}
         self._ranges: dict[Key, list[Range]] = {}
         self._trees: OrderedDict[tuple[str, str], Any] = OrderedDict()
         self._keep = keep_trees
         self._reparser = Reparser()
+        self._helper = helper
         self.parses = 0  # files parsed (what the cache saves is visible in tests)
+
+    def parse_ahead(self, blobs: list[tuple[str, str, bytes]]) -> None:
+        """Names and ranges of the Python blobs among ``blobs`` (blob id, path, bytes) not seen yet, one
+        parse each: about half of their bytes in the helper process meanwhile, if there is one."""
+        todo: dict[Key, bytes] = {}
+        for blob, path, data in blobs:
+            key = (blob, extension(path.rsplit("/", 1)[-1]))
+            if key[1] in _PYTHON and key not in self._ranges:
+                todo.setdefault(key, data)
+        here: list[Key] = []
+        there: list[Key] = []
+        weight = [0, 0]
+        for key in sorted(todo, key=lambda k: -len(todo[k])):  # largest first, onto the lighter side
+            side = 0 if weight[0] <= weight[1] or self._helper is None else 1
+            (here, there)[side].append(key)
+            weight[side] += len(todo[key])
+        job = self._helper.submit(_python_facts_of, [todo[k] for k in there]) if there and self._helper else None
+        for key in here:
+            self._store(key, python_facts(todo[key]))
+        if job is None:
+            return
+        try:
+            found = job.result()
+        except (BrokenProcessPool, OSError):  # the helper died: parse its share here
+            self._helper = None
+            found = _python_facts_of([todo[k] for k in there])
+        for key, facts in zip(there, found, strict=True):
+            self._store(key, facts)
+
+    def _store(self, key: Key, facts: Facts) -> None:
+        self.parses += 1
+        self._names.setdefault(key, facts[0])
+        self._ranges[key] = facts[1]
 
     def names(self, blob: str, path: str, data: bytes) -> frozenset[str]:
         """The names ``path`` (bytes ``data``, git blob ``blob``) defines, as ``shapes.symbol_names``
