@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import multiprocessing
 import os
+import signal
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -37,6 +38,7 @@ _PYTHON = (".py", ".pyi")
 Key = tuple[str, str]  # (blob id, extension)
 Facts = tuple[frozenset[str], list[Range]]  # a blob's symbol names and definition ranges
 HELPER_MIN_CASES = 64  # fewer cases parse too little to pay for a forked helper
+_IGNORE_SIGINT = (signal.SIGINT, signal.SIG_IGN)
 
 
 def python_facts(data: bytes) -> Facts:
@@ -76,7 +78,9 @@ def parse_helper(cases: int) -> Iterator[Executor | None]:
     ):
         yield None
         return
-    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as helper:
+    context = multiprocessing.get_context("fork")
+    # Ctrl-C stops the mine in this process; the helper finishes its share quietly and is joined.
+    with ProcessPoolExecutor(1, mp_context=context, initializer=signal.signal, initargs=_IGNORE_SIGINT) as helper:
         helper.submit(int).result()  # the fork happens now
         yield helper
 
