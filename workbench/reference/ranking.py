@@ -43,16 +43,15 @@ class Postings:
 
     @classmethod
     def from_triples(cls, terms: np.ndarray, docs: np.ndarray, values: np.ndarray, n_terms: int) -> Postings:
+        """Postings of (term, doc, value) triples in any order."""
         import numpy as np
 
         order = np.lexsort((docs, terms))
-        counts = np.bincount(terms, minlength=n_terms)
-        indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-        return cls(indptr, docs[order].astype(np.int32), values[order].astype(np.float32))
+        return cls.from_sorted(terms[order], docs[order], values[order], n_terms)
 
     @classmethod
     def from_sorted(cls, terms: np.ndarray, docs: np.ndarray, values: np.ndarray, n_terms: int) -> Postings:
-        """``from_triples`` for triples already sorted by (term, doc): no sort."""
+        """Postings of triples already sorted by (term, doc): no sort."""
         import numpy as np
 
         indptr = np.concatenate([[0], np.cumsum(np.bincount(terms, minlength=n_terms))]).astype(np.int64)
