@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import ast
 import multiprocessing
-import os
 import signal
-import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -26,6 +24,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..reference.enclosing import Range, python_ranges
+from ..reference.forking import fork_is_safe, workers
 from ..reference.kinds import extension
 from ..reference.outline import Outline
 from ..reference.pysymbols import outline_from_tree
@@ -63,19 +62,9 @@ def _python_facts_of(blobs: list[bytes]) -> list[Facts]:
 @contextmanager
 def parse_helper(cases: int) -> Iterator[Executor | None]:
     """One forked helper process for ``GoldBlobs.parse_ahead`` when it pays: two CPUs or more,
-    ``cases`` >= ``HELPER_MIN_CASES``, and no other thread in this process (a child forked beside a
-    running thread can deadlock on a lock it held). The helper is forked here, before the caller
-    starts threads of its own; else None."""
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:
-        cpus = os.cpu_count() or 1
-    if (
-        cpus < 2
-        or cases < HELPER_MIN_CASES
-        or threading.active_count() > 1
-        or "fork" not in multiprocessing.get_all_start_methods()
-    ):
+    ``cases`` >= ``HELPER_MIN_CASES``, and a process where forking is safe (``fork_is_safe``: no
+    other thread). The helper is forked here, before the caller starts threads of its own; else None."""
+    if workers() < 2 or cases < HELPER_MIN_CASES or not fork_is_safe():
         yield None
         return
     context = multiprocessing.get_context("fork")

@@ -12,27 +12,17 @@ facts cache, and stores the bodies without unpickling them, so nothing is pickle
 from __future__ import annotations
 
 import multiprocessing
-import os
 import pickle
-import threading
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from .bodies import Body, bodies_and_content
 from .extract import FileFacts, extract_file, gc_paused
+from .forking import fork_is_safe, workers
 
 POOL_MIN_BYTES = 2_000_000
 CHUNKS_PER_WORKER = 4
-
-
-def workers() -> int:
-    """Worker processes for a cold index: the CPUs this process may use, at most 8."""
-    try:
-        count = len(os.sched_getaffinity(0))
-    except AttributeError:
-        count = os.cpu_count() or 1
-    return min(count, 8)
 
 
 def _chunks(sizes: list[int], n: int) -> list[list[int]]:
@@ -57,14 +47,8 @@ def _read_and_extract(root: str, rels: list[str]) -> tuple[bytes, bytes]:
 
 def forking_pays(total_bytes: int) -> bool:
     """Whether work on ``total_bytes`` of files is worth forking helpers for: two CPUs or more, and
-    no other thread here (a forked child of a process that runs other threads, a progress bar
-    or a runner's --jobs, can deadlock on a lock some thread held)."""
-    return (
-        workers() >= 2
-        and total_bytes >= POOL_MIN_BYTES
-        and threading.active_count() == 1
-        and "fork" in multiprocessing.get_all_start_methods()
-    )
+    a process where forking is safe (``forking.fork_is_safe``)."""
+    return workers() >= 2 and total_bytes >= POOL_MIN_BYTES and fork_is_safe()
 
 
 def _pool_pays(sizes: list[int]) -> bool:
