@@ -80,9 +80,11 @@ def test_gold_blobs_parse_a_blob_once_for_its_names_and_ranges() -> None:
     assert cache.parses == 2  # one tree-sitter parse for both too
     assert cache.names("b1", "c/z.txt", source) == frozenset() and cache.parses == 2  # no parser for it
     assert cache.ranges("b2", "m.py", b"def broken(:\n") == [] and cache.names("b2", "m.py", b"def broken(:\n") == set()
-    for blob in ("b3", "b4", "b5"):
-        cache.ranges(blob, "m.py", b"def f():\n    pass\n")
-    assert cache.parses == 6 and len(cache._trees) == 2  # only the last trees are kept
+    cache.ranges("b3", "m.py", b"def f():\n    pass\n")
+    assert cache.parses == 4 and len(cache._trees) == 1  # a Python tree is read at once, never kept
+    for blob in ("t3", "t4", "t5"):
+        cache.ranges(blob, "m.ts", b"function f() {}\n")
+    assert cache.parses == 7 and len(cache._trees) == 2  # only the last trees are kept
 
 
 @contextmanager

@@ -5,10 +5,10 @@ ranges. Both are kept per (blob id, extension), so a file unchanged across sampl
 read once however many cases expect it. A blob that needs both is parsed once (``ast`` for
 Python, tree-sitter for TypeScript, JavaScript and Go, starting from the tree of the same path's
 previous revision: ``reparse``): parsing is most of what mining costs.
-Only the last few parsed trees are kept (an ``ast`` tree is many times its source's size), so
-memory stays flat in the number of cases. On two cores or more, the Python blobs of a batch of
-cases are parsed ahead, about half of their bytes in one forked helper process (``parse_helper``)
-that sends back only names and ranges.
+A Python blob's names and ranges are read from its tree at once (``python_facts``) and the tree
+dropped; only the last few tree-sitter trees are kept, so memory stays flat in the number of cases.
+On two cores or more, the Python blobs of a batch of cases are parsed ahead, about half of their
+bytes in one forked helper process (``parse_helper``) that sends back only names and ranges.
 """
 
 from __future__ import annotations
@@ -116,29 +116,32 @@ class GoldBlobs:
 
     def _store(self, key: Key, facts: Facts) -> None:
         self.parses += 1
-        self._names.setdefault(key, facts[0])
-        self._ranges[key] = facts[1]
+        self._names[key], self._ranges[key] = facts
 
     def names(self, blob: str, path: str, data: bytes) -> frozenset[str]:
         """The names ``path`` (bytes ``data``, git blob ``blob``) defines, as ``shapes.symbol_names``
         of ``shapes.outline_of``."""
         key = (blob, extension(path.rsplit("/", 1)[-1]))
         if key not in self._names:
-            self._names[key] = frozenset(symbol_names(self._outline(key, path, data)))
+            if key[1] in _PYTHON:
+                self._store(key, python_facts(data))
+            else:
+                self._names[key] = frozenset(symbol_names(self._outline(key, path, data)))
         return self._names[key]
 
     def ranges(self, blob: str, path: str, data: bytes) -> list[Range]:
         """The definition ranges of ``path``, as ``reference.enclosing.definition_ranges``."""
         key = (blob, extension(path.rsplit("/", 1)[-1]))
         if key not in self._ranges:
-            self._ranges[key] = self._definitions(key, path, data)
+            if key[1] in _PYTHON:
+                self._store(key, python_facts(data))
+            else:
+                self._ranges[key] = self._definitions(key, path, data)
         return self._ranges[key]
 
     def _outline(self, key: Key, path: str, data: bytes) -> Outline:
         tree = self._tree(key, path, data)
         try:
-            if key[1] in _PYTHON:
-                return outline_from_tree(tree) if tree is not None else Outline()
             if tree is None:
                 return Outline()
             if key not in self._ranges:  # a TS/JS outline reads the ranges too: worked out once
@@ -151,17 +154,15 @@ class GoldBlobs:
         tree = self._tree(key, path, data)
         if tree is None:
             return []
-        if key[1] in _PYTHON:
-            return python_ranges(tree)
         try:
             return tree_ranges(tree.root_node, GRAMMARS[key[1]])
         except (ValueError, RecursionError):
             return []
 
     def _tree(self, key: Key, path: str, data: bytes) -> Any:
-        """The parsed file (an ``ast.Module``, a tree-sitter ``Tree``: from the last tree of ``path``,
-        ``reparse``), or None: unparsable or a language the engine does not parse."""
-        kind = "python" if key[1] in _PYTHON else GRAMMARS.get(key[1], "")
+        """The tree-sitter ``Tree`` of the file (from the last tree of ``path``, ``reparse``), or None:
+        unparsable or a language the engine does not parse (Python goes through ``python_facts``)."""
+        kind = GRAMMARS.get(key[1], "")
         if not kind:
             return None
         slot = (key[0], kind)
@@ -171,8 +172,8 @@ class GoldBlobs:
         self.parses += 1
         tree: Any
         try:
-            tree = ast.parse(data) if kind == "python" else self._reparser.parse(path, kind, data)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            tree = self._reparser.parse(path, kind, data)
+        except (ValueError, RecursionError, MemoryError):
             tree = None
         self._trees[slot] = tree
         if len(self._trees) > self._keep:
