@@ -47,9 +47,9 @@ def shape_cases(repo: GitRepo, picked: list[Candidate], fixture: str) -> list[di
     the parent revision; the commits' diffs from one ``git diff-tree --stdin``, run while the first
     gold files are parsed).
 
-    For the shape a gold file is parsed only when the query does not already name a file (the
-    shape's first rule); outlines and definition ranges are each computed once per blob id, from one
-    parse of a blob (``blobs.GoldBlobs``; a batch's Python blobs are parsed ahead, partly in a helper
+    Every gold blob is parsed once, per blob id: its definition ranges are always needed, its names
+    only when the query does not already name a file (the shape's first rule); both come from that
+    one parse (``blobs.GoldBlobs``; a batch's Python blobs are parsed ahead, partly in a helper
     process on two cores). Gold files are read ``_CASE_BATCH`` cases at a time."""
     from concurrent.futures import ThreadPoolExecutor
 
