@@ -61,10 +61,16 @@ def scoreboard_rows(summary: dict[str, Any], regressions: Set[tuple[str, str, st
             if result.get("skipped"):
                 rows.append([suite, target, "(skipped)", "-", "-", result["skipped"]])
                 continue
-            floors = result.get("thresholds") or {}
+            floors, unjudged = result.get("thresholds") or {}, result.get("skipped_floors") or {}
             for metric, value in result["metrics"].items():
                 floor = floors.get(metric)
-                mark = "-" if floor is None else ("yes" if value is not None and value >= floor else "NO")
+                mark = (
+                    "-"
+                    if floor is None
+                    else "skipped"
+                    if metric in unjudged
+                    else ("yes" if value is not None and value >= floor else "NO")
+                )
                 if (suite, target, metric) in regressions:
                     mark += " (regressed)"
                 rows.append([suite, target, metric, _fmt(value), _fmt(floor), mark])
@@ -124,6 +130,11 @@ def _not_measured(notes: dict[str, str]) -> list[str]:
     return [f"  - not measured: {', '.join(metrics)} ({why})" for why, metrics in by_reason.items()]
 
 
+def _floors_skipped(unjudged: dict[str, str], floors: dict[str, Any]) -> list[str]:
+    """``  - floor skipped: symbolAccAtK >= 0.35 (why)``: a floor on a metric the target cannot carry."""
+    return [f"  - floor skipped: {metric} >= {floors.get(metric, 0):g} ({why})" for metric, why in unjudged.items()]
+
+
 def latencies(cases: Any) -> dict[tuple[str, str], float]:
     """Mean engine seconds per case of each (suite, target) of a run's cases frame (cached ones have none)."""
     import pandas as pd
@@ -151,6 +162,7 @@ def render_scoreboard(
                 lines.append(cost_line(result, latency.get((suite, target))))
             lines += [f"  - failed: {f}" for f in result.get("failures") or []]
             lines += _not_measured(result.get("skipped_metrics") or {})
+            lines += _floors_skipped(result.get("skipped_floors") or {}, result.get("thresholds") or {})
             if not result.get("skipped"):
                 lines += [f"  - skipped {case}: {why}" for case, why in (result.get("skipped_cases") or {}).items()]
     lines += control_lines(summary)
