@@ -20,10 +20,11 @@ def threshold_failures(
 ) -> list[str]:
     """One line per floor not met (a missing metric fails its floor, unless ``not_measured`` says
     why the target cannot carry it: that floor is skipped, see ``skipped_floors``)."""
+    unmeasurable = not_measured or {}
     return [
         f"{m} {'missing' if metrics.get(m) is None else f'{metrics[m]:.3f}'} < {floor:g}"
         for m, floor in floors.items()
-        if (metrics.get(m) is None and m not in (not_measured or {})) or (metrics.get(m) is not None and metrics[m] < floor)
+        if (m not in unmeasurable if metrics.get(m) is None else metrics[m] < floor)
     ]
 
 
