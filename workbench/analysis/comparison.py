@@ -93,6 +93,14 @@ class Comparison(CaseDiff):
         return self.decision.summary
 
     @property
+    def change(self) -> GateDecision | None:
+        """The gate rule read as a move from A to B (``REGRESSED``, ``IMPROVED``, ``UNCHANGED``,
+        ``INSUFFICIENT_DATA``): what ``run --baseline`` judges; None when no rule applies."""
+        if self.decision is not None and self.decision.verdict == NOTHING_CHANGED:
+            return GateDecision(NOTHING_CHANGED, self.decision.reasons, self.decision.rule, _identical_line(self.cases))
+        return self.gate.change(self.comparisons) if self.gate else None
+
+    @property
     def failed(self) -> bool:
         """True when the gate verdict is FAIL, or INSUFFICIENT_DATA: a gate that cannot decide
         fails closed (the CLI exits 1)."""
@@ -111,6 +119,7 @@ class Comparison(CaseDiff):
                     "verdict": self.verdict,
                     "reason": self.reason,
                     "reasons": list(self.decision.reasons) if self.decision else [],
+                    "change": self.change.to_dict() if self.change else None,
                     "comparisons": self.comparisons.to_dict("records"),
                     "cases": self.cases.to_dict("records"),
                     "notes": list(self.notes),
@@ -190,6 +199,12 @@ def unchanged_decision(cases: pd.DataFrame, rule: GateRule | None) -> GateDecisi
         f"case-metric values{extra}, so nothing changed."
     )
     return GateDecision(NOTHING_CHANGED, (summary,), str(rule) if rule else "none", summary)
+
+
+def _identical_line(cases: pd.DataFrame) -> str:
+    """The one-line ``UNCHANGED`` of two sides whose paired values are all equal."""
+    paired = int(cases.dropna(subset=["value_a", "value_b"]).shape[0])
+    return f"{NOTHING_CHANGED}: every paired difference is zero ({paired} case-metric values)"
 
 
 def diff_cases(a: RunLike, b: RunLike) -> CaseDiff:

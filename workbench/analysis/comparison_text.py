@@ -132,4 +132,6 @@ def _verdict_lines(comparison: Comparison) -> list[str]:
     if comparison.decision is None:
         return ["", "Gate: none applies to these metrics (pass --gate RULE); verdict NO_GATE."]
     reasons = [f"  - {reason}" for reason in comparison.decision.reasons if reason != comparison.reason]
-    return ["", f"Gate [{comparison.decision.rule}]: {comparison.verdict}: {comparison.reason}"] + reasons
+    change = comparison.change
+    moved = [f"B against A: {change.summary}"] if change else []
+    return ["", *moved, f"Gate [{comparison.decision.rule}]: {comparison.verdict}: {comparison.reason}"] + reasons

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..errors import RunStopped
+from ..errors import CompareError, RunStopped
 from ..options import RunOptions
 from ..paths import DEFAULT_HTML_DIR, DEFAULT_RUNS_DIR
 from . import CORPUS_OPTION, EXIT_ERROR, EXIT_FAILED, EXIT_OK, FORMAT_OPTION, RUNS_DIR_OPTION, cli, split_values
@@ -43,7 +43,18 @@ DEFAULTS = RunOptions()  # the flags' defaults are the options' own
     help="Directory that receives the run directory.",
 )
 @click.option(
-    "--baseline", "baseline", default=None, help="Compare with this baseline (name or path) and mark regressions."
+    "--baseline",
+    "baseline",
+    default=None,
+    help="Compare with this baseline (a name in <corpus dir>/baselines/, or a file) under compare's gate "
+    "rule: REGRESSED (exit 1), UNCHANGED or IMPROVED; a baseline of another corpus version is refused "
+    "before any case runs.",
+)
+@click.option(
+    "--on-shared-cases",
+    is_flag=True,
+    help="With --baseline recorded on another corpus version: compare on the case names both have "
+    "(else the run is refused before any case runs).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the summary object as JSON (same as --format json).")
 @FORMAT_OPTION
@@ -135,6 +146,7 @@ def run_command(
     targets: tuple[str, ...],
     out_dir: Path,
     baseline: str | None,
+    on_shared_cases: bool,
     as_json: bool,
     output_format: str,
     gate: str | None,
@@ -175,6 +187,7 @@ def run_command(
         progress=output_format == "text",
         resume=resume,
         baseline=baseline,
+        on_shared_cases=on_shared_cases,
         deadline=deadline,
         executor=executor,
         warm_start=warm_start,
@@ -204,6 +217,9 @@ def run_command(
     stopped_line = budget_line(result.summary, result.run_id)
     if stopped_line:
         click.echo(stopped_line, err=output_format != "text")
+    not_compared = (result.summary.get("baseline") or {}).get("error")
+    if not_compared:  # the run is written; the comparison it asked for could not be made
+        raise CompareError(f"run {result.run_id} written, but not compared with baseline {baseline}: {not_compared}")
     ctx.exit(EXIT_FAILED if result.summary["passed"] is False else EXIT_OK)
 
 

@@ -130,6 +130,15 @@ def _not_measured(notes: dict[str, str]) -> list[str]:
     return [f"  - not measured: {', '.join(metrics)} ({why})" for why, metrics in by_reason.items()]
 
 
+def baseline_lines(summary: dict[str, Any]) -> list[str]:
+    """The run against its baseline (``run --baseline``): one verdict line per judged target, or
+    why it could not be compared."""
+    section = summary.get("baseline") or {}
+    if section.get("error"):
+        return [f"Baseline {section.get('name')}: not compared: {section['error']}"]
+    return str(section["line"]).splitlines() if section.get("line") else []
+
+
 def _floors_skipped(unjudged: dict[str, str], floors: dict[str, Any]) -> list[str]:
     """``  - floor skipped: symbolAccAtK >= 0.35 (why)``: a floor on a metric the target cannot carry."""
     return [f"  - floor skipped: {metric} >= {floors.get(metric, 0):g} ({why})" for metric, why in unjudged.items()]
@@ -165,7 +174,7 @@ def render_scoreboard(
             lines += _floors_skipped(result.get("skipped_floors") or {}, result.get("thresholds") or {})
             if not result.get("skipped"):
                 lines += [f"  - skipped {case}: {why}" for case, why in (result.get("skipped_cases") or {}).items()]
-    lines += control_lines(summary)
+    lines += control_lines(summary) + baseline_lines(summary)
     if summary.get("run_dir"):
         lines.append(f"Run: {summary['run_dir']}")
     if summary.get("sandbox"):
@@ -194,5 +203,6 @@ def render_markdown(
         f"**{line}**" if line.endswith(":") else f"> **{line}**" if line.startswith("WARNING") else f"- {line}"
         for line in control_lines(summary)
     ]
-    tail = ["", *lines, "", *controls, "", f"**{exit_line(verdict)}**"]
+    against = [f"**{line}**" for line in baseline_lines(summary)]
+    tail = ["", *lines, "", *controls, *against, "", f"**{exit_line(verdict)}**"]
     return fit([f"### workbench run: {verdict}", "", *head], rows, tail, limit, where)
