@@ -126,3 +126,39 @@ def test_a_missing_baseline_is_refused_before_any_case_runs(recorded: tuple[Path
     corpus, runs = recorded
     code, _, err, summary = _run(capsys, corpus, runs, GOOD, "--baseline", "nope")
     assert code == 3 and summary is None and "nope" in err and len(err.strip().splitlines()) == 1
+
+
+def test_one_way_to_find_a_baseline_from_any_command_and_from_notebooks(
+    tmp_path: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A corpus outside ``corpus/``: ``baseline record``, ``compare NAME`` and ``run --baseline``
+    find ``<corpus dir>/baselines/`` from the run's own corpus without ``--corpus``; the Python API
+    finds runs and baselines with the working directory in ``notebooks/``."""
+    import workbench as wb
+    from workbench.store.headers import locations_for
+
+    (tmp_path / "reports" / "runs").mkdir(parents=True)
+    (tmp_path / "notebooks").mkdir()
+    _corpus(tmp_path / "mined")
+    monkeypatch.chdir(tmp_path)
+    corpus, runs = Path("mined/corpus/corpus.json"), Path("reports/runs")
+    code, _, _, first = _run(capsys, corpus, runs, GOOD)
+    first_id = Path(first["run_dir"]).name
+    assert main(["baseline", "record", first_id, "--name", "eng"]) == 0
+    assert (tmp_path / "mined" / "corpus" / "baselines" / "eng.json").is_file()
+    assert "mined/corpus/baselines/eng.json" in capsys.readouterr().out
+    code, out, _, second = _run(capsys, corpus, runs, COLLAPSED, "--baseline", "eng")
+    second_id = Path(second["run_dir"]).name
+    assert code == 1 and "Baseline eng: REGRESSED" in out
+    assert main(["compare", "eng", second_id]) == 1 and "B against A: REGRESSED" in capsys.readouterr().out
+    where = locations_for([second_id], None, None)  # what report --baseline eng uses
+    assert where.side("eng").path.resolve() == (tmp_path / "mined/corpus/baselines/eng.json").resolve()
+
+    monkeypatch.chdir(tmp_path / "notebooks")  # as JupyterLab starts a kernel
+    assert wb.latest_run().name == second_id
+    assert wb.load_run(second_id).run_id == second_id
+    assert wb.load_run(f"reports/runs/{first_id}").run_id == first_id
+    comparison = wb.compare("eng", second_id)
+    assert comparison.change is not None and comparison.change.verdict == "REGRESSED"
+    assert wb.compare("eng", first_id).change.verdict == "UNCHANGED"  # type: ignore[union-attr]
+    assert getattr(wb.views.open_baseline("eng", run=wb.load_run(second_id)), "name", None) == "eng"

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..columns import CASE, METRIC, PASSED, SUITE, TARGET, VALUE
 from ..errors import CompareError
 from ..paths import Locations, SideRef
+from ..store.headers import locations_for
 from ..store.runs import RunLike
 from . import stats
 from .gates import FAIL, INSUFFICIENT_DATA, GateDecision, GateRule, default_rule
@@ -155,7 +156,8 @@ def compare(
 
     from .passk import flaky_flips, flips_note
 
-    a, b = (resolve_side(side) if isinstance(side, str) else side for side in (a, b))
+    where = locations_for([side for side in (b, a) if isinstance(side, str)], None, None)
+    a, b = (resolve_side(side, where) if isinstance(side, str) else side for side in (a, b))
     rule, automatic = _requested_rule(gate)
     different = check_comparable(a, b, on_shared_cases)
     long_a, long_b = long_values(a), long_values(b)
@@ -334,13 +336,13 @@ def _metric_row(suite: str, metric: str, group: pd.DataFrame | None, seed: int, 
 def resolve_run(spec: str, where: Locations | None = None) -> RunLike:
     """``RUN`` (a run directory or a run id under ``where.runs``) or ``RUN#TARGET``; a
     CompareError when there is no such run."""
-    return load_side((where or Locations()).run(spec))
+    return load_side((where or Locations.of()).run(spec))
 
 
 def resolve_side(spec: str, where: Locations | None = None) -> RunLike:
     """A run (``RUN``, ``RUN#TARGET``, see ``resolve_run``), else a baseline by file or name in
     ``where.baselines`` (default locations)."""
-    return load_side((where or Locations()).side(spec))
+    return load_side((where or Locations.of()).side(spec))
 
 
 def load_side(side: SideRef) -> RunLike:

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..paths import Locations
-from . import CORPUS_OPTION, EXIT_FAILED, EXIT_OK, FORMAT_OPTION, RUNS_DIR_OPTION, cli
+from . import BASELINES_CORPUS_OPTION, CORPUS_OPTION, EXIT_FAILED, EXIT_OK, FORMAT_OPTION, RUNS_DIR_OPTION, cli
 
 
 @cli.command("compare")
@@ -29,7 +29,7 @@ from . import CORPUS_OPTION, EXIT_FAILED, EXIT_OK, FORMAT_OPTION, RUNS_DIR_OPTIO
     help="Compare runs of different corpora on the case names both have (else different corpora exit 3).",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for the bootstrap and randomization test.")
-@CORPUS_OPTION
+@BASELINES_CORPUS_OPTION
 @RUNS_DIR_OPTION
 @click.pass_context
 def compare_command(
@@ -41,15 +41,16 @@ def compare_command(
     output_format: str,
     on_shared_cases: bool,
     seed: int,
-    corpus_path: Path,
+    corpus_path: Path | None,
     runs_dir: Path,
 ) -> None:
     """Compare B with A case by case (RUN, RUN#TARGET or a baseline name); exit 1 when the gate
     fails or cannot decide (INSUFFICIENT_DATA). Both must have run the same corpus and k (exit 3
     otherwise, unless --on-shared-cases)."""
     from ..analysis import compare, comparison_github, resolve_side
+    from ..store.headers import locations_for
 
-    where = Locations.of(corpus_path, runs_dir)
+    where = locations_for((side_b, side_a), corpus_path, runs_dir)
     result = compare(
         resolve_side(side_a, where),
         resolve_side(side_b, where),
@@ -72,8 +73,8 @@ def baseline_group() -> None:
 
 @baseline_group.command("record")
 @click.argument("run_spec", metavar="RUN")
-@click.option("--name", required=True, help="Baseline name (the file is <name>.json).")
-@CORPUS_OPTION
+@click.option("--name", required=True, help="Baseline name (the file is <corpus dir>/baselines/<name>.json).")
+@BASELINES_CORPUS_OPTION
 @click.option(
     "--write-thresholds", is_flag=True, help="Also rewrite the corpus floors and the EVALS.md baseline table."
 )
@@ -87,15 +88,22 @@ def baseline_group() -> None:
 @click.option("--force", is_flag=True, help="Overwrite an existing baseline of that name.")
 @RUNS_DIR_OPTION
 def baseline_record_command(
-    run_spec: str, name: str, corpus_path: Path, write_thresholds: bool, slack: float, force: bool, runs_dir: Path
+    run_spec: str,
+    name: str,
+    corpus_path: Path | None,
+    write_thresholds: bool,
+    slack: float,
+    force: bool,
+    runs_dir: Path,
 ) -> None:
-    """Record RUN (or RUN#TARGET) as baseline NAME."""
+    """Record RUN (or RUN#TARGET) as baseline NAME, in <corpus dir>/baselines/ of the run's corpus."""
     from ..analysis import resolve_run
-    from ..store import record_baseline
+    from ..store.baselines import baseline_corpus, record_baseline
 
     run = resolve_run(run_spec, Locations.of(corpus_path, runs_dir))
-    path = record_baseline(run, name, corpus_path, write_thresholds=write_thresholds, slack=slack, force=force)
-    click.echo(f"wrote {path}" + (f"; floors rewritten in {corpus_path}" if write_thresholds else ""))
+    corpus = baseline_corpus(run, corpus_path)
+    path = record_baseline(run, name, corpus, write_thresholds=write_thresholds, slack=slack, force=force)
+    click.echo(f"wrote {path}" + (f"; floors rewritten in {corpus}" if write_thresholds else ""))
 
 
 @baseline_group.command("list")

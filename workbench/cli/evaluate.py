@@ -15,7 +15,17 @@ import click
 from ..errors import CompareError, RunStopped
 from ..options import RunOptions
 from ..paths import DEFAULT_HTML_DIR, DEFAULT_RUNS_DIR
-from . import CORPUS_OPTION, EXIT_ERROR, EXIT_FAILED, EXIT_OK, FORMAT_OPTION, RUNS_DIR_OPTION, cli, split_values
+from . import (
+    BASELINES_CORPUS_OPTION,
+    CORPUS_OPTION,
+    EXIT_ERROR,
+    EXIT_FAILED,
+    EXIT_OK,
+    FORMAT_OPTION,
+    RUNS_DIR_OPTION,
+    cli,
+    split_values,
+)
 
 if TYPE_CHECKING:
     from ..store import Run
@@ -303,11 +313,12 @@ def merge_command(ctx: click.Context, runs: tuple[Path, ...], out_dir: Path, as_
 
 @cli.command("report")
 @click.argument("run_dir", metavar="[RUN]", required=False)
-@CORPUS_OPTION
+@BASELINES_CORPUS_OPTION
 @click.option(
     "--baseline",
     default=None,
-    help="Compare with a baseline (a name among the corpus's baselines, or a file), a run or RUN#TARGET.",
+    help="Compare with a baseline (a name in <corpus dir>/baselines/ of the run's corpus, or a file), "
+    "a run or RUN#TARGET.",
 )
 @RUNS_DIR_OPTION
 @click.option(
@@ -327,7 +338,7 @@ def merge_command(ctx: click.Context, runs: tuple[Path, ...], out_dir: Path, as_
 )
 def report_command(
     run_dir: str | None,
-    corpus_path: Path,
+    corpus_path: Path | None,
     baseline: str | None,
     runs_dir: Path,
     out_dir: Path,

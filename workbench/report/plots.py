@@ -363,10 +363,11 @@ def _delta_keys(cases: pd.DataFrame, gate: Any, limit: int) -> list[tuple[str, s
     return list(dict.fromkeys(ruled + firsts))[:limit]
 
 
-def change_counts(comparison: Any) -> ReportFigure | Note:
-    """Per suite, how many cases regressed, improved, appeared, disappeared or stayed the same."""
+def change_counts(comparison: Any, quiet: bool = False) -> ReportFigure | Html:
+    """Per suite, how many cases regressed, improved, appeared, disappeared or stayed the same
+    (``quiet``: nothing instead of the Note a page already showed)."""
     if isinstance(comparison, Note):
-        return comparison
+        return unless_quiet(comparison, quiet)
     statuses, one_sided = diff.two_sided(comparison)
     if statuses.empty:
         return Note(" ".join(f"{suite}: not in {side}." for suite, side in one_sided.items()) or "No cases to count.")
