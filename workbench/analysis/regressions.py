@@ -15,10 +15,12 @@ from typing import Any
 
 from ..columns import METRIC, SUITE
 from ..contract import CONTROL_TARGETS
-from ..errors import CompareError
+from ..errors import CompareError, WorkbenchError
+from ..options import RunOptions
 from ..paths import Locations
 from ..store.baselines import Baseline, load_baseline
 from ..store.runs import Run
+from ..store.verdicts import NO_FLOORS, combined_verdict, passed_of
 from .comparison import NO_GATE, REGRESSED, compare
 from .gates import IMPROVED, INSUFFICIENT_DATA, UNCHANGED
 from .gates import REGRESSED as MOVED_WORSE
@@ -34,9 +36,10 @@ def find_baseline(name_or_path: Path | str, corpus: Path | str | None) -> Baseli
     return load_baseline(Locations.of(corpus).baseline(name_or_path))
 
 
-def check_baseline_corpus(base: Baseline, corpus_path: Path | str, sha256: str, on_shared_cases: bool) -> None:
-    """Refuse, before any case runs, a baseline recorded on another version of the corpus, with the
-    two ways on: re-record it, or compare on the cases both share."""
+def check_baseline_corpus(name: str, corpus_path: Path | str, sha256: str, on_shared_cases: bool) -> None:
+    """Refuse, before any case runs, a missing baseline, or one recorded on another version of the
+    corpus, with the two ways on: re-record it, or compare on the cases both share."""
+    base = find_baseline(name, corpus_path)
     recorded = base.data.get("corpus") or {}
     digests = {str(recorded[key]) for key in ("sha256", "run_sha256") if recorded.get(key)}
     if not digests or sha256 in digests or on_shared_cases:
@@ -102,12 +105,43 @@ def baseline_section(
     }
 
 
+def with_baseline(summary: dict[str, Any], run: Run, options: RunOptions) -> dict[str, Any]:
+    """The summary with its ``baseline`` section and the run's verdict holding the baseline's: a
+    significant regression (or a comparison that cannot decide) fails the run. A comparison that
+    cannot be made at all is recorded as the section's ``error``: the run is written regardless."""
+    try:
+        section = baseline_section(run, options.baseline or "", on_shared_cases=options.on_shared_cases)
+    except WorkbenchError as exc:
+        return dict(summary, baseline={"name": options.baseline, "error": str(exc)})
+    verdict = combined_verdict(summary.get("verdict") or NO_FLOORS, section["verdict"])
+    return dict(summary, baseline=section, verdict=verdict, passed=passed_of(verdict))
+
+
 def baseline_line(name: str, targets: dict[str, Any]) -> str:
     """``Baseline builtin: REGRESSED: mrr 0.672 -> 0.018, p=3e-09`` (one line per judged target
     when there are several)."""
     if len(targets) == 1:
         return f"Baseline {name}: {next(iter(targets.values()))['line']}"
     return "\n".join(f"Baseline {name} [{target}]: {per['line']}" for target, per in targets.items())
+
+
+def stale_baseline(section: dict[str, Any], rerecord: str) -> str | None:
+    """Why a committed baseline no longer describes the code, given the ``baseline`` section of a
+    fresh run against it: its verdict is ``REGRESSED``, or a metric of any suite regressed
+    significantly (Holm); else None. The message names ``rerecord``, the one command that fixes it."""
+    moved = [
+        f"{r[SUITE]} {r[METRIC]} {r['mean_a']:.3f} -> {r['mean_b']:.3f} (p_holm={r['p_holm']:.3g})"
+        for per in section.get("targets", {}).values()
+        for r in per.get("regressions", [])
+    ]
+    if section.get("verdict") != MOVED_WORSE and not moved:
+        return None
+    return (
+        f"the committed baseline {section.get('path')} no longer describes the code: {section.get('line')}"
+        + (f"; regressed significantly: {', '.join(moved)}" if moved else "")
+        + f". If the change was intended, re-record it with `{rerecord}` and commit the baseline, the "
+        "corpus floors and EVALS.md together; if not, fix the regression."
+    )
 
 
 def regressed_metrics(comparisons: list[dict[str, Any]]) -> list[dict[str, Any]]:

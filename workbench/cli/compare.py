@@ -48,7 +48,7 @@ def compare_command(
     fails or cannot decide (INSUFFICIENT_DATA). Both must have run the same corpus and k (exit 3
     otherwise, unless --on-shared-cases)."""
     from ..analysis import compare, comparison_github, resolve_side
-    from ..store.headers import locations_for
+    from ..store import locations_for
 
     where = locations_for((side_b, side_a), corpus_path, runs_dir)
     result = compare(
@@ -98,7 +98,7 @@ def baseline_record_command(
 ) -> None:
     """Record RUN (or RUN#TARGET) as baseline NAME, in <corpus dir>/baselines/ of the run's corpus."""
     from ..analysis import resolve_run
-    from ..store.baselines import baseline_corpus, record_baseline
+    from ..store import baseline_corpus, record_baseline
 
     run = resolve_run(run_spec, Locations.of(corpus_path, runs_dir))
     corpus = baseline_corpus(run, corpus_path)

@@ -364,8 +364,7 @@ def _delta_keys(cases: pd.DataFrame, gate: Any, limit: int) -> list[tuple[str, s
 
 
 def change_counts(comparison: Any, quiet: bool = False) -> ReportFigure | Html:
-    """Per suite, how many cases regressed, improved, appeared, disappeared or stayed the same
-    (``quiet``: nothing instead of the Note a page already showed)."""
+    """Per suite, the cases by change (``quiet``: nothing instead of the Note a page showed)."""
     if isinstance(comparison, Note):
         return unless_quiet(comparison, quiet)
     statuses, one_sided = diff.two_sided(comparison)

@@ -17,16 +17,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..analysis.regressions import baseline_section, check_baseline_corpus, find_baseline
+from ..analysis.regressions import check_baseline_corpus, with_baseline
 from ..columns import CASE, METRIC, SUITE, TARGET, VALUE
 from ..contract import capabilities
 from ..corpus import Corpus, load_corpus
-from ..errors import RunError, RunStopped, StoreError, WorkbenchError
+from ..errors import RunError, RunStopped, StoreError
 from ..options import RunOptions
 from ..paths import DEFAULT_CORPUS
 from ..sandbox import sandbox_kind
 from ..store.runs import Run, in_memory_run, rewrite_run, write_run, written_run
-from ..store.verdicts import NO_FLOORS, combined_verdict, passed_of
 from ..suites import Outcome, RunContext, Suite
 from ..targets.handshake import note_unsupported, skip_reason
 from .budget import RunBudget, note_budget
@@ -57,8 +56,7 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
     (carrying the cause) says how to resume.
     """
     if options.baseline:  # before any case runs: the baseline exists and is of this corpus version
-        base = find_baseline(options.baseline, corpus.path)
-        check_baseline_corpus(base, corpus.path, corpus.sha256, options.on_shared_cases)
+        check_baseline_corpus(options.baseline, corpus.path, corpus.sha256, options.on_shared_cases)
     deadline = RunDeadline(options.deadline)  # counts from here: starting the engines is part of the run
     budget = RunBudget(options.budget_usd, options.budget_seconds)
     suites = select_suites(corpus, options)
@@ -122,7 +120,7 @@ def _write(
     section when asked; the journal goes unless the deadline left cases for a resume."""
     options, journal = session.options, session.journal
     final = journal.path.parent / journal.run_id
-    if options.baseline:
+    if options.baseline:  # a comparison that cannot be made is noted in the summary: the run is written
         summary = with_baseline(summary, in_memory_run(final, manifest, summary, case_rows, scores), options)
     try:
         path = (
@@ -136,18 +134,6 @@ def _write(
     if not session.deadline.not_run and not session.budget.unreached:  # cases left out: --resume runs them
         journal.remove()
     return written_run(path, manifest, summary)
-
-
-def with_baseline(summary: dict[str, Any], run: Run, options: RunOptions) -> dict[str, Any]:
-    """The summary with its ``baseline`` section and the run's verdict holding the baseline's: a
-    significant regression (or a comparison that cannot decide) fails the run. A comparison that
-    cannot be made at all is recorded as the section's ``error``: the run is written regardless."""
-    try:
-        section = baseline_section(run, options.baseline or "", on_shared_cases=options.on_shared_cases)
-    except WorkbenchError as exc:
-        return dict(summary, baseline={"name": options.baseline, "error": str(exc)})
-    verdict = combined_verdict(summary.get("verdict") or NO_FLOORS, section["verdict"])
-    return dict(summary, baseline=section, verdict=verdict, passed=passed_of(verdict))
 
 
 class _Session:
