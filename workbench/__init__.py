@@ -41,6 +41,8 @@ _HOMES = {
     "Comparison": "workbench.analysis",
     "compare": "workbench.analysis",
     "GateRule": "workbench.analysis",
+    "Trend": "workbench.analysis",
+    "trend": "workbench.analysis",
     "simulate_interleaving": "workbench.online",
     "render_report": "workbench.report",
     "render_scoreboard": "workbench.report",
@@ -59,6 +61,7 @@ __all__ = [
     "Metric",
     "Run",
     "RunOptions",
+    "Trend",
     "WorkbenchError",
     "compare",
     "evaluate",
@@ -78,12 +81,13 @@ __all__ = [
     "run_eval",
     "simulate_interleaving",
     "suite_names",
+    "trend",
     "validate_corpus",
     "views",
 ]
 
 if TYPE_CHECKING:
-    from .analysis import Comparison, GateRule, Metric, compare, evaluate, parse_metric
+    from .analysis import Comparison, GateRule, Metric, Trend, compare, evaluate, parse_metric, trend
     from .corpus import Corpus, load_corpus, validate_corpus
     from .errors import WorkbenchError
     from .online import simulate_interleaving

@@ -8,7 +8,16 @@ from pathlib import Path
 import click
 
 from ..paths import Locations
-from . import BASELINES_CORPUS_OPTION, CORPUS_OPTION, EXIT_FAILED, EXIT_OK, FORMAT_OPTION, RUNS_DIR_OPTION, cli
+from . import (
+    BASELINES_CORPUS_OPTION,
+    CORPUS_OPTION,
+    EXIT_FAILED,
+    EXIT_OK,
+    FORMAT_OPTION,
+    RUNS_DIR_OPTION,
+    cli,
+    split_values,
+)
 
 
 @cli.command("compare")
@@ -129,3 +138,49 @@ def baseline_show_command(name: str, corpus_path: Path) -> None:
 
     base = load_baseline(name, Locations.of(corpus_path).baselines)
     click.echo(f"Baseline {base.name} ({base.path}, {len(base.cases)} cases)\n\n{baseline_table(base.data)}")
+
+
+@cli.command("trend")
+@CORPUS_OPTION
+@RUNS_DIR_OPTION
+@click.option("--since", default=None, help="Only runs created on or after this ISO date or time (2026-12-01).")
+@click.option("--target", "targets", multiple=True, help="Only this target (repeatable or comma list).")
+@click.option("--metric", "metrics", multiple=True, help="Only this metric (repeatable or comma list).")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "markdown", "json"]),
+    default="text",
+    show_default=True,
+    help="text for a terminal; markdown for a pull-request comment; json (the trend page's input).",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Also write trend.json and the report page trend.html into this directory.",
+)
+def trend_command(
+    corpus_path: Path,
+    runs_dir: Path,
+    since: str | None,
+    targets: tuple[str, ...],
+    metrics: tuple[str, ...],
+    output_format: str,
+    out_dir: Path | None,
+) -> None:
+    """Every run of a corpus over time: one line per metric and target with its 95% interval,
+    grouped by corpus version, the baselines recorded on it with their commit, and each significant
+    step between consecutive runs (paired t-test on their shared cases)."""
+    from ..analysis import trend
+
+    result = trend(corpus_path, runs_dir, since, split_values(targets) or None, split_values(metrics) or None)
+    if output_format == "json":
+        click.echo(json.dumps(result.to_dict(), indent=2))
+    else:
+        click.echo(result.to_markdown() if output_format == "markdown" else result.to_text())
+    if out_dir is not None:
+        from ..report import render_trend
+
+        click.echo(f"report: {render_trend(result.to_dict(), out_dir)}", err=True)

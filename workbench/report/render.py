@@ -32,10 +32,10 @@ from .pages import split_pages
 if TYPE_CHECKING:
     from ._kernels import Job, JobBoard, KernelSlot
 
-NOTEBOOKS = ("scoreboard", "retrieval", "classifiers", "ranking", "baseline_diff", "significance")
+NOTEBOOKS = ("scoreboard", "retrieval", "classifiers", "ranking", "baseline_diff", "significance", "trend")
 # Execution order, longest first (bench/report.py): the first notebook on each kernel also pays for
 # its imports, and a long notebook started last would run alone at the end.
-LONGEST_FIRST = ("significance", "scoreboard", "retrieval", "ranking", "classifiers", "baseline_diff")
+LONGEST_FIRST = ("significance", "scoreboard", "retrieval", "ranking", "classifiers", "baseline_diff", "trend")
 DEFAULT_OUT = DEFAULT_HTML_DIR
 DEFAULT_TIMEOUT = 300.0
 # Run in each kernel as it starts: the imports every notebook makes, with the collector paused

@@ -63,8 +63,12 @@ from .retrieval import (
     token_savings,
 )
 from .scoreboard import controls, failures, floor_frame, floors, headline, leaderboard, run_header, verdicts
+from .trend import open_trend, trend_header, trend_table
 
 __all__ = [
+    "open_trend",
+    "trend_header",
+    "trend_table",
     "CONTROLS",
     "Html",
     "Note",
