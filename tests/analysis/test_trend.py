@@ -28,9 +28,12 @@ RUNS = [
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Four runs of one corpus (two versions of it) and baseline ``builtin`` recorded, then
-    re-recorded over, from the second run."""
-    root = tmp_path_factory.mktemp("trend")
+    return build_trend_project(tmp_path_factory.mktemp("trend"))
+
+
+def build_trend_project(root: Path) -> Path:
+    """Four runs of one corpus (two versions of it) in ``root/runs``, and baseline ``builtin``
+    recorded, then re-recorded over, from the second run; returns ``root``."""
     corpus = root / "corpus" / "corpus.json"
     corpus.parent.mkdir()
     corpus.write_text('{"k": 5, "retrieval": []}\n')
