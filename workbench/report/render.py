@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RenderError
-from ..paths import DEFAULT_HTML_DIR, Locations
+from ..paths import DEFAULT_HTML_DIR, Locations, notebooks_dir
 from ..store.files import write_text_atomic
 from ..store.headers import DEFAULT_RUNS_DIR, check_side, latest_run, read_header
 from ._html import to_html
@@ -66,12 +66,6 @@ class Report:
     @property
     def failed(self) -> list[Page]:
         return [page for page in self.pages if page.error]
-
-
-def notebooks_dir() -> Path:
-    """``notebooks/`` of the working directory, else the one beside the installed package."""
-    here = Path("notebooks")
-    return here if here.is_dir() else Path(__file__).resolve().parents[2] / "notebooks"
 
 
 def notebook_paths(names: list[str] | None = None, directory: Path | None = None) -> list[Path]:

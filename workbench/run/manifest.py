@@ -10,12 +10,14 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..paths import DISTRIBUTION
+
 if TYPE_CHECKING:
     from ..corpus import Corpus
     from ..options import RunOptions
 
 PACKAGES = (
-    "workbench",
+    DISTRIBUTION,
     "pandas",
     "numpy",
     "scipy",
@@ -82,7 +84,7 @@ def assemble(
         "created": stamp(started),
         "corpus": {"path": str(corpus.path), "sha256": corpus.sha256, "k": corpus.k},
         "targets": targets,
-        "workbench_version": package_version("workbench"),
+        "workbench_version": package_version(DISTRIBUTION),
         "git_commit": git_commit(Path.cwd()),
         "python": platform.python_version(),
         "platform": platform.platform(),
