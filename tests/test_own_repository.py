@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.git_history import commit
 from tests.own_repository import (
     NOTEBOOK_NAMES,
     RETRIEVAL_PAGES,
@@ -166,10 +167,8 @@ def test_the_workflow_mines_runs_summarises_and_keeps_the_report(
     record = f'workbench baseline record "{run}#cmd:python my_engine.py" --name main --corpus evals/corpus.json'
     env = venv_env(tmp_path / "venv-service" / "bin", tmp_path / "cache")
     assert run_script(record, repo, env).returncode == 0
-    subprocess.run(["git", "add", "evals"], cwd=repo, check=True)
-    subprocess.run(
-        ["git", "commit", "-qm", "record the eval baseline"], cwd=repo, check=True, env={**env, "HOME": str(tmp_path)}
-    )
+    commit(repo, "record the eval baseline", {}, 99)
+    (tmp_path / "again").mkdir()
     steps, summary = _workflow(repo, tmp_path / "again", dist[1], deps)
     _check_job(steps, summary, repo)
     assert (repo / "evals" / "corpus.json").read_bytes() == corpus  # reused, not mined again
