@@ -110,7 +110,8 @@ def start_kernel(slot: KernelSlot) -> None:
         slot.start()
     except Exception as exc:  # no such kernel, or it died on start
         raise RenderError(
-            f"cannot start the notebook kernel ({type(exc).__name__}: {exc}); `make setup` registers it in .venv"
+            f"cannot start the notebook kernel ({type(exc).__name__}: {exc}); `make setup` registers it in a "
+            "checkout's .venv, `python -m ipykernel install --sys-prefix` in any other environment"
         ) from None
 
 
