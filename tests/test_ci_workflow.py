@@ -56,6 +56,8 @@ def test_the_user_workflow_summarises_keeps_the_report_and_fails_on_the_verdict(
     assert "--format markdown" in scripts and '>> "$GITHUB_STEP_SUMMARY"' in scripts
     assert 'python -m pip install "$WORKBENCH"' in scripts and "pip install -e" not in scripts
     assert "--target bm25 --target guess" in scripts and '--target "$ENGINE"' in scripts
+    checkout = next(s for s in steps if str(s.get("uses", "")).startswith("actions/checkout@"))
+    assert checkout["with"]["fetch-depth"] == 0  # the whole history, which `workbench mine` reads
     uploads = [s for s in steps if str(s.get("uses", "")).startswith("actions/upload-artifact@")]
     assert uploads and uploads[0]["with"]["path"] == "reports/html" and uploads[0]["if"] == "always()"
     assert steps[-1]["name"] == "Verdict" and 'test "${EXIT_CODE:-4}" = 0' in steps[-1]["run"]
