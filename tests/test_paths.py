@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import workbench as wb
-from workbench.errors import CompareError, StoreError
-from workbench.paths import Locations, split_target
+from workbench.errors import StoreError
+from workbench.paths import Locations, notebooks_dir, split_target
 from workbench.report.render import _prepare, _resolved_baseline
 
 from .report_runs import build_run
@@ -29,7 +29,7 @@ def test_a_run_id_resolves_like_a_directory(runs: Path) -> None:
     assert Locations(runs=runs).run(f"{run_dir.name}#bm25").target == "bm25"
     with pytest.raises(StoreError, match="nor a run id in"):
         wb.load_run("20000101T000000Z-nothing", runs_dir=runs)
-    with pytest.raises(CompareError, match="not a run directory, nor a run id"):
+    with pytest.raises(StoreError, match="not a run directory, nor a run id"):
         Locations(runs=runs).run("nothing")
 
 
@@ -48,7 +48,7 @@ def test_a_baseline_name_means_the_named_corpus_s_baseline(tmp_path: Path) -> No
     side = where.side("builtin")
     assert side.path == corpus.parent / "baselines" / "builtin.json" and not side.is_run
     assert _resolved_baseline("builtin#builtin", where) == str(side.path.resolve()) + "#builtin"
-    with pytest.raises(CompareError, match="nothing-here: not a run directory"):  # before any kernel starts
+    with pytest.raises(StoreError, match="nothing-here: not a run directory"):  # before any kernel starts
         _resolved_baseline("nothing-here", where)
     assert Locations.of() == Locations(Path("reports/runs"), Path("corpus/baselines"))
 
@@ -75,3 +75,16 @@ def test_a_view_resolves_a_baseline_name_through_the_locations_it_is_given(tmp_p
     assert getattr(side, "name", None) == "builtin" and side.path == corpus.parent / "baselines" / "builtin.json"
     monkeypatch.chdir(tmp_path)  # the project's own corpus/baselines has no such baseline
     assert "Baseline 'builtin' unavailable" in wb.views.open_baseline("builtin").text
+
+
+def test_the_report_notebooks_come_from_a_checkout_first_and_never_from_a_users_own_folder(
+    tmp_path: Path, monkeypatch
+) -> None:
+    checkout = Path(wb.__file__).resolve().parent.parent / "notebooks"
+    monkeypatch.chdir(tmp_path)
+    assert notebooks_dir() == checkout  # this editable install's own notebooks/
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "analysis.ipynb").write_text("{}")
+    assert notebooks_dir() == checkout  # a user's notebooks/ without the report's is passed over
+    shutil.copy(checkout / "scoreboard.ipynb", tmp_path / "notebooks")
+    assert notebooks_dir() == Path("notebooks")  # the working directory's report notebooks win

@@ -50,7 +50,7 @@ class Trend:
         """The ``--format json`` object and the trend page's input; NaN becomes null."""
         import json
 
-        from ..store.files import dumps
+        from ..files import dumps
 
         body = {
             "corpus": self.corpus,

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RenderError
-from ..paths import DEFAULT_HTML_DIR, Locations
-from ..store.files import write_text_atomic
+from ..files import write_text_atomic
+from ..paths import DEFAULT_HTML_DIR, Locations, notebooks_dir
 from ..store.headers import DEFAULT_RUNS_DIR, check_side, latest_run, locations_for, read_header
 from ._html import to_html
 from .pages import split_pages
@@ -66,12 +66,6 @@ class Report:
     @property
     def failed(self) -> list[Page]:
         return [page for page in self.pages if page.error]
-
-
-def notebooks_dir() -> Path:
-    """``notebooks/`` of the working directory, else the one beside the installed package."""
-    here = Path("notebooks")
-    return here if here.is_dir() else Path(__file__).resolve().parents[2] / "notebooks"
 
 
 def notebook_paths(names: list[str] | None = None, directory: Path | None = None) -> list[Path]:
@@ -116,7 +110,8 @@ def start_kernel(slot: KernelSlot) -> None:
         slot.start()
     except Exception as exc:  # no such kernel, or it died on start
         raise RenderError(
-            f"cannot start the notebook kernel ({type(exc).__name__}: {exc}); `make setup` registers it in .venv"
+            f"cannot start the notebook kernel ({type(exc).__name__}: {exc}); `make setup` registers it in a "
+            "checkout's .venv, `python -m ipykernel install --sys-prefix` in any other environment"
         ) from None
 
 
@@ -199,14 +194,14 @@ def _prepare(run_dir: Path | str | None, out_dir: Path, where: Locations) -> tup
 
 
 def _run_path(run_dir: Path | str | None, where: Locations) -> Path:
-    """The run directory ``run_dir`` names (default: the latest run); a StoreError or CompareError
+    """The run directory ``run_dir`` names (default: the latest run); a StoreError
     when there is none."""
     return where.run(str(run_dir)).path if run_dir else latest_run(where.runs)
 
 
 def _resolved_baseline(baseline: str | None, where: Locations) -> str | None:
     """The baseline spec as an absolute path (``#TARGET`` kept), so every notebook reads the same
-    side whatever its working directory; a CompareError when it names no run or baseline."""
+    side whatever its working directory; a StoreError when it names no run or baseline."""
     if not baseline:
         return None
     side = where.side(baseline)

@@ -10,12 +10,15 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..paths import DISTRIBUTION
+from ..store.runs import stamped_run_id
+
 if TYPE_CHECKING:
     from ..corpus import Corpus
     from ..options import RunOptions
 
 PACKAGES = (
-    "workbench",
+    DISTRIBUTION,
     "pandas",
     "numpy",
     "scipy",
@@ -57,7 +60,7 @@ def git_commit(directory: Path) -> str | None:
 def run_id(started: datetime, target_names: list[str]) -> str:
     """``20261129T211500Z-builtin+bm25``: sortable by time, readable at a glance."""
     label = "+".join(re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:24] for name in target_names)
-    return f"{started.strftime('%Y%m%dT%H%M%SZ')}-{label[:80]}"
+    return stamped_run_id(started, label[:80])
 
 
 def stamp(started: datetime) -> str:
@@ -82,7 +85,7 @@ def assemble(
         "created": stamp(started),
         "corpus": {"path": str(corpus.path), "sha256": corpus.sha256, "k": corpus.k},
         "targets": targets,
-        "workbench_version": package_version("workbench"),
+        "workbench_version": package_version(DISTRIBUTION),
         "git_commit": git_commit(Path.cwd()),
         "python": platform.python_version(),
         "platform": platform.platform(),
@@ -97,7 +100,7 @@ def build_manifest(corpus: Corpus, targets: list[Any], options: RunOptions, star
     """Everything needed to reproduce or audit a run of ``targets`` (objects) with ``options``."""
     from ..corpus.fixtures import corpus_revisions
 
-    revisions = corpus_revisions(corpus)
+    revisions = corpus_revisions(corpus.data, corpus.fixtures)
     entries = [_target_entry(t, spec) for t, spec in zip(targets, options.targets, strict=True)]
     return assemble(
         run_id(started, [t.name for t in targets]),
