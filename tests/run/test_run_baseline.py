@@ -162,3 +162,16 @@ def test_one_way_to_find_a_baseline_from_any_command_and_from_notebooks(
     assert comparison.change is not None and comparison.change.verdict == "REGRESSED"
     assert wb.compare("eng", first_id).change.verdict == "UNCHANGED"  # type: ignore[union-attr]
     assert getattr(wb.views.open_baseline("eng", run=wb.load_run(second_id)), "name", None) == "eng"
+
+
+def test_the_report_index_page_shows_the_baseline_verdict(
+    recorded: tuple[Path, Path], capsys: Capture, tmp_path: Path
+) -> None:
+    from workbench.report.render import write_index
+    from workbench.store import read_header
+
+    corpus, runs = recorded
+    code, out, _, summary = _run(capsys, corpus, runs, COLLAPSED, "--baseline", "eng")
+    index = write_index(read_header(Path(summary["run_dir"])), [], tmp_path).read_text()
+    assert ": REGRESSED</h1>" in index
+    assert '<p class="baseline fail">Baseline eng: REGRESSED: mrr 1.000 -&gt; 0.250, p=' in index

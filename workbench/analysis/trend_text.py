@@ -7,14 +7,25 @@ the corpus between them; the ``step`` column flags a significant move from the r
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..columns import METRIC, SUITE, TARGET
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .trend import Trend
+
+class Trend(Protocol):
+    """What the rendering reads of a ``trend.Trend`` (which imports this module)."""
+
+    corpus: str
+    points: pd.DataFrame
+    baselines: pd.DataFrame
+    versions: list[dict[str, Any]]
+    notes: list[str]
+
+    def table(self) -> pd.DataFrame: ...
+
 
 HEADER = ["when", "run", "corpus", "target", "suite", "metric", "value", "95% CI", "n", "step"]
 MARKDOWN_LIMIT = 60_000
