@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RenderError
+from ..options import ReportOptions
 from ..paths import DEFAULT_HTML_DIR, Locations
 from ..store.files import write_text_atomic
 from ..store.headers import DEFAULT_RUNS_DIR, check_side, latest_run, read_header
@@ -37,7 +38,7 @@ NOTEBOOKS = ("scoreboard", "retrieval", "classifiers", "ranking", "baseline_diff
 # its imports, and a long notebook started last would run alone at the end.
 LONGEST_FIRST = ("significance", "scoreboard", "retrieval", "ranking", "classifiers", "baseline_diff")
 DEFAULT_OUT = DEFAULT_HTML_DIR
-DEFAULT_TIMEOUT = 300.0
+DEFAULT_TIMEOUT = ReportOptions.timeout  # written once, in workbench/options.py
 # Run in each kernel as it starts: the imports every notebook makes, with the collector paused
 # for them and their objects then frozen out of it (the cyclic collector need not walk pandas' and
 # matplotlib's import-time objects again on every collection, e.g. at each namespace reset).
@@ -152,6 +153,8 @@ def render_report(
     RenderError, after writing every page and the index, if a notebook failed.
     """
     from ._kernels import Job, JobBoard
+
+    ReportOptions(jobs=jobs, timeout=timeout)  # its checks: a UsageError before any kernel starts
 
     sources = notebook_paths(notebooks, notebook_dir)
     # A run or baseline that names nothing stops here, before any kernel starts; reading them is
