@@ -108,6 +108,7 @@ class RunOptions:
             raise UsageError(f"--shard {'/'.join(map(str, self.shard))}: expected I/N with 0 <= I < N")
         for spec in self.targets:
             check_target(spec)
+        check_path_length(self.out_dir, "--out")
         if self.resume is not None:
             check_path_length(self.resume, "--resume")
         _check(
@@ -274,6 +275,7 @@ class ReportOptions:
 
     def validate(self) -> None:
         """Raise a UsageError naming the flag of the first option with a bad value."""
+        check_path_length(self.out_dir, "--out")
         _check(
             self,
             ("jobs", self.jobs is None or at_least(self.jobs, 1), "must be an integer >= 1"),

@@ -12,7 +12,6 @@ from ..paths import Locations
 from .shared import CORPUS_OPTION, EXIT_FAILED, EXIT_OK, FORMAT_OPTION, RUNS_DIR_OPTION, options_from
 
 
-
 @click.command("compare")
 @click.argument("side_a", metavar="A")
 @click.argument("side_b", metavar="B")
@@ -84,7 +83,7 @@ def baseline_group() -> None:
     type=float,
     default=BaselineOptions.slack,  # the flags' defaults are the options' own
     show_default=True,
-    help="Floor = baseline minus slack (pass rates: one more failure trips it).",
+    help="Floor = baseline minus slack, a finite number >= 0 (pass rates: one more failure trips it).",
 )
 @click.option("--force", is_flag=True, help="Overwrite an existing baseline of that name.")
 @RUNS_DIR_OPTION

@@ -78,7 +78,7 @@ REPORT = ReportOptions()
     type=int,
     default=DEFAULTS.jobs,
     show_default=True,
-    help="Cases run concurrently per target (a cmd: target starts up to N engine processes).",
+    help="Cases run concurrently per target, >= 1 (a cmd: target starts up to N engine processes).",
 )
 @click.option(
     "--shard", default=None, help="Run only shard I of N (I/N, zero-based); merge shards with `workbench merge`."
@@ -90,8 +90,8 @@ REPORT = ReportOptions()
     "--deadline",
     type=float,
     default=DEFAULTS.deadline,
-    help="Seconds the whole run may take: no case starts after it; cases not reached are errors "
-    "(exit 1) and the journal is kept for --resume.",
+    help="Seconds the whole run may take (a finite number >= 0): no case starts after it; cases not "
+    "reached are errors (exit 1) and the journal is kept for --resume.",
 )
 @click.option(
     "--resume",
@@ -122,21 +122,21 @@ REPORT = ReportOptions()
     type=int,
     default=DEFAULTS.repeat,
     show_default=True,
-    help="Run every case N times: pass^k, pass@k, flaky cases; metrics are each case's mean.",
+    help="Run every case N times (>= 1): pass^k, pass@k, flaky cases; metrics are each case's mean.",
 )
 @click.option("--cache", is_flag=True, help="Reuse unchanged passing answers of builtin and the controls (no latency).")
 @click.option(
     "--budget-usd",
     type=float,
     default=DEFAULTS.budget_usd,
-    help="Stop starting cases once the engines reported this many dollars (usage.cost_usd); the "
+    help="Stop starting cases once the engines reported this many dollars (a finite number >= 0, usage.cost_usd); the "
     "cases running finish, the rest are not reached (verdict BUDGET, exit 1) and --resume runs them.",
 )
 @click.option(
     "--budget-seconds",
     type=float,
     default=DEFAULTS.budget_seconds,
-    help="As --budget-usd, for engine time: the sum of the cases' own seconds.",
+    help="As --budget-usd, for engine time: the sum of the cases' own seconds (a finite number >= 0).",
 )
 @click.pass_context
 def run_command(ctx: click.Context, **params: object) -> None:

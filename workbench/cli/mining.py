@@ -46,14 +46,14 @@ def _date(value: str | None, end: bool, flag: str) -> int | None:
     type=int,
     default=MINE.max_cases,
     show_default=True,
-    help="At most this many cases, spread evenly over the history.",
+    help="At most this many cases (>= 1), spread evenly over the history.",
 )
 @click.option(
     "--seed",
     type=int,
     default=MINE.seed,
     show_default=True,
-    help="Seed for picking the cases (same seed, same cases).",
+    help="Seed for picking the cases, >= 0 (same seed, same cases).",
 )
 @click.option(
     "--path",

@@ -39,7 +39,7 @@ def interleave_group() -> None:
     type=int,
     default=INTERLEAVE.resamples,
     show_default=True,
-    help="Resamples per corpus size for the measured sensitivity.",
+    help="Resamples per corpus size for the measured sensitivity (>= 1).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result (counts, p, interval, sensitivity) as JSON.")
 def simulate_command(corpus_path: Path, targets: tuple[str, ...], as_json: bool, **params: object) -> None:
