@@ -105,6 +105,7 @@ LONG = "a" * 300
     [
         ["mine", "{shop}", "--name", LONG, "--out", "{tmp}/corpus.json"],
         ["mine", "{shop}", "--out", "{tmp}/" + LONG + ".json"],
+        ["calibrate", "c" * 5000, "--target", "random"],
         ["baseline", "record", "RUN", "--name", LONG, "--corpus", "{tmp}/corpus.json", "--runs-dir", "{tmp}"],
         ["baseline", "record", "r" * 5000, "--name", "x", "--corpus", "{tmp}/corpus.json", "--runs-dir", "{tmp}"],
         ["baseline", "show", "b" * 5000, "--corpus", "{tmp}/corpus.json"],

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, cast
 import click
 
 from ..options import CalibrateOptions, MineOptions
-from ..paths import DEFAULT_RUNS_DIR
+from ..paths import DEFAULT_RUNS_DIR, check_path_length
 from .shared import options_from, split_values, stdout_to_stderr
 
 if TYPE_CHECKING:
@@ -297,6 +297,7 @@ def _calibrated(repo: Path, options: CalibrateOptions) -> Calibration:
     from ..calibration import calibrate, parse_window
     from ..targets import close_target, resolve_target
 
+    check_path_length(repo, "REPO")
     try:
         span = parse_window(options.window)
     except ValueError as exc:
