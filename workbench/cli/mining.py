@@ -137,7 +137,7 @@ def _mined_lines(result: MineResult, out: Path | None) -> list[str]:
 
 def _extensions(given: tuple[str, ...]) -> frozenset[str]:
     """``--ext`` values as extensions with their dot (``go`` -> ``.go``); a usage error names an unknown one."""
-    from ..reference import CODE_EXTENSIONS
+    from ..code import CODE_EXTENSIONS
 
     wanted = {"." + e.strip().lower().lstrip(".") for e in split_values(given)}
     unknown = sorted(wanted - CODE_EXTENSIONS)

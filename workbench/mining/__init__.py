@@ -3,8 +3,8 @@ only ever read."""
 
 from __future__ import annotations
 
+from ..corpus.write import corpus_text
 from ..options import MineOptions
-from .corpus_out import corpus_text
 from .filters import MineFilters
 from .mine import MineResult, mine, mine_corpus, parse_date
 
