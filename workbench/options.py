@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 import re
-import shlex
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -348,6 +347,8 @@ def check_target(spec: str, flag: str = "--target") -> None:
 def command_argv(command_line: str, flag: str = "--target") -> list[str]:
     """A ``cmd:`` target's command line split as a POSIX shell splits it; an unbalanced quote is a
     UsageError naming the spec."""
+    import shlex  # only when a cmd: spec is given: not on every start-up
+
     try:
         return shlex.split(command_line)
     except ValueError as exc:  # shlex says "No closing quotation" or "No escaped character"
