@@ -12,6 +12,7 @@ import traceback
 import click
 
 from ..errors import UsageError, WorkbenchError
+from ..paths import DISTRIBUTION
 from .compare import baseline_group, compare_command
 from .evaluate import lab_command, merge_command, report_command, run_command, validate_command
 from .mining import calibrate_command, export_command, import_command, mine_command
@@ -21,7 +22,7 @@ from .tools import gate_command, harness_command, pack_command, serve_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="workbench")
+@click.version_option(package_name=DISTRIBUTION)
 def cli() -> None:
     """Evaluate code-context engines against a labelled corpus.
 
