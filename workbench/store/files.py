@@ -1,8 +1,10 @@
-"""Atomic file writes, and JSON text without NaN (a reader never sees half a file)."""
+"""Atomic file writes, and JSON text without NaN (a reader never sees half a file); a lock for a
+read-modify-write of one file, and a create that never replaces what another process wrote."""
 
 from __future__ import annotations
 
 import errno
+import fcntl
 import json
 import math
 import os
@@ -92,3 +94,45 @@ def write_json_atomic(path: Path | str, obj: Any, **kwargs: Any) -> None:
     """Atomically write ``obj`` as JSON (indent 2 unless told otherwise)."""
     kwargs.setdefault("indent", 2)
     write_text_atomic(path, dumps(obj, **kwargs) + "\n")
+
+
+def lock_path(path: Path | str) -> Path:
+    """The sibling lock file of ``path``: ``.<name>.lock`` in the same directory (left in place:
+    deleting a lock file while another process waits on it would let two holders in)."""
+    path = Path(path)
+    return path.parent / f".{path.name}.lock"
+
+
+@contextmanager
+def locked(path: Path | str) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``path``'s sibling lock file (``lock_path``) while the body reads,
+    changes and atomically rewrites ``path``: a second process (or thread) doing the same waits, so
+    neither write is lost. The lock goes with the holder, even when it is killed."""
+    lock = lock_path(path)
+    with writing(lock):
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def create_text_atomic(path: Path | str, text: str, exists: str) -> None:
+    """Write ``text`` to ``path`` only if no file is there, complete or not at all: the text goes to
+    a temp file that is then hard-linked to ``path``, which fails when ``path`` exists, so of two
+    processes creating one name at once exactly one wins; the other gets a ``StoreError`` with
+    ``exists`` as its message (one line)."""
+    path = Path(path)
+    with writing(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        try:
+            _write_fd(fd, text)
+            os.chmod(tmp, 0o644)
+            os.link(tmp, path)
+        except FileExistsError:
+            raise StoreError(exists) from None
+        finally:
+            Path(tmp).unlink(missing_ok=True)
