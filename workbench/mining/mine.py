@@ -17,7 +17,7 @@ import re
 import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, time
 from pathlib import Path
@@ -155,20 +155,41 @@ def mine_corpus(
     ``ranking`` also writes the cases that have gold symbols as a ranking golden beside ``out``
     (``ranking_out``; ``result.ranking`` holds its path and line count).
     The fixture is named ``name``, else after the repository (``corpus.sources.repo_name``).
-    The returned text is the corpus JSON when ``out`` is None, else None.
+    The returned text is the corpus JSON when ``out`` is None, else None. Writing ``out`` holds its
+    lock (``store.files.locked``) from the first read to the atomic write, so concurrent mines into
+    one corpus keep every case.
     """
     from ..errors import CorpusError
-    from .corpus_out import corpus_text, fixture_name, merged_corpus, read_existing, write_corpus
+    from ..store.files import locked
 
     if append and out is None:
         raise CorpusError("--append needs --out FILE (the corpus to merge into)")
     if ranking and out is None:
         raise CorpusError("--ranking needs --out FILE (the ranking golden is written beside it)")
+    if name is not None and not FIXTURE_NAME.fullmatch(name):
+        raise CorpusError(f"--name {name!r}: a fixture name is letters, digits, '.', '_' and '-'")
+    # The corpus file (and its ranking goldens) are read, mined into and rewritten under its lock:
+    # two mines into one corpus at once take turns, and neither one's cases are lost.
+    with locked(out) if out is not None and not dry_run else nullcontext():
+        return _mine_into(repo_path, out, append, dry_run, name, ranking, mine_options)
+
+
+def _mine_into(
+    repo_path: Path | str,
+    out: Path | None,
+    append: bool,
+    dry_run: bool,
+    name: str | None,
+    ranking: bool,
+    mine_options: dict[str, Any],
+) -> tuple[MineResult, str | None]:
+    """``mine_corpus``'s read, mine, merge and write (under the corpus's lock when it writes one)."""
+    from ..errors import CorpusError
+    from .corpus_out import corpus_text, fixture_name, merged_corpus, read_existing, write_corpus
+
     if out is not None and out.exists() and not append and not dry_run:
         raise CorpusError(f"{out}: exists; pass --append to merge the mined cases into it, or choose another --out")
     existing = read_existing(out) if out is not None and append else {}
-    if name is not None and not FIXTURE_NAME.fullmatch(name):
-        raise CorpusError(f"--name {name!r}: a fixture name is letters, digits, '.', '_' and '-'")
     repo = open_repo(repo_path, name)
     fixture = name or fixture_name(repo, existing, out)
     golden = _golden_records(out, fixture, append, dry_run) if ranking and out is not None else None
