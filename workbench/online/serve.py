@@ -7,9 +7,9 @@ list as ``primary`` (``related`` empty), with an ``impression`` id; the teams ar
 The coins come from ``interleave.case_rng(seed, impression)``. ``POST /v1/feedback`` takes
 ``{"impression", "opened": [path], "edited": [path]}`` for an impression this server showed (at most
 ``MAX_FEEDBACK_CHARS`` of paths; a repeated feedback is answered ``"duplicate": true`` and not logged,
-since only the first counts). Both are appended to the JSONL log (format in README, "Interleaving online"); the log is the record
-``workbench interleave analyze`` reads. A bad request is answered with ``{"error": ...}`` and not
-logged; nothing a client sends stops the server.
+since only the first counts). Both are appended to the JSONL log (format in README, "Interleaving
+online"); the log is the record ``workbench interleave analyze`` reads. A bad request is answered
+with ``{"error": ...}`` and not logged; nothing a client sends stops the server.
 """
 
 from __future__ import annotations
