@@ -52,6 +52,18 @@ def dumps(obj: Any, **kwargs: Any) -> str:
         return json.dumps(_json_safe(obj), ensure_ascii=False, allow_nan=False, **kwargs)
 
 
+# What a write can fail with that is the disk's or the user's, not workbench's (see ``write_failure``).
+WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO})
+
+
+def write_failure(path: Path | str, exc: OSError) -> StoreError:
+    """The one-line ``StoreError`` for ``exc`` raised while writing ``path``: ``P: cannot write: No
+    space left on device (ENOSPC)``."""
+    name = errno.errorcode.get(exc.errno or 0, "")
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    return StoreError(f"{path}: cannot write: {reason}" + (f" ({name})" if name else ""))
+
+
 @contextmanager
 def writing(path: Path | str) -> Iterator[None]:
     """Turn an OSError while writing ``path`` (a full disk, a quota, no permission) into one
@@ -59,9 +71,7 @@ def writing(path: Path | str) -> Iterator[None]:
     try:
         yield
     except OSError as exc:
-        name = errno.errorcode.get(exc.errno or 0, "")
-        reason = exc.strerror or str(exc) or type(exc).__name__
-        raise StoreError(f"{path}: cannot write: {reason}" + (f" ({name})" if name else "")) from None
+        raise write_failure(path, exc) from None
 
 
 def _write_fd(fd: int, text: str) -> None:
