@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from .reap import reap, reaped_env, started, victims
+from .reap import reap, reaped_argv, reaped_env, started, victims
 
 OUTPUT_KEEP = 16 * 1024  # bytes of a command's stdout and of its stderr kept (the last ones)
 MAX_PROCESSES = 256  # processes one command may have at once (it is killed whole beyond)
@@ -101,7 +101,7 @@ def run_contained(argv: list[str], cwd: Path, env: dict[str, str], timeout: floa
     tails, killed at ``timeout``; whatever it started is reaped when it ends, either way."""
     env, token = reaped_env(env)
     proc = subprocess.Popen(
-        argv,
+        reaped_argv(argv, env, cwd),
         cwd=cwd,
         env=env,
         stdin=subprocess.DEVNULL,
