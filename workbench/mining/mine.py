@@ -12,17 +12,17 @@ first, so the commits they drop are never read.
 
 from __future__ import annotations
 
-import gc
 import re
 import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, time
 from pathlib import Path
 from typing import Any
 
+from ..code.collector import collector_paused
 from ..corpus.sources import GitRepo, open_repo
 from .cases import shape_cases
 from .filters import Candidate, MineOptions, apply_filters, filter_names, listed_commits
@@ -115,28 +115,13 @@ def mine(
     else:
         repo = open_repo(repo_path, fixture)
     result = MineResult(repo=repo, fixture=repo.name)
-    with _cyclic_gc_paused():
+    with collector_paused():
         picked = spread_sample(_candidates(repo, options, result, progress), max_cases, seed)
         if dry_run:
             result.cases = [{"name": c.commit.sha} for c in picked]
         else:
             result.cases = shape_cases(repo, picked, result.fixture)
     return result
-
-
-@contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
-    """Python's cycle collector off while mining: what mining makes (commits, candidates, ``ast``
-    trees of gold files) holds no reference cycles, so reference counting frees it all, and the
-    collector's passes over millions of young tree nodes cost a third of the parsing time
-    (bench/BENCHMARKS.md, issue 24 item 1, round 3). Peak memory is unchanged."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def mine_corpus(
@@ -156,11 +141,11 @@ def mine_corpus(
     (``ranking_out``; ``result.ranking`` holds its path and line count).
     The fixture is named ``name``, else after the repository (``corpus.sources.repo_name``).
     The returned text is the corpus JSON when ``out`` is None, else None. Writing ``out`` holds its
-    lock (``store.files.locked``) from the first read to the atomic write, so concurrent mines into
+    lock (``files.locked``) from the first read to the atomic write, so concurrent mines into
     one corpus keep every case.
     """
     from ..errors import CorpusError
-    from ..store.files import locked
+    from ..files import locked
 
     if append and out is None:
         raise CorpusError("--append needs --out FILE (the corpus to merge into)")
@@ -184,8 +169,8 @@ def _mine_into(
     mine_options: dict[str, Any],
 ) -> tuple[MineResult, str | None]:
     """``mine_corpus``'s read, mine, merge and write (under the corpus's lock when it writes one)."""
+    from ..corpus.write import corpus_text, fixture_name, merged_corpus, read_existing, write_corpus
     from ..errors import CorpusError
-    from .corpus_out import corpus_text, fixture_name, merged_corpus, read_existing, write_corpus
 
     if out is not None and out.exists() and not append and not dry_run:
         raise CorpusError(f"{out}: exists; pass --append to merge the mined cases into it, or choose another --out")

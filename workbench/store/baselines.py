@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE, ERROR, METRIC, PASSED, SUITE, TARGET, VALUE
 from ..errors import StoreError
+from ..files import create_text_atomic, dumps, locked, write_text_atomic
 from ..paths import DEFAULT_CORPUS, Locations
-from .files import create_text_atomic, dumps, locked, write_text_atomic
 from .floors import DEFAULT_SLACK, compute_floors, replace_thresholds, update_evals
 from .headers import BASELINE_FORMAT, DEFAULT_BASELINES_DIR, read_baseline
 from .runs import scores_frame
@@ -107,7 +107,7 @@ def record_baseline(
     With ``write_thresholds`` the corpus floors become baseline minus ``slack`` (pass
     rates: one more failing case trips them) and EVALS.md's baseline table is regenerated
     (``evals_md`` defaults to EVALS.md beside the corpus directory, when it exists), all under the
-    corpus's lock (``store.files.locked``). Without ``force`` the file is created exclusively: of two
+    corpus's lock (``files.locked``). Without ``force`` the file is created exclusively: of two
     records of one name at once, one wins and the other is refused, never silently replaced.
     """
     if not _NAME.match(name):
