@@ -141,8 +141,19 @@ def create_text_atomic(path: Path | str, text: str, exists: str) -> None:
         try:
             _write_fd(fd, text)
             os.chmod(tmp, 0o644)
-            os.link(tmp, path)
+            _link_or_create(Path(tmp), path, text)
         except FileExistsError:
             raise StoreError(exists) from None
         finally:
             Path(tmp).unlink(missing_ok=True)
+
+
+def _link_or_create(tmp: Path, path: Path, text: str) -> None:
+    """Hard-link ``tmp`` to ``path``; on a file system without hard links, create ``path`` with
+    ``O_EXCL`` and write ``text`` (still exclusive; a reader may then see it being written)."""
+    try:
+        os.link(tmp, path)
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOSYS, errno.EMLINK):
+            raise
+        _write_fd(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644), text)
