@@ -69,3 +69,24 @@ def _qrels(tmp_path: Path) -> Path:
     path = tmp_path / "q.qrels"
     path.write_text("q1 0 d0 1\n")
     return path
+
+
+def test_what_the_fast_reading_lets_pyarrow_parse_is_read_as_trec_eval_reads_it() -> None:
+    """``evaluate``'s fast reading lets pyarrow parse number fields made of digits, signs and ``.eE``:
+    every such text (up to 4 characters) pyarrow takes whole must match the rule, to the same value."""
+    import itertools
+    import re
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from workbench.strictjson import TREC_INTEGER, TREC_NUMBER
+
+    texts = ["".join(t) for n in range(1, 5) for t in itertools.product("01+-.eE", repeat=n)]
+    for kind, rule in ((pa.float64(), TREC_NUMBER), (pa.int64(), TREC_INTEGER)):
+        for text in texts:
+            try:
+                value = pc.cast(pa.array([text]), kind)[0].as_py()
+            except pa.ArrowInvalid:
+                continue
+            assert re.fullmatch(rule, text) and float(text) == value, (kind, text, value)

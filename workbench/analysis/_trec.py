@@ -28,12 +28,14 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class _Number:
-    """A number field of a TREC line: its index, its name in errors, what it must match, its reader."""
+    """A number field of a TREC line: its index, its name in errors, the rule it must match, whether
+    it is an integer, and the bytes the fast reading lets pyarrow parse (``_checked``)."""
 
     field: int
     name: str
     pattern: str
     integer: bool
+    fast: bytes
 
     def parse(self, text: str) -> float:
         if not self.integer:
@@ -42,10 +44,14 @@ class _Number:
         return value if self.pattern == TREC_INTEGER else float(value)  # a relevance is a float column
 
 
+_DIGITS = b"0123456789+-"
 # fields a line, and the numbers it carries
 _LAYOUT: dict[str, tuple[int, tuple[_Number, ...]]] = {
-    "ranking": (6, (_Number(3, "rank", TREC_INTEGER, True), _Number(4, "score", TREC_NUMBER, False))),
-    "qrels": (4, (_Number(3, "relevance", TREC_WHOLE, True),)),
+    "ranking": (
+        6,
+        (_Number(3, "rank", TREC_INTEGER, True, _DIGITS), _Number(4, "score", TREC_NUMBER, False, _DIGITS + b".eE")),
+    ),
+    "qrels": (4, (_Number(3, "relevance", TREC_WHOLE, True, _DIGITS),)),
 }
 _LINES = 65536  # lines split per batch by the line-by-line reading
 
@@ -98,23 +104,33 @@ def _by_arrow(path: Path, what: str) -> Columns | None:
 
 
 def _checked(column: Any, number: _Number) -> Any:
-    """A string column of one number field as numbers (int64 or float64), or None when a value does
-    not match the field's rule or is out of range (the line-by-line reading then names it)."""
+    """A string column of one number field as numbers (int64 for a rank, else float64), or None when
+    the line-by-line reading must decide: a byte other than ``number.fast`` (digits and signs, and
+    for a score ``.eE``), a text pyarrow does not parse whole, a value out of range. Over those bytes
+    pyarrow's parser takes a subset of ``number.pattern``'s texts, to the same values."""
+    import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if len(column) and not pc.all(pc.match_substring_regex(column, f"^(?:{number.pattern})$")).as_py():
-        return None
-    if number.integer and number.pattern == TREC_INTEGER:
-        values = pc.cast(column, pa.int64())
-    else:
-        values = pc.cast(column, pa.float64())
+    if len(column):
+        offsets = np.frombuffer(column.buffers()[1], dtype=np.int32)[column.offset : column.offset + len(column) + 1]
+        if not _only(np.frombuffer(column.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]], number.fast):
+            return None
+    values = pc.cast(column, pa.int64() if number.pattern == TREC_INTEGER else pa.float64())
     if not len(values):
         return values
     if number.integer:
-        bound = pc.max(pc.abs(values)).as_py()
-        return values if bound <= MAX_TREC_INTEGER else None
+        return values if pc.max(pc.abs(values)).as_py() <= MAX_TREC_INTEGER else None
     return values if pc.all(pc.is_finite(values)).as_py() else None
+
+
+def _only(data: np.ndarray, allowed: bytes) -> bool:
+    """Whether every byte of ``data`` is one of ``allowed``: a few vector compares when its bytes span
+    a narrow range (decimal numbers: ``-`` to ``9``), else ``bytes.translate``."""
+    low, high = int(data.min()), int(data.max())
+    if high - low < 16:
+        return not any((data == byte).any() for byte in range(low, high + 1) if byte not in allowed)
+    return not data.tobytes().translate(None, allowed)
 
 
 def _plain(column: Any, low: int, high: int) -> bool:
