@@ -8,6 +8,11 @@ refuses each at load time with one line naming the source and, where it can, the
 pointer); ``read_json``/``read_jsonl`` do the same for files. The checks run at C speed on the
 common path: the text is scanned for bracket depth and surrogate escapes with regular expressions,
 and only a document that has a surrogate escape is walked to find the field.
+
+TREC files are read here too, number by number as trec_eval reads them (``trec_integer``,
+``trec_number``): C ``atoi``/``atof`` take ASCII digits, and read a prefix of what they do not
+take, so ``1_0``, Arabic-Indic or fullwidth digits and, for an integer, ``1e2`` or ``2.5`` (all
+of which Python's ``int``/``float`` read otherwise) are refused with the field named, never misread.
 """
 
 from __future__ import annotations
@@ -52,6 +57,36 @@ def _float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
         raise Refused(f"number {text[:40]} overflows to infinity")
+    return value
+
+
+# What atoi/atol and atof read whole, and Python reads to the same value: ASCII digits, a sign, a
+# point and an exponent (no "_", no other digits, no hexadecimal, no "inf" or "nan").
+TREC_INTEGER = r"[+-]?[0-9]+"
+TREC_WHOLE = r"[+-]?[0-9]+(?:\.0*)?"  # a relevance: atol reads "2.0" as 2, and so do we
+TREC_NUMBER = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+MAX_TREC_INTEGER = 2**31 - 1  # a C int
+
+
+def trec_integer(text: str, name: str, column: int, pattern: str = TREC_INTEGER) -> int:
+    """Field ``column`` (1-based) of a TREC line, an integer (``TREC_INTEGER``, or ``TREC_WHOLE``) as
+    ``atoi`` reads it; a ValueError naming the field for anything it would read otherwise than Python."""
+    whole = text.partition(".")[0]
+    if not re.fullmatch(pattern, text) or len(whole) > 11 or abs(value := int(whole)) > MAX_TREC_INTEGER:
+        raise ValueError(
+            f"{name} {text[:40]!r} is not an integer of ASCII digits within a C int, as trec_eval reads it "
+            f"(field {column})"
+        )
+    return value
+
+
+def trec_number(text: str, name: str, column: int) -> float:
+    """Field ``column`` (1-based) of a TREC line, a finite number (``TREC_NUMBER``) as ``atof`` reads it;
+    a ValueError naming the field otherwise (``1_0``, other digits, ``0x10``, ``inf``, ``1e400``)."""
+    if not re.fullmatch(TREC_NUMBER, text) or not math.isfinite(value := float(text)):
+        raise ValueError(
+            f"{name} {text[:40]!r} is not a finite number of ASCII digits, as trec_eval reads it (field {column})"
+        )
     return value
 
 

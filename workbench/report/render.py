@@ -14,16 +14,19 @@ partial page; ``render_report`` then raises ``RenderError`` naming the notebook 
 
 from __future__ import annotations
 
+import functools
 import html
+import inspect
 import os
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec
 
 from ..errors import RenderError
-from ..files import write_text_atomic
+from ..files import WRITE_ERRNOS, write_failure, write_text_atomic
 from ..options import ReportOptions
 from ..paths import DEFAULT_HTML_DIR, Locations, notebooks_dir
 from ..store.headers import DEFAULT_RUNS_DIR, check_side, latest_run, read_header
@@ -123,6 +126,28 @@ def _convert(job: Job, nb: Any, error: str | None, started: float) -> Page:
     return Page(job.source.stem, html_path, job.out / job.source.name, time.perf_counter() - started, error)
 
 
+P = ParamSpec("P")
+
+
+def _disk_errors(render: Callable[P, Report]) -> Callable[P, Report]:
+    """``render`` with a failed write (a full disk, a quota, a read-only directory: ``WRITE_ERRNOS``),
+    wherever in the pages, kernels' notebooks or index it happens, as one ``StoreError`` line naming
+    the file (else the output directory), exit 3, as export, analyze and baseline record do."""
+
+    @functools.wraps(render)
+    def rendering(*args: P.args, **kwargs: P.kwargs) -> Report:
+        try:
+            return render(*args, **kwargs)
+        except OSError as exc:
+            if exc.errno not in WRITE_ERRNOS:
+                raise
+            out = inspect.signature(render).bind(*args, **kwargs).arguments.get("out_dir", DEFAULT_OUT)
+            raise write_failure(exc.filename or out, exc) from None
+
+    return rendering
+
+
+@_disk_errors
 def render_report(
     run_dir: Path | str | None = None,
     baseline: str | None = None,
