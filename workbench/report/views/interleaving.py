@@ -7,7 +7,6 @@ counts and the preference ``(wins B - wins A) / n`` of a subset, the same formul
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ import pandas as pd
 
 from ...columns import CLICKS_A, CLICKS_B, OUTCOME, REPOS, SHOWN_AT
 from ...errors import RenderError
+from .._html import escaped
 from .common import Html, Note, open_result
 
 _NEEDS = ("log", "a", "b", "counts", "problems", "preference", "cases")
@@ -40,11 +40,11 @@ def interleaving_header(data: dict[str, Any]) -> Html:
     counts = data["counts"]
     problems = {k: v for k, v in counts.items() if k not in ("lines", "impressions", "feedback", "tasks") and v}
     said = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in problems.items()) or "none"
-    a, b = html.escape(str(data["a"])), html.escape(str(data["b"]))
+    a, b = escaped(str(data["a"])), escaped(str(data["b"]))
     text = (
-        f"<p><b>{a}</b> (A) against <b>{b}</b> (B), log <code>{html.escape(str(data['log']))}</code>: "
+        f"<p><b>{a}</b> (A) against <b>{b}</b> (B), log <code>{escaped(str(data['log']))}</code>: "
         f"{counts.get('impressions', 0)} impressions, {counts.get('tasks', 0)} with feedback (tasks). "
-        f"Problems counted (and left out): {html.escape(said)}.</p>"
+        f"Problems counted (and left out): {escaped(said)}.</p>"
     )
     pref = data["preference"]
     if pref is None:
@@ -55,7 +55,7 @@ def interleaving_header(data: dict[str, Any]) -> Html:
         f"Preference (wins B - wins A) / n = {pref['preference']:+.3f}, 95% bootstrap interval "
         f"[{pref['ci_low']:+.3f}, {pref['ci_high']:+.3f}] (favours {favours}).</p>"
     )
-    shown = "".join(f"<li>{html.escape(str(p))}</li>" for p in data["problems"])
+    shown = "".join(f"<li>{escaped(str(p))}</li>" for p in data["problems"])
     return Html(text + (f"<p>First problems:</p><ul>{shown}</ul>" if shown else ""))
 
 
