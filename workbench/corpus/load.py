@@ -10,6 +10,7 @@ duplicate case names).
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -72,6 +73,17 @@ class Corpus:
         """Whether commands may run in a temp copy of this fixture (see DESIGN: rules that keep users safe)."""
         return name in self.executable
 
+    def execution_problem(self, name: str) -> str | None:
+        """Why commands may not run in a temp copy of fixture ``name`` now, or None. Checked again as
+        the case runs, on the resolved path: a relative fixtureRoots entry, reached without a symlink,
+        inside the corpus's parent (a link swapped in after loading is caught here)."""
+        path = self.fixtures.get(name)
+        if name not in self.executable or path is None:
+            return "only relative fixtureRoots inside the corpus's parent, reached without a symlink, run"
+        if not executable_place(path, self.path.parent.parent):
+            return f"its path {path} now leads through a symlink to {path.resolve()}"
+        return None
+
 
 # Importing jsonschema imports its format checkers, and the ``iri`` one compiles some forty lark
 # grammars (rfc3987_syntax): 1-3 s, most of what ``workbench validate`` used to take. The corpus
@@ -83,15 +95,23 @@ def _read(path: Path) -> tuple[bytes, Any]:
     return raw, loads_strict(raw, str(path), CorpusError)
 
 
+def executable_place(path: Path, root: Path) -> bool:
+    """Whether ``path`` (absolute, as spelled) is inside ``root`` and reached without any symlink:
+    the resolved path is the spelling, so a fixture that is a link (or lies under one) never runs."""
+    spelled = Path(os.path.normpath(path))
+    return spelled.resolve() == spelled and spelled.is_relative_to(root.resolve())
+
+
 def _resolve_fixture(corpus_dir: Path, entry: str) -> tuple[Path | None, bool]:
-    """A fixture directory and whether it may be executed (relative, inside the corpus's parent)."""
+    """A fixture directory and whether it may be executed (relative, inside the corpus's parent and
+    reached without a symlink: the resolved path is judged, never the spelling)."""
     given = Path(entry)
     if given.is_absolute():
         return (given if _is_fixture(given) else None), False
     for base in (corpus_dir, corpus_dir.parent):
         candidate = (base / given).resolve()
         if _is_fixture(candidate):
-            return candidate, candidate.is_relative_to(corpus_dir.parent.resolve())
+            return candidate, executable_place(base / given, corpus_dir.parent)
     return None, False
 
 
