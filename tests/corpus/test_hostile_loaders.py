@@ -41,6 +41,7 @@ BIG = "1" * 4400
         ('{"\\udc00": 1}', "lone surrogate"),
         (b'{"a": "\xff"}', "not UTF-8"),
         ('{"a": ', "invalid JSON"),
+        ('{"a": 1, "b": [{"c": 1, "d": 2, "c": 3}]}', "f.json: duplicate key 'c' in one object"),  # issue 41
     ],
 )
 def test_strict_reader_refuses(text: str | bytes, message: str) -> None:
@@ -76,6 +77,7 @@ def _raw_corpus(tmp_path: Path, text: str) -> Path:
         ('{"k": ' + BIG + "}", "integer literal of 4400 digits"),
         ('{"thresholds": {"retrieval": {"mrr": NaN}}}', "NaN is not a number"),
         ('{"thresholds": {"retrieval": {"mrr": Infinity}}}', "Infinity is not a number"),
+        ('{"k": 5, "thresholds": {"retrieval": {"mrr": 0.9, "mrr": 0.1}}}', "corpus.json: duplicate key 'mrr'"),
     ],
 )
 def test_corpus_text_refused(tmp_path: Path, text: str, message: str) -> None:
