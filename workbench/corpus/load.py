@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -202,8 +203,29 @@ def _missing_file(expected: str, names: list[str], fixtures: dict[str, Path]) ->
         fixture, _, rel = expected.partition("/")
         if fixture not in names:
             return f"multi-repo path {expected!r} must start with one of {', '.join(names)}"
-    if not (fixtures[fixture] / rel).is_file():
-        return f"{rel!r} does not exist in fixture {fixture!r}"
+    path = fixtures[fixture] / rel
+    if not path.is_file():
+        other = _other_spelling(fixtures[fixture], rel)
+        return f"{rel!r} does not exist in fixture {fixture!r}" + (
+            f" (it exists as {other!r}, the same path in another Unicode normalization, NFC/NFD: "
+            "write it as the fixture spells it)"
+            if other
+            else ""
+        )
+    if path.resolve() != fixtures[fixture].resolve() / os.path.normpath(rel):
+        return (
+            f"{rel!r} in fixture {fixture!r} is or lies under a symlink (to {path.resolve()}): engines "
+            "index files, never links, so no answer could ever return it"
+        )
+    return None
+
+
+def _other_spelling(fixture: Path, rel: str) -> str | None:
+    """``rel`` in the other Unicode normalization when that file exists in ``fixture``, else None."""
+    for form in ("NFC", "NFD"):
+        other = unicodedata.normalize(form, rel)
+        if other != rel and (fixture / other).is_file():
+            return other
     return None
 
 
