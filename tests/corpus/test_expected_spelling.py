@@ -64,3 +64,29 @@ def test_a_pack_holding_another_normalization_is_a_miss_that_is_said() -> None:
     row = RetrievalSuite._case_row(Outcome(case, {"primary": [NFD], "related": [], "reasons": {}}, None, 0.1), 5)
     assert not row["passed"] and "another Unicode normalization" in row["spelling"][0]
     assert "another Unicode normalization (NFC/NFD): counted as a miss" in explain({**row, "suite": "retrieval"}, 5)
+
+
+def test_a_symlink_in_a_git_fixture_is_refused_at_its_revision(tmp_path: Path) -> None:
+    from ..git_history import commit, git, init
+
+    repo = init(tmp_path / "fixtures" / "api")
+    (repo / "src").mkdir()
+    (repo / "src" / "link.py").symlink_to("real.py")
+    first = commit(repo, "start", {"src/real.py": "x = 1\n"}, 0)
+    git(repo, "rm", "-q", "src/link.py")
+    later = commit(repo, "a plain file now", {"src/link.py": "y = 2\n"}, 1)
+
+    def problems(revision: str) -> list[str]:
+        case = {
+            "name": "c1",
+            "query": "q",
+            "repoFixture": "api",
+            "revision": revision,
+            "expectedPrimary": ["src/link.py"],
+        }
+        data = {"fixtureRoots": {"api": "fixtures/api"}, "retrieval": [case]}
+        return [str(p) for p in validate_corpus(write_corpus(tmp_path, data))]
+
+    (linked,) = problems(first)
+    assert linked.startswith("retrieval[0].expectedPrimary[0]: 'src/link.py' is a symlink at") and "'c1'" in linked
+    assert problems(later) == []
