@@ -98,3 +98,27 @@ def test_every_styler_a_view_returns_is_a_table(tmp_path: Path) -> None:
         page = view.to_html()
         assert "<img" not in page and "<script" not in page, page[:2000]
     assert any(SHOWN in view.to_html() for view in shown)
+
+
+def test_the_calibration_and_interleaving_headers_show_every_field_literally() -> None:
+    from workbench.report import views
+
+    calibration = {
+        **{key: PAYLOAD for key in ("repo", "target", "commits", "changes", "observed", "censored")},
+        **{key: PAYLOAD for key in ("fixCommits", "blameCalls", "minOutcomes", "gated", "gateVerdicts")},
+        "window": {"commits": PAYLOAD},
+        "outcomes": {"either": PAYLOAD},
+        "notes": [PAYLOAD],
+    }
+    interleaving = {
+        "a": PAYLOAD,
+        "b": PAYLOAD,
+        "log": PAYLOAD,
+        "counts": {"impressions": PAYLOAD, "tasks": PAYLOAD, PAYLOAD: 1},
+        "preference": {"wins_a": PAYLOAD, "ties": PAYLOAD, "wins_b": PAYLOAD, "p": 0.5, "preference": 0.1}
+        | {"ci_low": 0.0, "ci_high": 0.2},
+        "problems": [PAYLOAD],
+    }
+    for page in (views.calibration_header(calibration), views.interleaving_header(interleaving)):
+        assert "<img" not in page and "<script" not in page, page
+        assert SHOWN in page

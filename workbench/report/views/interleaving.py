@@ -41,9 +41,10 @@ def interleaving_header(data: dict[str, Any]) -> Html:
     problems = {k: v for k, v in counts.items() if k not in ("lines", "impressions", "feedback", "tasks") and v}
     said = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in problems.items()) or "none"
     a, b = escaped(str(data["a"])), escaped(str(data["b"]))
+    shown_at, tasks_n = escaped(counts.get("impressions", 0)), escaped(counts.get("tasks", 0))
     text = (
         f"<p><b>{a}</b> (A) against <b>{b}</b> (B), log <code>{escaped(str(data['log']))}</code>: "
-        f"{counts.get('impressions', 0)} impressions, {counts.get('tasks', 0)} with feedback (tasks). "
+        f"{shown_at} impressions, {tasks_n} with feedback (tasks). "
         f"Problems counted (and left out): {escaped(said)}.</p>"
     )
     pref = data["preference"]
@@ -51,7 +52,8 @@ def interleaving_header(data: dict[str, Any]) -> Html:
         return Html(text + "<p>No task with feedback: no preference.</p>")
     favours = "B" if pref["preference"] > 0 else "A" if pref["preference"] < 0 else "neither"
     text += (
-        f"<p>Wins A {pref['wins_a']}, ties {pref['ties']}, wins B {pref['wins_b']}; sign test p = {pref['p']:.3g}. "
+        f"<p>Wins A {escaped(pref['wins_a'])}, ties {escaped(pref['ties'])}, wins B {escaped(pref['wins_b'])}; "
+        f"sign test p = {pref['p']:.3g}. "
         f"Preference (wins B - wins A) / n = {pref['preference']:+.3f}, 95% bootstrap interval "
         f"[{pref['ci_low']:+.3f}, {pref['ci_high']:+.3f}] (favours {favours}).</p>"
     )
