@@ -16,6 +16,8 @@ from pathlib import Path
 
 from .errors import StoreError
 
+DISTRIBUTION = "context-workbench"  # the name it is installed under (`workbench` on the index is another project)
+REPORT_NOTEBOOK = "scoreboard.ipynb"  # the notebook that marks a folder as one holding the report notebooks
 DEFAULT_CORPUS = Path("corpus/corpus.json")
 DEFAULT_RUNS_DIR = Path("reports/runs")
 DEFAULT_HTML_DIR = Path("reports/html")
@@ -48,6 +50,18 @@ def cache_max_bytes() -> int:
         return int(float(os.environ["WORKBENCH_CACHE_MAX_MB"]) * 1024 * 1024)
     except (KeyError, ValueError, OverflowError):
         return CACHE_MAX_BYTES
+
+
+def notebooks_dir() -> Path:
+    """Where the report notebooks are: a checkout's own ``notebooks/`` while you develop them (the
+    working directory's, then the one beside the source tree of an editable install), else the copies
+    the wheel ships inside the package (``workbench/notebooks/``). A ``notebooks/`` folder without
+    the report notebooks (a user's own) is passed over."""
+    package = Path(__file__).resolve().parent
+    for folder in (Path("notebooks"), package.parent / "notebooks"):
+        if (folder / REPORT_NOTEBOOK).is_file():
+            return folder
+    return package / "notebooks"
 
 
 def snapshots_dir() -> Path:

@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from ..errors import UsageError, WorkbenchError
-from ..paths import DEFAULT_CORPUS, DEFAULT_RUNS_DIR
+from ..paths import DEFAULT_CORPUS, DEFAULT_RUNS_DIR, DISTRIBUTION
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_ERROR, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
@@ -33,7 +33,7 @@ def split_values(values: tuple[str, ...]) -> list[str]:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="workbench")
+@click.version_option(package_name=DISTRIBUTION)
 def cli() -> None:
     """Evaluate code-context engines against a labelled corpus.
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import RenderError
 from ..files import write_text_atomic
-from ..paths import DEFAULT_HTML_DIR, Locations
+from ..paths import DEFAULT_HTML_DIR, Locations, notebooks_dir
 from ..store.headers import DEFAULT_RUNS_DIR, check_side, latest_run, read_header
 from ._html import escaped, to_html
 from .pages import split_pages
@@ -65,12 +65,6 @@ class Report:
     @property
     def failed(self) -> list[Page]:
         return [page for page in self.pages if page.error]
-
-
-def notebooks_dir() -> Path:
-    """``notebooks/`` of the working directory, else the one beside the installed package."""
-    here = Path("notebooks")
-    return here if here.is_dir() else Path(__file__).resolve().parents[2] / "notebooks"
 
 
 def notebook_paths(names: list[str] | None = None, directory: Path | None = None) -> list[Path]:
@@ -115,7 +109,8 @@ def start_kernel(slot: KernelSlot) -> None:
         slot.start()
     except Exception as exc:  # no such kernel, or it died on start
         raise RenderError(
-            f"cannot start the notebook kernel ({type(exc).__name__}: {exc}); `make setup` registers it in .venv"
+            f"cannot start the notebook kernel ({type(exc).__name__}: {exc}); `make setup` registers it in a "
+            "checkout's .venv, `python -m ipykernel install --sys-prefix` in any other environment"
         ) from None
 
 
