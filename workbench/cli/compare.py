@@ -7,20 +7,21 @@ from pathlib import Path
 
 import click
 
+from ..options import BaselineOptions
 from ..paths import Locations
-from . import (
+from .shared import (
     BASELINES_CORPUS_OPTION,
     CORPUS_OPTION,
     EXIT_FAILED,
     EXIT_OK,
     FORMAT_OPTION,
     RUNS_DIR_OPTION,
-    cli,
+    options_from,
     split_values,
 )
 
 
-@cli.command("compare")
+@click.command("compare")
 @click.argument("side_a", metavar="A")
 @click.argument("side_b", metavar="B")
 @click.option(
@@ -75,7 +76,7 @@ def compare_command(
     ctx.exit(EXIT_FAILED if result.failed else EXIT_OK)
 
 
-@cli.group("baseline")
+@click.group("baseline")
 def baseline_group() -> None:
     """Record, list and show baselines (<corpus dir>/baselines/<name>.json)."""
 
@@ -89,30 +90,25 @@ def baseline_group() -> None:
 )
 @click.option(
     "--slack",
-    type=click.FloatRange(min=0),
-    default=0.02,
+    type=float,
+    default=BaselineOptions.slack,  # the flags' defaults are the options' own
     show_default=True,
-    help="Floor = baseline minus slack (pass rates: one more failure trips it).",
+    help="Floor = baseline minus slack, a finite number >= 0 (pass rates: one more failure trips it).",
 )
 @click.option("--force", is_flag=True, help="Overwrite an existing baseline of that name.")
 @RUNS_DIR_OPTION
-def baseline_record_command(
-    run_spec: str,
-    name: str,
-    corpus_path: Path | None,
-    write_thresholds: bool,
-    slack: float,
-    force: bool,
-    runs_dir: Path,
-) -> None:
+def baseline_record_command(run_spec: str, corpus_path: Path | None, runs_dir: Path, **params: object) -> None:
     """Record RUN (or RUN#TARGET) as baseline NAME, in <corpus dir>/baselines/ of the run's corpus."""
     from ..analysis import resolve_run
     from ..store import baseline_corpus, record_baseline
 
+    options = options_from(BaselineOptions, params)
     run = resolve_run(run_spec, Locations.of(corpus_path, runs_dir))
     corpus = baseline_corpus(run, corpus_path)
-    path = record_baseline(run, name, corpus, write_thresholds=write_thresholds, slack=slack, force=force)
-    click.echo(f"wrote {path}" + (f"; floors rewritten in {corpus}" if write_thresholds else ""))
+    path = record_baseline(
+        run, options.name, corpus, write_thresholds=options.write_thresholds, slack=options.slack, force=options.force
+    )
+    click.echo(f"wrote {path}" + (f"; floors rewritten in {corpus}" if options.write_thresholds else ""))
 
 
 @baseline_group.command("list")
@@ -140,7 +136,7 @@ def baseline_show_command(name: str, corpus_path: Path) -> None:
     click.echo(f"Baseline {base.name} ({base.path}, {len(base.cases)} cases)\n\n{baseline_table(base.data)}")
 
 
-@cli.command("trend")
+@click.command("trend")
 @CORPUS_OPTION
 @RUNS_DIR_OPTION
 @click.option("--since", default=None, help="Only runs created on or after this ISO date or time (2026-12-01).")

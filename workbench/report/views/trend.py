@@ -3,7 +3,6 @@ from ``workbench trend --json`` output, or computed for the corpus of the run a 
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ from pandas.io.formats.style import Styler
 from ...analysis.trend import Trend
 from ...analysis.trend import trend as compute_trend
 from ...contract import CONTROL_TARGETS
+from .._html import escaped
 from .common import Html, Note, open_result, open_run, table
 
 _NEEDS = ("corpus", "versions", "points", "baselines")
@@ -35,15 +35,15 @@ def open_trend(source: str | Path | dict[str, Any] | None = None, run_dir: str |
 def trend_header(trend: Trend) -> Html:
     """What the trend covers: the corpus, its versions (with their first run), runs and baselines."""
     versions = "".join(
-        f"<li>v{v['version']}: sha256 <code>{html.escape(str(v['sha256'])[:12])}</code>, from run "
-        f"{html.escape(str(v['first_run']))}</li>"
+        f"<li>v{v['version']}: sha256 <code>{escaped(str(v['sha256'])[:12])}</code>, from run "
+        f"{escaped(str(v['first_run']))}</li>"
         for v in trend.versions
     )
-    notes = "".join(f"<li>{html.escape(str(n))}</li>" for n in trend.notes)
+    notes = "".join(f"<li>{escaped(str(n))}</li>" for n in trend.notes)
     from ...analysis.trend_text import trend_summary
 
     return Html(
-        f"<p>{html.escape(trend_summary(trend))}.</p><p>Corpus versions:</p><ul>{versions}</ul>"
+        f"<p>{escaped(trend_summary(trend))}.</p><p>Corpus versions:</p><ul>{versions}</ul>"
         + (f"<ul>{notes}</ul>" if notes else "")
     )
 
