@@ -44,8 +44,6 @@ _HOMES = {
     "Comparison": "workbench.analysis",
     "compare": "workbench.analysis",
     "GateRule": "workbench.analysis",
-    "Trend": "workbench.analysis",
-    "trend": "workbench.analysis",
     "simulate_interleaving": "workbench.online",
     "render_report": "workbench.report",
     "render_scoreboard": "workbench.report",
@@ -65,7 +63,6 @@ __all__ = [
     "MineOptions",
     "Run",
     "RunOptions",
-    "Trend",
     "WorkbenchError",
     "compare",
     "evaluate",
@@ -86,13 +83,12 @@ __all__ = [
     "run_eval",
     "simulate_interleaving",
     "suite_names",
-    "trend",
     "validate_corpus",
     "views",
 ]
 
 if TYPE_CHECKING:
-    from .analysis import Comparison, GateRule, Metric, Trend, compare, evaluate, parse_metric, trend
+    from .analysis import Comparison, GateRule, Metric, compare, evaluate, parse_metric
     from .corpus import Corpus, load_corpus, validate_corpus
     from .errors import WorkbenchError
     from .mining import MineOptions, mine_corpus
