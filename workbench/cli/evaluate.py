@@ -32,7 +32,7 @@ DEFAULTS = RunOptions()  # the flags' defaults are the options' own
     "--target",
     "targets",
     multiple=True,
-    help="builtin, random, bm25, cmd:<command>, http://host:port, python:<module>:<factory> (repeatable).",
+    help="builtin, random, bm25, guess, cmd:<command>, http://host:port, python:<module>:<factory> (repeatable).",
 )
 @click.option(
     "--out",

@@ -14,9 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..contract import GoldScope
 from ..errors import CorpusError
 from ..paths import DEFAULT_CORPUS, inside_path_problem, name_problem
 from ..schemas import Problem, schema_problems
+from .scope import gold_scope, scope_problems
 from .sections import case_sections, sections
 from ..schemas.verdicts import known_valid, remember_valid
 from ..strictjson import loads_strict, read_bytes
@@ -48,6 +50,11 @@ class Corpus:
                     m: float(v) for m, v in metrics.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
                 }
         return floors
+
+    @property
+    def gold_scope(self) -> GoldScope | None:
+        """The rule the cases were labelled by (``goldScope``), None when the corpus has none."""
+        return gold_scope(self.data)
 
     def cases(self, section: str) -> list[dict[str, Any]]:
         """The cases of one section (empty when the corpus has none)."""
@@ -236,6 +243,7 @@ def _check(path: Path) -> tuple[bytes, Any, dict[str, Path], set[str], list[Prob
         remember_valid(raw)
     problems += _duplicate_names(data)
     problems += _path_problems(data)
+    problems += scope_problems(data)
     fixtures, executable, fixture_problems = _fixtures(path, data)
     problems += fixture_problems
     return raw, data, fixtures, executable, problems

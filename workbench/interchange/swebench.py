@@ -23,7 +23,7 @@ from ..corpus.gitio import CatFile, resolve_commits
 from ..corpus.sources import GitRepo, open_repo
 from ..errors import CorpusError
 from ..mining.corpus_out import root_entry, write_corpus
-from ..mining.filters import MineOptions, SortedFiles, sort_files
+from ..mining.filters import MINED_SCOPE, MineOptions, SortedFiles, sort_files
 from ..mining.gold_symbols import diff_changes, symbols_of_changes
 from ..mining.shapes import outline_of, query_shape, symbol_names
 from .formats import first_seen, read_records, require
@@ -131,6 +131,7 @@ def import_swebench(paths: list[Path], repos: Path, out: Path | None) -> tuple[d
     data = {
         "description": "Imported from SWE-bench-style instances by `workbench import swebench`.",
         "k": 5,
+        "goldScope": MINED_SCOPE.body(),
         "fixtureRoots": {fixture: root_entry(repo, out) for fixture, repo in opened.values()},
         "retrieval": cases,
     }

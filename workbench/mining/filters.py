@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from ..reference.kinds import CODE_EXTENSIONS, extension, file_kind
+from ..contract import GoldScope
+from ..reference.kinds import CODE_EXTENSIONS, excluded_by, extension, file_kind, is_test_path
 from .history import Commit, LogEntry
 from .queries import build_query, query_key
 
@@ -68,7 +69,9 @@ _RELEASE = re.compile(
     # "This is 3.2-dev", "Bump to 4.2-dev", "Prepare 26.1.0", "Start new release cycle", "4.2.dev0"
     rf"^\s*this\s+is\s+{_VERSION}\s*$|^\s*(?:bump|update|go|move|set)\s+(?:the\s+)?(?:version\s+)?to\s+{_VERSION}\s*$|"
     r"^\s*prepare\s+(?:for\s+)?v?\d+\.\d+|^\s*start\s+(?:the\s+)?(?:new|next)\s+(?:release\s+|development\s+|dev\s+)?cycle\b|"
-    r"\bv?\d+\.\d+(?:\.\d+)*[-.]?dev\d*\b",
+    r"\bv?\d+\.\d+(?:\.\d+)*[-.]?dev\d*\b|"
+    # "Version 4.1", "v4.1: changelog", "4.1.0 release", "Released 2.0"
+    rf"^\s*(?:version|ver\.?|released?)\s*:?\s*{_VERSION}\b|^\s*{_VERSION}\s+(?:release[sd]?|final|is out)\b",
     re.IGNORECASE,
 )
 # A query left ending in a preposition, article or conjunction ("Correct fix for" once "#123" is cut).
@@ -86,15 +89,36 @@ _DEPENDENCY = re.compile(
 _CHORE_TYPES = ("docs", "doc", "ci", "style", "test", "tests", "chore", "build")
 _CHORE = re.compile(
     rf"^\s*(?:{'|'.join(_CHORE_TYPES)})(?:\([^)]*\))?!?\s*:|^\s*\[(?:{'|'.join(_CHORE_TYPES)})\]|"
-    r"\b(?:typos?|spelling|whitespace|formatting|reformat(?:ted)?|lint(?:ing|er)?|pre-commit|flake8|isort|"
-    r"prettier|gofmt|ruff|mypy|changelog|readme|copyright)\b",
+    r"\b(?:pre-commit|changelog|readme|copyright)\b",
     re.IGNORECASE,
+)
+# A change to how code looks or is spelled, not to what it does.
+_STYLE = re.compile(
+    r"\b(?:typos?|misspell\w*|spelling|whitespace|indentation|trailing\s+spaces?|formatting|reformat(?:ted|s)?|"
+    r"lint(?:ing|er|s)?|flake8|isort|prettier|gofmt|go\s+fmt|goimports|ruff|mypy|black|eslint|code\s+style)\b|"
+    r"^\s*s/[^/\s]+/[^/]*/?\s*$|"  # s/currect/current
+    r"\b(?:reorder|re-order|sort|organi[sz]e|group|tidy|clean\s*up|cleanup|remove\s+unused)\s+(?:the\s+)?"
+    r"(?:[\w./-]+\s+)?imports?\b|\bimports?\s+(?:order|ordering|sorting|grouping)\b|"
+    r"^\s*(?:fix|update|improve|correct|clarify|tweak|reword|add|remove)\s+(?:a\s+|the\s+|some\s+|more\s+)?"
+    r"(?:code\s+)?(?:comments?|docstrings?|godoc|jsdoc|doc\s+comments?)\s*$",
+    re.IGNORECASE,
+)
+# The first words of a sentence, left alone at the end of a subject the author wrapped ("... import. This").
+_SENTENCE_START = frozenset(
+    "this that these those it its the a an we i you they he she there when if but and so also now then "
+    "previously otherwise currently before after since as because which".split()
 )
 _VAGUE = re.compile(
     r"^(?:wip|minor|small|misc\w*|various|some|more|tiny)?\s*(?:fix(?:es)?|changes?|cleanups?|"
     r"clean\s*up|tweaks?|improvements?|updates?|refactor(?:ing)?|stuff|wip)$",
     re.IGNORECASE,
 )
+
+
+# The rule mined cases are labelled by (written to the corpus as ``goldScope``): gold is ordinary source.
+MINED_SCOPE = GoldScope(("tests", "docs", "examples", "generated"))
+# A build output that mirrors the source tree (``deno/lib/x.ts`` beside ``src/x.ts``): generated.
+_MIRROR_DIRS = frozenset({"lib", "dist", "esm", "cjs", "es", "deno", "build", "out", "types", "umd", "bundle"})
 
 
 @dataclass
@@ -180,19 +204,19 @@ class Candidate:
 
 
 def is_source(path: str, options: MineOptions) -> bool:
-    """A non-test source file in one of the languages mined (the engine's kinds decide what is a test)."""
-    return extension(path.rsplit("/", 1)[-1]) in options.extensions and file_kind(path) not in NOT_SOURCE_KINDS
-
-
-_TEST_DIR = re.compile(r"(?:^|/)tests?(?:suite|_?utils|data|ing)?/", re.IGNORECASE)
-_TEST_NAME = re.compile(r"[._-](?:test|spec)(?:[._-][^/]*)?\.[^./]+$", re.IGNORECASE)  # a.test-d.ts, b_spec.js
+    """A non-test source file in one of the languages mined that ``MINED_SCOPE`` allows as gold (the
+    engine's kinds decide what is a test, a doc, an example or generated)."""
+    return (
+        extension(path.rsplit("/", 1)[-1]) in options.extensions
+        and file_kind(path) not in NOT_SOURCE_KINDS
+        and excluded_by(path, MINED_SCOPE.exclude) is None
+    )
 
 
 def is_test(path: str) -> bool:
     """A test or fixture by the engine's kinds, or one they miss: under a ``testsuite/``-like
     directory, or named like ``index.test-d.ts`` (type tests)."""
-    name = path.rsplit("/", 1)[-1]
-    return file_kind(path) in TEST_KINDS or _TEST_DIR.search(path) is not None or _TEST_NAME.search(name) is not None
+    return is_test_path(path)
 
 
 @dataclass(frozen=True)
@@ -204,12 +228,21 @@ class SortedFiles:
     tests: tuple[str, ...]
     dropped: dict[str, str]  # path -> why it is not gold
 
+    @property
+    def out_of_scope(self) -> bool:
+        """Whether a modified file was kept from the gold by the corpus rule (an example, generated)."""
+        return any(why.startswith(OUT_OF_SCOPE) for why in self.dropped.values())
+
 
 def not_source_reason(path: str, options: MineOptions) -> str:
-    """Why ``path`` (neither a test nor gold source) is not gold: its kind, or not a mined language."""
+    """Why ``path`` (neither a test nor gold source) is not gold: its kind, the corpus rule, or not a
+    mined language."""
     kind = file_kind(path)
     if kind in NOT_SOURCE_KINDS:
         return f"{kind} file"
+    excluded = excluded_by(path, MINED_SCOPE.exclude)
+    if excluded is not None:
+        return f"{OUT_OF_SCOPE}: {excluded}"
     suffix = extension(path.rsplit("/", 1)[-1])
     return f"not a source language ({suffix or 'no extension'})"
 
@@ -229,7 +262,31 @@ def sort_files(changes: Iterable[tuple[str, str]], options: MineOptions) -> Sort
             (source if status == "M" else gone).append(path)
         else:
             dropped[path] = role
+    for path, original in mirrors(source).items():
+        source.remove(path)
+        dropped[path] = f"{OUT_OF_SCOPE}: generated (a build mirror of {original})"
     return SortedFiles(tuple(sorted(set(source))), tuple(sorted(set(gone))), tuple(sorted(set(tests))), dropped)
+
+
+def mirrors(paths: list[str]) -> dict[str, str]:
+    """The paths that are a build output's copy of another changed path, each with its original:
+    ``deno/lib/types.ts`` beside ``src/types.ts`` (the same path below the source root, under a
+    directory builds write to: ``lib``, ``dist``, ``esm``, ``deno``, ...)."""
+    found: dict[str, str] = {}
+    by_tail: dict[str, list[str]] = {}
+    for path in paths:
+        parts = path.split("/")
+        if "src" in parts[:-1]:
+            by_tail.setdefault("/".join(parts[parts.index("src") + 1 :]), []).append(path)
+    for path in paths:
+        parts = path.split("/")
+        for cut in range(len(parts) - 1):
+            if parts[cut] in _MIRROR_DIRS and "src" not in parts[: cut + 1]:
+                originals = [o for o in by_tail.get("/".join(parts[cut + 1 :]), []) if o != path]
+                if originals:
+                    found[path] = originals[0]
+                    break
+    return found
 
 
 def classify(commit: Commit, options: MineOptions) -> Candidate:
@@ -273,6 +330,21 @@ def _dangles(query: str) -> bool:
     return _DANGLING.search(text, max(0, len(text.rstrip()) - 5)) is not None
 
 
+def _cut_off(commit: Commit) -> bool:
+    """Whether the subject stops mid-sentence: it ends in a sentence's first word or two after a full
+    stop ("Fix bad import. This"), or the author wrapped it and the body goes on in lower case."""
+    subject = commit.subject.rstrip()
+    head, stop, last = subject.rpartition(". ")
+    if stop and head and not last.endswith((".", "!", "?", ")")):
+        words = last.split()
+        if len(words) <= 2 and words and words[0].lower() in _SENTENCE_START:
+            return True
+    if subject.endswith((".", "!", "?", ":", ")", "]", "`", '"')):
+        return False
+    first = commit.body.lstrip()[:1]
+    return first.isalpha() and first.islower()
+
+
 def _only_manifests(c: Candidate) -> bool:
     names = [path.rsplit("/", 1)[-1] for path in c.commit.paths()]
     return bool(names) and all(n in MANIFESTS or n.startswith("requirements") for n in names)
@@ -303,8 +375,16 @@ FILTERS: tuple[Filter, ...] = (
         "dependency-only changes",
         lambda c, o: not (_DEPENDENCY.search(c.commit.subject) or _only_manifests(c)),
     ),
+    Filter("docs-ci-chore", "docs, CI, test and chore changes", lambda c, o: not _CHORE.search(c.commit.subject)),
     Filter(
-        "docs-ci-style", "docs, CI, style, test and chore changes", lambda c, o: not _CHORE.search(c.commit.subject)
+        "style-only",
+        "style, formatting, import order, comment and typo changes",
+        lambda c, o: not _STYLE.search(c.commit.subject),
+    ),
+    Filter(
+        "out-of-scope",
+        "modifies only files the corpus rule keeps from the gold (examples, generated mirrors)",
+        lambda c, o: bool(c.source) or not c.files.out_of_scope,
     ),
     Filter("no-source", "no existing source file modified (docs-, config- or test-only)", lambda c, o: bool(c.source)),
     Filter("new-or-deleted-source", "adds, deletes or renames a source file", lambda c, o: not c.new_or_gone),
@@ -321,10 +401,11 @@ FILTERS: tuple[Filter, ...] = (
     ),
     Filter(
         "dangling-query",
-        "the query ends in a preposition or article (left dangling once a reference was cut)",
-        lambda c, o: not _dangles(c.query),
+        "the query ends in a preposition or article, or the subject stops mid-sentence",
+        lambda c, o: not (_dangles(c.query) or _cut_off(c.commit)),
     ),
 )
+OUT_OF_SCOPE = "out of goldScope"  # why a modified file the corpus rule excludes is not gold
 DUPLICATE = "duplicate-query"  # the last, stateful filter: one case per distinct query
 
 

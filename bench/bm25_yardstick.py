@@ -1,0 +1,492 @@
+"""Why the ``bm25`` control trailed textbook BM25, measured one change at a time (issue 38).
+
+    python bench/bm25_yardstick.py [--repos DIR] [--work DIR] [--per-repo 30] [--seed 0]
+                                   [--half dev|held|all] [--part ablate|control|all] [--json]
+
+**Development data** (``build_devdata``, reusable): every ``*.bundle`` of ``--repos`` is mined with
+``workbench.mining.mine`` (the shipped filters and goldScope), and two corpora are written under
+``--work``: ``mined.json`` (the mined cases as they are, query = the cleaned subject) and
+``long.json`` (the cases whose commit body has at least ``MIN_BODY_WORDS`` words, query = the whole
+message, subject and body, trailers and references dropped: it reads like an issue). Cases are split
+by repository into a development half and a half looked at once (``HALVES``; written to
+``halves.json``); the ablations read the half ``--half`` names.
+
+**Ablations** (``--part ablate``): each case's tree at its revision (materialized as the retrieval
+suite does), BM25Okapi (vectorized here, checked against rank-bm25 to 1e-6 on the first case) under
+one configuration at a time, changed from the old control (every file ``list_files`` keeps, the
+code-aware tokenizer, path + text, the query as given with repeated words, k1 1.5, b 0.75, whole
+files): which files are indexed, the tokenizer, the fields, the query's form and term weights, k1,
+b, and definition chunks (file score = sum of its best three). Acc@5 (every gold file in the top 5)
+and MRR@5 per corpus.
+
+**The control against the textbook** (``--part control``): ``workbench run --target bm25`` on each
+corpus beside a from-scratch rank-bm25 ``BM25Okapi`` over the same revisions: files listed by
+``git ls-tree`` and read by ``git cat-file``, kept by the corpus's goldScope, code only, one
+document per file (path + text), the control's tokenizer; Acc@5 and MRR side by side. Results are
+recorded in ``bench/BENCHMARKS.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+HALVES = {
+    "dev": ("werkzeug", "commander", "echo", "viper"),
+    "held": ("attrs", "koa", "ky", "logrus"),
+}
+MIN_BODY_WORDS = 12
+K = 5
+_WORDS = re.compile(r"\w+")
+
+
+# ---------------------------------------------------------------- development data
+
+
+def full_message(subject: str, body: str) -> str:
+    """The cleaned subject and every paragraph of the body (trailers and references dropped)."""
+    from workbench.mining.queries import clean_subject, first_paragraph
+
+    parts = [clean_subject(subject)]
+    for block in re.split(r"\n\s*\n", body.strip()):
+        text = first_paragraph(block)
+        if text:
+            parts.append(text)
+    return ". ".join(p for p in parts if p)
+
+
+def _message(git_dir: Path, sha: str) -> tuple[str, str]:
+    out = subprocess.run(
+        ["git", "--git-dir", str(git_dir), "log", "-1", "--format=%s%x00%b", sha],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    subject, _, body = out.partition("\0")
+    return subject.strip(), body
+
+
+def build_devdata(repos: Path, work: Path, per_repo: int, seed: int) -> dict[str, Path]:
+    """Mine every bundle of ``repos`` into ``work/mined.json`` and ``work/long.json`` (reused when
+    present) and record the halves; the two corpora's paths by name."""
+    from workbench.mining.mine import mine_corpus
+
+    mined, long = work / "mined.json", work / "long.json"
+    if mined.exists() and long.exists():
+        return {"mined": mined, "long": long}
+    names = [n for n in HALVES["dev"] + HALVES["held"] if (repos / f"{n}.bundle").exists()]
+    all_cases: list[dict[str, Any]] = []
+    scope: Any = None
+    roots: dict[str, str] = {}
+    for name in names:
+        part = work / f"mined-{name}.json"
+        if not part.exists():
+            mine_corpus(repos / f"{name}.bundle", out=part, max_cases=per_repo * 4, seed=seed, progress=False)
+        data = json.loads(part.read_text())
+        scope = data.get("goldScope")
+        roots.update({k: str((part.parent / v).resolve()) for k, v in data["fixtureRoots"].items()})
+        all_cases += data["retrieval"]
+    long_cases = []
+    for case in all_cases:
+        from workbench.corpus.sources import open_repo
+
+        git_dir = open_repo(roots[case["repoFixture"]]).git_dir
+        subject, body = _message(git_dir, case["source"]["commit"])
+        if len(_WORDS.findall(body)) >= MIN_BODY_WORDS:
+            long_cases.append({**case, "query": full_message(subject, body)})
+    per: dict[str, int] = {}
+    picked = []
+    for case in long_cases:
+        per[case["repoFixture"]] = per.get(case["repoFixture"], 0) + 1
+        if per[case["repoFixture"]] <= per_repo:
+            picked.append(case)
+    base = {"k": K, "fixtureRoots": roots, **({"goldScope": scope} if scope else {})}
+    mined.write_text(json.dumps({**base, "retrieval": [c for c in all_cases if _first(c, all_cases, per_repo)]}))
+    long.write_text(json.dumps({**base, "retrieval": picked}))
+    (work / "halves.json").write_text(json.dumps(HALVES))
+    return {"mined": mined, "long": long}
+
+
+def _first(case: dict[str, Any], cases: list[dict[str, Any]], n: int) -> bool:
+    same = [c["name"] for c in cases if c["repoFixture"] == case["repoFixture"]]
+    return same.index(case["name"]) < n
+
+
+# ---------------------------------------------------------------- configurations
+
+
+@dataclass(frozen=True)
+class Config:
+    """One way to run BM25 over a case's tree."""
+
+    files: str = "walk"  # walk | code | no-tests | scope | scope+code
+    tokenizer: str = "code"  # code | word | word+code | code-stop
+    fields: str = "path+text"  # path+text | text | path
+    query: str = "as-given"  # as-given | subject | first-paragraph
+    terms: str = "repeats"  # repeats | unique | no-stop
+    k1: float = 1.5
+    b: float = 0.75
+    chunks: str = "file"  # file | definitions
+
+
+OLD = Config()
+
+
+def tokenizer(name: str) -> Callable[[str], list[str]]:
+    from workbench.reference.text import STOP_WORDS, tokens
+
+    def word(text: str) -> list[str]:
+        return _WORDS.findall(text.lower())
+
+    if name == "code":
+        return tokens
+    if name == "word":
+        return word
+    if name == "word+code":
+        return lambda text: word(text) + tokens(text)
+    if name == "code-stop":
+        return lambda text: [t for t in tokens(text) if t not in STOP_WORDS]
+    raise ValueError(name)
+
+
+def kept_files(paths: list[str], rule: str) -> list[str]:
+    from workbench.reference.kinds import excluded_by, is_code
+
+    scope = ("tests", "docs", "examples", "generated")
+    keep = {
+        "walk": lambda p: True,
+        "code": is_code,
+        "no-tests": lambda p: excluded_by(p, ("tests",)) is None,
+        "scope": lambda p: excluded_by(p, scope) is None,
+        "scope+code": lambda p: excluded_by(p, (*scope, "non-code")) is None,
+    }[rule]
+    return [p for p in paths if keep(p)]
+
+
+_TOKEN_CACHE: dict[tuple[str, str], list[str]] = {}
+
+
+def doc_tokens(text: str, tok: str) -> list[str]:
+    key = (hashlib.sha1(text.encode("utf-8", "replace")).hexdigest(), tok)
+    found = _TOKEN_CACHE.get(key)
+    if found is None:
+        found = _TOKEN_CACHE[key] = tokenizer(tok)(text)
+    return found
+
+
+def documents(root: Path, files: list[str], config: Config) -> tuple[list[str], list[list[str]]]:
+    """(owning file, tokens) per document of ``files`` under ``config``'s fields and chunks."""
+    from workbench.reference.walk import read_text
+
+    owners, docs = [], []
+    tok = tokenizer(config.tokenizer)
+    for rel in files:
+        text = read_text(root, rel)
+        path = tok(rel.replace("/", " ")) if config.fields != "text" else []
+        body = doc_tokens(text, config.tokenizer) if config.fields != "path" else []
+        if config.chunks == "definitions" and config.fields != "path":
+            for chunk in _chunks(rel, text):
+                owners.append(rel)
+                docs.append(path + doc_tokens(chunk, config.tokenizer))
+            continue
+        owners.append(rel)
+        docs.append(path + body)
+    return owners, docs
+
+
+def _chunks(rel: str, text: str) -> list[str]:
+    """Each outermost definition's lines, and the lines outside every definition as one chunk."""
+    from workbench.reference.enclosing import definition_ranges
+
+    lines = text.split("\n")
+    spans = sorted((a, b) for name, a, b in definition_ranges(rel, text.encode()) if "." not in name)
+    chunks, outside, last = [], [], 0
+    for first, end in spans:
+        if first <= last:
+            continue
+        outside += lines[last : first - 1]
+        chunks.append("\n".join(lines[first - 1 : end]))
+        last = end
+    outside += lines[last:]
+    return [*chunks, "\n".join(outside)]
+
+
+# ---------------------------------------------------------------- BM25Okapi, vectorized
+
+
+def okapi_scores(docs: list[list[str]], query: list[str], k1: float, b: float) -> Any:
+    """rank-bm25 ``BM25Okapi(docs).get_scores(query)`` (epsilon 0.25), with numpy and scipy."""
+    import numpy as np
+    from scipy.sparse import csr_matrix
+
+    vocab: dict[str, int] = {}
+    rows, cols = [], []
+    for i, doc in enumerate(docs):
+        for t in doc:
+            rows.append(i)
+            cols.append(vocab.setdefault(t, len(vocab)))
+    n = len(docs)
+    if not vocab:
+        return np.zeros(n)
+    tf = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, len(vocab))).tocsc()
+    df = np.diff(tf.indptr).astype(float)
+    idf = np.log(n - df + 0.5) - np.log(df + 0.5)
+    idf = np.where(idf < 0, 0.25 * idf.mean(), idf)
+    dl = np.array([len(d) for d in docs], dtype=float)
+    norm = k1 * (1 - b + b * dl / dl.mean())
+    scores = np.zeros(n)
+    counts: dict[int, int] = {}
+    for t in query:
+        if t in vocab:
+            counts[vocab[t]] = counts.get(vocab[t], 0) + 1
+    for col, times in counts.items():
+        f = tf[:, col].toarray().ravel()
+        scores += times * idf[col] * f * (k1 + 1) / (f + norm)
+    return scores
+
+
+def ranked_files(owners: list[str], scores: Any, chunks: str) -> list[str]:
+    """Files by score (definitions: the sum of a file's best three chunks), ties by path, score > 0."""
+    best: dict[str, list[float]] = {}
+    for owner, s in zip(owners, scores):
+        if s > 0:
+            best.setdefault(owner, []).append(float(s))
+    total = {f: sum(sorted(v, reverse=True)[:3]) if chunks == "definitions" else v[0] for f, v in best.items()}
+    return sorted(total, key=lambda f: (-total[f], f))
+
+
+def case_query(case: dict[str, Any], form: str, git_dirs: dict[str, Path]) -> str:
+    from workbench.mining.queries import build_query
+
+    if form == "as-given":
+        return case["query"]
+    subject, body = _message(git_dirs[case["repoFixture"]], case["source"]["commit"])
+    return build_query(subject, body, with_body=form == "first-paragraph")
+
+
+def query_terms(text: str, config: Config) -> list[str]:
+    from workbench.reference.text import STOP_WORDS
+
+    terms = tokenizer(config.tokenizer)(text)
+    if config.terms == "unique":
+        return list(dict.fromkeys(terms))
+    if config.terms == "no-stop":
+        return [t for t in terms if t not in STOP_WORDS]
+    return terms
+
+
+def measure(ranking: list[str], gold: list[str]) -> tuple[float, float]:
+    """Acc@5 (every gold file in the top 5) and reciprocal rank within 5."""
+    top = ranking[:K]
+    ranks = [top.index(g) + 1 for g in gold if g in top]
+    return float(all(g in top for g in gold)), (1.0 / min(ranks) if ranks else 0.0)
+
+
+ABLATIONS: list[tuple[str, Config]] = [
+    ("old control", OLD),
+    ("files: code only", replace(OLD, files="code")),
+    ("files: no tests", replace(OLD, files="no-tests")),
+    ("files: goldScope (no tests, docs, examples, generated)", replace(OLD, files="scope")),
+    ("files: goldScope + code only", replace(OLD, files="scope+code")),
+    ("tokenizer: plain word regex", replace(OLD, tokenizer="word")),
+    ("tokenizer: words + code-aware parts", replace(OLD, tokenizer="word+code")),
+    ("tokenizer: code-aware, stop words dropped", replace(OLD, tokenizer="code-stop")),
+    ("fields: text only", replace(OLD, fields="text")),
+    ("fields: path only", replace(OLD, fields="path")),
+    ("query: subject only", replace(OLD, query="subject")),
+    ("query: subject + first paragraph", replace(OLD, query="first-paragraph")),
+    ("query terms: each word once", replace(OLD, terms="unique")),
+    ("query terms: stop words dropped", replace(OLD, terms="no-stop")),
+    ("k1 0.9", replace(OLD, k1=0.9)),
+    ("k1 1.2", replace(OLD, k1=1.2)),
+    ("k1 2.0", replace(OLD, k1=2.0)),
+    ("b 0.3", replace(OLD, b=0.3)),
+    ("b 0.5", replace(OLD, b=0.5)),
+    ("b 0.9", replace(OLD, b=0.9)),
+    ("b 1.0", replace(OLD, b=1.0)),
+    ("chunks: definitions, best three summed", replace(OLD, chunks="definitions")),
+]
+NEW = replace(OLD, files="scope+code")
+COMBINED: list[tuple[str, Config]] = [
+    ("new control (goldScope + code only)", NEW),
+    ("new control + plain word regex", replace(NEW, tokenizer="word")),
+    ("new control + words and code-aware parts", replace(NEW, tokenizer="word+code")),
+    ("new control + definitions, best three", replace(NEW, chunks="definitions")),
+    ("new control + k1 1.2", replace(NEW, k1=1.2)),
+    ("new control + b 0.9", replace(NEW, b=0.9)),
+]
+
+
+def ablate(corpus_path: Path, repos: tuple[str, ...], configs: list[tuple[str, Config]]) -> dict[str, Any]:
+    """Acc@5 and MRR@5 of each configuration over the corpus's cases in ``repos``."""
+    from workbench.corpus import load_corpus
+    from workbench.corpus.sources import open_repo
+    from workbench.reference.walk import list_files
+
+    corpus = load_corpus(corpus_path)
+    cases = [c for c in corpus.cases("retrieval") if c["repoFixture"] in repos]
+    git_dirs = {n: open_repo(corpus.fixture_dir(n)).git_dir for n in {c["repoFixture"] for c in cases}}
+    sums = {label: [0.0, 0.0] for label, _ in configs}
+    checked = False
+    for case in cases:
+        root = corpus.repo_dir(case["repoFixture"], case)
+        listed = list_files(root)
+        for label, config in configs:
+            owners, docs = documents(root, kept_files(listed, config.files), config)
+            terms = query_terms(case_query(case, config.query, git_dirs), config)
+            scores = okapi_scores(docs, terms, config.k1, config.b)
+            if not checked and docs:
+                _check_against_rank_bm25(docs, terms, scores)
+                checked = True
+            acc, rr = measure(ranked_files(owners, scores, config.chunks), case["expectedPrimary"])
+            sums[label][0] += acc
+            sums[label][1] += rr
+    n = max(len(cases), 1)
+    return {"cases": len(cases), "rows": {label: (100 * a / n, 100 * r / n) for label, (a, r) in sums.items()}}
+
+
+def _check_against_rank_bm25(docs: list[list[str]], terms: list[str], scores: Any) -> None:
+    from rank_bm25 import BM25Okapi
+
+    worst = float(abs(BM25Okapi(docs).get_scores(terms) - scores).max())
+    if worst > 1e-6:
+        raise SystemExit(f"vectorized BM25Okapi differs from rank-bm25 by {worst}")
+
+
+# ---------------------------------------------------------------- the control against rank-bm25
+
+
+def _git(git_dir: Path, *args: str) -> bytes:
+    return subprocess.run(["git", "--git-dir", str(git_dir), *args], capture_output=True, check=True).stdout
+
+
+def scratch_ranking(git_dir: Path, revision: str, query: str, exclude: list[str]) -> list[str]:
+    """rank-bm25 BM25Okapi over the code files goldScope allows at ``revision``, listed and read from git."""
+    from rank_bm25 import BM25Okapi
+
+    from workbench.reference.kinds import excluded_by
+    from workbench.reference.text import tokens
+
+    listing = _git(
+        git_dir, "ls-tree", "-r", "-z", "--format=%(objecttype) %(objectname) %(objectsize) %(path)", revision
+    )
+    files = []
+    for row in listing.decode("utf-8", "replace").split("\0"):
+        if row.startswith("blob "):
+            _, sha, size, path = row.split(" ", 3)
+            if int(size) <= 512 * 1024 and excluded_by(path, [*exclude, "non-code"]) is None:
+                files.append((path, sha))
+    if not files:
+        return []
+    batch = subprocess.run(
+        ["git", "--git-dir", str(git_dir), "cat-file", "--batch"],
+        input="".join(f"{sha}\n" for _, sha in files).encode(),
+        capture_output=True,
+        check=True,
+    ).stdout
+    docs, at = [], 0
+    for path, _ in files:
+        header_end = batch.index(b"\n", at)
+        size = int(batch[at:header_end].split()[2])
+        data = batch[header_end + 1 : header_end + 1 + size]
+        at = header_end + 1 + size + 1
+        docs.append(tokens(path.replace("/", " ")) + tokens(data.decode("utf-8", "replace")))
+    scores = BM25Okapi(docs).get_scores(tokens(query))
+    order = sorted((i for i in range(len(files)) if scores[i] > 0), key=lambda i: (-scores[i], files[i][0]))
+    return [files[i][0] for i in order]
+
+
+def control_part(corpus_path: Path, out: Path) -> dict[str, Any]:
+    """``workbench run --target bm25`` on the corpus beside the from-scratch rank-bm25 ranking."""
+    from workbench.corpus import load_corpus
+    from workbench.corpus.sources import open_repo
+
+    run_dir = out / f"run-{corpus_path.stem}"
+    if not run_dir.exists():
+        started = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "workbench", "run", "--corpus", str(corpus_path), "--suite", "retrieval"]
+            + ["--target", "bm25", "--target", "guess", "--out", str(run_dir)],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, PYTHONPATH=str(REPO)),
+        )
+        print(f"  workbench run {corpus_path.name}: {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    runs = sorted(run_dir.glob("*/cases.jsonl")) or sorted(run_dir.glob("cases.jsonl"))
+    rows = [json.loads(line) for p in runs for line in p.read_text().splitlines()]
+    corpus = load_corpus(corpus_path)
+    exclude = list((corpus.data.get("goldScope") or {}).get("exclude", []))
+    git_dirs = {n: open_repo(p).git_dir for n, p in corpus.fixtures.items()}
+    by_case = {c["name"]: c for c in corpus.cases("retrieval")}
+    totals: dict[str, list[float]] = {"bm25": [0, 0], "guess": [0, 0], "rank-bm25": [0, 0]}
+    for row in rows:
+        if row["target"] in totals:
+            acc, rr = measure(row.get("primary") or [], row["expected"])
+            totals[row["target"]][0] += acc
+            totals[row["target"]][1] += rr
+    for case in by_case.values():
+        ranking = scratch_ranking(git_dirs[case["repoFixture"]], case["revision"], case["query"], exclude)
+        acc, rr = measure(ranking, case["expectedPrimary"])
+        totals["rank-bm25"][0] += acc
+        totals["rank-bm25"][1] += rr
+    n = max(len(by_case), 1)
+    return {"cases": len(by_case), "rows": {t: (100 * a / n, 100 * r / n) for t, (a, r) in totals.items()}}
+
+
+# ---------------------------------------------------------------- output
+
+
+def table(title: str, result: dict[str, Any]) -> str:
+    lines = [f"{title} ({result['cases']} cases)", "| configuration | Acc@5 % | MRR@5 % |", "| --- | ---: | ---: |"]
+    lines += [f"| {label} | {acc:.1f} | {mrr:.1f} |" for label, (acc, mrr) in result["rows"].items()]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repos", type=Path, default=REPO.parent / "shared" / "repos")
+    parser.add_argument("--work", type=Path, default=None, help="keep the development data and runs here")
+    parser.add_argument("--per-repo", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--half", choices=("dev", "held", "all"), default="dev")
+    parser.add_argument("--part", choices=("ablate", "control", "all"), default="all")
+    parser.add_argument("--corpus", choices=("mined", "long", "both"), default="both")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    work = Path(args.work or tempfile.mkdtemp(prefix="bm25-yardstick-"))
+    work.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("WORKBENCH_CACHE_DIR", str(work / "cache"))
+    corpora = build_devdata(args.repos, work, args.per_repo, args.seed)
+    names = ("mined", "long") if args.corpus == "both" else (args.corpus,)
+    repos = HALVES["dev"] + HALVES["held"] if args.half == "all" else HALVES[args.half]
+    out: dict[str, Any] = {"work": str(work), "half": args.half, "load_avg": os.getloadavg()[0]}
+    for name in names:
+        if args.part in ("ablate", "all"):
+            out[f"{name}: ablations, {args.half} half"] = ablate(corpora[name], repos, ABLATIONS + COMBINED)
+        if args.part in ("control", "all"):
+            out[f"{name}: control against rank-bm25, all repositories"] = control_part(corpora[name], work)
+    if args.json:
+        print(json.dumps(out, indent=1))
+        return
+    print(f"work {work}, load {out['load_avg']:.1f}")
+    for title, result in out.items():
+        if isinstance(result, dict):
+            print("\n" + table(title, result))
+
+
+if __name__ == "__main__":
+    main()
