@@ -177,85 +177,87 @@ def kept_files(paths: list[str], rule: str) -> list[str]:
     return [p for p in paths if keep(p)]
 
 
-_TOKEN_CACHE: dict[tuple[str, str], list[str]] = {}
+_TOKEN_CACHE: dict[tuple[str, str], Any] = {}
+_CHUNK_CACHE: dict[tuple[str, str], list[str]] = {}
+VOCAB: dict[str, int] = {}  # every token seen, as one global id
 
 
-def doc_tokens(text: str, tok: str) -> list[str]:
+def ids(terms: list[str]) -> Any:
+    import numpy as np
+
+    return np.fromiter((VOCAB.setdefault(t, len(VOCAB)) for t in terms), dtype=np.int64, count=len(terms))
+
+
+def doc_ids(text: str, tok: str) -> Any:
+    """The global token ids of ``text`` under tokenizer ``tok`` (memoised by content)."""
     key = (hashlib.sha1(text.encode("utf-8", "replace")).hexdigest(), tok)
     found = _TOKEN_CACHE.get(key)
     if found is None:
-        found = _TOKEN_CACHE[key] = tokenizer(tok)(text)
+        found = _TOKEN_CACHE[key] = ids(tokenizer(tok)(text))
     return found
 
 
-def documents(root: Path, files: list[str], config: Config) -> tuple[list[str], list[list[str]]]:
-    """(owning file, tokens) per document of ``files`` under ``config``'s fields and chunks."""
+def chunks_of(rel: str, text: str) -> list[str]:
+    """The control's definition chunks of a file (``controls.file_chunks``), memoised by content."""
+    from workbench.targets.controls import file_chunks
+
+    key = (rel, hashlib.sha1(text.encode("utf-8", "replace")).hexdigest())
+    if key not in _CHUNK_CACHE:
+        _CHUNK_CACHE[key] = file_chunks(rel, text)
+    return _CHUNK_CACHE[key]
+
+
+def documents(root: Path, files: list[str], config: Config) -> tuple[list[str], list[Any]]:
+    """(owning file, token ids) per document of ``files`` under ``config``'s fields and chunks."""
+    import numpy as np
+
     from workbench.reference.walk import read_text
 
     owners, docs = [], []
     tok = tokenizer(config.tokenizer)
+    empty = np.zeros(0, dtype=np.int64)
     for rel in files:
         text = read_text(root, rel)
-        path = tok(rel.replace("/", " ")) if config.fields != "text" else []
-        body = doc_tokens(text, config.tokenizer) if config.fields != "path" else []
+        path = ids(tok(rel.replace("/", " "))) if config.fields != "text" else empty
         if config.chunks == "definitions" and config.fields != "path":
-            for chunk in _chunks(rel, text):
+            for chunk in chunks_of(rel, text):
                 owners.append(rel)
-                docs.append(path + doc_tokens(chunk, config.tokenizer))
+                docs.append(np.concatenate([path, doc_ids(chunk, config.tokenizer)]))
             continue
         owners.append(rel)
-        docs.append(path + body)
+        docs.append(np.concatenate([path, doc_ids(text, config.tokenizer) if config.fields != "path" else empty]))
     return owners, docs
-
-
-def _chunks(rel: str, text: str) -> list[str]:
-    """Each outermost definition's lines, and the lines outside every definition as one chunk."""
-    from workbench.reference.enclosing import definition_ranges
-
-    lines = text.split("\n")
-    spans = sorted((a, b) for name, a, b in definition_ranges(rel, text.encode()) if "." not in name)
-    chunks, outside, last = [], [], 0
-    for first, end in spans:
-        if first <= last:
-            continue
-        outside += lines[last : first - 1]
-        chunks.append("\n".join(lines[first - 1 : end]))
-        last = end
-    outside += lines[last:]
-    return [*chunks, "\n".join(outside)]
 
 
 # ---------------------------------------------------------------- BM25Okapi, vectorized
 
 
-def okapi_scores(docs: list[list[str]], query: list[str], k1: float, b: float) -> Any:
-    """rank-bm25 ``BM25Okapi(docs).get_scores(query)`` (epsilon 0.25), with numpy and scipy."""
+def okapi_scores(docs: list[Any], query: Any, k1: float, b: float) -> Any:
+    """rank-bm25 ``BM25Okapi(docs).get_scores(query)`` (epsilon 0.25) over token-id arrays, with numpy
+    and scipy (checked against rank-bm25 itself on the first case)."""
     import numpy as np
-    from scipy.sparse import csr_matrix
+    from scipy.sparse import csc_matrix
 
-    vocab: dict[str, int] = {}
-    rows, cols = [], []
-    for i, doc in enumerate(docs):
-        for t in doc:
-            rows.append(i)
-            cols.append(vocab.setdefault(t, len(vocab)))
     n = len(docs)
-    if not vocab:
+    flat = np.concatenate(docs) if docs else np.zeros(0, dtype=np.int64)
+    if not flat.size:
         return np.zeros(n)
-    tf = csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, len(vocab))).tocsc()
+    vocab, cols = np.unique(flat, return_inverse=True)
+    rows = np.repeat(np.arange(n), [len(d) for d in docs])
+    tf = csc_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, len(vocab)))
+    tf.sum_duplicates()
     df = np.diff(tf.indptr).astype(float)
     idf = np.log(n - df + 0.5) - np.log(df + 0.5)
     idf = np.where(idf < 0, 0.25 * idf.mean(), idf)
     dl = np.array([len(d) for d in docs], dtype=float)
     norm = k1 * (1 - b + b * dl / dl.mean())
     scores = np.zeros(n)
-    counts: dict[int, int] = {}
-    for t in query:
-        if t in vocab:
-            counts[vocab[t]] = counts.get(vocab[t], 0) + 1
-    for col, times in counts.items():
-        f = tf[:, col].toarray().ravel()
-        scores += times * idf[col] * f * (k1 + 1) / (f + norm)
+    terms, times = np.unique(query, return_counts=True)
+    at = np.searchsorted(vocab, terms)
+    for col, count, term in zip(at, times, terms, strict=True):
+        if col < len(vocab) and vocab[col] == term:
+            f = tf[:, col].toarray().ravel()
+            scores += count * idf[col] * f * (k1 + 1) / (f + norm)
     return scores
 
 
@@ -278,15 +280,15 @@ def case_query(case: dict[str, Any], form: str, git_dirs: dict[str, Path]) -> st
     return build_query(subject, body, with_body=form == "first-paragraph")
 
 
-def query_terms(text: str, config: Config) -> list[str]:
+def query_terms(text: str, config: Config) -> Any:
     from workbench.reference.text import STOP_WORDS
 
     terms = tokenizer(config.tokenizer)(text)
     if config.terms == "unique":
-        return list(dict.fromkeys(terms))
+        terms = list(dict.fromkeys(terms))
     if config.terms == "no-stop":
-        return [t for t in terms if t not in STOP_WORDS]
-    return terms
+        terms = [t for t in terms if t not in STOP_WORDS]
+    return ids(terms)
 
 
 def measure(ranking: list[str], gold: list[str]) -> tuple[float, float]:
@@ -320,14 +322,17 @@ ABLATIONS: list[tuple[str, Config]] = [
     ("b 1.0", replace(OLD, b=1.0)),
     ("chunks: definitions, best three summed", replace(OLD, chunks="definitions")),
 ]
-NEW = replace(OLD, files="scope+code")
+NEW = replace(OLD, files="scope", chunks="definitions")
 COMBINED: list[tuple[str, Config]] = [
-    ("new control (goldScope + code only)", NEW),
-    ("new control + plain word regex", replace(NEW, tokenizer="word")),
-    ("new control + words and code-aware parts", replace(NEW, tokenizer="word+code")),
-    ("new control + definitions, best three", replace(NEW, chunks="definitions")),
-    ("new control + k1 1.2", replace(NEW, k1=1.2)),
-    ("new control + b 0.9", replace(NEW, b=0.9)),
+    ("new control: goldScope files, definition chunks (best three)", NEW),
+    ("new control, whole files", replace(NEW, chunks="file")),
+    ("new control, code files only", replace(NEW, files="scope+code")),
+    ("new control, every file list_files keeps", replace(NEW, files="walk")),
+    ("new control, plain word regex", replace(NEW, tokenizer="word")),
+    ("new control, words and code-aware parts", replace(NEW, tokenizer="word+code")),
+    ("new control, each query word once", replace(NEW, terms="unique")),
+    ("new control, k1 1.2", replace(NEW, k1=1.2)),
+    ("new control, b 0.5", replace(NEW, b=0.5)),
 ]
 
 
@@ -359,10 +364,13 @@ def ablate(corpus_path: Path, repos: tuple[str, ...], configs: list[tuple[str, C
     return {"cases": len(cases), "rows": {label: (100 * a / n, 100 * r / n) for label, (a, r) in sums.items()}}
 
 
-def _check_against_rank_bm25(docs: list[list[str]], terms: list[str], scores: Any) -> None:
+def _check_against_rank_bm25(docs: list[Any], terms: Any, scores: Any) -> None:
     from rank_bm25 import BM25Okapi
 
-    worst = float(abs(BM25Okapi(docs).get_scores(terms) - scores).max())
+    words = list(VOCAB)
+    worst = float(
+        abs(BM25Okapi([[words[i] for i in d] for d in docs]).get_scores([words[i] for i in terms]) - scores).max()
+    )
     if worst > 1e-6:
         raise SystemExit(f"vectorized BM25Okapi differs from rank-bm25 by {worst}")
 
@@ -374,40 +382,79 @@ def _git(git_dir: Path, *args: str) -> bytes:
     return subprocess.run(["git", "--git-dir", str(git_dir), *args], capture_output=True, check=True).stdout
 
 
-def scratch_ranking(git_dir: Path, revision: str, query: str, exclude: list[str]) -> list[str]:
-    """rank-bm25 BM25Okapi over the code files goldScope allows at ``revision``, listed and read from git."""
-    from rank_bm25 import BM25Okapi
-
+def _blobs(git_dir: Path, revision: str, exclude: list[str]) -> list[tuple[str, bytes]]:
+    """(path, bytes) of every file at ``revision`` goldScope allows: listed by ``git ls-tree``, read by
+    ``git cat-file --batch``; binary files (a NUL in the first 8 KiB), those over 512 KiB and those under
+    a dot-directory or a vendored or build directory are left out, as a checkout's walk leaves them."""
     from workbench.reference.kinds import excluded_by
-    from workbench.reference.text import tokens
 
-    listing = _git(
-        git_dir, "ls-tree", "-r", "-z", "--format=%(objecttype) %(objectname) %(objectsize) %(path)", revision
-    )
+    fmt = "--format=%(objecttype) %(objectname) %(objectsize) %(path)"
+    listing = _git(git_dir, "ls-tree", "-r", "-z", fmt, revision).decode("utf-8", "replace")
+    skip = {"node_modules", "vendor", "third_party", "dist", "build", "out", "target", "coverage"}
     files = []
-    for row in listing.decode("utf-8", "replace").split("\0"):
-        if row.startswith("blob "):
-            _, sha, size, path = row.split(" ", 3)
-            if int(size) <= 512 * 1024 and excluded_by(path, [*exclude, "non-code"]) is None:
-                files.append((path, sha))
-    if not files:
-        return []
+    for row in listing.split("\0"):
+        if not row.startswith("blob "):
+            continue
+        _, sha, size, path = row.split(" ", 3)
+        parts = path.split("/")
+        if int(size) > 512 * 1024 or any(p.startswith(".") or p in skip for p in parts[:-1]):
+            continue
+        if parts[-1].endswith((".min.js", ".min.css", ".map", ".lock")) or excluded_by(path, exclude) is not None:
+            continue
+        files.append((path, sha))
     batch = subprocess.run(
         ["git", "--git-dir", str(git_dir), "cat-file", "--batch"],
         input="".join(f"{sha}\n" for _, sha in files).encode(),
         capture_output=True,
         check=True,
     ).stdout
-    docs, at = [], 0
+    out, at = [], 0
     for path, _ in files:
         header_end = batch.index(b"\n", at)
         size = int(batch[at:header_end].split()[2])
         data = batch[header_end + 1 : header_end + 1 + size]
         at = header_end + 1 + size + 1
-        docs.append(tokens(path.replace("/", " ")) + tokens(data.decode("utf-8", "replace")))
+        if b"\0" not in data[:8192]:
+            out.append((path, data))
+    return out
+
+
+def scratch_chunks(path: str, data: bytes) -> list[str]:
+    """Definition chunks written again here: outermost ``definition_ranges`` spans, then the other lines."""
+    from workbench.reference.enclosing import definition_ranges
+
+    lines = data.decode("utf-8", "replace").split("\n")
+    taken: list[tuple[int, int]] = []
+    for _, first, last in sorted(definition_ranges(path, data), key=lambda r: (r[1], -r[2])):
+        if not taken or first > taken[-1][1]:
+            taken.append((first, last))
+    inside = {n for first, last in taken for n in range(first, last + 1)}
+    rest = "\n".join(line for n, line in enumerate(lines, 1) if n not in inside)
+    chunks = ["\n".join(lines[first - 1 : last]) for first, last in taken]
+    return chunks + [rest] if rest.strip() or not chunks else chunks
+
+
+def scratch_ranking(git_dir: Path, revision: str, query: str, exclude: list[str]) -> list[str]:
+    """rank-bm25 BM25Okapi over the definition chunks of the files goldScope allows at ``revision``
+    (each chunk: path + text, the control's tokenizer); a file scores the sum of its best three."""
+    from rank_bm25 import BM25Okapi
+
+    from workbench.reference.text import tokens
+
+    owners, docs = [], []
+    for path, data in _blobs(git_dir, revision, exclude):
+        for chunk in scratch_chunks(path, data):
+            owners.append(path)
+            docs.append(tokens(path.replace("/", " ")) + tokens(chunk))
+    if not docs:
+        return []
     scores = BM25Okapi(docs).get_scores(tokens(query))
-    order = sorted((i for i in range(len(files)) if scores[i] > 0), key=lambda i: (-scores[i], files[i][0]))
-    return [files[i][0] for i in order]
+    best: dict[str, list[float]] = {}
+    for owner, score in zip(owners, scores, strict=True):
+        if score > 0:
+            best.setdefault(owner, []).append(float(score))
+    total = {f: sum(sorted(v, reverse=True)[:3]) for f, v in best.items()}
+    return sorted(total, key=lambda f: (-total[f], f))
 
 
 def control_part(corpus_path: Path, out: Path) -> dict[str, Any]:
@@ -418,7 +465,7 @@ def control_part(corpus_path: Path, out: Path) -> dict[str, Any]:
     run_dir = out / f"run-{corpus_path.stem}"
     if not run_dir.exists():
         started = time.perf_counter()
-        subprocess.run(
+        done = subprocess.run(
             [sys.executable, "-m", "workbench", "run", "--corpus", str(corpus_path), "--suite", "retrieval"]
             + ["--target", "bm25", "--target", "guess", "--out", str(run_dir)],
             capture_output=True,
@@ -426,6 +473,8 @@ def control_part(corpus_path: Path, out: Path) -> dict[str, Any]:
             env=dict(os.environ, PYTHONPATH=str(REPO)),
         )
         print(f"  workbench run {corpus_path.name}: {time.perf_counter() - started:.0f} s", file=sys.stderr)
+        if done.returncode not in (0, 1):
+            raise SystemExit(f"workbench run failed: {done.stderr[-600:]}")
     runs = sorted(run_dir.glob("*/cases.jsonl")) or sorted(run_dir.glob("cases.jsonl"))
     rows = [json.loads(line) for p in runs for line in p.read_text().splitlines()]
     corpus = load_corpus(corpus_path)
@@ -434,8 +483,8 @@ def control_part(corpus_path: Path, out: Path) -> dict[str, Any]:
     by_case = {c["name"]: c for c in corpus.cases("retrieval")}
     totals: dict[str, list[float]] = {"bm25": [0, 0], "guess": [0, 0], "rank-bm25": [0, 0]}
     for row in rows:
-        if row["target"] in totals:
-            acc, rr = measure(row.get("primary") or [], row["expected"])
+        if row.get("suite") == "retrieval" and row["target"] in totals and row.get("expected"):
+            acc, rr = measure(row.get("returned") or [], row["expected"])
             totals[row["target"]][0] += acc
             totals[row["target"]][1] += rr
     for case in by_case.values():

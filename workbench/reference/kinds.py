@@ -274,7 +274,8 @@ _GENERATED_DIRS = frozenset({"generated", "__generated__", "_generated", "gen-sr
 _GENERATED_ROOTS = frozenset({"dist", "build", "out", "lib-cov", "coverage"})
 _GENERATED_NAME = re.compile(
     r"(?:\.min\.(?:js|css)|_pb2(?:_grpc)?\.pyi?|\.pb(?:\.gw)?\.go|[._]gen(?:erated)?\.(?:go|ts|js|py)|"
-    r"_string\.go|\.g\.dart)$|^zz_generated|^bindata\.go$",
+    r"_string\.go|\.g\.dart)$|^zz_generated|^bindata\.go$|"
+    r"^(?:package-lock\.json|yarn\.lock|pnpm-lock\.yaml|poetry\.lock|uv\.lock|Cargo\.lock|go\.sum|composer\.lock)$",
     re.IGNORECASE,
 )
 
