@@ -164,7 +164,7 @@ def tokenizer(name: str) -> Callable[[str], list[str]]:
 
 
 def kept_files(paths: list[str], rule: str) -> list[str]:
-    from workbench.reference.kinds import excluded_by, is_code
+    from workbench.code.kinds import excluded_by, is_code
 
     scope = ("tests", "docs", "examples", "generated")
     keep = {
@@ -211,7 +211,7 @@ def documents(root: Path, files: list[str], config: Config) -> tuple[list[str], 
     """(owning file, token ids) per document of ``files`` under ``config``'s fields and chunks."""
     import numpy as np
 
-    from workbench.reference.walk import read_text
+    from workbench.code.walk import read_text
 
     owners, docs = [], []
     tok = tokenizer(config.tokenizer)
@@ -338,9 +338,9 @@ COMBINED: list[tuple[str, Config]] = [
 
 def ablate(corpus_path: Path, repos: tuple[str, ...], configs: list[tuple[str, Config]]) -> dict[str, Any]:
     """Acc@5 and MRR@5 of each configuration over the corpus's cases in ``repos``."""
+    from workbench.code.walk import list_files
     from workbench.corpus import load_corpus
     from workbench.corpus.sources import open_repo
-    from workbench.reference.walk import list_files
 
     corpus = load_corpus(corpus_path)
     cases = [c for c in corpus.cases("retrieval") if c["repoFixture"] in repos]
@@ -386,7 +386,7 @@ def _blobs(git_dir: Path, revision: str, exclude: list[str]) -> list[tuple[str, 
     """(path, bytes) of every file at ``revision`` goldScope allows: listed by ``git ls-tree``, read by
     ``git cat-file --batch``; binary files (a NUL in the first 8 KiB), those over 512 KiB and those under
     a dot-directory or a vendored or build directory are left out, as a checkout's walk leaves them."""
-    from workbench.reference.kinds import excluded_by
+    from workbench.code.kinds import excluded_by
 
     fmt = "--format=%(objecttype) %(objectname) %(objectsize) %(path)"
     listing = _git(git_dir, "ls-tree", "-r", "-z", fmt, revision).decode("utf-8", "replace")
@@ -421,7 +421,7 @@ def _blobs(git_dir: Path, revision: str, exclude: list[str]) -> list[tuple[str, 
 
 def scratch_chunks(path: str, data: bytes) -> list[str]:
     """Definition chunks written again here: outermost ``definition_ranges`` spans, then the other lines."""
-    from workbench.reference.enclosing import definition_ranges
+    from workbench.code.enclosing import definition_ranges
 
     lines = data.decode("utf-8", "replace").split("\n")
     taken: list[tuple[int, int]] = []

@@ -41,7 +41,7 @@ class FileRef:
 @dataclass(frozen=True)
 class GoldScope:
     """The rule a corpus's cases were labelled by (its ``goldScope``): the kinds of file that are never
-    gold (``workbench.reference.kinds.SCOPE_KINDS``: tests, docs, examples, generated, non-code)."""
+    gold (``workbench.code.kinds.SCOPE_KINDS``: tests, docs, examples, generated, non-code)."""
 
     exclude: tuple[str, ...] = ()
 

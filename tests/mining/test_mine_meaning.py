@@ -40,7 +40,11 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, s
             "Expire the cache after a minute of disuse",
             {"src/cache.ts": "export const cache = 2;\n", "deno/lib/cache.ts": "export const cache = 2;\n"},
         ),
-        ("task", "Return None when the loader cannot find a name", {"src/loader.py": SOURCE.replace("name\n", "None\n")}),
+        (
+            "task",
+            "Return None when the loader cannot find a name",
+            {"src/loader.py": SOURCE.replace("name\n", "None\n")},
+        ),
     ]
     for step, (key, message, files) in enumerate(steps, 1):
         if key == "wrapped":
@@ -56,9 +60,7 @@ def test_no_release_dangling_style_or_out_of_scope_commit_becomes_a_case(history
     assert kept == {shas["task"], shas["mirror"]}
     mirror = next(c for c in result.cases if c["source"]["commit"] == shas["mirror"])
     assert mirror["expectedPrimary"] == ["src/cache.ts"]  # the generated mirror is never gold
-    assert result.dropped == Counter(
-        {"root": 1, "release": 1, "dangling-query": 2, "style-only": 2, "out-of-scope": 1}
-    )
+    assert result.dropped == Counter({"root": 1, "release": 1, "dangling-query": 2, "style-only": 2, "out-of-scope": 1})
 
 
 def test_the_corpus_states_its_rule_and_validates(history: tuple[Path, dict[str, str]], tmp_path: Path) -> None:

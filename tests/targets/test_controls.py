@@ -92,7 +92,7 @@ def scoped(tmp_path: Path) -> Repo:
         "src/cart/checkout.py": "def checkout(cart):\n    return total(cart) + shipping(cart)\n",
         "src/cart/total.py": "def total(cart):\n    return sum(item.price for item in cart)\n",
         "src/cart/shipping.py": "def shipping(cart):\n    return 0 if total(cart) > 50 else 5\n",
-        "tests/test_checkout.py": "def test_checkout_total_shipping():\n    assert checkout(cart) == total + shipping\n",
+        "tests/test_checkout.py": "def test_checkout():\n    assert checkout(cart) == total + shipping\n",
         "docs/checkout.md": "Checkout adds the total and the shipping of the cart.\n",
         "examples/checkout_demo.py": "print(checkout(cart), total(cart), shipping(cart))\n",
         "dist/cart.min.js": "function checkout(cart){return total(cart)+shipping(cart)}\n",

@@ -1,7 +1,7 @@
 """A corpus's ``goldScope``: the rule its cases were labelled by, and the expected files that break it.
 
 ``{"exclude": ["tests", "docs", "examples", "generated"]}`` says no file of those kinds
-(``reference.kinds.scope_kinds``) is ever gold. ``mine`` and ``import swebench`` write it, every target
+(``code.kinds.scope_kinds``) is ever gold. ``mine`` and ``import swebench`` write it, every target
 is sent it, the controls index only the files it allows; a corpus without it lets any file be gold.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..contract import GoldScope
-from ..reference.kinds import excluded_by
+from ..code.kinds import excluded_by
 from ..schemas import Problem
 
 # The rule ``mine`` and ``import swebench`` label by.

@@ -7,15 +7,15 @@ so ``workbench mine --dry-run`` can print how many commits each one dropped.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from ..contract import GoldScope
-from ..reference.kinds import CODE_EXTENSIONS, excluded_by, extension, file_kind, is_test_path
+from ..code.kinds import CODE_EXTENSIONS, excluded_by, extension, file_kind, is_test_path
+from ..corpus.scope import MINED_SCOPE
 from .history import Commit, LogEntry
+from .messages import BOT, CHORE, DEPENDENCY, RELEASE, REVERT, STYLE, VAGUE, cut_off, dangles
 from .queries import build_query, query_key
 
 if TYPE_CHECKING:
@@ -51,72 +51,6 @@ MANIFESTS = frozenset(
         "deno.lock",
     }
 )
-_BOT = re.compile(
-    r"\[bot\]|\bbot@|^(?:dependabot|renovate|greenkeeper|snyk|github-actions|pre-commit-ci|"
-    r"allcontributors|semantic-release|mergify|imgbot|pyup)",
-    re.IGNORECASE,
-)
-_REVERT = re.compile(r"^\s*(?:revert|reverts|reverted|un-?revert)\b", re.IGNORECASE)
-_VERSION = r"v?\d+(?:\.\d+)+(?:[-.+]?\w+)*"
-_RELEASE = re.compile(
-    r"^\s*(?:release|releasing|prepare(?:d)?\s+(?:for\s+)?(?:the\s+)?release|version\s+bump|new\s+version|"
-    r"tag(?:ged)?\s+v?\d|start\s+(?:version\s+)?v?\d|back\s+to\s+dev)\b|"
-    r"^\s*(?:chore|build)\(release\)|"
-    r"^\s*v?\d+\.\d+(?:\.\d+)?(?:[-.+]?\w+)*\s*$|"
-    r"\bbump(?:ed|s)?\s+(?:the\s+)?(?:package\s+)?version\b|\b(?:set|update|change)\s+version\s+(?:to|number)\b|"
-    r"\bbump(?:ed|s)?\s+(?:to\s+)?(?:the\s+)?(?:next\s+)?(?:dev|development)(?:\s+version)?\s*$|\b(?:dev|development)\s+version\b|"
-    r"\brelease\s+v?\d+\.\d+|^\s*(?:update|bump)\s+(?:to\s+)?v?\d+\.\d+(?:\.\d+)?\s*$|"
-    # "This is 3.2-dev", "Bump to 4.2-dev", "Prepare 26.1.0", "Start new release cycle", "4.2.dev0"
-    rf"^\s*this\s+is\s+{_VERSION}\s*$|^\s*(?:bump|update|go|move|set)\s+(?:the\s+)?(?:version\s+)?to\s+{_VERSION}\s*$|"
-    r"^\s*prepare\s+(?:for\s+)?v?\d+\.\d+|^\s*start\s+(?:the\s+)?(?:new|next)\s+(?:release\s+|development\s+|dev\s+)?cycle\b|"
-    r"\bv?\d+\.\d+(?:\.\d+)*[-.]?dev\d*\b|"
-    # "Version 4.1", "v4.1: changelog", "4.1.0 release", "Released 2.0"
-    rf"^\s*(?:version|ver\.?|released?)\s*:?\s*{_VERSION}\b|^\s*{_VERSION}\s+(?:release[sd]?|final|is out)\b",
-    re.IGNORECASE,
-)
-# A query left ending in a preposition, article or conjunction ("Correct fix for" once "#123" is cut).
-_DANGLING = re.compile(
-    r"\b(?:for|of|to|in|on|at|by|with|from|into|onto|about|via|per|than|as|the|a|an|and|or|when|if)\s*$",
-    re.IGNORECASE,
-)
-_DEPENDENCY = re.compile(
-    r"^\s*(?:\w+)\((?:deps|deps-dev|dependencies|dev-deps)\)|^\s*deps?(?:-dev)?\s*:|"
-    r"\bbump\s+\S+\s+from\s+\S+\s+to\s+\S+|"
-    r"\b(?:update|upgrade|bump|pin|unpin)\s+(?:\w+\s+)?(?:dependenc\w*|deps|dev-?dependenc\w*|lock\s*files?|"
-    r"requirements)\b",
-    re.IGNORECASE,
-)
-_CHORE_TYPES = ("docs", "doc", "ci", "style", "test", "tests", "chore", "build")
-_CHORE = re.compile(
-    rf"^\s*(?:{'|'.join(_CHORE_TYPES)})(?:\([^)]*\))?!?\s*:|^\s*\[(?:{'|'.join(_CHORE_TYPES)})\]|"
-    r"\b(?:pre-commit|changelog|readme|copyright)\b",
-    re.IGNORECASE,
-)
-# A change to how code looks or is spelled, not to what it does.
-_STYLE = re.compile(
-    r"\b(?:typos?|misspell\w*|spelling|whitespace|indentation|trailing\s+spaces?|formatting|reformat(?:ted|s)?|"
-    r"lint(?:ing|er|s)?|flake8|isort|prettier|gofmt|go\s+fmt|goimports|ruff|mypy|black|eslint|code\s+style)\b|"
-    r"^\s*s/[^/\s]+/[^/]*/?\s*$|"  # s/currect/current
-    r"\b(?:reorder|re-order|sort|organi[sz]e|group|tidy|clean\s*up|cleanup|remove\s+unused)\s+(?:the\s+)?"
-    r"(?:[\w./-]+\s+)?imports?\b|\bimports?\s+(?:order|ordering|sorting|grouping)\b|"
-    r"^\s*(?:fix|update|improve|correct|clarify|tweak|reword|add|remove)\s+(?:a\s+|the\s+|some\s+|more\s+)?"
-    r"(?:code\s+)?(?:comments?|docstrings?|godoc|jsdoc|doc\s+comments?)\s*$",
-    re.IGNORECASE,
-)
-# The first words of a sentence, left alone at the end of a subject the author wrapped ("... import. This").
-_SENTENCE_START = frozenset(
-    "this that these those it its the a an we i you they he she there when if but and so also now then "
-    "previously otherwise currently before after since as because which".split()
-)
-_VAGUE = re.compile(
-    r"^(?:wip|minor|small|misc\w*|various|some|more|tiny)?\s*(?:fix(?:es)?|changes?|cleanups?|"
-    r"clean\s*up|tweaks?|improvements?|updates?|refactor(?:ing)?|stuff|wip)$",
-    re.IGNORECASE,
-)
-
-
-# The rule mined cases are labelled by (written to the corpus as ``goldScope``): gold is ordinary source.
-MINED_SCOPE = GoldScope(("tests", "docs", "examples", "generated"))
 # A build output that mirrors the source tree (``deno/lib/x.ts`` beside ``src/x.ts``): generated.
 _MIRROR_DIRS = frozenset({"lib", "dist", "esm", "cjs", "es", "deno", "build", "out", "types", "umd", "bundle"})
 
@@ -322,29 +256,6 @@ class LogFilter:
     keep: Callable[[Listed], bool]
 
 
-def _dangles(query: str) -> bool:
-    """Whether ``query`` ends in one of ``_DANGLING``'s words (before trailing punctuation). The
-    pattern is anchored at the end and its longest word has five letters, so only the last five
-    characters before the trailing spaces are searched (``\\b`` still sees the one before)."""
-    text = query.rstrip(" .:;,!?")
-    return _DANGLING.search(text, max(0, len(text.rstrip()) - 5)) is not None
-
-
-def _cut_off(commit: Commit) -> bool:
-    """Whether the subject stops mid-sentence: it ends in a sentence's first word or two after a full
-    stop ("Fix bad import. This"), or the author wrapped it and the body goes on in lower case."""
-    subject = commit.subject.rstrip()
-    head, stop, last = subject.rpartition(". ")
-    if stop and head and not last.endswith((".", "!", "?", ")")):
-        words = last.split()
-        if len(words) <= 2 and words and words[0].lower() in _SENTENCE_START:
-            return True
-    if subject.endswith((".", "!", "?", ":", ")", "]", "`", '"')):
-        return False
-    first = commit.body.lstrip()[:1]
-    return first.isalpha() and first.islower()
-
-
 def _only_manifests(c: Candidate) -> bool:
     names = [path.rsplit("/", 1)[-1] for path in c.commit.paths()]
     return bool(names) and all(n in MANIFESTS or n.startswith("requirements") for n in names)
@@ -362,24 +273,24 @@ LOG_FILTERS: tuple[LogFilter, ...] = (
 )
 # The rest, in order, after the log filters.
 FILTERS: tuple[Filter, ...] = (
-    Filter("bot", "commits by bots", lambda c, o: not (_BOT.search(c.commit.author) or _BOT.search(c.commit.email))),
+    Filter("bot", "commits by bots", lambda c, o: not (BOT.search(c.commit.author) or BOT.search(c.commit.email))),
     Filter(
         "date",
         "outside --since/--until",
         lambda c, o: (o.since is None or c.commit.time >= o.since) and (o.until is None or c.commit.time <= o.until),
     ),
-    Filter("revert", "reverts", lambda c, o: not _REVERT.search(c.commit.subject)),
-    Filter("release", "releases and version bumps", lambda c, o: not _RELEASE.search(c.commit.subject)),
+    Filter("revert", "reverts", lambda c, o: not REVERT.search(c.commit.subject)),
+    Filter("release", "releases and version bumps", lambda c, o: not RELEASE.search(c.commit.subject)),
     Filter(
         "dependency",
         "dependency-only changes",
-        lambda c, o: not (_DEPENDENCY.search(c.commit.subject) or _only_manifests(c)),
+        lambda c, o: not (DEPENDENCY.search(c.commit.subject) or _only_manifests(c)),
     ),
-    Filter("docs-ci-chore", "docs, CI, test and chore changes", lambda c, o: not _CHORE.search(c.commit.subject)),
+    Filter("docs-ci-chore", "docs, CI, test and chore changes", lambda c, o: not CHORE.search(c.commit.subject)),
     Filter(
         "style-only",
         "style, formatting, import order, comment and typo changes",
-        lambda c, o: not _STYLE.search(c.commit.subject),
+        lambda c, o: not STYLE.search(c.commit.subject),
     ),
     Filter(
         "out-of-scope",
@@ -397,12 +308,12 @@ FILTERS: tuple[Filter, ...] = (
     Filter(
         "vague-query",
         "the cleaned subject is too short or says nothing",
-        lambda c, o: len(c.key.split()) >= o.min_words and not _VAGUE.match(c.key),
+        lambda c, o: len(c.key.split()) >= o.min_words and not VAGUE.match(c.key),
     ),
     Filter(
         "dangling-query",
         "the query ends in a preposition or article, or the subject stops mid-sentence",
-        lambda c, o: not (_dangles(c.query) or _cut_off(c.commit)),
+        lambda c, o: not (dangles(c.query) or cut_off(c.commit)),
     ),
 )
 OUT_OF_SCOPE = "out of goldScope"  # why a modified file the corpus rule excludes is not gold

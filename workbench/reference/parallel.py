@@ -17,9 +17,10 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from ..code.collector import collector_paused
+from ..code.forking import fork_is_safe, workers
 from .bodies import Body, bodies_and_content
-from .extract import FileFacts, extract_file, gc_paused
-from .forking import fork_is_safe, workers
+from .extract import FileFacts, extract_file
 
 POOL_MIN_BYTES = 2_000_000
 CHUNKS_PER_WORKER = 4
@@ -36,7 +37,7 @@ def _read_and_extract(root: str, rels: list[str]) -> tuple[bytes, bytes]:
     bodies, each a pickled list (the parent stores these very bytes in the caches)."""
     facts: list[FileFacts] = []
     bodies: list[list[Body]] = []
-    with gc_paused():
+    with collector_paused():
         for rel in rels:
             data = (Path(root) / rel).read_bytes()
             facts.append(extract_file(rel, data, count_content=False))

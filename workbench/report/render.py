@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RenderError
+from ..files import write_text_atomic
 from ..paths import DEFAULT_HTML_DIR, Locations
-from ..store.files import write_text_atomic
 from ..store.headers import DEFAULT_RUNS_DIR, check_side, latest_run, read_header
 from ._html import to_html
 from .pages import split_pages
@@ -199,14 +199,14 @@ def _prepare(run_dir: Path | str | None, out_dir: Path, where: Locations) -> tup
 
 
 def _run_path(run_dir: Path | str | None, where: Locations) -> Path:
-    """The run directory ``run_dir`` names (default: the latest run); a StoreError or CompareError
+    """The run directory ``run_dir`` names (default: the latest run); a StoreError
     when there is none."""
     return where.run(str(run_dir)).path if run_dir else latest_run(where.runs)
 
 
 def _resolved_baseline(baseline: str | None, where: Locations) -> str | None:
     """The baseline spec as an absolute path (``#TARGET`` kept), so every notebook reads the same
-    side whatever its working directory; a CompareError when it names no run or baseline."""
+    side whatever its working directory; a StoreError when it names no run or baseline."""
     if not baseline:
         return None
     side = where.side(baseline)
@@ -253,7 +253,8 @@ def write_index(run: Any, pages: list[Page], out: Path, left_out: dict[str, str]
     body = (
         f"<h1>Run {html.escape(run.run_id)}: {verdict}</h1><p>Corpus "
         f"{html.escape(str((run.manifest.get('corpus') or {}).get('path', '?')))}, created "
-        f"{html.escape(str(run.manifest.get('created', '?')))}. Controls (bm25, guess, random) never gate the verdict.</p>"
+        f"{html.escape(str(run.manifest.get('created', '?')))}. "
+        "Controls (bm25, guess, random) never gate the verdict.</p>"
         f"<table><tr><th>suite</th>{head}</tr>{rows}</table><h2>Reports</h2><ul>{links}</ul>"
     )
     path = out / "index.html"

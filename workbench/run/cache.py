@@ -28,8 +28,8 @@ from ..contract import CONTROL_TARGETS
 from ..corpus import case_fixtures
 from ..corpus.fixtures import case_tree
 from ..errors import WorkbenchError
+from ..files import dumps
 from ..paths import cache_dir
-from ..store.files import dumps
 from ..suites import Outcome, RunContext, Suite
 from .resume import case_hash
 

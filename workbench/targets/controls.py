@@ -20,13 +20,13 @@ from typing import Any
 
 import numpy as np
 
+from ..code.kinds import excluded_by
+from ..code.walk import list_files, read_text
 from ..contract import FileRef, GoldScope, Pack, Repo, SearchHit
 from ..errors import TargetError
 from ..reference.index import load_index, snapshot, stat_paths
-from ..reference.kinds import excluded_by
 from ..reference.memo import BoundedMemo
 from ..reference.text import tokens
-from ..reference.walk import list_files, read_text
 from . import okapi
 
 RANDOM_PRIMARY = 3
@@ -77,10 +77,10 @@ BEST_CHUNKS = 3  # a file's score: the sum of its best three chunks' scores
 
 
 def file_chunks(rel: str, text: str) -> list[str]:
-    """A file's chunks: each outermost definition (``reference.enclosing.definition_ranges``: a class
+    """A file's chunks: each outermost definition (``code.enclosing.definition_ranges``: a class
     with its methods, a function, a Go method), then the lines outside every definition as one more
     chunk when they hold anything; a file without definitions is one chunk."""
-    from ..reference.enclosing import definition_ranges
+    from ..code.enclosing import definition_ranges
 
     lines = text.split("\n")
     chunks, outside, end = [], [], 0

@@ -16,10 +16,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..corpus.sources import GitRepo
+from .sources import GitRepo
 from ..errors import CorpusError
-from ..store.files import write_text_atomic
-from .filters import MINED_SCOPE
+from ..files import write_text_atomic
+from .scope import MINED_SCOPE
 
 
 def read_existing(path: Path) -> dict[str, Any]:
