@@ -31,7 +31,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, s
     steps = [
         ("release", "Version 4.1", {"src/loader.py": SOURCE + "VERSION = '4.1'\n"}),
         ("dangling", "Fix bad import. This", {"src/loader.py": SOURCE + "import os\n"}),
-        ("wrapped", "Make the loader keep the cache when a", {"src/loader.py": SOURCE + "# c\n"}),
+        ("wrapped", "Make the loader keep its cache warm when the name it is asked", {"src/loader.py": SOURCE + "#\n"}),
         ("style", "Reorder loader.py imports", {"src/loader.py": "import sys\n" + SOURCE}),
         ("typo", "s/currect/current", {"src/loader.py": SOURCE + "# current\n"}),
         ("example", "Show the loader reading a missing name", {"examples/demo.py": "print(2)\n"}),
@@ -48,7 +48,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, s
     ]
     for step, (key, message, files) in enumerate(steps, 1):
         if key == "wrapped":
-            message += "\nmissing name is asked for twice"
+            message += "\nfor twice is missing"
         shas[key] = commit(repo, message, files, step)
     return repo, shas
 
@@ -78,3 +78,22 @@ def test_dry_run_counts_each_drop(history: tuple[Path, dict[str, str]], capsys: 
     table = capsys.readouterr().out
     for name, count in (("release", 1), ("dangling-query", 2), ("style-only", 2), ("out-of-scope", 1)):
         assert any(line.split()[:3] == [name, "dropped", str(count)] for line in table.splitlines()), (name, table)
+
+
+@pytest.mark.parametrize(
+    "message, cut",
+    [
+        ("Fix bad import. This", True),
+        ("Ripped out dict-specific code from native_dict,\nmade it native_itermethods", True),
+        ("Made it possible to change the type to be used for URL and form\nparameters.  This fixes #417.", True),
+        ("use cryptography instead of pyOpenSSL\npyOpenSSL is only a wrapper", False),  # short: not wrapped
+        ("Return the error of context.File in c.contentDisposition now\ncontext.Attachment uses it", False),
+        ("Improve the error handling of multipart requests in the reader\n\nstandard/request: return it", False),
+        ("This is why the router drops headers", False),
+    ],
+)
+def test_a_subject_cut_off_mid_sentence(message: str, cut: bool) -> None:
+    from workbench.mining.history import Commit
+    from workbench.mining.messages import cut_off
+
+    assert cut_off(Commit("a" * 40, ("b" * 40,), "D", "d@x", 0, message)) is cut

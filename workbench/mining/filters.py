@@ -174,10 +174,10 @@ def not_source_reason(path: str, options: MineOptions) -> str:
     kind = file_kind(path)
     if kind in NOT_SOURCE_KINDS:
         return f"{kind} file"
-    excluded = excluded_by(path, MINED_SCOPE.exclude)
-    if excluded is not None:
-        return f"{OUT_OF_SCOPE}: {excluded}"
     suffix = extension(path.rsplit("/", 1)[-1])
+    excluded = excluded_by(path, MINED_SCOPE.exclude)
+    if excluded is not None and suffix in options.extensions:
+        return f"{OUT_OF_SCOPE}: {excluded}"  # a source file the corpus rule keeps from the gold
     return f"not a source language ({suffix or 'no extension'})"
 
 

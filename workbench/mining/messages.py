@@ -83,16 +83,23 @@ def dangles(query: str) -> bool:
     return DANGLING.search(text, max(0, len(text.rstrip()) - 5)) is not None
 
 
+WRAPPED = 55  # a first line this long may have been wrapped by its author (git wraps near 72)
+CONTINUED = re.compile(r"[a-z]+(?=[\s,;]|\.\s|\.?$)")  # a plain lower-case word, not an identifier or path
+
+
 def cut_off(commit: Commit) -> bool:
     """Whether the subject stops mid-sentence: it ends in a sentence's first word or two after a full
-    stop ("Fix bad import. This"), or the author wrapped it and the body goes on in lower case."""
+    stop ("Fix bad import. This"), or the author wrapped a long first line: it ends in a comma, or it
+    runs to ``WRAPPED`` characters without closing punctuation and the body goes on with a plain
+    lower-case word ("... accepts now objects that" / "implement the interface")."""
     subject = commit.subject.rstrip()
     head, stop, last = subject.rpartition(". ")
     if stop and head and not last.endswith((".", "!", "?", ")")):
         words = last.split()
         if len(words) <= 2 and words and words[0].lower() in SENTENCE_START:
             return True
-    if subject.endswith((".", "!", "?", ":", ")", "]", "`", '"')):
+    if subject.endswith(","):
+        return True
+    if len(subject) < WRAPPED or subject.endswith((".", "!", "?", ":", ")", "]", "`", '"')):
         return False
-    first = commit.body.lstrip()[:1]
-    return first.isalpha() and first.islower()
+    return CONTINUED.match(commit.body.lstrip()) is not None
