@@ -109,3 +109,17 @@ def test_the_retrieval_page_states_the_scope_and_what_guess_solves(tmp_path: Pat
         RunOptions(targets=["bm25"], out_dir=tmp_path / "runs2", progress=False),
     )
     assert given_away(bare).text.startswith("No gold scope: any file may be gold. The guess control did not run")
+
+
+def test_serve_passes_the_scope_on_and_refuses_a_malformed_one(tmp_path: Path) -> None:
+    from workbench.targets import Dispatcher
+
+    (tmp_path / "shop").mkdir()
+    served = Dispatcher(Recorder(), {"shop": tmp_path / "shop"})
+    SEEN.clear()
+    body = {"query": "cancel", "repos": [{"name": "shop"}], "limit": 3}
+    assert served.answer("/v1/context_pack", {**body, "goldScope": SCOPE})[0] == 200
+    assert served.answer("/v1/context_pack", body)[0] == 200
+    assert SEEN == [GoldScope(("tests", "docs", "examples", "generated")), None]
+    status, answer = served.answer("/v1/context_pack", {**body, "goldScope": {"exclude": "tests"}})
+    assert status == 200 and "goldScope" in answer["error"]  # the protocol's error answer
