@@ -84,6 +84,7 @@ def build_devdata(repos: Path, work: Path, per_repo: int, seed: int) -> dict[str
     """Mine every bundle of ``repos`` into ``work/mined.json`` and ``work/long.json`` (reused when
     present) and record the halves; the two corpora's paths by name."""
     from workbench.mining.mine import mine_corpus
+    from workbench.options import MineOptions
 
     mined, long = work / "mined.json", work / "long.json"
     if mined.exists() and long.exists():
@@ -95,7 +96,8 @@ def build_devdata(repos: Path, work: Path, per_repo: int, seed: int) -> dict[str
     for name in names:
         part = work / f"mined-{name}.json"
         if not part.exists():
-            mine_corpus(repos / f"{name}.bundle", out=part, max_cases=per_repo * 4, seed=seed, progress=False)
+            options = MineOptions(out=part, max_cases=per_repo * 4, seed=seed, progress=False)
+            mine_corpus(repos / f"{name}.bundle", options)
         data = json.loads(part.read_text())
         scope = data.get("goldScope")
         roots.update({k: str((part.parent / v).resolve()) for k, v in data["fixtureRoots"].items()})

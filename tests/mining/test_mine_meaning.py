@@ -13,6 +13,7 @@ import pytest
 from tests.git_history import commit, init
 from workbench.cli import main
 from workbench.mining.mine import mine, mine_corpus
+from workbench.options import MineOptions
 
 SOURCE = "def load(name):\n    return name\n"
 
@@ -66,7 +67,7 @@ def test_no_release_dangling_style_or_out_of_scope_commit_becomes_a_case(history
 def test_the_corpus_states_its_rule_and_validates(history: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
     repo, _ = history
     out = tmp_path / "corpus.json"
-    mine_corpus(repo, out=out, max_cases=None, progress=False)
+    mine_corpus(repo, MineOptions(out=out, max_cases=None, progress=False))
     data = json.loads(out.read_text())
     assert data["goldScope"] == {"exclude": ["tests", "docs", "examples", "generated"]}
     assert main(["validate", "--corpus", str(out)]) == 0

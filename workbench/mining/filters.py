@@ -56,7 +56,7 @@ _MIRROR_DIRS = frozenset({"lib", "dist", "esm", "cjs", "es", "deno", "build", "o
 
 
 @dataclass
-class MineOptions:
+class MineFilters:
     """What counts as a case: date range, paths, languages, file count, query form."""
 
     since: int | None = None  # Unix seconds, inclusive
@@ -99,7 +99,7 @@ class Candidate:
 
     __slots__ = ("_files", "_key", "_options", "_query", "commit")
 
-    def __init__(self, commit: Commit, options: MineOptions) -> None:
+    def __init__(self, commit: Commit, options: MineFilters) -> None:
         self.commit = commit
         self._options = options
         self._files: SortedFiles | None = None
@@ -137,7 +137,7 @@ class Candidate:
         return self._key
 
 
-def is_source(path: str, options: MineOptions) -> bool:
+def is_source(path: str, options: MineFilters) -> bool:
     """A non-test source file in one of the languages mined that ``MINED_SCOPE`` allows as gold (the
     engine's kinds decide what is a test, a doc, an example or generated)."""
     return (
@@ -168,7 +168,7 @@ class SortedFiles:
         return any(why.startswith(OUT_OF_SCOPE) for why in self.dropped.values())
 
 
-def not_source_reason(path: str, options: MineOptions) -> str:
+def not_source_reason(path: str, options: MineFilters) -> str:
     """Why ``path`` (neither a test nor gold source) is not gold: its kind, the corpus rule, or not a
     mined language."""
     kind = file_kind(path)
@@ -181,7 +181,7 @@ def not_source_reason(path: str, options: MineOptions) -> str:
     return f"not a source language ({suffix or 'no extension'})"
 
 
-def sort_files(changes: Iterable[tuple[str, str]], options: MineOptions) -> SortedFiles:
+def sort_files(changes: Iterable[tuple[str, str]], options: MineFilters) -> SortedFiles:
     """Sort ``(status, path)`` changes (``M`` modified, anything else added, deleted or renamed) the one
     way ``mine`` and ``import swebench`` both use: tests, modified source, other source, dropped."""
     source: list[str] = []
@@ -223,7 +223,7 @@ def mirrors(paths: list[str]) -> dict[str, str]:
     return found
 
 
-def classify(commit: Commit, options: MineOptions) -> Candidate:
+def classify(commit: Commit, options: MineFilters) -> Candidate:
     return Candidate(commit, options)
 
 
@@ -237,7 +237,7 @@ class Listed(Protocol):
     def odd_paths(self) -> bool: ...
 
 
-Predicate = Callable[[Candidate, MineOptions], bool]  # True keeps the commit
+Predicate = Callable[[Candidate, MineFilters], bool]  # True keeps the commit
 
 
 @dataclass(frozen=True)
@@ -328,7 +328,7 @@ def log_failure(listed: Listed) -> str | None:
     return None
 
 
-def first_failure(candidate: Candidate, options: MineOptions) -> str | None:
+def first_failure(candidate: Candidate, options: MineFilters) -> str | None:
     """The name of the first filter that drops ``candidate``, or None when it is kept."""
     failed = log_failure(candidate.commit)
     if failed is not None:
@@ -349,7 +349,7 @@ def listed_commits(entries: Iterable[LogEntry], dropped: Counter[str]) -> Iterat
             dropped[reason] += 1
 
 
-def apply_filters(commits: Iterable[Commit], options: MineOptions, dropped: Counter[str]) -> Iterator[Candidate]:
+def apply_filters(commits: Iterable[Commit], options: MineFilters, dropped: Counter[str]) -> Iterator[Candidate]:
     """The candidates that pass every filter (one per distinct query, the newest); ``dropped`` counts the rest."""
     seen: set[str] = set()
     for commit in commits:

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..code.kinds import excluded_by
 from ..code.walk import list_files, read_text
-from ..contract import FileRef, GoldScope, Pack, Repo, SearchHit
+from ..contract import PACK_LIMIT, FileRef, GoldScope, Pack, Repo, SearchHit
 from ..errors import TargetError
 from ..reference.index import load_index, snapshot, stat_paths
 from ..reference.memo import BoundedMemo
@@ -61,7 +61,9 @@ class RandomTarget:
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
 
-    def context_pack(self, query: str, repos: list[Repo], limit: int = 8, gold_scope: GoldScope | None = None) -> Pack:
+    def context_pack(
+        self, query: str, repos: list[Repo], limit: int = PACK_LIMIT, gold_scope: GoldScope | None = None
+    ) -> Pack:
         """``RANDOM_PRIMARY`` primary and ``RANDOM_RELATED`` related files drawn without replacement
         from the files ``gold_scope`` allows."""
         pool = [(repo.name, path) for repo in repos for path in _files(repo, gold_scope)]
@@ -140,7 +142,9 @@ class Bm25Target:
         totals = [(files[f], sum(sorted(found, reverse=True)[:BEST_CHUNKS])) for f, found in best.items()]
         return sorted(totals, key=lambda h: (-h[1], h[0]))
 
-    def context_pack(self, query: str, repos: list[Repo], limit: int = 8, gold_scope: GoldScope | None = None) -> Pack:
+    def context_pack(
+        self, query: str, repos: list[Repo], limit: int = PACK_LIMIT, gold_scope: GoldScope | None = None
+    ) -> Pack:
         """The ``limit`` best-scoring files the corpus's ``gold_scope`` allows over all repositories (ties:
         repository, then path), as primary;
         its ``symbols`` are the symbol ``search``'s, ordered as the reference engine orders a pack's

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..contract import FileRef, GoldScope, Pack, Repo
+from ..contract import PACK_LIMIT, FileRef, GoldScope, Pack, Repo
 from ..reference.memo import BoundedMemo
 from ..reference.text import tokens
 from . import okapi
@@ -37,7 +37,9 @@ class GuessTarget:
             cached = self._models[key] = (files, okapi.fit([tokens(path) for path in files]))
         return cached
 
-    def context_pack(self, query: str, repos: list[Repo], limit: int = 8, gold_scope: GoldScope | None = None) -> Pack:
+    def context_pack(
+        self, query: str, repos: list[Repo], limit: int = PACK_LIMIT, gold_scope: GoldScope | None = None
+    ) -> Pack:
         """The ``limit`` paths whose words best match the query's (ties: repository, then path)."""
         terms = tokens(query)
         hits: list[tuple[float, str, str]] = []
