@@ -122,7 +122,7 @@ def build_corpus(bundle: Path, work: Path, cases: int) -> Path:
 
     with tempfile.TemporaryDirectory(prefix="engine-long-") as tmp:
         clone = Path(tmp) / bundle.stem
-        subprocess.run(["git", "clone", "-q", str(bundle), str(clone)], check=True)
+        subprocess.run(["git", "-c", "advice.detachedHead=false", "clone", "-q", str(bundle), str(clone)], check=True)
         mined = mine(clone, max_cases=MINED, seed=0, progress=False, fixture=bundle.stem).cases
         texts = _messages(clone, [c["source"]["commit"] for c in mined])
     long = []
@@ -131,7 +131,7 @@ def build_corpus(bundle: Path, work: Path, cases: int) -> Path:
         query = message(subject, body)
         extra = len(words(query)) - len(words(subject))
         if extra >= MIN_BODY_WORDS:
-            long.append((-extra, case["name"], dict(case, query=query, shape="long-message")))
+            long.append((-extra, case["name"], dict(case, query=query)))
     kept = [case for _, _, case in sorted(long)[:cases]]
     data = {
         "description": f"Long-message cases of {bundle.stem} (bench/engine_long.py).",
@@ -292,9 +292,9 @@ def _paired(rows: list[dict[str, Any]], level: str, metric: str, other: str) -> 
     b = np.array([theirs[c] for c in cases], dtype=float)
     wins, ties, losses = stats.win_tie_loss(a - b)
     if metric.startswith("acc"):
-        p = stats.mcnemar(a > 0, b > 0).p_value
+        p = stats.mcnemar(a > 0, b > 0).p
     else:
-        p = stats.wilcoxon(a - b).p_value
+        p = stats.wilcoxon(a - b).p
     return {"diff": float((a - b).mean()) if cases else 0.0, "wins": wins, "ties": ties, "losses": losses, "p": p}
 
 
@@ -323,6 +323,10 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def _cells(c: dict[str, float]) -> str:
+    return " / ".join(f"{100 * c[m]:.1f}" if m != "mrr" else f"{c[m]:.3f}" for m in FILE_METRICS)
+
+
 def render(result: dict[str, Any]) -> str:
     lines = [
         "File level (Acc@1 / Acc@5 / Acc@10 / MRR):",
@@ -331,7 +335,7 @@ def render(result: dict[str, Any]) -> str:
     ]
     for group, cell in result.items():
         c = cell["file"]
-        shown = [" / ".join(f"{100 * c[e][m]:.1f}" if m != "mrr" else f"{c[e][m]:.3f}" for m in FILE_METRICS) for e in ("builtin", "textbook", "chunks")]
+        shown = [_cells(c[e]) for e in ("builtin", "textbook", "chunks")]
         margin = 100 * (c["builtin"]["acc@5"] - c["textbook"]["acc@5"])
         lines.append(f"| {group} | {c['builtin']['cases']} | " + " | ".join(shown) + f" | {margin:+.1f} |")
     lines += [
