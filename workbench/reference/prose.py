@@ -82,7 +82,8 @@ def prose_legs(index: RepoIndex, raw: str) -> tuple[np.ndarray, np.ndarray]:
     return chunks, counted_scores(index.ranker, raw)
 
 
-def _unit(values: np.ndarray) -> np.ndarray:
+def unit(values: np.ndarray) -> np.ndarray:
+    """``values`` scaled so the largest is 1 (all zeros stay zeros)."""
     top = float(values.max()) if values.size else 0.0
     return values / top if top > 0 else values
 
@@ -93,8 +94,8 @@ def blended(index: RepoIndex, raw: str, engine: np.ndarray, factors: np.ndarray)
     chunks, files = prose_legs(index, raw)
     top = float(engine.max()) if engine.size else 0.0
     mix = (
-        BLEND["engine"] * _unit(engine)
-        + BLEND["chunks"] * _unit(chunks * factors)
-        + BLEND["files"] * _unit(files * factors)
+        BLEND["engine"] * unit(engine)
+        + BLEND["chunks"] * unit(chunks * factors)
+        + BLEND["files"] * unit(files * factors)
     )
     return (mix * (top if top > 0 else 1.0)).astype(np.float32)
