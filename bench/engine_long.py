@@ -113,9 +113,14 @@ def _messages(clone: Path, shas: list[str]) -> dict[str, tuple[str, str]]:
     return found
 
 
-def build_corpus(bundle: Path, work: Path, cases: int) -> Path:
-    """The long-message corpus of one repository (kept in ``work``; reused when present)."""
-    out = work / f"{bundle.stem}-long-{cases}.json"
+def build_corpus(bundle: Path, work: Path, cases: int, span: tuple[int, int] = (MIN_BODY_WORDS, 10**9)) -> Path:
+    """The long-message corpus of one repository (kept in ``work``; reused when present): the
+    ``cases`` longest messages whose body adds ``span[0]`` to ``span[1]`` (excluded) words."""
+    out = work / (
+        f"{bundle.stem}-long-{cases}.json"
+        if span == (MIN_BODY_WORDS, 10**9)
+        else f"{bundle.stem}-long-{cases}-{span[0]}-{span[1]}.json"
+    )
     if out.exists():
         return out
     from workbench.mining import mine
@@ -130,7 +135,7 @@ def build_corpus(bundle: Path, work: Path, cases: int) -> Path:
         subject, body = texts[case["source"]["commit"]]
         query = message(subject, body)
         extra = len(words(query)) - len(words(subject))
-        if extra >= MIN_BODY_WORDS:
+        if span[0] <= extra < span[1]:
             long.append((-extra, case["name"], dict(case, query=query)))
     kept = [case for _, _, case in sorted(long)[:cases]]
     data = {
@@ -370,6 +375,9 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=30, help="long-message cases per repository")
     parser.add_argument("--work", type=Path, default=None, help="keep corpora and textbook rankings here")
     parser.add_argument("--only", default=None, help="one repository of the half")
+    parser.add_argument(
+        "--body-words", default=f"{MIN_BODY_WORDS},{10**9}", help="LO,HI: keep bodies adding LO to HI (excluded) words"
+    )
     parser.add_argument("--rows", type=Path, default=None, help="write per-case rows (JSON lines) here")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -385,7 +393,8 @@ def main() -> None:
     started = time.perf_counter()
     rows: list[dict[str, Any]] = []
     for bundle in bundles:
-        rows += run_repo(build_corpus(bundle, work, args.cases), work)
+        low, high = (int(x) for x in args.body_words.split(","))
+        rows += run_repo(build_corpus(bundle, work, args.cases, (low, high)), work)
     if args.rows:
         args.rows.write_text("".join(json.dumps(r) + "\n" for r in rows))
     result = summary(rows)

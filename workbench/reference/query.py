@@ -37,7 +37,7 @@ INTENTS: dict[str, frozenset[str]] = {
     "migration": frozenset("migration migrations migrate".split()),
     "style": frozenset("css style styles styling stylesheet theme".split()),
 }
-LONG_WORDS = 40  # a task longer than this is prose: its title frames it, its body describes it
+LONG_WORDS = 20  # a task longer than this is prose: its title frames it, its body describes it
 ERROR_WORDS = frozenset(
     "error errors exception exceptions throws thrown throw raises raised raise message "
     "traceback panic panics crash crashes fails failing says shows warning".split()
