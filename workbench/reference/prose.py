@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from .ranking import Ranker
 
 BEST_CHUNKS = 3
+TESTED = 1.0  # share of a test file's leg score credited to the code it tests (``tested_code``)
 BLEND = {"engine": 0.5, "chunks": 0.25, "files": 0.25}
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
 
@@ -82,6 +83,59 @@ def prose_legs(index: RepoIndex, raw: str) -> tuple[np.ndarray, np.ndarray]:
     return chunks, counted_scores(index.ranker, raw)
 
 
+def tested_code(index: RepoIndex) -> list[tuple[int, int]]:
+    """(test, code) pairs: each test file and the code file it is named after (``slash_test.go``
+    and ``slash.go``, ``test_tax.py`` and ``tax.py``), in the same folder or the nearest one; else
+    the code files it imports that share a word of its name. Kept on the index."""
+    import posixpath
+
+    from .filetable import file_table, module_stem
+    from .text import terms
+
+    known = index.derived.get("tested code")
+    if known is not None:
+        return known
+    table = file_table(index)
+    by_stem: dict[str, list[int]] = {}
+    for d, path in enumerate(index.files):
+        if index.kinds[d] != "test" and table.code[d]:
+            by_stem.setdefault(module_stem(path), []).append(d)
+    pairs = []
+    for test, stem in table.test_stems.items():
+        named = by_stem.get(stem, [])
+        folder = posixpath.dirname(index.files[test])
+        if named:
+            near = sorted(named, key=lambda d: _distance(folder, posixpath.dirname(index.files[d])))
+            pairs.append((test, near[0]))
+            continue
+        words = set(terms(stem))
+        pairs += [
+            (test, d)
+            for d in index.imports[test]
+            if index.kinds[d] != "test" and words & set(terms(module_stem(index.files[d])))
+        ]
+    index.derived["tested code"] = pairs
+    return pairs
+
+
+def _distance(a: str, b: str) -> int:
+    common = 0
+    for x, y in zip(a.split("/"), b.split("/")):
+        if x != y:
+            break
+        common += 1
+    return len(a.split("/")) + len(b.split("/")) - 2 * common
+
+
+def credited(index: RepoIndex, leg: np.ndarray, factors: np.ndarray) -> np.ndarray:
+    """A leg times the kind ``factors``, each tested code file also credited ``TESTED`` of its tests' raw score."""
+    out = leg * factors
+    if TESTED:
+        for test, code in tested_code(index):
+            out[code] = max(out[code], leg[code] * factors[code] + TESTED * leg[test])
+    return out
+
+
 def unit(values: np.ndarray) -> np.ndarray:
     """``values`` scaled so the largest is 1 (all zeros stay zeros)."""
     top = float(values.max()) if values.size else 0.0
@@ -95,7 +149,7 @@ def blended(index: RepoIndex, raw: str, engine: np.ndarray, factors: np.ndarray)
     top = float(engine.max()) if engine.size else 0.0
     mix = (
         BLEND["engine"] * unit(engine)
-        + BLEND["chunks"] * unit(chunks * factors)
-        + BLEND["files"] * unit(files * factors)
+        + BLEND["chunks"] * unit(credited(index, chunks, factors))
+        + BLEND["files"] * unit(credited(index, files, factors))
     )
     return (mix * (top if top > 0 else 1.0)).astype(np.float32)
