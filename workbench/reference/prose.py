@@ -144,7 +144,7 @@ def unit(values: np.ndarray) -> np.ndarray:
 
 def blended(index: RepoIndex, raw: str, engine: np.ndarray, factors: np.ndarray) -> np.ndarray:
     """The engine's file scores blended with the prose legs (each times the kind ``factors``),
-    on the engine's scale (its best score stays what it was)."""
+    on the engine's scale: times its best score (a file best in all three keeps that score)."""
     chunks, files = prose_legs(index, raw)
     top = float(engine.max()) if engine.size else 0.0
     mix = (
