@@ -11,8 +11,10 @@ BM25 over the engine's own fitted models with each term weighted by how often th
   ``BEST_CHUNKS`` (the file holding the definitions the text describes);
 * **files**: the file ranker's fields (path, symbols, content) as one document per file.
 
-Each leg is scaled to its best file and blended with the engine's score (``BLEND``: the
-engine keeps half); weights measured on the development half of ``bench/engine_long.py``.
+In both legs a test file's score also credits the code it tests (``tested_code``: a commit
+message says "add tests for X" and the tests say X more than X does). Each leg is scaled to its
+best file and blended with the engine's score (``BLEND``: the engine keeps half). ``LONG_WORDS``,
+``BLEND`` and ``TESTED`` were chosen on the development half of ``bench/engine_long.py``.
 """
 
 from __future__ import annotations
