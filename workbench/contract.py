@@ -19,6 +19,9 @@ CAPABILITIES = ("context_pack", "risk_concepts", "infer_harness", "gate", "searc
 CONTROL_TARGETS = frozenset({"random", "bm25"})
 # Seconds an engine may take to answer one request (``workbench run --timeout``'s default).
 REQUEST_TIMEOUT = 60.0
+# Files in a context pack: what the retrieval suite and the gate ask for, a target's default `limit`,
+# and `workbench pack --limit`'s default.
+PACK_LIMIT = 8
 
 
 @dataclass(frozen=True)

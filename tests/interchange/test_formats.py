@@ -317,12 +317,12 @@ def test_swebench_gold_is_the_modified_source_files_only(tmp_path: Path) -> None
 
 def test_swebench_and_mine_share_the_gold_rule() -> None:
     from workbench.interchange.swebench import gold_files
-    from workbench.mining.filters import MineOptions, classify
+    from workbench.mining.filters import MineFilters, classify
     from workbench.mining.history import Commit
 
     paths = ("CHANGES.rst", "docs/index.md", "src/app.py", "src/app_test.go", "tests/test_app.py", "setup.py")
     mined = classify(
-        Commit("a" * 40, ("b" * 40,), "D", "d@x", 0, "fix the app", tuple(("M", p) for p in paths)), MineOptions()
+        Commit("a" * 40, ("b" * 40,), "D", "d@x", 0, "fix the app", tuple(("M", p) for p in paths)), MineFilters()
     )
     imported = gold_files("".join(_diff(p) for p in paths), "")
     assert imported.source == mined.source == ("src/app.py",)

@@ -13,7 +13,7 @@ import pytest
 
 from workbench.analysis.comparison import compare, resolve_side
 from workbench.analysis.regressions import baseline_section, regression_keys
-from workbench.errors import StoreError
+from workbench.errors import StoreError, UsageError
 from workbench.paths import Locations
 from workbench.run.runner import run_eval
 from workbench.store.baselines import Baseline, dumps_baseline, list_baselines, load_baseline, record_baseline
@@ -215,7 +215,7 @@ def test_record_refuses_a_stale_corpus_and_an_ambiguous_run(corpus: Path) -> Non
     corpus.write_text(CORPUS.replace('"k": 5', '"k": 6'))
     with pytest.raises(StoreError, match="differs from the corpus run R1 used"):
         record_baseline(run, "builtin", corpus)
-    with pytest.raises(StoreError, match="name"):
+    with pytest.raises(UsageError, match="name"):
         record_baseline(run, "../evil", corpus)
 
 

@@ -23,7 +23,7 @@ from ..corpus.gitio import CatFile, resolve_commits
 from ..corpus.sources import GitRepo, open_repo
 from ..corpus.write import root_entry, write_corpus
 from ..errors import CorpusError
-from ..mining.filters import MineOptions, SortedFiles, sort_files
+from ..mining.filters import MineFilters, SortedFiles, sort_files
 from ..mining.gold_symbols import diff_changes, symbols_of_changes
 from ..mining.shapes import outline_of, query_shape, symbol_names
 from .formats import first_seen, read_records, require
@@ -64,11 +64,11 @@ def _fixture(repo: str, taken: dict[str, str]) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{owner}__{name}")
 
 
-def gold_files(patch: str, test_patch: str, options: MineOptions | None = None) -> SortedFiles:
+def gold_files(patch: str, test_patch: str, options: MineFilters | None = None) -> SortedFiles:
     """The patch's files sorted as ``mine`` sorts a commit's; ``tests`` also holds every file of
     ``test_patch``, and ``dropped`` the files the patch adds (they do not exist at the base)."""
     existing, added = patch_files(patch)
-    files = sort_files([("M", path) for path in existing] + [("A", path) for path in added], options or MineOptions())
+    files = sort_files([("M", path) for path in existing] + [("A", path) for path in added], options or MineFilters())
     test_existing, test_added = patch_files(test_patch)
     tests = tuple(sorted(set(files.tests) | set(test_existing) | set(test_added)))
     dropped = dict(files.dropped)

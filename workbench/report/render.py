@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import RenderError
 from ..files import write_text_atomic
-from ..paths import DEFAULT_HTML_DIR, Locations
+from ..options import ReportOptions
+from ..paths import DEFAULT_HTML_DIR, Locations, notebooks_dir
 from ..store.headers import DEFAULT_RUNS_DIR, check_side, latest_run, read_header
 from ._html import to_html
 from .pages import split_pages
@@ -37,7 +38,7 @@ NOTEBOOKS = ("scoreboard", "retrieval", "classifiers", "ranking", "baseline_diff
 # its imports, and a long notebook started last would run alone at the end.
 LONGEST_FIRST = ("significance", "scoreboard", "retrieval", "ranking", "classifiers", "baseline_diff")
 DEFAULT_OUT = DEFAULT_HTML_DIR
-DEFAULT_TIMEOUT = 300.0
+DEFAULT_TIMEOUT = ReportOptions.timeout  # written once, in workbench/options.py
 # Run in each kernel as it starts: the imports every notebook makes, with the collector paused
 # for them and their objects then frozen out of it (the cyclic collector need not walk pandas' and
 # matplotlib's import-time objects again on every collection, e.g. at each namespace reset).
@@ -66,12 +67,6 @@ class Report:
     @property
     def failed(self) -> list[Page]:
         return [page for page in self.pages if page.error]
-
-
-def notebooks_dir() -> Path:
-    """``notebooks/`` of the working directory, else the one beside the installed package."""
-    here = Path("notebooks")
-    return here if here.is_dir() else Path(__file__).resolve().parents[2] / "notebooks"
 
 
 def notebook_paths(names: list[str] | None = None, directory: Path | None = None) -> list[Path]:
@@ -116,7 +111,8 @@ def start_kernel(slot: KernelSlot) -> None:
         slot.start()
     except Exception as exc:  # no such kernel, or it died on start
         raise RenderError(
-            f"cannot start the notebook kernel ({type(exc).__name__}: {exc}); `make setup` registers it in .venv"
+            f"cannot start the notebook kernel ({type(exc).__name__}: {exc}); `make setup` registers it in a "
+            "checkout's .venv, `python -m ipykernel install --sys-prefix` in any other environment"
         ) from None
 
 
@@ -152,6 +148,8 @@ def render_report(
     RenderError, after writing every page and the index, if a notebook failed.
     """
     from ._kernels import Job, JobBoard
+
+    ReportOptions(jobs=jobs, timeout=timeout)  # its checks: a UsageError before any kernel starts
 
     sources = notebook_paths(notebooks, notebook_dir)
     # A run or baseline that names nothing stops here, before any kernel starts; reading them is

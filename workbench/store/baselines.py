@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ..columns import CASE, ERROR, METRIC, PASSED, SUITE, TARGET, VALUE
 from ..errors import StoreError
 from ..files import dumps, write_text_atomic
+from ..options import BaselineOptions
 from ..paths import DEFAULT_CORPUS, Locations
 from .floors import DEFAULT_SLACK, compute_floors, replace_thresholds, update_evals
 from .headers import BASELINE_FORMAT, DEFAULT_BASELINES_DIR, read_baseline
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 
 FORMAT = BASELINE_FORMAT
 DEFAULT_DIR = DEFAULT_BASELINES_DIR
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 @dataclass
@@ -108,8 +107,7 @@ def record_baseline(
     rates: one more failing case trips them) and EVALS.md's baseline table is regenerated
     (``evals_md`` defaults to EVALS.md beside the corpus directory, when it exists).
     """
-    if not _NAME.match(name):
-        raise StoreError(f"baseline name {name!r}: use letters, digits, '.', '_' or '-'")
+    BaselineOptions(name=name, write_thresholds=write_thresholds, slack=slack, force=force)  # its checks
     corpus_path = Path(corpus_path)
     path = (Path(baselines_dir) if baselines_dir else Locations.of(corpus_path).baselines) / f"{name}.json"
     if path.exists() and not force:

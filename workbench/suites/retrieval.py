@@ -24,12 +24,11 @@ import pandas as pd
 
 from ..analysis import SYMBOL_METRICS, first_ranks, metrics, symbol_scores
 from ..columns import CASE, METRIC, PASSED, VALUE
-from ..contract import FileRef, Repo
+from ..contract import PACK_LIMIT, FileRef, Repo
 from ..corpus import case_fixtures
 from .base import Outcome, RunContext, Scored, Suite, mean_metrics
 
 METRICS = ("precisionAtK", "recallAtK", "mrr", "ndcgAtK")
-PACK_LIMIT = 8
 SYMBOLS_KEPT = 50  # ranked symbols kept per case (more than any k scores)
 NO_SYMBOLS = "skipped: the target's context_pack answers carry no ranked 'symbols'"
 
