@@ -1,7 +1,7 @@
 """The reference engine against textbook BM25 on long, issue-like tasks over real history (issue 39).
 
     python bench/engine_long.py [--half dev|held|all] [--repos DIR] [--cases 30] [--work DIR]
-                                [--rows FILE] [--json]
+                                [--only REPO] [--body-words LO,HI] [--rows FILE] [--json]
 
 **Cases.** Each bundle of ``--repos`` (default ``../shared/repos``) is mined with
 ``workbench.mining.mine`` (up to ``MINED`` candidate cases, seed 0): commits that change 1-3
@@ -24,7 +24,9 @@ once, at the end).
   can be gold (code, not a test, doc, example or generated file: ``in_scope``), its path + text,
   lower-cased ``\\w+`` tokens;
 * ``chunks``: the same over definition chunks (``definition_ranges``), a file scored by the sum of
-  its best three chunks (the other textbook variant, issue 38's control).
+  its best three chunks (the other textbook variant, issue 38's control);
+* ``control``: the product's ``bm25`` target (its pack, limit 10), over the files the mined corpus's
+  goldScope allows where this checkout has goldScope (issue 38), else over every file.
 
 Acc@k: every gold file in the top k; MRR: the first gold file. At function level (cases with
 ``expectedSymbols``): builtin's ``search`` (top 20) and its pack's ``symbols`` against BM25Okapi
@@ -242,6 +244,21 @@ def builtin(root: Path, name: str, query: str) -> dict[str, list[Any]]:
     return {"files": files, "symbols": hits, "pack": [[s.path, s.name] for s in pack.symbols or []]}
 
 
+def control(root: Path, name: str, query: str) -> list[str]:
+    """The product's ``bm25`` control's files (its pack, limit 10) over the files a mined corpus's
+    goldScope allows, where this checkout has goldScope (issue 38), else over every file."""
+    from workbench.contract import Repo
+    from workbench.targets.controls import Bm25Target
+
+    try:
+        from workbench.corpus.scope import MINED_SCOPE  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        pack = Bm25Target().context_pack(query, [Repo(name, root)], 10)
+    else:
+        pack = Bm25Target().context_pack(query, [Repo(name, root)], 10, gold_scope=MINED_SCOPE)
+    return [ref.path for ref in [*pack.primary, *pack.related]]
+
+
 def run_repo(corpus_path: Path, work: Path) -> list[dict[str, Any]]:
     """Per-case rows (engine, level, metrics) of one repository's corpus."""
     from workbench.corpus.load import load_corpus
@@ -255,11 +272,13 @@ def run_repo(corpus_path: Path, work: Path) -> list[dict[str, Any]]:
         if case["name"] not in kept:
             kept[case["name"]] = textbook(root, case["query"])
         book = kept[case["name"]]
+        if "control" not in book:
+            book["control"] = control(root, case["repoFixture"], case["query"])
         mine = builtin(root, case["repoFixture"], case["query"])
         base = {"repo": case["repoFixture"], "case": case["name"], "words": len(words(case["query"]))}
         gold = case["expectedPrimary"]
         rows.append(base | {"engine": "builtin", "level": "file", **file_scores(mine["files"], gold)})
-        for engine in ("textbook", "chunks"):
+        for engine in ("textbook", "chunks", "control"):
             rows.append(base | {"engine": engine, "level": "file", **file_scores(book[engine], gold)})
         if case.get("expectedSymbols"):
             ranked = [tuple(h) for h in mine["symbols"]]
@@ -311,7 +330,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         cell: dict[str, Any] = {}
         for level, metrics in (("file", FILE_METRICS), ("symbol", SYMBOL_METRICS)):
             cell[level] = {}
-            for engine in ("builtin", "textbook", "chunks"):
+            for engine in ("builtin", "textbook", "chunks", "control"):
                 mine = [r for r in sel if r["level"] == level and r["engine"] == engine]
                 if mine:
                     cell[level][engine] = {"cases": len(mine)} | {
@@ -321,6 +340,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
             cell["paired"] = {
                 "file acc@5 vs textbook": _paired(sel, "file", "acc@5", "textbook"),
                 "file acc@5 vs chunks": _paired(sel, "file", "acc@5", "chunks"),
+                "file acc@5 vs control": _paired(sel, "file", "acc@5", "control"),
                 "file mrr vs textbook": _paired(sel, "file", "mrr", "textbook"),
                 "symbol ndcg@10 vs textbook": _paired(sel, "symbol", "ndcg@10", "textbook"),
             }
@@ -335,12 +355,12 @@ def _cells(c: dict[str, float]) -> str:
 def render(result: dict[str, Any]) -> str:
     lines = [
         "File level (Acc@1 / Acc@5 / Acc@10 / MRR):",
-        "| repo | cases | builtin | textbook (whole files) | chunks (best 3) | builtin - textbook Acc@5 |",
-        "| --- | ---: | --- | --- | --- | ---: |",
+        "| repo | cases | builtin | textbook (files) | chunks (best 3) | bm25 control | builtin - textbook Acc@5 |",
+        "| --- | ---: | --- | --- | --- | --- | ---: |",
     ]
     for group, cell in result.items():
         c = cell["file"]
-        shown = [_cells(c[e]) for e in ("builtin", "textbook", "chunks")]
+        shown = [_cells(c[e]) for e in ("builtin", "textbook", "chunks", "control")]
         margin = 100 * (c["builtin"]["acc@5"] - c["textbook"]["acc@5"])
         lines.append(f"| {group} | {c['builtin']['cases']} | " + " | ".join(shown) + f" | {margin:+.1f} |")
     lines += [
