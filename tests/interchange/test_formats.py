@@ -4,6 +4,7 @@ TREC and go-code imports scored by workbench's own rules."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -186,6 +187,26 @@ def test_swebench_errors_name_the_instance(tmp_path: Path) -> None:
         + "\n"
     )
     assert main(["import", "swebench", str(bad), "--repos", str(tmp_path / "repos")]) == 3
+
+
+@pytest.mark.parametrize("spelling", ["../../other", "../other", "acme/../../other", "OTHER_ABS", "./shop", ".hidden"])
+def test_swebench_repo_never_leaves_repos(tmp_path: Path, capsys: pytest.CaptureFixture[str], spelling: str) -> None:
+    """Issue 41, item 6: an instance's ``repo`` is a name looked up under --repos, never a path."""
+    base = _shop(tmp_path / "elsewhere" / "repos")  # a real clone outside --repos, reachable by path
+    shutil.move(tmp_path / "elsewhere" / "repos" / "acme__shop", tmp_path / "other")
+    (tmp_path / "repos").mkdir()
+    repo = str(tmp_path / "other") if spelling == "OTHER_ABS" else spelling
+    bad = tmp_path / "bad.jsonl"
+    row = {"instance_id": "x-1", "repo": repo, "base_commit": base, "patch": PATCH, "problem_statement": "p"}
+    bad.write_text(json.dumps(row) + "\n")
+    (tmp_path / "repos" / "acme").mkdir()  # so acme/../../other would reach tmp_path/other
+    assert (
+        main(["import", "swebench", str(bad), "--repos", str(tmp_path / "repos"), "--out", str(tmp_path / "c.json")])
+        == 3
+    )
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "bad.jsonl: instance 'x-1': repo must be a plain name" in err, err
+    assert not (tmp_path / "c.json").exists()
 
 
 def test_trec_import_scores_like_trec_eval(tmp_path: Path) -> None:

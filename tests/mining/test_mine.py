@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.concurrency import race
 from tests.git_history import commit, git, init, shop_history
 from workbench.cli import main
 from workbench.mining.filters import MineFilters
@@ -272,3 +273,34 @@ def test_cli_refuses_a_negative_seed(shop: tuple[Path, dict[str, str]], capsys: 
     repo, _ = shop
     assert main(["mine", str(repo), "--seed", "-1", "--dry-run"]) == 2
     assert "--seed -1: must be an integer >= 0" in capsys.readouterr().err
+
+
+def test_concurrent_appends_into_one_corpus_keep_every_case(
+    shop: tuple[Path, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 41 item 4: two ``mine --append`` into one corpus at once, 20 times: every case of both
+    is kept every time (the read-modify-write holds the corpus's lock). Mining itself is replaced by a
+    few milliseconds' wait that hands back three cases, so the race, not the mining, is timed."""
+    import importlib
+    import time
+
+    mining = importlib.import_module("workbench.mining.mine")  # the module, not the function
+
+    def fake_mine(repo, filters, max_cases, seed, fixture, dry_run, progress):  # noqa: ANN001, ANN003, ANN202
+        time.sleep(0.005)  # the time between reading the corpus and writing it
+        case = {"query": "q", "repoFixture": fixture, "expectedPrimary": []}
+        cases = [{"name": f"{fixture}-{i}", **case} for i in range(3)]
+        return mining.MineResult(repo=repo, fixture=fixture, cases=cases)
+
+    monkeypatch.setattr(mining, "mine", fake_mine)
+    repo, _ = shop
+    for round_ in range(20):
+        out = tmp_path / f"round{round_}" / "corpus.json"
+        calls = [
+            lambda name=name, out=out: mine_corpus(repo, MineOptions(out=out, append=True, name=name, progress=False))
+            for name in ("one", "two")
+        ]
+        assert not [r for r in race(*calls) if isinstance(r, Exception)]
+        data = json.loads(out.read_text())
+        assert sorted(c["name"] for c in data["retrieval"]) == [f"{n}-{i}" for n in ("one", "two") for i in range(3)]
+        assert sorted(data["fixtureRoots"]) == ["one", "two"]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, time
 from pathlib import Path
@@ -131,12 +132,24 @@ def mine_corpus(repo_path: Path | str, options: MineOptions | None = None) -> tu
     (``ranking_out``; ``result.ranking`` holds its path and line count).
     The fixture is named ``name``, else after the repository (``corpus.sources.repo_name``).
     The returned text is the corpus JSON when ``out`` is None, else None. Bad option values were
-    refused when ``options`` was made (a UsageError).
+    refused when ``options`` was made (a UsageError). Writing ``out`` holds its lock
+    (``files.locked``) from the first read to the atomic write, so concurrent mines into one
+    corpus keep every case.
     """
+    from ..files import locked
+
+    options = options or MineOptions()
+    # The corpus file (and its ranking goldens) are read, mined into and rewritten under its lock:
+    # two mines into one corpus at once take turns, and neither one's cases are lost.
+    with locked(options.out) if options.out is not None and not options.dry_run else nullcontext():
+        return _mine_into(repo_path, options)
+
+
+def _mine_into(repo_path: Path | str, options: MineOptions) -> tuple[MineResult, str | None]:
+    """``mine_corpus``'s read, mine, merge and write (under the corpus's lock when it writes one)."""
     from ..corpus.write import corpus_text, fixture_name, merged_corpus, read_existing, write_corpus
     from ..errors import CorpusError
 
-    options = options or MineOptions()
     out, append, dry_run, name = options.out, options.append, options.dry_run, options.name
     if out is not None and out.exists() and not append and not dry_run:
         raise CorpusError(f"{out}: exists; pass --append to merge the mined cases into it, or choose another --out")
