@@ -26,7 +26,8 @@ once, at the end).
 * ``chunks``: the same over definition chunks (``definition_ranges``), a file scored by the sum of
   its best three chunks (the other textbook variant, issue 38's control);
 * ``control``: the product's ``bm25`` target (its pack, limit 10), over the files the mined corpus's
-  goldScope allows where this checkout has goldScope (issue 38), else over every file.
+  goldScope allows where this checkout has goldScope (issue 38), else over every file; at function
+  level its ``search`` (top 20).
 
 Acc@k: every gold file in the top k; MRR: the first gold file. At function level (cases with
 ``expectedSymbols``): builtin's ``search`` (top 20) and its pack's ``symbols`` against BM25Okapi
@@ -244,9 +245,10 @@ def builtin(root: Path, name: str, query: str) -> dict[str, list[Any]]:
     return {"files": files, "symbols": hits, "pack": [[s.path, s.name] for s in pack.symbols or []]}
 
 
-def control(root: Path, name: str, query: str) -> list[str]:
+def control(root: Path, name: str, query: str) -> list[Any]:
     """The product's ``bm25`` control's files (its pack, limit 10) over the files a mined corpus's
-    goldScope allows, where this checkout has goldScope (issue 38), else over every file."""
+    goldScope allows, where this checkout has goldScope (issue 38), else over every file.
+    Then its ``search`` hits (top 20) as (file, symbol) pairs, after a ``None``."""
     from workbench.contract import Repo
     from workbench.targets.controls import Bm25Target
 
@@ -256,7 +258,8 @@ def control(root: Path, name: str, query: str) -> list[str]:
         pack = Bm25Target().context_pack(query, [Repo(name, root)], 10)
     else:
         pack = Bm25Target().context_pack(query, [Repo(name, root)], 10, gold_scope=MINED_SCOPE)
-    return [ref.path for ref in [*pack.primary, *pack.related]]
+    hits = Bm25Target().search(query, Repo(name, root), TOP_K)
+    return [ref.path for ref in [*pack.primary, *pack.related]] + [None] + [[h.file, h.symbol] for h in hits]
 
 
 def run_repo(corpus_path: Path, work: Path) -> list[dict[str, Any]]:
@@ -272,20 +275,25 @@ def run_repo(corpus_path: Path, work: Path) -> list[dict[str, Any]]:
         if case["name"] not in kept:
             kept[case["name"]] = textbook(root, case["query"])
         book = kept[case["name"]]
-        if "control" not in book:
+        if None not in book.get("control", []):
             book["control"] = control(root, case["repoFixture"], case["query"])
+        split = book["control"].index(None)
+        book_control, control_hits = book["control"][:split], [tuple(h) for h in book["control"][split + 1 :]]
         mine = builtin(root, case["repoFixture"], case["query"])
         base = {"repo": case["repoFixture"], "case": case["name"], "words": len(words(case["query"]))}
         gold = case["expectedPrimary"]
         rows.append(base | {"engine": "builtin", "level": "file", **file_scores(mine["files"], gold)})
-        for engine in ("textbook", "chunks", "control"):
+        for engine in ("textbook", "chunks"):
             rows.append(base | {"engine": engine, "level": "file", **file_scores(book[engine], gold)})
+        rows.append(base | {"engine": "control", "level": "file", **file_scores(book_control, gold)})
         if case.get("expectedSymbols"):
             ranked = [tuple(h) for h in mine["symbols"]]
             pack = [tuple(h) for h in mine["pack"]]
             rows.append(base | {"engine": "builtin", "level": "symbol", **symbol_scores(ranked, pack, case)})
             deep = [tuple(h) for h in book["symbols"]]
             rows.append(base | {"engine": "textbook", "level": "symbol", **symbol_scores(deep[:TOP_K], deep, case)})
+            found = symbol_scores(control_hits, control_hits, case)
+            rows.append(base | {"engine": "control", "level": "symbol", **found})
     kept_path.write_text(json.dumps(kept))
     return rows
 
@@ -343,6 +351,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
                 "file acc@5 vs control": _paired(sel, "file", "acc@5", "control"),
                 "file mrr vs textbook": _paired(sel, "file", "mrr", "textbook"),
                 "symbol ndcg@10 vs textbook": _paired(sel, "symbol", "ndcg@10", "textbook"),
+                "symbol ndcg@10 vs control": _paired(sel, "symbol", "ndcg@10", "control"),
             }
         out[group] = cell
     return out
@@ -366,8 +375,8 @@ def render(result: dict[str, Any]) -> str:
     lines += [
         "",
         "Function level (nDCG@10 / Acc@10; builtin's pack symbols Acc@10):",
-        "| repo | cases | builtin search | builtin pack | textbook chunks | builtin - textbook nDCG@10 |",
-        "| --- | ---: | --- | ---: | --- | ---: |",
+        "| repo | cases | builtin search | builtin pack | textbook chunks | bm25 control | builtin - textbook |",
+        "| --- | ---: | --- | ---: | --- | --- | ---: |",
     ]
     for group, cell in result.items():
         c = cell["symbol"]
@@ -376,7 +385,8 @@ def render(result: dict[str, Any]) -> str:
         b, t = c["builtin"], c["textbook"]
         lines.append(
             f"| {group} | {b['cases']} | {b['ndcg@10']:.3f} / {100 * b['acc@10']:.1f} | {100 * b['pack acc@10']:.1f} | "
-            f"{t['ndcg@10']:.3f} / {100 * t['acc@10']:.1f} | {b['ndcg@10'] - t['ndcg@10']:+.3f} |"
+            f"{t['ndcg@10']:.3f} / {100 * t['acc@10']:.1f} | {c['control']['ndcg@10']:.3f} / "
+            f"{100 * c['control']['acc@10']:.1f} | {b['ndcg@10'] - t['ndcg@10']:+.3f} |"
         )
     lines.append("")
     for group, cell in result.items():
