@@ -26,7 +26,6 @@ from tests.own_repository import (
     wheel_names,
 )
 from tests.workflow_steps import JobResult, run_workflow
-from workbench.targets import NAMED
 
 pytestmark = pytest.mark.slow
 
@@ -34,11 +33,6 @@ README_BLOCK = re.compile(r"<!-- own-repository -->\n```sh\n(.*?)```\n<!-- /own-
 GIT_URL = "https://github.com/OWNER/workbench.git@main"
 WHEEL_NAME = "context_workbench-0.1.0-py3-none-any.whl"
 WORKFLOW = ROOT / "docs" / "eval-workflow.yml"
-
-
-def _without_guess(text: str) -> str:
-    """The `guess` control is being added (issue 38): until it is a named target, runs go without it."""
-    return text if "guess" in NAMED else text.replace(" --target guess", "")
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +71,7 @@ def test_the_readme_section_runs_from_the_wheel_in_another_repository(
     bin_dir = fresh_venv(tmp_path / "venv", deps)
     env = venv_env(bin_dir, tmp_path / "cache")
     (repo.parent / WHEEL_NAME).write_bytes(dist[1].read_bytes())
-    script = "\n".join(_without_guess(line) for line in lines if not line.startswith("pip install"))
+    script = "\n".join(line for line in lines if not line.startswith("pip install"))
     install = installs[1].replace(WHEEL_NAME, str(repo.parent / WHEEL_NAME))
     done = run_script(f"{install}\n{script}", repo, env)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
@@ -99,6 +93,10 @@ def test_the_readme_section_runs_from_the_wheel_in_another_repository(
     for name in RETRIEVAL_PAGES:
         assert (pages / f"{name}.html").stat().st_size > 1000, name
     assert "Gate" in done.stdout and "UNCHANGED" in done.stdout  # the same engine against its baseline
+    assert "Baseline main: UNCHANGED" in done.stdout  # run --baseline's own verdict
+    assert (repo / "reports" / "trend" / "trend.html").stat().st_size > 1000
+    trend = json.loads((repo / "reports" / "trend" / "trend.json").read_text())
+    assert trend["runs"] == 2 and {b["name"] for b in trend["baselines"]} == {"main"}  # the baseline marked
     assert "git status" not in done.stderr and not (repo / "notebooks").exists()
     status = subprocess.run(["git", "status", "--porcelain", "--", "src", "tools"], cwd=repo, capture_output=True)
     assert status.stdout == b""  # the repository's own files were only read
@@ -124,7 +122,7 @@ def _workflow(repo: Path, tmp_path: Path, wheel: Path, deps: Path) -> tuple[JobR
     env = venv_env(bin_dir, tmp_path / "cache")
     summary = tmp_path / f"summary-{repo.name}.md"
     env["GITHUB_STEP_SUMMARY"] = str(summary)
-    steps = run_workflow(WORKFLOW, repo, env, overrides={"WORKBENCH": str(wheel)}, rewrite=_without_guess)
+    steps = run_workflow(WORKFLOW, repo, env, overrides={"WORKBENCH": str(wheel)})
     return steps, summary.read_text() if summary.exists() else ""
 
 
@@ -138,8 +136,7 @@ def _check_job(steps: JobResult, summary: str, repo: Path) -> str:
     assert code in {"0", "1"}, steps.logs["Eval run"][-2000:]
     assert "| Group | Target | Metric | Value | Threshold | Pass |" in summary
     assert "| retrieval | cmd:python my_engine.py | mrr |" in summary and "| retrieval | bm25 | mrr |" in summary
-    if "guess" in NAMED:
-        assert "| retrieval | guess | mrr |" in summary
+    assert "| retrieval | guess | mrr |" in summary
     assert f"(exit {code})" in summary
     assert steps.outcomes["HTML report"] == 0, steps.logs["HTML report"][-2000:]
     [upload] = steps.uploads
@@ -173,3 +170,4 @@ def test_the_workflow_mines_runs_summarises_and_keeps_the_report(
     _check_job(steps, summary, repo)
     assert (repo / "evals" / "corpus.json").read_bytes() == corpus  # reused, not mined again
     assert "### workbench compare: UNCHANGED" in summary and "Gate [" in summary
+    assert "Baseline main: UNCHANGED" in summary  # run --baseline's verdict, part of the job's verdict
