@@ -35,8 +35,11 @@ def cache_dir() -> Path:
 
 
 def snapshots_dir() -> Path:
-    """Where revision snapshots live: ``<cache>/snapshots/<tree sha>/`` (see ``mining.snapshots``)."""
-    return cache_dir() / "snapshots"
+    """Where revision snapshots live: ``<cache>/snapshots/<tree sha>/`` (see ``corpus.snapshots``), in
+    the private cache directory (``cachedir.private_dir``: never one others can write)."""
+    from .cachedir import private_dir
+
+    return private_dir() / "snapshots"
 
 
 def is_snapshot(root: Path) -> bool:
