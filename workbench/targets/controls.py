@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +21,11 @@ import numpy as np
 
 from ..contract import FileRef, Pack, Repo, SearchHit
 from ..errors import TargetError
+from ..reference import blobstore, cache
 from ..reference.index import load_index, snapshot, stat_paths
 from ..reference.memo import BoundedMemo
 from ..reference.text import tokens
-from ..reference.walk import list_files, read_text
+from ..reference.walk import list_files
 from . import okapi
 
 RANDOM_PRIMARY = 3
@@ -58,6 +60,27 @@ class RandomTarget:
         return Pack(primary=drawn[:cut], related=drawn[cut:])
 
 
+FILE_TERMS: blobstore.Part[dict[str, int]] = blobstore.Part("bm25-files", okapi.TERMS_VERSION)
+
+
+def _text_terms(root: Path, files: list[str]) -> list[tuple[str, dict[str, int]]]:
+    """Each file with the token counts of its text (as ``read_text`` decodes it), kept per blob
+    (``blobstore``, by content digest and the tokenizer's version): a revision tokenizes only new blobs."""
+    datas = [(root / path).read_bytes() for path in files]
+    digests = [cache.digest(data) for data in datas]
+    known = FILE_TERMS.get_many(digests)
+    fresh: dict[str, dict[str, int]] = {}
+    out = []
+    for path, data, digest in zip(files, datas, digests, strict=True):
+        counts = known.get(digest) or fresh.get(digest)
+        if counts is None:
+            text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")  # as read_text reads
+            counts = fresh[digest] = dict(Counter(tokens(text)))
+        out.append((path, counts))
+    FILE_TERMS.put_many(fresh, root)
+    return out
+
+
 class Bm25Target:
     """Okapi BM25 (k1=1.5, b=0.75, see ``okapi``) over path + text; the top ``limit`` files are the pack."""
 
@@ -75,7 +98,9 @@ class Bm25Target:
         cached = self._models.get(str(root))
         if cached is not None and cached[0] == stamp and cached[1] == files:
             return cached[1], cached[2]
-        model = okapi.fit([tokens(path.replace("/", " ")) + tokens(read_text(root, path)) for path in files])
+        model = okapi.fit(
+            [tokens(path.replace("/", " ")) + okapi.expand(counts) for path, counts in _text_terms(root, files)]
+        )
         self._models[str(root)] = (stamp, files, model)
         return files, model
 
