@@ -329,7 +329,14 @@ def report_command(
     from ..report import render_report
 
     result = render_report(
-        run_dir, baseline=baseline, out_dir=out_dir, jobs=jobs, timeout=timeout, corpus=corpus_path, runs_dir=runs_dir
+        run_dir,
+        baseline=baseline,
+        out_dir=out_dir,
+        jobs=jobs,
+        timeout=timeout,
+        corpus=corpus_path,
+        runs_dir=runs_dir,
+        progress=True,
     )
     click.echo(result.index)
     if open_page:

@@ -24,11 +24,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..cachedir import private_dir
 from ..contract import CONTROL_TARGETS
 from ..corpus import case_fixtures
 from ..corpus.fixtures import case_tree
 from ..errors import WorkbenchError
-from ..cachedir import private_dir
 from ..store.files import dumps
 from ..suites import Outcome, RunContext, Suite
 from .resume import case_hash
