@@ -180,10 +180,10 @@ def against_bm25s(root: Path, runs: int) -> dict:
     """Whole-process cold index + first pack vs bm25s indexing the same files, interleaved, median of
     ``runs`` each; then the warm medians, interleaved in this process: the engine's pack, its ranking
     step and bm25s's retrieve. Ratios are engine / bm25s."""
+    from workbench.code.walk import list_files
     from workbench.contract import Repo
     from workbench.reference import build_pack
     from workbench.reference.pack import rank_files
-    from workbench.reference.walk import list_files
     from workbench.targets.builtin import BuiltinTarget
 
     with tempfile.TemporaryDirectory() as scratch:

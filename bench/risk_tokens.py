@@ -24,8 +24,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from workbench.code.walk import list_files, read_text
 from workbench.reference.risk import concepts as risk
-from workbench.reference.walk import list_files, read_text
 from workbench.suites.tokens import NAIVE_BUDGET, naive_dump
 from workbench.tokens import TokenCounter, encoding
 

@@ -11,7 +11,7 @@ retrieval suite does (``Corpus.repo_dir``), and is asked of three rankers, top 2
 * **builtin**: the reference engine's ``search`` (``workbench.reference.search``);
 * **bm25**: the ``bm25`` control's ``search`` (BM25Okapi via bm25s over the same chunks as textbook);
 * **textbook**: rank-bm25's ``BM25Okapi`` (k1 1.5, b 0.75) over one chunk per definition of
-  ``workbench.reference.enclosing.definition_ranges`` (ast for Python, tree-sitter elsewhere: the
+  ``workbench.code.enclosing.definition_ranges`` (ast for Python, tree-sitter elsewhere: the
   ranges gold symbols are named by): its path, qualified name and source lines, in
   ``workbench.reference.text.tokens``.
 
@@ -66,7 +66,7 @@ def textbook_model(root: Path) -> tuple[list[tuple[str, str]], Any]:
     """rank-bm25's BM25Okapi over one chunk per definition (path, qualified name, source lines)."""
     from rank_bm25 import BM25Okapi
 
-    from workbench.reference.enclosing import definition_ranges
+    from workbench.code.enclosing import definition_ranges
     from workbench.reference.index import load_index
     from workbench.reference.text import tokens
 

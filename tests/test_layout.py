@@ -47,7 +47,10 @@ _BY_STRING = re.compile(r"(workbench(?:\.\w+)+)(?::\w+)?")
 def _imports(module: str, path: Path, is_package: bool, known: Collection[str]) -> set[str]:
     """Every module of ``known`` that ``module`` imports at run time: at the top or inside a
     function, relative (parents too), absolute, or by a string such as ``"workbench.x.y:Name"``."""
-    tree = ast.parse(path.read_text())
+    return _imports_of_tree(module, ast.parse(path.read_text()), is_package, known)
+
+
+def _imports_of_tree(module: str, tree: ast.AST, is_package: bool, known: Collection[str]) -> set[str]:
     skip, targets = _type_only(tree), set()
     for node in ast.walk(tree):
         if id(node) in skip:
@@ -106,6 +109,7 @@ def _cycle(graph: Mapping[str, Collection[str]]) -> list[str] | None:
 # ``__main__`` sit on top.
 BASE = {
     "errors",
+    "files",
     "paths",
     "options",
     "columns",
@@ -119,8 +123,8 @@ BASE = {
 }
 LAYERS = [
     BASE,
-    {"reference"},
-    {"corpus"},
+    {"code"},
+    {"corpus", "reference"},
     {"store"},
     {"analysis"},
     {"mining", "targets"},
@@ -164,6 +168,56 @@ def _against_the_flow(folders: Mapping[str, Mapping[str, list[str]]]) -> list[st
         and not (source in BASE and target in BASE)
     ]
     return unplaced + wrong
+
+
+# Folders only some folders may import, beyond the flow: the engine is a target (the CLI also
+# offers it as a tool), and a report reads stored runs, never the code that makes them.
+ONLY_IMPORTED_BY = {"reference": {"targets", "cli"}, "run": {"interchange", "online", "cli", "workbench"}}
+
+
+def _forbidden(folders: Mapping[str, Mapping[str, list[str]]]) -> list[str]:
+    """Edges into a folder of ``ONLY_IMPORTED_BY`` from a folder it does not list."""
+    return [
+        f"{source} -> {target}: {edges[0]}"
+        for source, targets in sorted(folders.items())
+        for target, edges in sorted(targets.items())
+        if target in ONLY_IMPORTED_BY and source not in ONLY_IMPORTED_BY[target]
+    ]
+
+
+def test_only_targets_and_the_cli_import_the_engine_and_reports_never_import_run() -> None:
+    folders = _folder_graph(_graph())
+    assert _forbidden(folders) == []
+    assert "reference" in folders["targets"] and "reference" in folders["cli"]  # the rule has something to hold
+
+
+def _graph_with_type_imports(package: Path = PACKAGE) -> dict[str, set[str]]:
+    """Module -> the modules it imports, ``if TYPE_CHECKING:`` imports included."""
+    modules = _modules(package)
+    graph = {}
+    for module, (path, is_package) in modules.items():
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                node.test = ast.Constant(True)  # _imports skips what sits under TYPE_CHECKING
+        graph[module] = _imports_of_tree(module, tree, is_package, modules)
+    return graph
+
+
+def _in_folder_cycle(graph: Mapping[str, Collection[str]]) -> list[str] | None:
+    """A cycle among the modules of one folder (a module's import of its own package left out:
+    a package's ``__init__`` re-exports its modules)."""
+    inside = {
+        m: {t for t in targets if t.rpartition(".")[0] == m.rpartition(".")[0] and not m.startswith(t + ".")}
+        for m, targets in graph.items()
+    }
+    return _cycle(inside)
+
+
+def test_no_circle_among_the_files_of_a_folder_type_only_imports_included() -> None:
+    assert _in_folder_cycle(_graph_with_type_imports()) is None, " -> ".join(
+        _in_folder_cycle(_graph_with_type_imports()) or []
+    )
 
 
 def test_no_import_cycle_counting_imports_inside_functions() -> None:
@@ -216,6 +270,50 @@ def test_the_flow_checker_finds_planted_wrong_direction_edges(tmp_path: Path) ->
         "corpus -> workbench: workbench.corpus.load -> workbench",
         "reference -> suites: workbench.reference -> workbench.suites.retrieval",
         "store -> run: workbench.store.runs -> workbench.run.runner",
+    ]
+
+
+def test_the_checkers_find_planted_edges_against_the_new_flow(tmp_path: Path) -> None:
+    """code/ imports nothing above the base; corpus/ and reference/ share a layer (neither imports
+    the other); only targets/ and cli/ import reference/; report/ never imports run/; and a circle
+    inside a folder counts its type-only imports."""
+    package = _plant(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "errors.py": "",
+            "code/__init__.py": "",
+            "code/kinds.py": "from .. import errors\ndef f():\n    from ..corpus import load\n",  # up
+            "corpus/__init__.py": "",
+            "corpus/load.py": "from ..code import kinds\nfrom ..reference import index\n",  # sideways
+            "reference/__init__.py": "",
+            "reference/index.py": "from ..code import kinds\n",  # down: fine
+            "mining/__init__.py": "",
+            "mining/mine.py": "from ..reference import index\n",  # below, but not one of its importers
+            "targets/__init__.py": "",
+            "targets/builtin.py": "from ..reference import index\n",  # allowed
+            "run/__init__.py": "",
+            "run/repeats.py": "",
+            "report/__init__.py": "",
+            "report/a.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .b import B\n",
+            "report/b.py": "from .a import A\nfrom ..run import repeats\n",
+        },
+    )
+    folders = _folder_graph(_graph(package))
+    assert _against_the_flow(folders) == [
+        "code -> corpus: workbench.code.kinds -> workbench.corpus.load",
+        "corpus -> reference: workbench.corpus.load -> workbench.reference.index",
+    ]
+    assert _forbidden(folders) == [
+        "corpus -> reference: workbench.corpus.load -> workbench.reference.index",
+        "mining -> reference: workbench.mining.mine -> workbench.reference.index",
+        "report -> run: workbench.report.b -> workbench.run.repeats",
+    ]
+    assert _in_folder_cycle(_graph(package)) is None  # run-time imports alone: no circle
+    assert _in_folder_cycle(_graph_with_type_imports(package)) == [
+        "workbench.report.a",
+        "workbench.report.b",
+        "workbench.report.a",
     ]
 
 
@@ -308,7 +406,7 @@ def test_the_public_api_is_curated_and_resolves() -> None:
     assert 20 <= len(workbench.__all__) <= 30
     for name in workbench.__all__:
         assert getattr(workbench, name) is not None, name
-    for package in ("run", "store", "analysis", "report", "targets", "reference", "suites", "online"):
+    for package in ("run", "store", "analysis", "report", "targets", "reference", "suites", "online", "code"):
         module = import_module(f"workbench.{package}")
         for name in module.__all__:
             assert getattr(module, name) is not None, f"workbench.{package}.{name}"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import workbench as wb
-from workbench.errors import CompareError, StoreError
+from workbench.errors import StoreError
 from workbench.paths import Locations, split_target
 from workbench.report.render import _prepare, _resolved_baseline
 
@@ -29,7 +29,7 @@ def test_a_run_id_resolves_like_a_directory(runs: Path) -> None:
     assert Locations(runs=runs).run(f"{run_dir.name}#bm25").target == "bm25"
     with pytest.raises(StoreError, match="nor a run id in"):
         wb.load_run("20000101T000000Z-nothing", runs_dir=runs)
-    with pytest.raises(CompareError, match="not a run directory, nor a run id"):
+    with pytest.raises(StoreError, match="not a run directory, nor a run id"):
         Locations(runs=runs).run("nothing")
 
 
@@ -48,7 +48,7 @@ def test_a_baseline_name_means_the_named_corpus_s_baseline(tmp_path: Path) -> No
     side = where.side("builtin")
     assert side.path == corpus.parent / "baselines" / "builtin.json" and not side.is_run
     assert _resolved_baseline("builtin#builtin", where) == str(side.path.resolve()) + "#builtin"
-    with pytest.raises(CompareError, match="nothing-here: not a run directory"):  # before any kernel starts
+    with pytest.raises(StoreError, match="nothing-here: not a run directory"):  # before any kernel starts
         _resolved_baseline("nothing-here", where)
     assert Locations.of() == Locations(Path("reports/runs"), Path("corpus/baselines"))
 

@@ -3,10 +3,10 @@
 The curated public API is ``__all__``: corpus -> run -> store -> analysis -> report (and
 ``simulate_interleaving``, the online layer's experiment), plus the
 ``views`` and ``plots`` namespaces the notebooks call. Each subpackage (``workbench.run``,
-``.store``, ``.analysis``, ``.report``, ``.targets``, ``.suites``) imports its own public names
-eagerly and lists them in its ``__all__`` (``.reference`` imports each the first time it is used,
-so mining loads only the engine modules it reads); pandas, numpy, papermill and tree-sitter
-are imported inside the functions that use them. Modules and names starting with ``_`` are private.
+``.store``, ``.analysis``, ``.report``, ``.targets``, ``.suites``, ``.reference``, ``.code``)
+imports its own public names eagerly and lists them in its ``__all__`` (mining reads source through
+``.code`` and never loads the engine); pandas, numpy, papermill and tree-sitter are imported
+inside the functions that use them. Modules and names starting with ``_`` are private.
 
 Type checkers read the imports below; at run time a name's subpackage is imported the first time
 the name is used, so ``workbench --help`` and ``workbench validate`` do not load the run, store,

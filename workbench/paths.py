@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import CompareError
+from .errors import StoreError
 
 DEFAULT_CORPUS = Path("corpus/corpus.json")
 DEFAULT_RUNS_DIR = Path("reports/runs")
@@ -32,6 +32,22 @@ def cache_dir() -> Path:
         return Path(explicit)
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "workbench"
+
+
+# The limits every cache under ``cache_dir()`` keeps (the index cache and the snapshot store alike).
+CACHE_MAX_ENTRIES = 256
+CACHE_MAX_BYTES = 512 * 1024 * 1024  # the default; ``$WORKBENCH_CACHE_MAX_MB`` overrides it
+CACHE_PRUNE_INTERVAL = 60.0  # seconds between two prunes of one process
+CACHE_TEMP_AGE = 3600.0  # a temp file this old belongs to a writer that died
+
+
+def cache_max_bytes() -> int:
+    """The size a cache keeps itself under: ``$WORKBENCH_CACHE_MAX_MB`` megabytes, else the
+    default (a value that is no number is ignored)."""
+    try:
+        return int(float(os.environ["WORKBENCH_CACHE_MAX_MB"]) * 1024 * 1024)
+    except (KeyError, ValueError, OverflowError):
+        return CACHE_MAX_BYTES
 
 
 def snapshots_dir() -> Path:
@@ -113,26 +129,24 @@ class Locations:
         return path if path.suffix == ".json" else self.baselines / f"{name}.json"
 
     def run(self, spec: str | Path) -> SideRef:
-        """A run (``RUN`` or ``RUN#TARGET``); a CompareError names where it looked."""
+        """A run (``RUN`` or ``RUN#TARGET``); a StoreError names where it looked."""
         base, target = split_target(spec)
         path = self.run_dir(base)
         if path is None:
-            raise CompareError(f"{spec}: not a run directory, nor a run id in {self.runs}")
+            raise StoreError(f"{spec}: not a run directory, nor a run id in {self.runs}")
         return SideRef(str(spec), path, target, True)
 
     def side(self, spec: str | Path) -> SideRef:
         """A run directory (a path, or a run id under ``runs``) or a baseline file (a ``.json``
         path, or a name in ``baselines``); a ``#TARGET`` suffix narrows it to one target. A
-        CompareError says when it is neither."""
+        StoreError says when it is neither."""
         base, target = split_target(spec)
         run = self.run_dir(base)
         if run is not None:
             return SideRef(str(spec), run, target, True)
         path = self.baseline(base)
         if not path.is_file():
-            raise CompareError(
-                f"{spec}: not a run directory, a run id in {self.runs}, or a baseline in {self.baselines}"
-            )
+            raise StoreError(f"{spec}: not a run directory, a run id in {self.runs}, or a baseline in {self.baselines}")
         return SideRef(str(spec), path, target, False)
 
 

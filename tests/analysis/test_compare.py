@@ -12,7 +12,7 @@ from scipy import stats as sps
 
 from workbench.analysis import stats
 from workbench.analysis.comparison import COMPARISON_COLUMNS, compare, resolve_side
-from workbench.errors import CompareError
+from workbench.errors import CompareError, StoreError
 from workbench.paths import Locations
 from workbench.store.runs import Run, write_run
 
@@ -177,9 +177,9 @@ def test_resolve_side_run_dir_run_id_target_and_baseline(tmp_path: Path) -> None
     where = Locations(tmp_path / "runs", tmp_path / "baselines")
     assert resolve_side("R1", where).run_id == "R1"
     assert resolve_side("R1#builtin", where).targets == ["builtin"]
-    with pytest.raises(CompareError, match="no target 'nope'"):
+    with pytest.raises(StoreError, match="no target 'nope'"):
         resolve_side("R1#nope", where)
-    with pytest.raises(CompareError, match="not a run directory"):
+    with pytest.raises(StoreError, match="not a run directory"):
         resolve_side("missing", where)
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from workbench.code.enclosing import definition_ranges, enclosing
 from workbench.mining.gold_symbols import Change, diff_changes, patch_symbols, symbols_of_changes
-from workbench.reference.enclosing import definition_ranges, enclosing
 
 PY = b'''import os
 

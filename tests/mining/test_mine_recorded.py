@@ -64,9 +64,9 @@ def test_a_polyglot_history_mines_the_recorded_cases_byte_for_byte(tmp_path: Pat
 
 
 def test_gold_blobs_parse_a_blob_once_for_its_names_and_ranges() -> None:
+    from workbench.code.enclosing import definition_ranges
     from workbench.mining import blobs
     from workbench.mining.shapes import outline_of, symbol_names
-    from workbench.reference.enclosing import definition_ranges
 
     cache = blobs.GoldBlobs(keep_trees=2)
     source = b"class Parser:\n    def parse_header(self, x):\n        return x\n"

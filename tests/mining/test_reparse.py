@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from workbench.code.tssymbols import toolkit
 from workbench.mining.reparse import Reparser, line_blocks, line_edits
-from workbench.reference.tssymbols import _toolkit
 
 GO = [
     "package store",
@@ -103,7 +103,7 @@ def _nodes(tree: Any) -> list[tuple[Any, ...]]:
 @pytest.mark.parametrize("grammar, pool", LANGUAGES)
 def test_reparsing_from_the_previous_tree_gives_the_fresh_tree(grammar: str, pool: list[str]) -> None:
     rng = random.Random(7)
-    parser = _toolkit(grammar)[0]
+    parser = toolkit(grammar)[0]
     reparser = Reparser(keep=2)
     revisions = _revisions(pool, rng, 60)
     for number, data in enumerate(revisions):

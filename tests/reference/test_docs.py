@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from workbench.code.outline import Outline
+from workbench.code.pysymbols import python_outline
 from workbench.contract import Repo
 from workbench.reference import build_pack
 from workbench.reference.fields import doc_terms
-from workbench.reference.outline import Outline
-from workbench.reference.pysymbols import python_outline
 from workbench.reference.text import terms
 
 

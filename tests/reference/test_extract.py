@@ -6,12 +6,12 @@ import random
 import re
 from collections import Counter
 
+from workbench.code.pysymbols import python_outline
+from workbench.code.tssymbols import tree_outline
 from workbench.reference.extract import content_terms, extract_file
 from workbench.reference.messages import MessageIndex, catalog_entries, code_literals, message_words
-from workbench.reference.pysymbols import python_outline
 from workbench.reference.routes import extract_routes, match, normalize
 from workbench.reference.text import identifier_terms
-from workbench.reference.tssymbols import tree_outline
 
 PY = b'''
 """Doc."""

@@ -12,8 +12,9 @@ import pytest
 from workbench.reference import related
 from workbench.reference.filetable import file_table, module_stem
 from workbench.reference.index import build
-from workbench.reference.pack import Scored, ranked
+from workbench.reference.pack import ranked
 from workbench.reference.query import analyse
+from workbench.reference.scored import Scored
 from workbench.reference.signals import named_files
 from workbench.reference.text import symbol_keys
 

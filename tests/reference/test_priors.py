@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from workbench.code.kinds import file_kind
 from workbench.contract import Repo
 from workbench.reference import build_pack
 from workbench.reference import pack as pack_module
-from workbench.reference.kinds import file_kind
 
 from ..conftest import write_repo
 

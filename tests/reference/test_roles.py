@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from workbench.code.kinds import file_kind
 from workbench.reference import build_pack
 from workbench.reference import pack as pack_module
-from workbench.reference.kinds import file_kind
 from workbench.reference.query import analyse
 from workbench.reference.templates import template_edges, template_refs
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.reference.kinds import file_kind
+from workbench.code.kinds import file_kind
 from workbench.reference.text import identifier_terms, stem, symbol_keys, terms
 
 

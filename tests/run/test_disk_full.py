@@ -11,9 +11,9 @@ from typing import Any
 import pandas as pd
 
 from tests.git_history import shop_history
+from workbench import files
 from workbench.cli import main
 from workbench.run import resume
-from workbench.store import files
 
 FULL = OSError(errno.ENOSPC, "No space left on device")
 

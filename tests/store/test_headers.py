@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.errors import CompareError, StoreError
+from workbench.errors import StoreError
 from workbench.paths import Locations
 from workbench.store.headers import check_side, read_baseline, read_header
 
@@ -78,11 +78,11 @@ def test_sides_resolve_to_runs_and_baselines(run_dir: Path, tmp_path: Path) -> N
     assert Locations().side(f"{run_dir}#bm25").is_run and Locations().side(f"{run_dir}#bm25").target == "bm25"
     assert Locations(runs=run_dir.parent).side(run_dir.name).path == run_dir
     assert check_side("b", where).path == baselines / "b.json"
-    with pytest.raises(CompareError, match=r"#nope: no target 'nope' \(has builtin, bm25, random\)"):
+    with pytest.raises(StoreError, match=r"#nope: no target 'nope' \(has builtin, bm25, random\)"):
         check_side(f"{run_dir}#nope")
-    with pytest.raises(CompareError, match=r"b#bm25: no target 'bm25' \(has builtin\)"):
+    with pytest.raises(StoreError, match=r"b#bm25: no target 'bm25' \(has builtin\)"):
         check_side("b#bm25", where)
-    with pytest.raises(CompareError, match="not a run directory, a run id in"):
+    with pytest.raises(StoreError, match="not a run directory, a run id in"):
         check_side("nothing", where)
 
 

@@ -10,14 +10,12 @@ times faster; a file it does not take as plainly well-formed is read line by lin
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from itertools import compress
 from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from ..code.collector import collector_paused
 from ..errors import UsageError
 
 if TYPE_CHECKING:
@@ -117,7 +115,7 @@ def _by_lines(path: Path, what: str, data: bytes) -> Columns:
     cases: list[np.ndarray] = []
     docs: list[np.ndarray] = []
     numbers: list[list[Any]] = [[] for _ in parsers]
-    with _collector_paused():
+    with collector_paused():
         for start in range(0, len(lines), _LINES):
             fields = list(map(str.split, lines[start : start + _LINES]))
             counts = np.fromiter(map(len, fields), dtype=np.int64, count=len(fields))
@@ -133,17 +131,6 @@ def _by_lines(path: Path, what: str, data: bytes) -> Columns:
                 _first_bad_line(path, what, lines)
     empty = np.empty(0, dtype=object)
     return np.concatenate(cases) if cases else empty, np.concatenate(docs) if docs else empty, numbers
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _first_bad_line(path: Path, what: str, lines: list[str]) -> NoReturn:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE, METRIC, PASSED, SUITE, TARGET, VALUE
-from ..errors import CompareError
+from ..errors import CompareError, StoreError
 from ..paths import Locations, SideRef
 from ..store.runs import RunLike
 from . import stats
@@ -100,7 +100,7 @@ class Comparison(CaseDiff):
 
     def to_dict(self) -> dict[str, Any]:
         """The ``--json`` object; NaN and infinities become null."""
-        from ..store.files import dumps
+        from ..files import dumps
 
         return json.loads(
             dumps(
@@ -340,5 +340,5 @@ def _narrow(side: RunLike, target: str, spec: str) -> RunLike:
     if not target:
         return side
     if target not in side.targets:
-        raise CompareError(f"{spec}: no target {target!r} (has {', '.join(side.targets)})")
+        raise StoreError(f"{spec}: no target {target!r} (has {', '.join(side.targets)})")
     return side.select(target)

@@ -3,19 +3,35 @@ detectable-effect note, the changed cases and the verdict (what ``workbench comp
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
 from ..columns import METRIC, PASSED, SUITE
+from .gates import GateDecision, GateRule
 from .statuses import IMPROVED, MISSING, NEW, REGRESSED, UNCHANGED
 
-if TYPE_CHECKING:
-    from .comparison import Comparison
+
+class Compared(Protocol):
+    """What the rendering reads of a ``comparison.Comparison`` (which imports this module)."""
+
+    a: str
+    b: str
+    cases: pd.DataFrame
+    comparisons: pd.DataFrame
+    gate: GateRule | None
+    decision: GateDecision | None
+    notes: tuple[str, ...]
+
+    @property
+    def verdict(self) -> str: ...
+
+    @property
+    def reason(self) -> str: ...
 
 
-def comparison_markdown(comparison: Comparison) -> str:
+def comparison_markdown(comparison: Compared) -> str:
     """Per-metric table, pass/fail changes, detectable-effect note and the verdict."""
     alpha = comparison.gate.alpha if comparison.gate else 0.05
     rows = comparison.comparisons
@@ -128,7 +144,7 @@ def _case_lines(cases: pd.DataFrame, limit: int = 10) -> list[str]:
     return lines
 
 
-def _verdict_lines(comparison: Comparison) -> list[str]:
+def _verdict_lines(comparison: Compared) -> list[str]:
     if comparison.decision is None:
         return ["", "Gate: none applies to these metrics (pass --gate RULE); verdict NO_GATE."]
     reasons = [f"  - {reason}" for reason in comparison.decision.reasons if reason != comparison.reason]

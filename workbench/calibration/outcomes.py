@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, cast
 
-from ..corpus.gitio import git_bytes, git_command, git_env
+from ..corpus.gitio import GIT_TIMEOUT, git_bytes, git_command, git_env, run_git
 from ..errors import GitError
 
 FIX_RULE = re.compile(r"\b(fix(e[sd])?|fixing|bugs?|bugfix|hotfix|regressions?|crash(es|ed)?|broken|oops)\b", re.I)
@@ -89,7 +89,11 @@ def patch_ids(git_dir: Path, count: int, reverse: bool = False) -> dict[str, str
     source = cast(IO[bytes], producer.stdout)
     try:
         consumer = subprocess.run(
-            git_command(git_dir, "patch-id", "--stable"), stdin=source, capture_output=True, env=git_env(), timeout=600
+            git_command(git_dir, "patch-id", "--stable"),
+            stdin=source,
+            capture_output=True,
+            env=git_env(),
+            timeout=GIT_TIMEOUT,
         )
     except subprocess.TimeoutExpired:
         producer.kill()
@@ -114,16 +118,7 @@ def removed_lines(git_dir: Path, fixes: Iterable[str]) -> dict[str, dict[str, li
         return {}
     args = ["log", "--no-walk=unsorted", "-p", "-U0", "--no-color", "--no-renames", "--no-ext-diff"]
     args += ["--diff-filter=M", "--format=commit %H", "--stdin"]
-    try:
-        done = subprocess.run(
-            git_command(git_dir, *args),
-            input="".join(f"{sha}\n" for sha in wanted).encode(),
-            capture_output=True,
-            env=git_env(),
-            timeout=600,
-        )
-    except FileNotFoundError:
-        raise GitError("git is not installed (needed to read repository history)") from None
+    done = run_git(git_dir, *args, input="".join(f"{sha}\n" for sha in wanted).encode())
     if done.returncode != 0:
         raise GitError(f"{git_dir}: git log -p of the fix commits failed")
     return _parse_hunks(done.stdout.split(b"\n"))

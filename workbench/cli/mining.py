@@ -143,7 +143,7 @@ def mine_command(
 
 def _extensions(given: tuple[str, ...]) -> frozenset[str]:
     """``--ext`` values as extensions with their dot (``go`` -> ``.go``); a usage error names an unknown one."""
-    from ..reference import CODE_EXTENSIONS
+    from ..code import CODE_EXTENSIONS
 
     wanted = {"." + e.strip().lower().lstrip(".") for v in given for e in v.split(",") if e.strip()}
     unknown = sorted(wanted - CODE_EXTENSIONS)

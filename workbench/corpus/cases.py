@@ -15,7 +15,7 @@ from ..sandbox import allowed_argv
 from ..wire import STATUSES, VERDICTS
 
 if TYPE_CHECKING:
-    from .load import Corpus
+    from .model import Corpus
 
 GROUPS = ("setup", "validate", "runtime")
 

@@ -10,15 +10,13 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import GitError
 from .gitio import CatFile, resolve_commits
 from .snapshots import materialize, tree_of
 from .sources import GitRepo, is_git_source, open_repo
 
-if TYPE_CHECKING:
-    from . import Corpus
 
 Finding = tuple[str, str, "str | None"]  # (location, message, case name): ``corpus.Problem``'s fields
 
@@ -139,16 +137,17 @@ def missing_revisions(path: Path, revisions: list[str]) -> set[str]:
     return {revision for revision in revisions if commits.get(revision) is None}
 
 
-def corpus_revisions(corpus: Corpus) -> dict[str, dict[str, str]]:
-    """Per section, each revision-pinned case's full commit sha (for the run manifest)."""
+def corpus_revisions(data: dict[str, Any], fixtures: dict[str, Path]) -> dict[str, dict[str, str]]:
+    """Per section, each revision-pinned case's full commit sha (for the run manifest), from a
+    corpus's ``data`` and its resolved ``fixtures``."""
     wanted: dict[str, list[tuple[str, str, str]]] = {}
-    for section, _, case in _cases(corpus.data):
+    for section, _, case in _cases(data):
         names = _fixture_names(case)
-        if case.get("revision") and len(names) == 1 and names[0] in corpus.fixtures:
+        if case.get("revision") and len(names) == 1 and names[0] in fixtures:
             wanted.setdefault(names[0], []).append((section, str(case.get("name")), str(case["revision"])))
     recorded: dict[str, dict[str, str]] = {}
     for name, items in wanted.items():
-        commits = resolve_commits(git_repo(corpus.fixtures[name]).git_dir, [rev for _, _, rev in items])
+        commits = resolve_commits(git_repo(fixtures[name]).git_dir, [rev for _, _, rev in items])
         for section, case_name, revision in items:
             recorded.setdefault(section, {})[case_name] = commits.get(revision) or revision
     return recorded

@@ -17,6 +17,7 @@ from typing import IO, cast
 from ..errors import GitError
 
 _GROUP_BYTES = 16_384  # requests written at once to git cat-file (a pipe holds 64 KiB)
+GIT_TIMEOUT = 600.0  # seconds one git command may take (a whole-history log of a large repository)
 _ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "LC_ALL": "C"}
 
 
@@ -32,14 +33,22 @@ def git_command(git_dir: Path, *args: str) -> list[str]:
     return ["git", f"--git-dir={git_dir}", "-c", "core.quotePath=false", *args]
 
 
-def git_bytes(git_dir: Path, *args: str, check: bool = True) -> bytes:
-    """Run one read-only git command and return its stdout; a failure is a GitError."""
+def run_git(git_dir: Path, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    """Run one read-only git command to completion (``input`` on its stdin), within ``GIT_TIMEOUT``;
+    git missing or too slow is a GitError, the exit status is the caller's to judge."""
     try:
-        done = subprocess.run(git_command(git_dir, *args), capture_output=True, env=git_env(), timeout=600)
+        return subprocess.run(
+            git_command(git_dir, *args), input=input, capture_output=True, env=git_env(), timeout=GIT_TIMEOUT
+        )
     except FileNotFoundError:
         raise GitError("git is not installed (needed to read repository history)") from None
     except subprocess.TimeoutExpired:
         raise GitError(f"{git_dir}: git {args[0]} timed out") from None
+
+
+def git_bytes(git_dir: Path, *args: str, input: bytes | None = None, check: bool = True) -> bytes:
+    """Run one read-only git command and return its stdout; a failure is a GitError."""
+    done = run_git(git_dir, *args, input=input)
     if check and done.returncode != 0:
         message = done.stderr.decode("utf-8", "replace").strip().splitlines()
         raise GitError(f"{git_dir}: git {args[0]} failed: {message[-1] if message else done.returncode}")
@@ -158,16 +167,7 @@ def resolve_commits(git_dir: Path, revisions: list[str]) -> dict[str, str | None
     if not unique:
         return {}
     query = "".join(f"{r}^{{commit}}\n" for r in unique).encode()
-    try:
-        done = subprocess.run(
-            git_command(git_dir, "cat-file", "--batch-check"),
-            input=query,
-            capture_output=True,
-            env=git_env(),
-            timeout=600,
-        )
-    except FileNotFoundError:
-        raise GitError("git is not installed (needed to read repository objects)") from None
+    done = run_git(git_dir, "cat-file", "--batch-check", input=query)
     if done.returncode != 0:
         raise GitError(f"{git_dir}: not a readable git repository")
     found: dict[str, str | None] = {}

@@ -10,68 +10,16 @@ duplicate case names).
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import CorpusError
 from ..paths import DEFAULT_CORPUS, inside_path_problem, name_problem
 from ..schemas import Problem, schema_problems
+from .model import DEFAULT_K, Corpus
 from .sections import case_sections, sections
 from ..schemas.verdicts import known_valid, remember_valid
 from ..strictjson import loads_strict, read_bytes
-
-DEFAULT_K = 5
-
-
-@dataclass
-class Corpus:
-    """A loaded, schema-valid corpus with its fixtures resolved."""
-
-    path: Path
-    data: dict[str, Any]
-    sha256: str
-    fixtures: dict[str, Path] = field(default_factory=dict)
-    executable: frozenset[str] = frozenset()
-
-    @property
-    def k(self) -> int:
-        return int(self.data.get("k", DEFAULT_K))
-
-    @property
-    def thresholds(self) -> dict[str, dict[str, float]]:
-        """Floors per suite, without ``comment`` keys."""
-        floors: dict[str, dict[str, float]] = {}
-        for suite, metrics in self.data.get("thresholds", {}).items():
-            if isinstance(metrics, dict):
-                floors[suite] = {
-                    m: float(v) for m, v in metrics.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
-                }
-        return floors
-
-    def cases(self, section: str) -> list[dict[str, Any]]:
-        """The cases of one section (empty when the corpus has none)."""
-        value = self.data.get(section, [])
-        return value if isinstance(value, list) else []
-
-    def fixture_dir(self, name: str) -> Path:
-        """The absolute directory of a fixture, or a CorpusError naming it."""
-        try:
-            return self.fixtures[name]
-        except KeyError:
-            raise CorpusError(f"{self.path}: unknown fixture {name!r} (not in fixtureRoots)") from None
-
-    def repo_dir(self, name: str, case: dict[str, Any] | None = None) -> Path:
-        """The directory ``case`` runs against in fixture ``name``: the fixture itself, or (a case with a
-        ``revision``, or a fixture with no work tree) that revision's tree materialized read-only from git."""
-        from .fixtures import case_repo_dir
-
-        return case_repo_dir(self.fixture_dir(name), case)
-
-    def is_executable(self, name: str) -> bool:
-        """Whether commands may run in a temp copy of this fixture (see DESIGN: rules that keep users safe)."""
-        return name in self.executable
-
 
 # Importing jsonschema imports its format checkers, and the ``iri`` one compiles some forty lark
 # grammars (rfc3987_syntax): 1-3 s, most of what ``workbench validate`` used to take. The corpus

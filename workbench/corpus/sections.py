@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ..errors import SuiteError, UnknownSuite
 
 if TYPE_CHECKING:
-    from .load import Corpus
+    from .model import Corpus
 
 Checker = Callable[["Corpus"], None]
 

@@ -10,7 +10,7 @@ executables), directories 0555. Symlinks are kept only when they stay inside the
 snapshot; submodules are left out. A snapshot is built in a temp directory and renamed
 into place, so a directory that exists is complete.
 
-The cache limits itself with the index cache's limits (``reference.cache``: at most
+The cache limits itself with the limits every cache keeps (``paths.CACHE_MAX_ENTRIES``: at most
 256 snapshots and ``$WORKBENCH_CACHE_MAX_MB``, default 512, of blob bytes): after a new
 snapshot (at most once a minute per process) the least recently used ones (a use refreshes a
 snapshot's mtime) are deleted, never one this process has handed out, then the blobs no
@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from ..errors import GitError
-from ..paths import GIT_SHA, snapshots_dir
+from ..paths import CACHE_MAX_ENTRIES, CACHE_PRUNE_INTERVAL, CACHE_TEMP_AGE, GIT_SHA, cache_max_bytes, snapshots_dir
 from .gitio import CatFile
 from .sources import GitRepo
 
@@ -86,12 +86,10 @@ def materialize(repo: GitRepo, revision: str) -> Path:
 
 
 def _maybe_prune() -> None:
-    """Prune after a new snapshot, at most once per ``cache.PRUNE_INTERVAL`` seconds per process."""
-    from ..reference import cache  # the index cache's limits (not the whole engine for every corpus load)
-
+    """Prune after a new snapshot, at most once per ``CACHE_PRUNE_INTERVAL`` seconds per process."""
     global _last_prune
     now = time.monotonic()
-    if now - _last_prune >= cache.PRUNE_INTERVAL:
+    if now - _last_prune >= CACHE_PRUNE_INTERVAL:
         _last_prune = now
         prune()
 
@@ -206,21 +204,10 @@ def _remove_tree(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
-def _limits() -> tuple[int, int]:
-    from ..reference import cache
-
-    try:
-        size = int(float(os.environ["WORKBENCH_CACHE_MAX_MB"]) * 1024 * 1024)
-    except (KeyError, ValueError):
-        size = cache.MAX_BYTES
-    return cache.MAX_ENTRIES, size
-
-
 def prune(max_entries: int | None = None, max_bytes: int | None = None) -> int:
     """Delete least recently used snapshots beyond the limits, then orphaned blobs; how many snapshots went."""
-    default_entries, default_bytes = _limits()
-    max_entries = default_entries if max_entries is None else max_entries
-    max_bytes = default_bytes if max_bytes is None else max_bytes
+    max_entries = CACHE_MAX_ENTRIES if max_entries is None else max_entries
+    max_bytes = cache_max_bytes() if max_bytes is None else max_bytes
     root = snapshots_root()
     try:
         snapshots = sorted(
@@ -259,10 +246,8 @@ def prune(max_entries: int | None = None, max_bytes: int | None = None) -> int:
 
 
 def _remove_abandoned(root: Path) -> None:
-    """Delete temp snapshots and blob files a writer that died left behind (older than ``cache.TEMP_AGE``)."""
-    from ..reference import cache
-
-    cutoff = time.time() - cache.TEMP_AGE
+    """Delete temp snapshots and blob files a writer that died left behind (older than ``CACHE_TEMP_AGE``)."""
+    cutoff = time.time() - CACHE_TEMP_AGE
     for directory, is_blobs in ((root, False), (root / BLOBS, True)):
         try:
             stale = [

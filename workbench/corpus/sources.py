@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..errors import GitError
 from ..cachedir import private_dir
-from .gitio import git_env, git_text
+from .gitio import GIT_TIMEOUT, git_env, git_text
 
 BUNDLES_DIR = "bundles"
 
@@ -144,7 +144,7 @@ def _bundle_clone(bundle: Path) -> Path:
             ["git", "clone", "--bare", "--quiet", str(bundle), str(temp / "repo.git")],
             capture_output=True,
             env=git_env(),
-            timeout=600,
+            timeout=GIT_TIMEOUT,
         )
         if done.returncode != 0:
             lines = done.stderr.decode("utf-8", "replace").strip().splitlines()

@@ -112,7 +112,7 @@ def recorded_run(
     from ..options import RunOptions
     from ..run.manifest import assemble
     from ..run.summary import overall, summarise
-    from ..store.runs import free_run_id, write_run
+    from ..store.runs import free_run_id, stamped_run_id, write_run
     from ..suites import Outcome, RunContext, get_suite
 
     corpus = load_corpus(corpus_path)
@@ -130,7 +130,7 @@ def recorded_run(
     summary = {"run_dir": None, **overall({suite.name: per_suite}), "suites": {suite.name: per_suite}}
     now = datetime.now(UTC)
     label = "+".join(safe_id(str(t))[:24] for t in rankings)[:80] or "imported"  # tags are names, never paths
-    run_id = free_run_id(out_dir, f"{now.strftime('%Y%m%dT%H%M%SZ')}-{label}")
+    run_id = free_run_id(out_dir, stamped_run_id(now, label))
     options = RunOptions(suites=[suite.name], targets=[f"imported:{t}" for t in rankings])
     entries = [{"name": t, "spec": f"imported:{t}", "version": "imported"} for t in rankings]
     # No engine was asked: no request timeout applies.

@@ -16,9 +16,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from ..corpus.write import write_corpus
 from ..errors import CorpusError
-from ..mining.corpus_out import write_corpus
-from ..store.files import write_text_atomic
+from ..files import write_text_atomic
 from ..strictjson import read_json
 from .formats import all_or_nothing, first_seen, new_dirs, recorded_run
 

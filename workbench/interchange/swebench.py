@@ -21,8 +21,8 @@ from typing import Any
 
 from ..corpus.gitio import CatFile, resolve_commits
 from ..corpus.sources import GitRepo, open_repo
+from ..corpus.write import root_entry, write_corpus
 from ..errors import CorpusError
-from ..mining.corpus_out import root_entry, write_corpus
 from ..mining.filters import MineOptions, SortedFiles, sort_files
 from ..mining.gold_symbols import diff_changes, symbols_of_changes
 from ..mining.shapes import outline_of, query_shape, symbol_names

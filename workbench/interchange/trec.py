@@ -108,7 +108,7 @@ def import_trec(
     paths: list[Path], corpus_out: Path, repos: Path | None = None, runs_dir: Path | None = None
 ) -> tuple[Path, Path | None]:
     """Write the corpus of the qrels to ``corpus_out`` and, if there are run files, the run; both paths."""
-    from ..mining.corpus_out import write_corpus
+    from ..corpus.write import write_corpus
 
     qrels, runs = read_trec(paths)
     if corpus_out.exists():
@@ -153,7 +153,7 @@ def export_trec(run_path: Path, out_dir: Path, target: str = "") -> list[Path]:
         for doc in expected
     ]
     written = [out_dir / "qrels.txt"]
-    from ..store.files import write_text_atomic
+    from ..files import write_text_atomic
 
     write_text_atomic(written[0], "".join(qrels))
     for target, group in rows.groupby("target", sort=False):

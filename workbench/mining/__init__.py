@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .corpus_out import corpus_text
+from ..corpus.write import corpus_text
 from .filters import MineOptions
 from .mine import MineResult, mine, mine_corpus, parse_date
 

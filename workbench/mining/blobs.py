@@ -23,13 +23,13 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Any
 
-from ..reference.enclosing import Range, python_ranges
-from ..reference.forking import fork_is_safe, workers
-from ..reference.kinds import extension
-from ..reference.outline import Outline
-from ..reference.pysymbols import outline_from_tree
-from ..reference.tsranges import tree_ranges
-from ..reference.tssymbols import GRAMMARS, outline_from_root
+from ..code.enclosing import Range, python_ranges
+from ..code.forking import fork_is_safe, workers
+from ..code.kinds import extension
+from ..code.outline import Outline
+from ..code.pysymbols import outline_from_tree
+from ..code.tsranges import tree_ranges
+from ..code.tssymbols import GRAMMARS, outline_from_root
 from .reparse import Reparser
 from .shapes import symbol_names
 
@@ -130,7 +130,7 @@ class GoldBlobs:
         return self._names[key]
 
     def ranges(self, blob: str, path: str, data: bytes) -> list[Range]:
-        """The definition ranges of ``path``, as ``reference.enclosing.definition_ranges``."""
+        """The definition ranges of ``path``, as ``code.enclosing.definition_ranges``."""
         key = (blob, extension(path.rsplit("/", 1)[-1]))
         if key not in self._ranges:
             if key[1] in _PYTHON:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from ..reference.kinds import CODE_EXTENSIONS, extension, file_kind
+from ..code.kinds import CODE_EXTENSIONS, extension, file_kind
 from .history import Commit, LogEntry
 from .queries import build_query, query_key
 

@@ -4,7 +4,7 @@ One rule for ``workbench mine`` (the commit's diff against its parent) and ``wor
 swebench`` (the gold patch against ``base_commit``), read from a unified diff with any context:
 
 - every non-blank line a hunk removes or replaces is looked up at the old revision; the
-  innermost definition enclosing it (``workbench.reference.enclosing``: classes, functions and
+  innermost definition enclosing it (``workbench.code.enclosing``: classes, functions and
   methods, everything inside a function body belonging to that function) is a gold symbol;
 - a run of added lines that replaces no non-blank line is an insertion after old line ``a``: it
   belongs to the innermost definition holding both ``a`` and ``a + 1`` (code added before a
@@ -20,13 +20,11 @@ swebench`` (the gold patch against ``base_commit``), read from a unified diff wi
 from __future__ import annotations
 
 import re
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..corpus.gitio import git_command, git_env
-from ..errors import GitError
-from ..reference.enclosing import Range, definition_ranges, enclosing
+from ..code.enclosing import Range, definition_ranges, enclosing
+from ..corpus.gitio import git_bytes
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 _OLD = re.compile(r"^--- (?:a/)?(.+?)\t?$")
@@ -160,19 +158,11 @@ def commit_patches(git_dir: Path, pairs: list[tuple[str, str]], paths: list[str]
     args = ["diff-tree", "--stdin", "-p", "-U0", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv"]
     args += ["--src-prefix=a/", "--dst-prefix=b/", "--", *sorted(set(paths))]
     feed = "".join(f"{commit} {parent}\n" for commit, parent in pairs).encode()
-    try:
-        done = subprocess.run(git_command(git_dir, *args), input=feed, capture_output=True, env=git_env(), timeout=600)
-    except FileNotFoundError:
-        raise GitError("git is not installed (needed to read repository history)") from None
-    except subprocess.TimeoutExpired:
-        raise GitError(f"{git_dir}: git diff-tree timed out") from None
-    if done.returncode != 0:
-        message = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(f"{git_dir}: git diff-tree failed: {message[-1] if message else done.returncode}")
+    stdout = git_bytes(git_dir, *args, input=feed)
     pending = {commit for commit, _ in pairs}
     out: dict[str, list[str]] = {}
     current: list[str] | None = None
-    for line in done.stdout.decode("utf-8", "replace").split("\n"):
+    for line in stdout.decode("utf-8", "replace").split("\n"):
         if line in pending:  # a commit's id line (no diff line is 40 or 64 bare hex digits)
             pending.discard(line)
             current = out.setdefault(line, [])

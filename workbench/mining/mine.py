@@ -12,16 +12,15 @@ first, so the commits they drop are never read.
 
 from __future__ import annotations
 
-import gc
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, time
 from pathlib import Path
 from typing import Any
 
+from ..code.collector import collector_paused
 from ..corpus.sources import GitRepo, open_repo
 from ..progress import Progress
 from .cases import shape_cases
@@ -111,28 +110,13 @@ def mine(
     else:
         repo = open_repo(repo_path, fixture)
     result = MineResult(repo=repo, fixture=repo.name)
-    with _cyclic_gc_paused():
+    with collector_paused():
         picked = spread_sample(_candidates(repo, options, result, progress), max_cases, seed)
         if dry_run:
             result.cases = [{"name": c.commit.sha} for c in picked]
         else:
             result.cases = shape_cases(repo, picked, result.fixture)
     return result
-
-
-@contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
-    """Python's cycle collector off while mining: what mining makes (commits, candidates, ``ast``
-    trees of gold files) holds no reference cycles, so reference counting frees it all, and the
-    collector's passes over millions of young tree nodes cost a third of the parsing time
-    (bench/BENCHMARKS.md, issue 24 item 1, round 3). Peak memory is unchanged."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def mine_corpus(
@@ -153,8 +137,8 @@ def mine_corpus(
     The fixture is named ``name``, else after the repository (``corpus.sources.repo_name``).
     The returned text is the corpus JSON when ``out`` is None, else None.
     """
+    from ..corpus.write import corpus_text, fixture_name, merged_corpus, read_existing, write_corpus
     from ..errors import CorpusError
-    from .corpus_out import corpus_text, fixture_name, merged_corpus, read_existing, write_corpus
 
     if append and out is None:
         raise CorpusError("--append needs --out FILE (the corpus to merge into)")

@@ -16,12 +16,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from ..code.kinds import extension
+from ..code.tssymbols import GRAMMARS
+from ..corpus.write import merge_by_key
 from ..errors import CorpusError
-from ..reference.kinds import extension
-from ..reference.tssymbols import GRAMMARS
-from ..store.files import write_text_atomic
+from ..files import write_text_atomic
 from ..strictjson import jsonl_lines, read_bytes
-from .corpus_out import merge_by_key
 
 # The languages gold symbols exist for (the ones the engine names definitions in), by extension.
 LANGUAGES = {".py": "python", ".pyi": "python"} | {

@@ -16,7 +16,7 @@ from collections import OrderedDict
 from itertools import accumulate
 from typing import Any
 
-from ..reference.tssymbols import _toolkit
+from ..code.tssymbols import toolkit
 
 Point = tuple[int, int]
 Edit = tuple[int, int, int, Point, Point, Point]  # tree.edit's arguments, in its order
@@ -34,7 +34,7 @@ class Reparser:
 
     def parse(self, path: str, grammar: str, data: bytes) -> Any:
         """The tree of ``data`` (the file ``path`` at some revision) in ``grammar``."""
-        parser = _toolkit(grammar)[0]
+        parser = toolkit(grammar)[0]
         previous = self._last.pop((path, grammar), None)
         if previous is None:
             tree = parser.parse(data)

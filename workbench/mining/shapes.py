@@ -16,10 +16,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..reference.kinds import extension
-from ..reference.outline import Outline
-from ..reference.pysymbols import python_outline
-from ..reference.tssymbols import GRAMMARS, tree_outline
+from ..code.kinds import extension
+from ..code.outline import Outline
+from ..code.pysymbols import python_outline
+from ..code.tssymbols import GRAMMARS, tree_outline
 
 SHAPES = ("names-file", "names-symbol", "words-only")
 MIN_NAME = 3

@@ -53,7 +53,7 @@ class LogAnalysis:
     def to_dict(self) -> dict[str, Any]:
         import json
 
-        from ..store.files import dumps
+        from ..files import dumps
 
         pref = self.preference.to_dict() if self.preference else None
         return json.loads(

@@ -49,7 +49,7 @@ class InterleaveResult:
         """The ``--json`` object (NaN as null)."""
         import json
 
-        from ..store.files import dumps
+        from ..files import dumps
 
         return json.loads(
             dumps(

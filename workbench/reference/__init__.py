@@ -3,31 +3,21 @@
 Public entry points: ``build_pack`` (the pack), ``pack_to_json`` and ``format_pack``
 (its JSON and terminal renderings), ``load_index`` (the cached index of one repo),
 ``infer_harness``, ``run_gate`` (the local merge gate) and ``risk_concepts``.
-Each is imported from its module the first time it is used, so a caller that needs one
-module (mining reads ``kinds`` and the parsers) does not load the whole engine.
-numpy, pathspec and tree-sitter are imported inside the functions that use them.
+How source code is read (file kinds, outlines, symbols) lives below, in ``workbench.code``;
+only ``targets`` and ``cli`` import this package. numpy, pathspec and tree-sitter are imported
+inside the functions that use them.
 """
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING
+from .gate.judge import run_gate
+from .harness import infer_harness
+from .index import ENGINE_VERSION, RepoIndex, load_index
+from .pack import build_pack
+from .render import format_pack, pack_to_json
+from .risk.concepts import risk_concepts
 
-# Public name -> the module (relative to this package) it comes from.
-_HOMES = {
-    "CODE_EXTENSIONS": ".kinds",
-    "ENGINE_VERSION": ".index",
-    "RepoIndex": ".index",
-    "build_pack": ".pack",
-    "format_pack": ".render",
-    "infer_harness": ".harness",
-    "load_index": ".index",
-    "pack_to_json": ".render",
-    "risk_concepts": ".risk.concepts",
-    "run_gate": ".gate.judge",
-}
 __all__ = [
-    "CODE_EXTENSIONS",
     "ENGINE_VERSION",
     "RepoIndex",
     "build_pack",
@@ -38,21 +28,3 @@ __all__ = [
     "risk_concepts",
     "run_gate",
 ]
-
-if TYPE_CHECKING:
-    from .gate.judge import run_gate
-    from .harness import infer_harness
-    from .index import ENGINE_VERSION, RepoIndex, load_index
-    from .kinds import CODE_EXTENSIONS
-    from .pack import build_pack
-    from .render import format_pack, pack_to_json
-    from .risk.concepts import risk_concepts
-else:
-
-    def __getattr__(name: str) -> object:
-        """A public name, imported from its module the first time it is used."""
-        if name not in _HOMES:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = getattr(import_module(_HOMES[name], __name__), name)
-        globals()[name] = value
-        return value

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from ..cachedir import private_dir, seal, unseal
+from ..paths import cache_max_bytes
 from . import cache
 
 V = TypeVar("V")
@@ -192,7 +193,7 @@ def _maybe_prune(db: sqlite3.Connection) -> None:
 def prune(max_bytes: int | None = None, db: sqlite3.Connection | None = None) -> int:
     """Delete the least recently used rows until the values fit ``max_bytes`` (default: the cache's
     limit); the number of rows deleted."""
-    limit = cache.size_limit() if max_bytes is None else max_bytes
+    limit = cache_max_bytes() if max_bytes is None else max_bytes
     db = db or _connection()
     if db is None:
         return 0

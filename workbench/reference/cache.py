@@ -20,8 +20,8 @@ itself: after a save (at most once per ``PRUNE_INTERVAL`` seconds per process),
 ``prune`` deletes per-repository entries whose root no longer exists (a deleted temp
 copy), unreadable or old-format entries and abandoned temp files, then the least
 recently used entries (a load refreshes an entry's mtime) until at most
-``MAX_ENTRIES`` entries and ``MAX_BYTES`` remain (``$WORKBENCH_CACHE_MAX_MB``
-overrides the size; a value that is no number is ignored). Only files named like this module's entries are ever deleted.
+``paths.CACHE_MAX_ENTRIES`` entries and ``paths.cache_max_bytes()`` remain (the limits
+every cache under the directory keeps). Only files named like this module's entries are ever deleted.
 Writes are atomic; an unreadable or unwritable cache is only ever a miss.
 
 Private (``cachedir``): the directory is used only when it is the user's and not writable by
@@ -43,15 +43,15 @@ from pathlib import Path
 from typing import Any
 
 from ..cachedir import TAG_BYTES, private_dir, seal, unseal
+from ..paths import CACHE_MAX_ENTRIES as MAX_ENTRIES
+from ..paths import CACHE_PRUNE_INTERVAL as PRUNE_INTERVAL
+from ..paths import CACHE_TEMP_AGE as TEMP_AGE
+from ..paths import cache_max_bytes
 
 FORMAT = 3  # 3: sealed (an HMAC before the body), the owner outside any pickle
 MAGIC = b"WBC3"
 SUFFIX = ".pickle"
 
-MAX_ENTRIES = 256
-MAX_BYTES = 512 * 1024 * 1024
-PRUNE_INTERVAL = 60.0
-TEMP_AGE = 3600.0  # a temp file this old belongs to a writer that died
 # Entries (current and, ``.pkl``, the single-pickle format 1) and temp files of this module.
 _OURS = re.compile(r"[0-9a-f]{24}-[\w.+-]+\.(?:pickle|pkl)")
 _TEMP = re.compile(r"[0-9a-f]{24}-[\w.+-]+\.pickle\w*\.tmp")
@@ -66,10 +66,13 @@ def digest(data: bytes, salt: str = "") -> str:
 
 
 def code_digest(*modules: str) -> str:
-    """A digest of this package's named modules' source: caches built by other code are misses."""
+    """A digest of the named modules' source (this package's, or ``workbench.code``'s, where the
+    engine's file readers live): caches built by other code are misses."""
+    here = Path(__file__).parent
     h = hashlib.blake2b(digest_size=6)
     for name in modules:
-        h.update((Path(__file__).parent / f"{name}.py").read_bytes())
+        path = here / f"{name}.py"
+        h.update((path if path.exists() else here.parent / "code" / f"{name}.py").read_bytes())
     return h.hexdigest()
 
 
@@ -201,14 +204,6 @@ def _owner(path: str) -> str | None:
     return name.decode("utf-8", "surrogateescape") if len(name) == size else None
 
 
-def size_limit() -> int:
-    """The size limit of the cache: ``$WORKBENCH_CACHE_MAX_MB``, else ``MAX_BYTES``."""
-    try:
-        return int(float(os.environ["WORKBENCH_CACHE_MAX_MB"]) * 1024 * 1024)
-    except (KeyError, ValueError):
-        return MAX_BYTES
-
-
 def _scan(directory: Path) -> tuple[list[tuple[float, int, str]], list[str]]:
     """(mtime, size, path) of live entries, and the paths of dead ones and abandoned temp files."""
     live: list[tuple[float, int, str]] = []
@@ -235,7 +230,7 @@ def _scan(directory: Path) -> tuple[list[tuple[float, int, str]], list[str]]:
 def prune(max_entries: int | None = None, max_bytes: int | None = None) -> int:
     """Delete dead, unreadable and least recently used entries; the number of files deleted."""
     entries_limit = MAX_ENTRIES if max_entries is None else max_entries
-    bytes_limit = size_limit() if max_bytes is None else max_bytes
+    bytes_limit = cache_max_bytes() if max_bytes is None else max_bytes
     try:
         live, dead = _scan(private_dir())
     except OSError:

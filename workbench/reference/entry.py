@@ -12,7 +12,7 @@ import posixpath
 import re
 from pathlib import Path
 
-from .kinds import is_code
+from ..code.kinds import is_code
 
 CONVENTIONAL = (
     "main",

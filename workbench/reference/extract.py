@@ -8,22 +8,19 @@ paths, mount prefixes, kinds refined by routes) happens later in ``index``.
 
 from __future__ import annotations
 
-import gc
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from ..code.kinds import extension, file_kind, is_code
+from ..code.outline import Outline
+from ..code.pysymbols import python_outline
+from ..code.tssymbols import GRAMMARS, tree_outline
 from .cache import code_digest
 from .fields import doc_terms, export_terms, identifier_parts, lookup_keys, route_terms, symbol_terms
-from .kinds import extension, file_kind, is_code
 from .messages import catalog_entries, code_literals, message_words
-from .outline import Outline
-from .pysymbols import python_outline
 from .routes import Route, extract_routes, path_route
 from .templates import template_refs
 from .text import identifier_terms
-from .tssymbols import GRAMMARS, tree_outline
 
 # Cached facts are only valid for the code that extracted them.
 EXTRACTOR_VERSION = code_digest(
@@ -133,16 +130,3 @@ def extract_file(rel: str, data: bytes, count_content: bool = True) -> FileFacts
         facts.literals, facts.keys = code_literals(text)
     facts.message_words = [message_words(m) for m in facts.literals] + [message_words(m) for _, m in facts.catalog]
     return facts
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building many small acyclic objects (AST
-    nodes, term dicts): its collections would cost a quarter of a cold index otherwise."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from .kinds import extension
-from .outline import MAJOR_KINDS, Outline
+from ..code.kinds import extension
+from ..code.outline import MAJOR_KINDS, Outline
 from .routes import Route
 from .text import identifier_terms, split_identifier, symbol_keys, terms
 

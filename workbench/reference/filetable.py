@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .kinds import extension, is_code
+from ..code.kinds import extension, is_code
 from .routes import Route
 from .text import symbol_keys
 

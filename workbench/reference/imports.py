@@ -16,8 +16,8 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from .kinds import extension
-from .outline import Import, Outline
+from ..code.kinds import extension
+from ..code.outline import Import, Outline
 
 TS_EXTS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".vue", ".svelte")
 JS_LIKE = frozenset(TS_EXTS) | {".json"}

@@ -23,22 +23,23 @@ from pathlib import Path
 from stat import S_ISDIR
 from typing import Any
 
+from ..code.collector import collector_paused
+from ..code.kinds import extension, file_kind, is_code
+from ..code.walk import list_directories, list_files
 from ..paths import is_snapshot
 from . import blobstore, bodies, cache, ranking
 from . import watch as watching
 from .cache import code_digest
 from .entry import entry_points
-from .extract import EXTRACTOR_VERSION, FileFacts, facts_key, gc_paused
+from .extract import EXTRACTOR_VERSION, FileFacts, facts_key
 from .fields import path_fields
 from .imports import Resolver
-from .kinds import extension, file_kind, is_code
 from .memo import BoundedMemo
 from .messages import MessageIndex
 from .parallel import extract_batches, forking_pays
 from .routes import Route
 from .templates import template_edges
 from .text import identifier_terms, terms
-from .walk import list_directories, list_files
 from .watch import Watch
 
 # The built index is only valid for the code that built it; the version names that code.
@@ -189,7 +190,7 @@ def snapshot(paths: list[str]) -> tuple:
 
 def build(root: Path) -> RepoIndex:
     """Index ``root``, reusing the disk cache for every file whose content is unchanged."""
-    with gc_paused():
+    with collector_paused():
         return _build(root)
 
 

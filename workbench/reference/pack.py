@@ -15,17 +15,17 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..code.kinds import LIFTED_BY, is_code
 from ..contract import FileRef, Pack, Repo
 from .filetable import file_table
 from .index import RepoIndex, load_index
-from .kinds import LIFTED_BY, is_code
 from .query import Query, analyse
 from .ranking import K1
 from .related import graph_fill, quiet, related_files
 from .render import outline_text, render_text
+from .scored import Scored
 from .signals import SYMBOL_PIN, named_files, named_locales, named_symbols, quoted_messages, route_matches
 
 if TYPE_CHECKING:
@@ -61,30 +61,6 @@ CENTRALITY = 0.1  # a file imported by many others scores up to (1 + this) times
 GRAPH_FILL = True  # a pack the ranking leaves short fills with the primary files' import neighbours
 CORE_FILL = 1  # a pack with fewer library code files than this (none) fills with the repository's core files
 SIZE = 1.5  # a long source file scores up to (1 + this) times its lexical score: changes land in big files
-
-
-@dataclass
-class Scored:
-    """One repository's scores for a query."""
-
-    index: RepoIndex
-    final: np.ndarray
-    coverage: np.ndarray
-    matched: list[str] = field(default_factory=list)  # the query word behind each ranked term
-    hits: np.ndarray | None = None  # documents x ranked terms, True where a file has the term
-    pinned: set[int] = field(default_factory=set)
-    reasons: dict[int, str] = field(default_factory=dict)
-
-    def reason(self, doc: int) -> str:
-        """Why ``doc`` is in the pack: its evidence, else the query words it matches."""
-        import numpy as np
-
-        if doc in self.reasons:
-            return self.reasons[doc]
-        if self.hits is None or not self.hits[doc].any():
-            return "ranked"
-        words = dict.fromkeys(self.matched[j].lower() for j in np.flatnonzero(self.hits[doc]))
-        return "matches " + ", ".join(words)
 
 
 def kind_factors(index: RepoIndex, q: Query) -> np.ndarray:

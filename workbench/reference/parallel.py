@@ -18,9 +18,10 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from ..code.collector import collector_paused
+from ..code.forking import fork_is_safe, workers
 from .bodies import Body, bodies_and_content
-from .extract import FileFacts, extract_file, gc_paused
-from .forking import fork_is_safe, workers
+from .extract import FileFacts, extract_file
 
 POOL_MIN_BYTES = 2_000_000
 CHUNKS_PER_WORKER = 4
@@ -37,7 +38,7 @@ def _read_and_extract(root: str, rels: list[str]) -> tuple[list[bytes], list[byt
     pickled facts and its pickled bodies (the parent stores these very bytes per blob)."""
     facts: list[bytes] = []
     bodies: list[bytes] = []
-    with gc_paused():
+    with collector_paused():
         for rel in rels:
             data = (Path(root) / rel).read_bytes()
             found = extract_file(rel, data, count_content=False)

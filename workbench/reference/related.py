@@ -14,9 +14,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..code.kinds import LIFTED_BY, extension
 from .cochange import partners
 from .filetable import file_table, module_stem
-from .kinds import LIFTED_BY, extension
 from .query import Query
 from .routes import Route, match, render
 from .text import terms
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from .index import RepoIndex
-    from .pack import Scored
+    from .scored import Scored
 
 COCHANGE = True  # with git history, files that changed together with a primary file are its neighbours
 MAX_GRAPH = 3

@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..code.walk import read_head
 from ..contract import FileRef, Pack, Repo
 from ..wire import encode_answer
-from .walk import read_head
 
 MAX_FILE_CHARS = 24_000
 MAX_OUTLINE = 60

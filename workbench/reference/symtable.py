@@ -21,14 +21,15 @@ from pathlib import Path
 
 import numpy as np
 
+from ..code.collector import collector_paused
+from ..code.kinds import extension
+from ..code.outline import MAJOR_KINDS
 from . import bodies, cache, ranking
 from .bodies import Body, Symbol, symbol_bodies
-from .extract import FileFacts, gc_paused
+from .extract import FileFacts
 from .fields import compound_parts, path_fields
 from .index import INDEX_VERSION, LARGE_TREE_PARSED, RepoIndex
-from .kinds import extension
 from .memo import BoundedMemo
-from .outline import MAJOR_KINDS
 from .text import identifier_terms, split_identifier, symbol_keys, terms
 
 TABLE_VERSION = f"{INDEX_VERSION}-{bodies.BODIES_VERSION}-{cache.code_digest('symtable')}"
@@ -195,7 +196,7 @@ def prebuild(source: Source) -> None:
 
 
 def _build_and_save(source: Source) -> None:
-    with gc_paused():
+    with collector_paused():
         cache.save(source.root, "symbols", TABLE_VERSION, _build(source))
 
 
@@ -235,7 +236,7 @@ def symbol_table(index: RepoIndex) -> SymbolTable:
             _await(key, index.tree)
             table = cache.load(index.root, "symbols", TABLE_VERSION)
             if not isinstance(table, SymbolTable) or table.tree != index.tree or not index.tree:
-                with gc_paused():
+                with collector_paused():
                     table = build_table(index)
                 cache.save(index.root, "symbols", TABLE_VERSION, table)
             _MEMO[key] = table

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from .kinds import TEMPLATE_EXTENSIONS, extension
+from ..code.kinds import TEMPLATE_EXTENSIONS, extension
 
 _EXTS = "|".join(e.lstrip(".") for e in TEMPLATE_EXTENSIONS)
 # A quoted path ending in a template extension, or the quoted first argument of a call that renders

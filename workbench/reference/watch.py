@@ -23,7 +23,7 @@ import threading
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from .walk import SKIP_DIRS
+from ..code.walk import SKIP_DIRS
 
 if TYPE_CHECKING:
     import ctypes

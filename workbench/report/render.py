@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RenderError
+from ..files import write_text_atomic
 from ..paths import DEFAULT_HTML_DIR, Locations
 from ..progress import Progress
-from ..store.files import write_text_atomic
 from ..store.headers import DEFAULT_RUNS_DIR, check_side, latest_run, read_header
 from ._html import to_html
 from .pages import split_pages
@@ -207,14 +207,14 @@ def _prepare(run_dir: Path | str | None, out_dir: Path, where: Locations) -> tup
 
 
 def _run_path(run_dir: Path | str | None, where: Locations) -> Path:
-    """The run directory ``run_dir`` names (default: the latest run); a StoreError or CompareError
+    """The run directory ``run_dir`` names (default: the latest run); a StoreError
     when there is none."""
     return where.run(str(run_dir)).path if run_dir else latest_run(where.runs)
 
 
 def _resolved_baseline(baseline: str | None, where: Locations) -> str | None:
     """The baseline spec as an absolute path (``#TARGET`` kept), so every notebook reads the same
-    side whatever its working directory; a CompareError when it names no run or baseline."""
+    side whatever its working directory; a StoreError when it names no run or baseline."""
     if not baseline:
         return None
     side = where.side(baseline)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import RenderError
-from ..store.files import write_text_atomic
+from ..files import write_text_atomic
 from ._html import to_html
 from .render import DEFAULT_TIMEOUT, WARMUP, notebook_paths, start_kernel
 

@@ -29,7 +29,7 @@ from ..contract import CONTROL_TARGETS
 from ..corpus import case_fixtures
 from ..corpus.fixtures import case_tree
 from ..errors import WorkbenchError
-from ..store.files import dumps
+from ..files import dumps
 from ..suites import Outcome, RunContext, Suite
 from .resume import case_hash
 

@@ -10,6 +10,8 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..store.runs import stamped_run_id
+
 if TYPE_CHECKING:
     from ..corpus import Corpus
     from ..options import RunOptions
@@ -57,7 +59,7 @@ def git_commit(directory: Path) -> str | None:
 def run_id(started: datetime, target_names: list[str]) -> str:
     """``20261129T211500Z-builtin+bm25``: sortable by time, readable at a glance."""
     label = "+".join(re.sub(r"[^A-Za-z0-9._-]+", "_", name)[:24] for name in target_names)
-    return f"{started.strftime('%Y%m%dT%H%M%SZ')}-{label[:80]}"
+    return stamped_run_id(started, label[:80])
 
 
 def stamp(started: datetime) -> str:
@@ -97,7 +99,7 @@ def build_manifest(corpus: Corpus, targets: list[Any], options: RunOptions, star
     """Everything needed to reproduce or audit a run of ``targets`` (objects) with ``options``."""
     from ..corpus.fixtures import corpus_revisions
 
-    revisions = corpus_revisions(corpus)
+    revisions = corpus_revisions(corpus.data, corpus.fixtures)
     entries = [_target_entry(t, spec) for t, spec in zip(targets, options.targets, strict=True)]
     return assemble(
         run_id(started, [t.name for t in targets]),

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 from ..columns import CASE, SUITE, TARGET
 from ..errors import StoreError
 from ..paths import DEFAULT_RUNS_DIR
-from ..store.runs import Run, free_run_id, load_run, write_run
+from ..store.runs import Run, free_run_id, has_repeats, load_run, stamped_run_id, write_run
 from ..suites import get_suite
 from .controls import with_controls
 from .manifest import merged_manifest
-from .repeats import has_repeats, repeats_section
+from .repeats import repeats_section
 from .shards import check_shards
 from .summary import overall, suite_summary
 
@@ -81,7 +81,7 @@ def merge_runs(paths: list[Path | str], out_dir: Path | str = DEFAULT_RUNS_DIR) 
             for t in targets
         }
     started = datetime.now(UTC)
-    run_id = free_run_id(out_dir, f"{started.strftime('%Y%m%dT%H%M%SZ')}-merged")
+    run_id = free_run_id(out_dir, stamped_run_id(started, "merged"))
     manifest = merged_manifest(runs[0].manifest, [r.run_id for r in runs], started, run_id)
     rows = cases.astype(object).where(cases.notna(), None).to_dict("records")
     summary = {

@@ -137,10 +137,3 @@ def repeats_section(cases: pd.DataFrame) -> dict[str, Any]:
         "flaky": [str(c) for c, f in zip(cases[CASE], cases["flaky"].fillna(False), strict=True) if f],
         "note": NOTE,
     }
-
-
-def has_repeats(cases: pd.DataFrame) -> bool:
-    """Whether a run's case rows were folded from repeats (``--repeat`` above 1)."""
-    import pandas as pd
-
-    return "repeats" in cases and bool(pd.to_numeric(cases["repeats"], errors="coerce").fillna(1).gt(1).any())

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import CorpusError, StoreError
+from ..files import dumps, write_json_atomic, writing
 from ..options import RunOptions, deciding_fields
 from ..paths import journal_path
-from ..store.files import dumps, write_json_atomic, writing
 from ..store.headers import is_complete_run, read_json
 from ..store.runs import free_run_id
 from ..store.shapes import check_manifest

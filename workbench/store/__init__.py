@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from ..files import write_json_atomic, write_text_atomic
 from .baselines import Baseline, list_baselines, load_baseline, record_baseline
-from .files import write_json_atomic, write_text_atomic
 from .floors import baseline_table
 from .headers import check_side, is_complete_run, latest_run, read_header
 from .runs import Run, load_run, write_run

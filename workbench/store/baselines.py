@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE, ERROR, METRIC, PASSED, SUITE, TARGET, VALUE
 from ..errors import StoreError
+from ..files import dumps, write_text_atomic
 from ..paths import DEFAULT_CORPUS, Locations
-from .files import dumps, write_text_atomic
 from .floors import DEFAULT_SLACK, compute_floors, replace_thresholds, update_evals
 from .headers import BASELINE_FORMAT, DEFAULT_BASELINES_DIR, read_baseline
 from .runs import scores_frame

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..columns import METRIC, SUITE, TARGET, VALUE
 from ..errors import StoreError
-from .files import write_text_atomic
+from ..files import write_text_atomic
 
 if TYPE_CHECKING:
     import pandas as pd

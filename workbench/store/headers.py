@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..columns import SCORE_COLUMNS
-from ..errors import CompareError, StoreError
+from ..errors import StoreError
 from ..paths import DEFAULT_BASELINES_DIR, DEFAULT_RUNS_DIR, Locations, SideRef
 from ..strictjson import read_json as strict_read_json
 from ..strictjson import read_jsonl as strict_read_jsonl
@@ -123,5 +123,5 @@ def check_side(spec: str, where: Locations | None = None) -> SideRef:
     else:
         targets = [read_baseline(side.path)[1]["target"]["name"]]
     if side.target and targets and side.target not in targets:
-        raise CompareError(f"{spec}: no target {side.target!r} (has {', '.join(targets)})")
+        raise StoreError(f"{spec}: no target {side.target!r} (has {', '.join(targets)})")
     return side

@@ -16,12 +16,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..columns import CASE, ERROR, METRIC, PASSED, SCORE_COLUMNS, SUITE, TARGET, VALUE
 from ..errors import StoreError
+from ..files import dumps, write_json_atomic, write_text_atomic, writing
 from ..paths import DEFAULT_RUNS_DIR, Locations, journal_path
-from .files import dumps, write_json_atomic, write_text_atomic, writing
 from .headers import read_json, read_jsonl
 from .shapes import check_case_rows, check_manifest, check_summary
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     import pandas as pd
 
 
@@ -148,6 +150,22 @@ def scores_frame(rows: pd.DataFrame | list[dict[str, Any]]) -> pd.DataFrame:
         frame[column] = frame[column].astype(str)
     frame[VALUE] = pd.to_numeric(frame[VALUE], errors="coerce").astype("float64")
     return frame.reset_index(drop=True)
+
+
+def has_repeats(cases: pd.DataFrame) -> bool:
+    """Whether a run's case rows were folded from repeats (``--repeat`` above 1)."""
+    import pandas as pd
+
+    return "repeats" in cases and bool(pd.to_numeric(cases["repeats"], errors="coerce").fillna(1).gt(1).any())
+
+
+RUN_ID_TIME = "%Y%m%dT%H%M%SZ"  # a run id's leading UTC time: ids sort by when the run started
+
+
+def stamped_run_id(started: datetime, label: str) -> str:
+    """``20261129T211500Z-<label>``: the one spelling of a run id (run, merge and imported runs
+    alike), sortable by time and readable at a glance."""
+    return f"{started.strftime(RUN_ID_TIME)}-{label}"
 
 
 def free_run_id(out_dir: Path | str, base: str) -> str:

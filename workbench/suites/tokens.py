@@ -28,11 +28,11 @@ import numpy as np
 import pandas as pd
 
 from ..analysis import metrics
+from ..code.walk import list_files, read_text
 from ..columns import CASE, METRIC, PASSED, VALUE
 from ..contract import FileRef, Pack, Repo
 from ..corpus import case_fixtures
 from ..errors import TargetError
-from ..reference.walk import list_files, read_text
 from ..tokens import TokenCounter
 from .base import Outcome, RunContext, Scored, Suite
 from .retrieval import PACK_LIMIT, doc_id

@@ -2,7 +2,7 @@
 
 The ranking suite asks for ``(file, symbol)`` hits, so the lexical control has to name symbols
 to be a control at all (file-only hits can never match a symbol label). Its documents are a
-textbook BM25's symbol chunks: one per definition of ``reference.enclosing.definition_ranges``
+textbook BM25's symbol chunks: one per definition of ``code.enclosing.definition_ranges``
 (the ranges gold symbols are named by: classes, functions, methods; a nested function is part of
 the function it is in), made of its file's path, its qualified name and its source lines (decorators
 to last line), in code-aware tokens. Module-level code and files without definitions are in no
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ..code.enclosing import definition_ranges
 from ..contract import SearchHit
 from ..reference import blobstore
-from ..reference.enclosing import definition_ranges
 from ..reference.index import RepoIndex, load_index
 from ..reference.text import tokens
 from . import okapi

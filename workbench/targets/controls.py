@@ -19,13 +19,13 @@ from typing import Any
 
 import numpy as np
 
+from ..code.walk import list_files
 from ..contract import FileRef, Pack, Repo, SearchHit
 from ..errors import TargetError
 from ..reference import blobstore, cache
 from ..reference.index import load_index, snapshot, stat_paths
 from ..reference.memo import BoundedMemo
 from ..reference.text import tokens
-from ..reference.walk import list_files
 from . import okapi
 
 RANDOM_PRIMARY = 3

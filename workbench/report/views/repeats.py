@@ -9,8 +9,7 @@ from pandas.io.formats.style import Styler
 
 from ...analysis.passk import pass_k_table
 from ...columns import CASE, SUITE, TARGET
-from ...run.repeats import has_repeats
-from ...store.runs import Run
+from ...store.runs import Run, has_repeats
 from .common import Html, Note, table
 
 

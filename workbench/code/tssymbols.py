@@ -88,7 +88,7 @@ def _language(grammar: str) -> Any:
 
 
 @cache
-def _toolkit(grammar: str) -> tuple[Any, Any]:
+def toolkit(grammar: str) -> tuple[Any, Any]:
     """(parser, query) for a grammar, built once per process."""
     from tree_sitter import Parser, Query
 
@@ -155,7 +155,7 @@ def tree_outline(source: bytes, ext: str) -> Outline:
     grammar = GRAMMARS.get(ext)
     if grammar is None:
         return Outline()
-    parser, _ = _toolkit(grammar)
+    parser, _ = toolkit(grammar)
     return outline_from_root(parser.parse(source).root_node, grammar)
 
 
@@ -164,7 +164,7 @@ def outline_from_root(root: Any, grammar: str, ranges: list[Range] | None = None
     ``ranges``: the tree's ``tree_ranges`` when the caller has them (mining needs both)."""
     from tree_sitter import QueryCursor
 
-    _, query = _toolkit(grammar)
+    _, query = toolkit(grammar)
     captures = QueryCursor(query).captures(root)
     outline = Outline()
     for kind in ("class", "interface", "type", "enum", "function", "method", "variable", "constant"):

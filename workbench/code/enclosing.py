@@ -18,7 +18,7 @@ import ast
 
 from .kinds import extension
 from .tsranges import Range, tree_ranges
-from .tssymbols import GRAMMARS, _toolkit
+from .tssymbols import GRAMMARS, toolkit
 
 _PY_CLASS, _PY_FUNCS = ast.ClassDef, (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -55,7 +55,7 @@ def python_ranges(tree: ast.Module) -> list[Range]:
 
 
 def _tree(data: bytes, grammar: str) -> list[Range]:
-    parser, _ = _toolkit(grammar)
+    parser, _ = toolkit(grammar)
     return tree_ranges(parser.parse(data).root_node, grammar)
 
 

@@ -15,9 +15,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..corpus.sources import GitRepo
+from .sources import GitRepo
 from ..errors import CorpusError
-from ..store.files import write_text_atomic
+from ..files import write_text_atomic
 
 
 def read_existing(path: Path) -> dict[str, Any]:

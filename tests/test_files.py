@@ -1,4 +1,4 @@
-"""``store.files.dumps``: the C encoder's one pass writes what the plain-making walk would."""
+"""``files.dumps``: the C encoder's one pass writes what the plain-making walk would."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.store.files import _json_safe, dumps
+from workbench.files import _json_safe, dumps
 
 LEAVES = st.one_of(
     st.none(),

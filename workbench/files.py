@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..errors import StoreError
+from .errors import StoreError
 
 
 def _json_safe(value: Any) -> Any:
