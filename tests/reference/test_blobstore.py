@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench import cachedir
+from workbench import paths
 from workbench.reference import blobstore, parallel
 from workbench.reference import index as index_module
 from workbench.reference.extract import facts_key
@@ -27,7 +27,7 @@ FILES = {
 @pytest.fixture(autouse=True)
 def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path / "cache"))
-    cachedir._CHOSEN.clear()
+    paths._CHOSEN.clear()
     blobstore.close()
     index_module.FACTS.forget()
     index_module._MEMO.clear()
@@ -65,7 +65,7 @@ def test_facts_from_the_store_equal_a_cold_parse(tmp_path: Path, monkeypatch) ->
     build(warm_root)
     renamed = {("other/" + k if k.endswith(".md") else k): v for k, v in FILES.items()}
     shutil.rmtree(tmp_path / "cache")
-    cachedir._CHOSEN.clear()
+    paths._CHOSEN.clear()
     blobstore.close()
     index_module.FACTS.forget()
     cold = build(write_tree(tmp_path / "cold", renamed))
@@ -99,7 +99,7 @@ def test_the_store_prunes_least_recently_used_rows(tmp_path: Path) -> None:
 def test_no_store_is_written_inside_the_indexed_tree(tmp_path: Path, monkeypatch) -> None:
     root = write_tree(tmp_path / "repo", FILES)
     monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(root / "cache"))
-    cachedir._CHOSEN.clear()
+    paths._CHOSEN.clear()
     blobstore.close()
     build(root)
     assert not (root / "cache").exists()

@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..errors import GitError
-from ..cachedir import private_dir
+from ..paths import private_dir
 from .gitio import GIT_TIMEOUT, git_env, git_text
 
 BUNDLES_DIR = "bundles"

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from ..code.collector import collector_paused
+from ..console import Progress
 from ..corpus.sources import GitRepo, open_repo
-from ..progress import Progress
 from .cases import shape_cases
 from .filters import Candidate, MineOptions, apply_filters, filter_names, listed_commits
 from .history import LogEntry, count_commits, log_entries, read_commits

@@ -6,16 +6,17 @@ counts in it are kept per *blob*: keyed by the content digest the index already 
 (``cache.digest``, salted with what else the value depends on, such as the extension or kind)
 and a version naming the code that made it. A new revision then parses only blobs never seen.
 
-The entries live in one SQLite file in the private cache directory (``cachedir``), so they
+The entries live in one SQLite file in the private cache directory (``paths.private_dir``), so they
 survive the process: a second corpus over the same repository starts warm. Each value is a
-pickle sealed with the user's key (``cachedir.seal``): a row whose tag does not match is a miss
+pickle sealed with the user's key (``paths.seal``): a row whose tag does not match is a miss
 and is never unpickled. Writes are transactions (atomic); the file limits itself like the rest
 of the cache: after a write (at most once per ``cache.PRUNE_INTERVAL`` seconds per process) the
 least recently used rows go until their bytes fit ``$WORKBENCH_CACHE_MAX_MB`` (default 512 MB).
 Any error of the store (a locked, damaged or unwritable file) is a miss, never a failure.
 
-In front of the file, each ``Part`` keeps a bounded number of values in memory (``MEMORY``), so a
-run over hundreds of revisions holds the blobs it is working on, not every one it has seen.
+In front of the file, each ``Part`` keeps values in memory up to ``MEMORY`` bytes of their pickles
+(least recently used go first), so a run over hundreds of revisions holds the blobs it is working
+on, not every one it has seen, however large the trees.
 """
 
 from __future__ import annotations
@@ -30,13 +31,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from ..cachedir import private_dir, seal, unseal
-from ..paths import cache_max_bytes
+from ..paths import cache_max_bytes, private_dir, seal, unseal
 from . import cache
 
 V = TypeVar("V")
 FILE = "blobs.sqlite"
-MEMORY = 4096  # values a part keeps in memory (least recently used go first)
+MEMORY = 48 * 1024 * 1024  # bytes (of pickles) of values a part keeps in memory
 _SCHEMA = """CREATE TABLE IF NOT EXISTS blobs (
     part TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL, used REAL NOT NULL,
     PRIMARY KEY (part, key)) WITHOUT ROWID"""
@@ -81,7 +81,8 @@ class Part(Generic[V]):
     def __init__(self, name: str, version: str, memory: int = MEMORY) -> None:
         self.part = f"{name}/{version}"
         self.memory = memory
-        self._held: OrderedDict[str, V] = OrderedDict()
+        self._held: OrderedDict[str, tuple[V, int]] = OrderedDict()  # key -> (value, its pickle's size)
+        self._bytes = 0
         self._lock = threading.Lock()
 
     def get_many(self, keys: Iterable[str]) -> dict[str, V]:
@@ -90,16 +91,16 @@ class Part(Generic[V]):
         missing: list[str] = []
         with self._lock:
             for key in dict.fromkeys(keys):
-                value = self._held.get(key)
-                if value is None:
+                held = self._held.get(key)
+                if held is None:
                     missing.append(key)
                 else:
                     self._held.move_to_end(key)
-                    found[key] = value
+                    found[key] = held[0]
         if missing:
-            loaded = {key: value for key, value in _load(self.part, missing).items() if value is not None}
+            loaded = _load(self.part, missing)
             self._hold(loaded)
-            found.update(loaded)
+            found.update((key, value) for key, (value, _) in loaded.items())
         return found
 
     def put_many(self, values: dict[str, V], source: Path, pickled: dict[str, bytes] | None = None) -> None:
@@ -107,9 +108,9 @@ class Part(Generic[V]):
         their pickles, when made already)."""
         if not values:
             return
-        self._hold(values)
         made = pickled or {}
         rows = {key: made.get(key) or pickle.dumps(value, pickle.HIGHEST_PROTOCOL) for key, value in values.items()}
+        self._hold({key: (value, len(rows[key])) for key, value in values.items()})
         _store(self.part, rows, source)
 
     def put_pickled(self, pickled: dict[str, bytes], source: Path) -> None:
@@ -121,22 +122,25 @@ class Part(Generic[V]):
         """Drop what this process holds in memory (the store keeps its rows)."""
         with self._lock:
             self._held.clear()
+            self._bytes = 0
 
-    def _hold(self, values: dict[str, V]) -> None:
+    def _hold(self, values: dict[str, tuple[V, int]]) -> None:
         with self._lock:
-            for key, value in values.items():
-                self._held[key] = value
-                self._held.move_to_end(key)
-            while len(self._held) > self.memory:
-                self._held.popitem(last=False)
+            for key, (value, size) in values.items():
+                old = self._held.pop(key, None)
+                self._bytes += size - (old[1] if old is not None else 0)
+                self._held[key] = (value, size)
+            while self._bytes > self.memory and self._held:
+                self._bytes -= self._held.popitem(last=False)[1][1]
 
 
-def _load(part: str, keys: list[str]) -> dict[str, Any]:
-    """Unsealed, unpickled values of ``keys`` in ``part``; a wrong tag or damaged pickle is left out."""
+def _load(part: str, keys: list[str]) -> dict[str, tuple[Any, int]]:
+    """Unsealed, unpickled values of ``keys`` in ``part`` with their pickles' sizes; a wrong tag or
+    damaged pickle is left out."""
     db = _connection()
     if db is None:
         return {}
-    found: dict[str, Any] = {}
+    found: dict[str, tuple[Any, int]] = {}
     try:
         for at in range(0, len(keys), _CHUNK):
             chunk = keys[at : at + _CHUNK]
@@ -147,7 +151,7 @@ def _load(part: str, keys: list[str]) -> dict[str, Any]:
                 body = unseal(bytes(value))
                 if body is not None:
                     try:
-                        found[key] = pickle.loads(body)
+                        found[key] = (pickle.loads(body), len(body))
                     except cache.MISS:
                         continue
         if found:

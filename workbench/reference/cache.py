@@ -24,7 +24,7 @@ recently used entries (a load refreshes an entry's mtime) until at most
 every cache under the directory keeps). Only files named like this module's entries are ever deleted.
 Writes are atomic; an unreadable or unwritable cache is only ever a miss.
 
-Private (``cachedir``): the directory is used only when it is the user's and not writable by
+Private (``paths.private_dir``): the directory is used only when it is the user's and not writable by
 others, and an entry is ``MAGIC``, then its sealed body (an HMAC with the user's key, then the
 owner's length and name, then the pickles): nothing is unpickled before its tag matches, so a
 planted or copied-in entry is a miss. ``prune`` reads only the owner, never a pickle.
@@ -42,11 +42,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..cachedir import TAG_BYTES, private_dir, seal, unseal
 from ..paths import CACHE_MAX_ENTRIES as MAX_ENTRIES
 from ..paths import CACHE_PRUNE_INTERVAL as PRUNE_INTERVAL
 from ..paths import CACHE_TEMP_AGE as TEMP_AGE
-from ..paths import cache_max_bytes
+from ..paths import TAG_BYTES, cache_max_bytes, private_dir, seal, unseal
 
 FORMAT = 3  # 3: sealed (an HMAC before the body), the owner outside any pickle
 MAGIC = b"WBC3"

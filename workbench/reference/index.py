@@ -220,7 +220,7 @@ def _build(root: Path) -> RepoIndex:
             seen.add(key)
             todo.append(i)
     fresh, parsed = _parse(root, files, sizes, [(i, keys[i], digests[i]) for i in todo])
-    facts = [known.get(k) or fresh[k] for k in keys]
+    facts = [known[k] if k in known else fresh[k] for k in keys]
     if parsed and forking_pays(sum(sizes)):
         for hook in LARGE_TREE_PARSED:
             hook(root, tree, files, digests, facts, parsed)

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..console import Progress
 from ..errors import RenderError
 from ..files import write_text_atomic
 from ..paths import DEFAULT_HTML_DIR, Locations
-from ..progress import Progress
 from ..store.headers import DEFAULT_RUNS_DIR, check_side, latest_run, read_header
 from ._html import to_html
 from .pages import split_pages

@@ -9,7 +9,7 @@ sets ``cacheable = True``. Only passing, error-free answers are stored, so a fai
 asked again. Reused outcomes are marked ``cached`` and carry no time, so no latency figure is
 drawn from them.
 
-Entries live in one SQLite file, ``results/results.sqlite`` under ``cachedir.private_dir()``, bounded
+Entries live in one SQLite file, ``results/results.sqlite`` under ``paths.private_dir()``, bounded
 by ``max_entries``: the least recently used are dropped first.
 """
 
@@ -24,12 +24,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..cachedir import private_dir
 from ..contract import CONTROL_TARGETS
 from ..corpus import case_fixtures
 from ..corpus.fixtures import case_tree
 from ..errors import WorkbenchError
 from ..files import dumps
+from ..paths import private_dir
 from ..suites import Outcome, RunContext, Suite
 from .resume import case_hash
 

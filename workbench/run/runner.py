@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..analysis.regressions import baseline_section
 from ..columns import CASE, METRIC, SUITE, TARGET, VALUE
+from ..console import Progress
 from ..contract import capabilities
 from ..corpus import Corpus, load_corpus
 from ..errors import RunError, RunStopped, StoreError
 from ..options import RunOptions
 from ..paths import DEFAULT_CORPUS
-from ..progress import Progress
 from ..sandbox import sandbox_kind
 from ..store.runs import Run, in_memory_run, rewrite_run, write_run, written_run
 from ..suites import Outcome, RunContext, Suite

@@ -13,7 +13,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from ..cachedir import private_dir
+from ..paths import private_dir
 from . import schema_bytes
 
 DIRECTORY = "schema-verdicts"

@@ -58,8 +58,8 @@ def _documents(index: RepoIndex) -> tuple[list[str], list[str], list[list[str]]]
     fresh: dict[str, Definitions] = {}
     files, symbols, rows = [], [], []
     for rel, digest in zip(index.files, index.digests, strict=True):
-        found = known.get(digest) or fresh.get(digest)
-        if found is None:
+        found = known[digest] if digest in known else fresh.get(digest)
+        if found is None:  # (a file without definitions holds [], found all the same)
             try:
                 data = (index.root / rel).read_bytes()
             except OSError:

@@ -72,8 +72,8 @@ def _text_terms(root: Path, files: list[str]) -> list[tuple[str, dict[str, int]]
     fresh: dict[str, dict[str, int]] = {}
     out = []
     for path, data, digest in zip(files, datas, digests, strict=True):
-        counts = known.get(digest) or fresh.get(digest)
-        if counts is None:
+        counts = known[digest] if digest in known else fresh.get(digest)
+        if counts is None:  # (an empty file holds {}, found all the same)
             text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")  # as read_text reads
             counts = fresh[digest] = dict(Counter(tokens(text)))
         out.append((path, counts))

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from workbench.progress import Progress
+from workbench.console import Progress
 
 
 def test_without_a_terminal_it_prints_plain_lines_with_counts_rate_and_eta(monkeypatch: pytest.MonkeyPatch) -> None:

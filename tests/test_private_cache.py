@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench import cachedir
+from workbench import paths
 from workbench.reference import blobstore, cache
 
 
@@ -26,12 +26,12 @@ class _Planted:
 
 @pytest.fixture
 def fresh(monkeypatch: pytest.MonkeyPatch):
-    cachedir._CHOSEN.clear()
-    cachedir._KEYS.clear()
+    paths._CHOSEN.clear()
+    paths._KEYS.clear()
     blobstore.close()
     yield
-    cachedir._CHOSEN.clear()
-    cachedir._KEYS.clear()
+    paths._CHOSEN.clear()
+    paths._KEYS.clear()
     blobstore.close()
 
 
@@ -51,11 +51,11 @@ def test_a_cache_dir_others_can_write_is_never_read(tmp_path: Path, monkeypatch,
     monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(shared))
     assert cache.load_shared("tree", "index", "v") is None
     assert not marker.exists()
-    used = cachedir.private_dir()
+    used = paths.private_dir()
     assert used != shared and stat.S_IMODE(used.stat().st_mode) == 0o700
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "writable by others" in err[0] and str(shared) in err[0]
-    cachedir.private_dir()
+    paths.private_dir()
     assert capsys.readouterr().err == ""  # said once
     from workbench.paths import snapshots_dir
 
@@ -67,7 +67,7 @@ def test_an_unsealed_or_copied_entry_in_the_users_own_dir_is_a_miss(tmp_path: Pa
     monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(own))
     cache.save_shared("tree", "index", "v", {"ok": 1}, tmp_path / "repo")
     assert cache.load_shared("tree", "index", "v") == {"ok": 1}
-    assert stat.S_IMODE((own / cachedir.KEY_NAME).stat().st_mode) == 0o600
+    assert stat.S_IMODE((own / paths.KEY_NAME).stat().st_mode) == 0o600
     marker = tmp_path / "ran"
     _plant(own, marker, key="planted")
     assert cache.load_shared("planted", "index", "v") is None and not marker.exists()
@@ -84,11 +84,11 @@ def test_an_unsealed_or_copied_entry_in_the_users_own_dir_is_a_miss(tmp_path: Pa
 def test_a_key_others_can_read_is_not_used(tmp_path: Path, monkeypatch, fresh) -> None:
     own = tmp_path / "own"
     own.mkdir(mode=0o700)
-    key = own / cachedir.KEY_NAME
-    key.write_bytes(b"k" * cachedir.KEY_BYTES)
+    key = own / paths.KEY_NAME
+    key.write_bytes(b"k" * paths.KEY_BYTES)
     key.chmod(0o644)
     monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(own))
-    assert cachedir.seal(b"data") is None  # nothing is sealed (so nothing is written) with it
+    assert paths.seal(b"data") is None  # nothing is sealed (so nothing is written) with it
     cache.save_shared("tree", "index", "v", 1, tmp_path / "repo")
     assert cache.load_shared("tree", "index", "v") is None
 
@@ -103,7 +103,7 @@ def test_a_planted_blob_store_row_is_a_miss(tmp_path: Path, monkeypatch, fresh) 
     with db:
         db.execute(
             "INSERT INTO blobs VALUES (?, ?, ?, 0)",
-            ("test/v1", "bad", b"\0" * cachedir.TAG_BYTES + pickle.dumps(_Planted(marker))),
+            ("test/v1", "bad", b"\0" * paths.TAG_BYTES + pickle.dumps(_Planted(marker))),
         )
     part.forget()
     assert part.get_many(["good", "bad"]) == {"good": [1, 2]} and not marker.exists()
