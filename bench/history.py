@@ -11,6 +11,8 @@ read from git objects: a bare clone of the bundle, ``git ls-tree`` and one ``git
 workbench / anchor. Then a second corpus over the same repository (another seed, so other cases and
 revisions) run with the cache the first left: warm.
 
+``anchor``: only the anchor over ``--corpus`` (for ``farm-bench --vs``, paired with a run).
+
 ``memory``: a generated history (``tests.git_history.fast_import_history``, ``--files`` modules), one
 case per revision for each count of ``--revisions``, run with builtin + bm25 on an empty cache; the
 peak RSS of the run (its largest process) against the number of revisions.
@@ -138,12 +140,15 @@ def bench_memory(revisions: list[int], files: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--part", default="all", choices=["first", "memory", "all"])
+    parser.add_argument("--part", default="all", choices=["first", "memory", "all", "anchor"])
+    parser.add_argument("--corpus", type=Path, help="with --part anchor: the corpus whose revisions bm25s indexes")
     parser.add_argument("--bundle", type=Path, default=ROOT.parent / "shared" / "repos" / "attrs.bundle")
     parser.add_argument("--cases", type=int, default=200)
     parser.add_argument("--revisions", default="100,1000")
     parser.add_argument("--files", type=int, default=1500)
     args = parser.parse_args()
+    if args.part == "anchor":  # the anchor alone, as farm-bench's yardstick: --vs 'python bench/history.py ...'
+        os.execv(sys.executable, [sys.executable, "-c", _ANCHOR, str(args.corpus), str(args.bundle.resolve())])
     if args.part in ("first", "all"):
         bench_first(args.bundle.resolve(), args.cases)
     if args.part in ("memory", "all"):

@@ -2,7 +2,8 @@
 
 On a terminal it is a tqdm bar (done/total, rate, ETA). Without one (CI logs, ``make``) a bar's
 carriage returns would fill the log, so a plain line is printed instead, at most every
-``PLAIN_INTERVAL`` seconds (``$WORKBENCH_PROGRESS_SECONDS`` overrides it) and once at the end:
+``PLAIN_INTERVAL`` seconds (``$WORKBENCH_PROGRESS_SECONDS`` overrides it) and once at the end of
+work that took that long:
 ``cases: 40/200 (20%), 3.10 case/s, ETA 00:51``. Nothing goes to stdout, so ``--json`` output
 stays clean.
 """
@@ -77,8 +78,8 @@ class Progress:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
-        elif self.enabled and self.n:
-            self._plain()
+        elif self.enabled and self.n and time.monotonic() - self._start >= self._interval:
+            self._plain()  # the last count of long work (short work says nothing)
         self.enabled = False
 
     def line(self) -> str:

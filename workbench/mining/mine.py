@@ -13,6 +13,7 @@ first, so the commits they drop are never read.
 from __future__ import annotations
 
 import re
+import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -72,7 +73,9 @@ def _candidates(repo: GitRepo, options: MineOptions, result: MineResult, progres
     """The commits every filter keeps, oldest first. The log filters run on git log's entries, so the
     commits they drop (merges, the root) are never read."""
     entries = _counting(log_entries(repo.git_dir), result)
-    with Progress(count_commits(repo.git_dir) if progress else None, f"mining {repo.name}", "commit", progress) as bar:
+    # The total (one more git process) only where a bar shows it; a log gets the count and the rate.
+    total = count_commits(repo.git_dir) if progress and sys.stderr.isatty() else None
+    with Progress(total, f"mining {repo.name}", "commit", progress) as bar:
         entries = _shown(entries, bar)
         commits = read_commits(repo.git_dir, listed_commits(entries, result.dropped))
         kept = list(apply_filters(commits, options, result.dropped))
