@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TARGETS ?= --target builtin --target bm25 --target random
 
-.PHONY: setup test report mine lab bench clean
+.PHONY: setup test report mine lab bench dist clean
 
 setup: $(STAMP)
 
@@ -65,5 +65,12 @@ bench: $(STAMP)
 	$(BIN)/python bench/calibrate.py
 	$(BIN)/python bench/scale.py
 
+# A wheel and an sdist of context-workbench in dist/, built offline with the dev extra's setuptools;
+# the wheel carries the report notebooks and schemas (install it anywhere: README, "Use it in your repository").
+dist: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --no-isolation --outdir dist .
+	@ls dist
+
 clean:
-	rm -rf reports .pytest_cache
+	rm -rf reports .pytest_cache dist build

@@ -94,12 +94,13 @@ def bench_page(repos: Path, cases: int = 2000) -> None:
     from workbench.corpus.sources import open_repo
     from workbench.interchange.formats import recorded_run
     from workbench.mining.mine import mine_corpus
+    from workbench.options import MineOptions
     from workbench.report.render import render_report
 
     fresh_cache()
     work = Path(tempfile.mkdtemp(prefix="wb-bench-page-"))
     corpus = work / "corpus.json"
-    result, _ = mine_corpus(repos / "werkzeug.bundle", corpus, max_cases=cases, progress=False)
+    result, _ = mine_corpus(repos / "werkzeug.bundle", MineOptions(out=corpus, max_cases=cases, progress=False))
     files = git_text(open_repo(repos / "werkzeug.bundle").git_dir, "ls-tree", "-r", "--name-only", "HEAD").split()
     rng = random.Random(0)
     rankings = {}

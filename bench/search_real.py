@@ -54,11 +54,11 @@ K = 5
 
 def mined_corpus(bundle: Path, work: Path, max_cases: int, seed: int) -> Path:
     """The corpus mined from ``bundle`` (kept in ``work``; reused when present)."""
-    from workbench.mining import mine_corpus
+    from workbench.mining import MineOptions, mine_corpus
 
     out = work / f"{bundle.stem}-{max_cases}-{seed}.json"
     if not out.exists():
-        mine_corpus(bundle, out=out, max_cases=max_cases, seed=seed, progress=False)
+        mine_corpus(bundle, MineOptions(out=out, max_cases=max_cases, seed=seed, progress=False))
     return out
 
 

@@ -7,6 +7,7 @@ fields and metrics a real ``workbench run`` writes. ``scale`` multiplies the num
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from workbench.columns import ERROR, SUITE, TARGET
-from workbench.run.summary import overall, suite_summary
+from workbench.run.summary import overall, skipped, suite_summary
 from workbench.store.runs import write_run
 from workbench.suites import Outcome, RunContext, get_suite
 
@@ -223,7 +224,7 @@ PLANS = {  # suite -> (case maker, answer maker, targets: None = every run targe
     "ranking": (ranking_cases, hits, None),
     "findings": (lambda rng, n: findings_cases(max(2, n // 6)), review, {"reviewer-a": 0.8, "reviewer-b": 0.5}),
 }
-SIZES = {"retrieval": 22, "risk": 24, "tokens": 10, "ranking": 30, "findings": 12}
+SIZES = {"retrieval": 22, "risk": 24, "tokens": 10, "ranking": 30, "findings": 12, "harness": 4}
 
 
 def _score(
@@ -257,8 +258,15 @@ def build_run(
     scale: int = 1,
     run_id: str = "20261130T120000Z-synthetic",
     skill: dict[str, float] | None = None,
+    plans: dict[str, Any] | None = None,
+    error: str = "TargetError: engine timed out after 60s",
+    skips: dict[tuple[str, str], str] | None = None,
+    failing: tuple[str, ...] = ("bm25",),
 ) -> Path:
-    """Write a synthetic run directory and return its path."""
+    """Write a synthetic run directory and return its path. ``plans`` replaces ``PLANS``' case and
+    answer makers, ``error`` is each ``failing`` target's error on each suite's last case, ``skips``
+    maps (suite, target) to the reason that pair was skipped."""
+    plans = plans or PLANS
     rng = np.random.default_rng(seed)
     skills = {**SKILL, **(skill or {})}
     corpus = FakeCorpus(
@@ -267,11 +275,14 @@ def build_run(
     summaries: dict[str, dict[str, Any]] = {}
     all_rows, frames = [], []
     for suite_name in suites:
-        make_cases, answer, agents = PLANS[suite_name]
+        make_cases, answer, agents = plans[suite_name]
         cases = make_cases(np.random.default_rng(seed), SIZES[suite_name] * scale)
         for target, level in (agents or {t: skills.get(t, 0.7) for t in targets}).items():
+            if (suite_name, target) in (skips or {}):
+                summaries.setdefault(suite_name, {})[target] = skipped((skips or {})[suite_name, target], {})
+                continue
             answers = [answer(rng, case, level) for case in cases]
-            errors = {len(cases) - 1: "TargetError: engine timed out after 60s"} if target == "bm25" else {}
+            errors = {len(cases) - 1: error} if target in failing else {}
             summary, rows, scores = _score(suite_name, target, cases, answers, corpus, errors)
             summaries.setdefault(suite_name, {})[target] = summary
             all_rows += rows
@@ -285,3 +296,101 @@ def build_run(
     }
     summary = {"run_dir": None, **overall(summaries), "suites": summaries}
     return write_run(out_dir, run_id, manifest, summary, all_rows, pd.concat(frames, ignore_index=True))
+
+
+Mark = Callable[[str], str]
+
+
+def hostile_plans(mark: Mark) -> dict[str, Any]:
+    """Case and answer makers whose every text field carries ``mark(field)``: case names, queries
+    (a mined commit subject), fixture names, expected and returned files, reasons, risk texts and
+    concepts, harness commands' stderr and reasons, golden ids, queries, sets, categories, rules."""
+    fixture, wanted, found = mark("fixture name"), f"src/{mark('fixture file')}.ts", f"src/{mark('engine path')}.ts"
+
+    def retrieval(rng: np.random.Generator, n: int) -> list[dict[str, Any]]:
+        return [
+            {
+                "name": f"case-{i:03d} {mark('case name')}",
+                "query": f"Fix refund {mark('mined query')}",
+                "repoFixture": fixture,
+                "expectedPrimary": [wanted] if i % 3 else [f"src/ok{i}.ts"],
+                "shape": mark("shape"),
+            }
+            for i in range(n)
+        ]
+
+    def answer(rng: np.random.Generator, case: dict[str, Any], skill: float) -> dict[str, Any]:
+        top = [*case["expectedPrimary"], found] if rng.random() < skill else [found]
+        return {"primary": top, "related": [f"src/{mark('related path')}.ts"], "reasons": {found: mark("reason")}}
+
+    def risk(rng: np.random.Generator, n: int) -> list[dict[str, Any]]:
+        return [
+            {
+                "name": f"risk-{i:03d} {mark('risk case name')}",
+                "mode": "query",
+                "query": f"refund {mark('risk text')}",
+                "expectedConcepts": [mark("concept")],
+                "notExpectedConcepts": ["secret"],
+            }
+            for i in range(n)
+        ]
+
+    def harness(rng: np.random.Generator, n: int) -> list[dict[str, Any]]:
+        command = {"kind": "test", "group": "validate", "command": f"npm test {mark('command')}"}
+        return [
+            {"name": f"h{i} {mark('harness case name')}", "repoFixture": fixture, "commands": [command]}
+            for i in range(n)
+        ]
+
+    def ran(rng: np.random.Generator, case: dict[str, Any], skill: float) -> dict[str, Any]:
+        row = {**case["commands"][0], "passed": rng.random() < skill, "executed": True, "exitCode": 1}
+        return {
+            "inferred": {"validate": [row["command"]]},
+            "commands": [{**row, "stderrTail": mark("fixture test stderr"), "reason": mark("command reason")}],
+        }
+
+    def ranking(rng: np.random.Generator, n: int) -> list[dict[str, Any]]:
+        return [
+            {
+                "name": f"{mark('golden set')}/q{i:03d} {mark('golden id')}",
+                "query": f"where is {mark('golden query')}",
+                "repoFixture": fixture,
+                "set": mark("golden set"),
+                "expected": [[f"pkg/{mark('golden path')}.go", "Sym"]],
+                "language": mark("golden language"),
+                "category": mark("golden category"),
+            }
+            for i in range(n)
+        ]
+
+    def review(rng: np.random.Generator, case: dict[str, Any], skill: float) -> dict[str, Any]:
+        return {
+            "matched": [],
+            "missed": [[mark("rule"), "src/a.ts"]],
+            "extra": [[mark("extra rule"), found]],
+            "verdict": "WARN",
+        }
+
+    return {
+        "retrieval": (retrieval, answer, None),
+        "risk": (risk, concepts, None),
+        "tokens": (PLANS["tokens"][0], token_observation, None),
+        "harness": (harness, ran, None),
+        "ranking": (ranking, hits, None),
+        "findings": (lambda rng, n: findings_cases(2), review, {"reviewer-a": 0.8, "reviewer-b": 0.5}),
+    }
+
+
+def hostile_run(out_dir: Path, mark: Mark, seed: int = 0, run_id: str = "20261130T120000Z-hostile") -> Path:
+    """A synthetic run with ``mark(field)`` in every text field a report page shows, bm25's errors
+    and a skipped suite's reason included."""
+    return build_run(
+        out_dir,
+        seed=seed,
+        suites=("retrieval", "risk", "tokens", "harness", "ranking", "findings"),
+        run_id=run_id,
+        plans=hostile_plans(mark),
+        error=f"TargetError: {mark('error')}",
+        skips={("tokens", "random"): f"no context_pack {mark('skip reason')}"},
+        failing=("bm25", "builtin"),
+    )

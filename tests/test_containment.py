@@ -169,3 +169,30 @@ def test_the_report_header_says_what_contained_the_commands(tmp_path: Path, kind
     (run_dir / "summary.json").write_text(json.dumps(dict(summary, sandbox=kind)))
     header = wb.views.run_header(wb.views.open_run(run_dir))._repr_html_()
     assert f"sandbox: {kind}" in header
+
+
+def test_host_configuration_under_the_system_prefix_is_hidden(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 41: /usr/local/etc (npmrc, pip.conf and their tokens) is an empty read-only folder inside."""
+    monkeypatch.setattr(bwrap.os.path, "isdir", lambda p: True)
+    monkeypatch.setattr(bwrap.os.path, "islink", lambda p: False)
+    args = bwrap._system()
+    assert "/usr/local/etc" in bwrap.HIDDEN
+    for path in bwrap.HIDDEN:
+        at = args.index(path)
+        assert args[at - 1] == "--tmpfs" and args[at + 1 : at + 3] == ["--remount-ro", path]
+        assert at > args.index("/usr")  # mounted over the system prefix's own copy
+
+
+@needs_bwrap
+@pytest.mark.skipif(not Path("/usr/local/etc").is_dir(), reason="no /usr/local/etc on this host")
+def test_under_bwrap_usr_local_etc_is_empty(tmp_path: Path) -> None:
+    import subprocess
+
+    seen = subprocess.run(
+        containment.contain(["sh", "-c", "ls -A /usr/local/etc; touch /usr/local/etc/x && echo wrote"], tmp_path),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert seen.stdout == "", seen.stdout

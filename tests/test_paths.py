@@ -9,7 +9,7 @@ import pytest
 
 import workbench as wb
 from workbench.errors import StoreError
-from workbench.paths import Locations, split_target
+from workbench.paths import Locations, notebooks_dir, split_target
 from workbench.report.render import _prepare, _resolved_baseline
 
 from .report_runs import build_run
@@ -75,3 +75,16 @@ def test_a_view_resolves_a_baseline_name_through_the_locations_it_is_given(tmp_p
     assert getattr(side, "name", None) == "builtin" and side.path == corpus.parent / "baselines" / "builtin.json"
     monkeypatch.chdir(tmp_path)  # the project's own corpus/baselines has no such baseline
     assert "Baseline 'builtin' unavailable" in wb.views.open_baseline("builtin").text
+
+
+def test_the_report_notebooks_come_from_a_checkout_first_and_never_from_a_users_own_folder(
+    tmp_path: Path, monkeypatch
+) -> None:
+    checkout = Path(wb.__file__).resolve().parent.parent / "notebooks"
+    monkeypatch.chdir(tmp_path)
+    assert notebooks_dir() == checkout  # this editable install's own notebooks/
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "analysis.ipynb").write_text("{}")
+    assert notebooks_dir() == checkout  # a user's notebooks/ without the report's is passed over
+    shutil.copy(checkout / "scoreboard.ipynb", tmp_path / "notebooks")
+    assert notebooks_dir() == Path("notebooks")  # the working directory's report notebooks win

@@ -1,7 +1,8 @@
 """workbench: evaluate code-context engines against a labelled corpus.
 
 The curated public API is ``__all__``: corpus -> run -> store -> analysis -> report (and
-``simulate_interleaving``, the online layer's experiment), plus the
+``mine_corpus``, corpora from git history, and ``simulate_interleaving``, the online layer's
+experiment; a command's options are one typed value, ``RunOptions`` or ``MineOptions``), plus the
 ``views`` and ``plots`` namespaces the notebooks call. Each subpackage (``workbench.run``,
 ``.store``, ``.analysis``, ``.report``, ``.targets``, ``.suites``, ``.reference``, ``.code``)
 imports its own public names eagerly and lists them in its ``__all__`` (mining reads source through
@@ -25,6 +26,8 @@ _HOMES = {
     "Corpus": "workbench.corpus",
     "load_corpus": "workbench.corpus",
     "validate_corpus": "workbench.corpus",
+    "MineOptions": "workbench.mining",
+    "mine_corpus": "workbench.mining",
     "RunOptions": "workbench.run",
     "run_eval": "workbench.run",
     "merge_runs": "workbench.run",
@@ -57,6 +60,7 @@ __all__ = [
     "Corpus",
     "GateRule",
     "Metric",
+    "MineOptions",
     "Run",
     "RunOptions",
     "WorkbenchError",
@@ -69,6 +73,7 @@ __all__ = [
     "load_corpus",
     "load_run",
     "merge_runs",
+    "mine_corpus",
     "parse_metric",
     "plots",
     "record_baseline",
@@ -86,6 +91,7 @@ if TYPE_CHECKING:
     from .analysis import Comparison, GateRule, Metric, compare, evaluate, parse_metric
     from .corpus import Corpus, load_corpus, validate_corpus
     from .errors import WorkbenchError
+    from .mining import MineOptions, mine_corpus
     from .online import simulate_interleaving
     from .report import plots, render_report, render_scoreboard, views
     from .run import RunOptions, merge_runs, run_eval

@@ -7,6 +7,7 @@ are skipped, with a stated reason, when the target lacks it.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,6 +20,9 @@ CAPABILITIES = ("context_pack", "risk_concepts", "infer_harness", "gate", "searc
 CONTROL_TARGETS = frozenset({"random", "bm25"})
 # Seconds an engine may take to answer one request (``workbench run --timeout``'s default).
 REQUEST_TIMEOUT = 60.0
+# Files in a context pack: what the retrieval suite and the gate ask for, a target's default `limit`,
+# and `workbench pack --limit`'s default.
+PACK_LIMIT = 8
 
 
 @dataclass(frozen=True)
@@ -113,6 +117,10 @@ def capabilities(target: object) -> set[str]:
 
 # The columns usage fills in a case row (and ``cases.jsonl``); a case without usage has none of them.
 USAGE_COLUMNS = ("input_tokens", "output_tokens", "cost_usd", "model")
+# Usage beyond these for one case is absurd: the case fails, its usage dropped (``Usage.problem``).
+# They keep every sum finite and exact: a million such cases stay within a 64-bit integer.
+MAX_CASE_TOKENS = 10**12
+MAX_CASE_COST_USD = 1e6
 
 
 @dataclass(frozen=True)
@@ -137,6 +145,17 @@ class Usage:
             add(self.cost_usd, other.cost_usd),
             ",".join(models) or None,
         )
+
+    def problem(self) -> str | None:
+        """Why this usage cannot be one case's (negative, not finite, beyond ``MAX_CASE_TOKENS`` or
+        ``MAX_CASE_COST_USD``); None when it can."""
+        limits = (MAX_CASE_TOKENS, MAX_CASE_TOKENS, MAX_CASE_COST_USD)
+        for key, value, limit in zip(USAGE_COLUMNS, (self.input_tokens, self.output_tokens, self.cost_usd), limits):
+            if value is None:
+                continue
+            if not (isinstance(value, int | float) and math.isfinite(value)) or not 0 <= value <= limit:
+                return f"usage.{key} {value!r:.40} is not a number from 0 to {limit:,.0f} for one case (absurd)"
+        return None
 
     def columns(self) -> dict[str, int | float | str]:
         """The known parts as case-row columns (``USAGE_COLUMNS``)."""

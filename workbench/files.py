@@ -1,8 +1,10 @@
-"""Atomic file writes, and JSON text without NaN (a reader never sees half a file)."""
+"""Atomic file writes, and JSON text without NaN (a reader never sees half a file); a lock for a
+read-modify-write of one file, and a create that never replaces what another process wrote."""
 
 from __future__ import annotations
 
 import errno
+import fcntl
 import json
 import math
 import os
@@ -50,6 +52,18 @@ def dumps(obj: Any, **kwargs: Any) -> str:
         return json.dumps(_json_safe(obj), ensure_ascii=False, allow_nan=False, **kwargs)
 
 
+# What a write can fail with that is the disk's or the user's, not workbench's (see ``write_failure``).
+WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EACCES, errno.EPERM, errno.EIO})
+
+
+def write_failure(path: Path | str, exc: OSError) -> StoreError:
+    """The one-line ``StoreError`` for ``exc`` raised while writing ``path``: ``P: cannot write: No
+    space left on device (ENOSPC)``."""
+    name = errno.errorcode.get(exc.errno or 0, "")
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    return StoreError(f"{path}: cannot write: {reason}" + (f" ({name})" if name else ""))
+
+
 @contextmanager
 def writing(path: Path | str) -> Iterator[None]:
     """Turn an OSError while writing ``path`` (a full disk, a quota, no permission) into one
@@ -57,9 +71,7 @@ def writing(path: Path | str) -> Iterator[None]:
     try:
         yield
     except OSError as exc:
-        name = errno.errorcode.get(exc.errno or 0, "")
-        reason = exc.strerror or str(exc) or type(exc).__name__
-        raise StoreError(f"{path}: cannot write: {reason}" + (f" ({name})" if name else "")) from None
+        raise write_failure(path, exc) from None
 
 
 def _write_fd(fd: int, text: str) -> None:
@@ -92,3 +104,56 @@ def write_json_atomic(path: Path | str, obj: Any, **kwargs: Any) -> None:
     """Atomically write ``obj`` as JSON (indent 2 unless told otherwise)."""
     kwargs.setdefault("indent", 2)
     write_text_atomic(path, dumps(obj, **kwargs) + "\n")
+
+
+def lock_path(path: Path | str) -> Path:
+    """The sibling lock file of ``path``: ``.<name>.lock`` in the same directory (left in place:
+    deleting a lock file while another process waits on it would let two holders in)."""
+    path = Path(path)
+    return path.parent / f".{path.name}.lock"
+
+
+@contextmanager
+def locked(path: Path | str) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``path``'s sibling lock file (``lock_path``) while the body reads,
+    changes and atomically rewrites ``path``: a second process (or thread) doing the same waits, so
+    neither write is lost. The lock goes with the holder, even when it is killed."""
+    lock = lock_path(path)
+    with writing(lock):
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def create_text_atomic(path: Path | str, text: str, exists: str) -> None:
+    """Write ``text`` to ``path`` only if no file is there, complete or not at all: the text goes to
+    a temp file that is then hard-linked to ``path``, which fails when ``path`` exists, so of two
+    processes creating one name at once exactly one wins; the other gets a ``StoreError`` with
+    ``exists`` as its message (one line)."""
+    path = Path(path)
+    with writing(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        try:
+            _write_fd(fd, text)
+            os.chmod(tmp, 0o644)
+            _link_or_create(Path(tmp), path, text)
+        except FileExistsError:
+            raise StoreError(exists) from None
+        finally:
+            Path(tmp).unlink(missing_ok=True)
+
+
+def _link_or_create(tmp: Path, path: Path, text: str) -> None:
+    """Hard-link ``tmp`` to ``path``; on a file system without hard links, create ``path`` with
+    ``O_EXCL`` and write ``text`` (still exclusive; a reader may then see it being written)."""
+    try:
+        os.link(tmp, path)
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOSYS, errno.EMLINK):
+            raise
+        _write_fd(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644), text)

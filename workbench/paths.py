@@ -30,14 +30,17 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import StoreError
+from .errors import StoreError, UsageError
 
+DISTRIBUTION = "context-workbench"  # the name it is installed under (`workbench` on the index is another project)
+REPORT_NOTEBOOK = "scoreboard.ipynb"  # the notebook that marks a folder as one holding the report notebooks
 DEFAULT_CORPUS = Path("corpus/corpus.json")
 DEFAULT_RUNS_DIR = Path("reports/runs")
 DEFAULT_HTML_DIR = Path("reports/html")
 DEFAULT_TREC_DIR = Path("reports/trec")
 DEFAULT_BASELINES_DIR = Path("corpus/baselines")
 GIT_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # a full object name (SHA-1 or SHA-256)
+NAME_MAX, PATH_MAX = 255, 4095  # bytes in a file-name part and in a whole path (Linux's limits)
 
 
 def cache_dir() -> Path:
@@ -188,6 +191,18 @@ def unseal(sealed: bytes, directory: Path | None = None) -> bytes | None:
     return bytes(data) if mac is not None and hmac.compare_digest(mac, sealed[:TAG_BYTES]) else None
 
 
+def notebooks_dir() -> Path:
+    """Where the report notebooks are: a checkout's own ``notebooks/`` while you develop them (the
+    working directory's, then the one beside the source tree of an editable install), else the copies
+    the wheel ships inside the package (``workbench/notebooks/``). A ``notebooks/`` folder without
+    the report notebooks (a user's own) is passed over."""
+    package = Path(__file__).resolve().parent
+    for folder in (Path("notebooks"), package.parent / "notebooks"):
+        if (folder / REPORT_NOTEBOOK).is_file():
+            return folder
+    return package / "notebooks"
+
+
 def snapshots_dir() -> Path:
     """Where revision snapshots live: ``<cache>/snapshots/<tree sha>/`` (see ``corpus.snapshots``), in
     the private cache directory (``private_dir``: never one others can write)."""
@@ -256,11 +271,13 @@ class Locations:
     def run_dir(self, name: str | Path) -> Path | None:
         """The run directory ``name`` names (a directory, or a run id under ``runs``), or None."""
         text = str(name)
+        check_path_length(text, "run")
         path = Path(text) if Path(text).is_dir() else self.runs / text
         return path if text and path.is_dir() else None
 
     def baseline(self, name: Path | str) -> Path:
         """A baseline file: a ``.json`` path as given, else ``<baselines>/<name>.json``."""
+        check_path_length(name, "baseline")
         path = Path(name)
         return path if path.suffix == ".json" else self.baselines / f"{name}.json"
 
@@ -284,6 +301,18 @@ class Locations:
         if not path.is_file():
             raise StoreError(f"{spec}: not a run directory, a run id in {self.runs}, or a baseline in {self.baselines}")
         return SideRef(str(spec), path, target, False)
+
+
+def check_path_length(path: Path | str, what: str) -> None:
+    """A UsageError naming ``what`` when ``path`` is too long to name a file (a part over
+    ``NAME_MAX`` bytes, or over ``PATH_MAX`` in all), before the system's "File name too long"."""
+    raw = os.fsencode(str(path))
+    if len(raw) > PATH_MAX or any(len(part) > NAME_MAX for part in raw.split(b"/")):
+        shown = str(path)[:60]
+        raise UsageError(
+            f"{what} {shown!r}... ({len(raw)} bytes): too long to name a file "
+            f"(at most {NAME_MAX} bytes a part, {PATH_MAX} in all)"
+        )
 
 
 def inside_path_problem(path: str) -> str | None:

@@ -3,11 +3,17 @@
 ``json.loads`` accepts things that crash later: 3,000-deep nesting (RecursionError in whatever walks
 it), integer literals of thousands of digits (ValueError, or OverflowError when made a float),
 ``NaN``/``Infinity`` (a floor that can never fail), ``1e999`` (infinity again), lone surrogates
-(``"\\ud800"``: the journal cannot encode them) and, read as text, non-UTF-8 bytes. ``loads_strict``
-refuses each at load time with one line naming the source and, where it can, the field (a JSON
-pointer); ``read_json``/``read_jsonl`` do the same for files. The checks run at C speed on the
-common path: the text is scanned for bracket depth and surrogate escapes with regular expressions,
-and only a document that has a surrogate escape is walked to find the field.
+(``"\\ud800"``: the journal cannot encode them), an object with one key twice (the last would win
+silently) and, read as text, non-UTF-8 bytes. ``loads_strict`` refuses each at load time with one
+line naming the source and, where it can, the field (a JSON pointer) or the key; ``read_json`` and
+``read_jsonl`` do the same for files. The checks run at C speed on the common path: the text is
+scanned for bracket depth and surrogate escapes with regular expressions, and only a document that
+has a surrogate escape is walked to find the field.
+
+TREC files are read here too, number by number as trec_eval reads them (``trec_integer``,
+``trec_number``): C ``atoi``/``atof`` take ASCII digits, and read a prefix of what they do not
+take, so ``1_0``, Arabic-Indic or fullwidth digits and, for an integer, ``1e2`` or ``2.5`` (all
+of which Python's ``int``/``float`` read otherwise) are refused with the field named, never misread.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import json
 import math
 import re
 import stat
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -52,6 +59,36 @@ def _float(text: str) -> float:
     value = float(text)
     if not math.isfinite(value):
         raise Refused(f"number {text[:40]} overflows to infinity")
+    return value
+
+
+# What atoi/atol and atof read whole, and Python reads to the same value: ASCII digits, a sign, a
+# point and an exponent (no "_", no other digits, no hexadecimal, no "inf" or "nan").
+TREC_INTEGER = r"[+-]?[0-9]+"
+TREC_WHOLE = r"[+-]?[0-9]+(?:\.0*)?"  # a relevance: atol reads "2.0" as 2, and so do we
+TREC_NUMBER = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+MAX_TREC_INTEGER = 2**31 - 1  # a C int
+
+
+def trec_integer(text: str, name: str, column: int, pattern: str = TREC_INTEGER) -> int:
+    """Field ``column`` (1-based) of a TREC line, an integer (``TREC_INTEGER``, or ``TREC_WHOLE``) as
+    ``atoi`` reads it; a ValueError naming the field for anything it would read otherwise than Python."""
+    whole = text.partition(".")[0]
+    if not re.fullmatch(pattern, text) or len(whole) > 11 or abs(value := int(whole)) > MAX_TREC_INTEGER:
+        raise ValueError(
+            f"{name} {text[:40]!r} is not an integer of ASCII digits within a C int, as trec_eval reads it "
+            f"(field {column})"
+        )
+    return value
+
+
+def trec_number(text: str, name: str, column: int) -> float:
+    """Field ``column`` (1-based) of a TREC line, a finite number (``TREC_NUMBER``) as ``atof`` reads it;
+    a ValueError naming the field otherwise (``1_0``, other digits, ``0x10``, ``inf``, ``1e400``)."""
+    if not re.fullmatch(TREC_NUMBER, text) or not math.isfinite(value := float(text)):
+        raise ValueError(
+            f"{name} {text[:40]!r} is not a finite number of ASCII digits, as trec_eval reads it (field {column})"
+        )
     return value
 
 
@@ -99,6 +136,15 @@ def _walk(value: Any) -> Iterator[tuple[list[str | int], Any]]:
             yield parts, item
 
 
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's pairs as a dict, refused when a key comes twice (``json`` would keep the last)."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        twice = next(key for key, count in Counter(key for key, _ in pairs).items() if count > 1)
+        raise Refused(f"duplicate key {twice!r} in one object (JSON keeps only the last)")
+    return value
+
+
 def lone_surrogate(value: Any) -> str | None:
     """The location of the first string holding a lone surrogate (or ``""`` for the top), else None."""
     for parts, item in _walk(value):
@@ -121,7 +167,9 @@ def loads_strict(
     if _depth(text, max_depth) > max_depth and _depth(_STRING.sub("", text), max_depth) > max_depth:
         raise error(f"{source}: nested deeper than {max_depth} levels")
     try:
-        value = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant)
+        value = json.loads(
+            text, parse_int=_int, parse_float=_float, parse_constant=_constant, object_pairs_hook=_unique
+        )
     except Refused as exc:
         raise error(f"{source}: {exc}") from None
     except json.JSONDecodeError as exc:

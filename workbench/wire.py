@@ -6,6 +6,7 @@ encoding Python answers, the inverse. Protocol targets, ``serve`` and the refere
 from __future__ import annotations
 
 import math
+import posixpath
 from typing import Any
 
 from .contract import Check, Command, FileRef, GateResult, Pack, Repo, SearchHit, SymbolRef, Usage
@@ -33,10 +34,13 @@ def _field(body: dict[str, Any], key: str, kind: type | tuple[type, ...], capabi
 
 
 def inside_path(path: str, where: str) -> str:
-    """A returned repo-relative path, or a TargetError when it leads outside the repository."""
-    if inside_path_problem(path):
+    """A returned repo-relative path, normalized (``src/../src/x.py`` and ``./src//x.py`` are
+    ``src/x.py``, scored as the corpus spells it), or a TargetError when even the normalized path
+    leads outside the repository (absolute, a drive, or ``..`` left at its start)."""
+    normal = posixpath.normpath(path) if path and "\0" not in path else path
+    if inside_path_problem(normal):
         raise TargetError(f"{where}: invalid answer: path {path!r} is outside the repository")
-    return path
+    return normal
 
 
 def capped(items: list[Any], where: str) -> list[Any]:

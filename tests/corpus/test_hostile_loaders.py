@@ -41,6 +41,7 @@ BIG = "1" * 4400
         ('{"\\udc00": 1}', "lone surrogate"),
         (b'{"a": "\xff"}', "not UTF-8"),
         ('{"a": ', "invalid JSON"),
+        ('{"a": 1, "b": [{"c": 1, "d": 2, "c": 3}]}', "f.json: duplicate key 'c' in one object"),  # issue 41
     ],
 )
 def test_strict_reader_refuses(text: str | bytes, message: str) -> None:
@@ -76,6 +77,7 @@ def _raw_corpus(tmp_path: Path, text: str) -> Path:
         ('{"k": ' + BIG + "}", "integer literal of 4400 digits"),
         ('{"thresholds": {"retrieval": {"mrr": NaN}}}', "NaN is not a number"),
         ('{"thresholds": {"retrieval": {"mrr": Infinity}}}', "Infinity is not a number"),
+        ('{"k": 5, "thresholds": {"retrieval": {"mrr": 0.9, "mrr": 0.1}}}', "corpus.json: duplicate key 'mrr'"),
     ],
 )
 def test_corpus_text_refused(tmp_path: Path, text: str, message: str) -> None:
@@ -312,5 +314,41 @@ def test_a_device_named_as_a_golden_is_refused(tmp_path: Path, device: str) -> N
     if not Path(device).exists():
         pytest.skip(f"no {device} here")
     path = _corpus(tmp_path, ranking=[{"name": "r", "repoFixture": "api", "golden": device}])
-    with pytest.raises(CorpusError, match=f"{device}: golden file is not a regular file"):
+    with pytest.raises(CorpusError, match=rf"ranking\[0\]\.golden: '{device}' must be a path relative to the corpus"):
         RankingSuite().check(load_corpus(path))
+    (tmp_path / "corpus" / "dev.jsonl").symlink_to(device)  # a link to it: judged where it leads
+    path.write_text(
+        json.dumps(
+            {**json.loads(path.read_text()), "ranking": [{"name": "r", "repoFixture": "api", "golden": "dev.jsonl"}]}
+        )
+    )
+    with pytest.raises(CorpusError, match=rf"golden 'dev.jsonl' resolves to {device}, outside"):
+        RankingSuite().check(load_corpus(path))
+
+
+@pytest.mark.parametrize("golden", ["../../outside.jsonl", "OUTSIDE_ABS", "link.jsonl"])
+def test_a_golden_never_names_a_file_outside_the_corpus_parent(tmp_path: Path, golden: str) -> None:
+    """Issue 41: a ranking golden (or findings gold) is confined as fixtures are; one line naming the field."""
+    outside = tmp_path.parent / f"{tmp_path.name}-outside.jsonl"
+    outside.write_text('{"id": "q1", "query": "secret", "expected": [{"file": "a.py"}]}\n')
+    project = tmp_path / "project"
+    (project / "corpus").mkdir(parents=True)
+    (project / "corpus" / "link.jsonl").symlink_to(outside)
+    name = {"OUTSIDE_ABS": str(outside), "../../outside.jsonl": f"../../../{outside.name}"}.get(golden, golden)
+    path = _corpus(project, ranking=[{"name": "r", "repoFixture": "api", "golden": name}])
+    with pytest.raises(CorpusError, match=r"corpus.json: ranking\[0\]\.golden.*(must be a path relative|outside)"):
+        RankingSuite().check(load_corpus(path))
+    problems = [str(p) for p in validate_corpus(path)]
+    assert len(problems) == 1 and "ranking[0].golden" in problems[0], problems
+
+
+def test_a_findings_gold_record_linked_from_outside_is_refused(tmp_path: Path) -> None:
+    outside = tmp_path.parent / f"{tmp_path.name}-gold.json"
+    outside.write_text(json.dumps({"expected_verdict": "BLOCK", "findings": []}))
+    project = tmp_path / "project"
+    (project / "corpus" / "gold").mkdir(parents=True)
+    (project / "corpus" / "runs").mkdir()
+    (project / "corpus" / "gold" / "g.json").symlink_to(outside)
+    path = _corpus(project, findings={"gold": "gold", "runs": "runs"})
+    with pytest.raises(CorpusError, match="gold record resolves to .*, outside"):
+        load_findings(load_corpus(path))

@@ -14,6 +14,7 @@ from tests.git_history import commit, git, init, shop_history
 from workbench.corpus import load_corpus, snapshots, validate_corpus
 from workbench.corpus.sources import open_repo
 from workbench.mining.mine import mine_corpus
+from workbench.options import MineOptions
 
 
 @pytest.fixture(autouse=True)
@@ -128,7 +129,7 @@ def test_mine_then_run_leaves_the_repository_untouched(tmp_path: Path) -> None:
     git(repo, "worktree", "add", "-q", str(tmp_path / "wt2"), shas["task"])
     before = _state(repo)
     out = tmp_path / "mined" / "corpus.json"
-    mine_corpus(repo, out, progress=False, max_cases=None)
+    mine_corpus(repo, MineOptions(out=out, progress=False, max_cases=None))
     assert validate_corpus(out) == []
     corpus = load_corpus(out)
     case = next(c for c in corpus.cases("retrieval") if c["source"]["commit"] == shas["symbol"])

@@ -3,7 +3,9 @@
 ``many:N``: answers N files; ``huge-line``: one 17 MB answer line; ``other-repo``: names a
 repository that was not requested; ``spawn``: starts a ``setsid sleep 300`` child and
 answers its pid as the path ``pid/<n>``; ``orphan``: the same through a double fork (its parent
-exits); ``hang <file>``: starts one, writes its pid to ``<file>`` and never answers. Anything else: ``src/a.ts``.
+exits); ``envless``: the same with a cleared environment (no reap token) in a new session,
+``env -i setsid sh -c 'sleep 300 & ...'``; ``hang <file>``: starts one, writes its pid to
+``<file>`` and never answers. Anything else: ``src/a.ts``.
 """
 
 import json
@@ -33,6 +35,10 @@ for line in sys.stdin:
     elif query.startswith("orphan"):  # a double fork: the sleep's parent exits at once
         shell = "setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $!"
         pid = subprocess.run(["sh", "-c", shell], capture_output=True, text=True).stdout.strip()
+        send(request, {"primary": [f"pid/{pid}"]})
+    elif query.startswith("envless"):  # no token, a session of its own, a double fork: all at once
+        shell = "sleep 300 </dev/null >/dev/null 2>&1 & echo $!"
+        pid = subprocess.run(["env", "-i", "setsid", "sh", "-c", shell], capture_output=True, text=True).stdout.strip()
         send(request, {"primary": [f"pid/{pid}"]})
     elif query.startswith("hang"):
         child = subprocess.Popen(["setsid", "sleep", "300"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)

@@ -4,6 +4,7 @@ TREC and go-code imports scored by workbench's own rules."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -188,6 +189,26 @@ def test_swebench_errors_name_the_instance(tmp_path: Path) -> None:
     assert main(["import", "swebench", str(bad), "--repos", str(tmp_path / "repos")]) == 3
 
 
+@pytest.mark.parametrize("spelling", ["../../other", "../other", "acme/../../other", "OTHER_ABS", "./shop", ".hidden"])
+def test_swebench_repo_never_leaves_repos(tmp_path: Path, capsys: pytest.CaptureFixture[str], spelling: str) -> None:
+    """Issue 41, item 6: an instance's ``repo`` is a name looked up under --repos, never a path."""
+    base = _shop(tmp_path / "elsewhere" / "repos")  # a real clone outside --repos, reachable by path
+    shutil.move(tmp_path / "elsewhere" / "repos" / "acme__shop", tmp_path / "other")
+    (tmp_path / "repos").mkdir()
+    repo = str(tmp_path / "other") if spelling == "OTHER_ABS" else spelling
+    bad = tmp_path / "bad.jsonl"
+    row = {"instance_id": "x-1", "repo": repo, "base_commit": base, "patch": PATCH, "problem_statement": "p"}
+    bad.write_text(json.dumps(row) + "\n")
+    (tmp_path / "repos" / "acme").mkdir()  # so acme/../../other would reach tmp_path/other
+    assert (
+        main(["import", "swebench", str(bad), "--repos", str(tmp_path / "repos"), "--out", str(tmp_path / "c.json")])
+        == 3
+    )
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "bad.jsonl: instance 'x-1': repo must be a plain name" in err, err
+    assert not (tmp_path / "c.json").exists()
+
+
 def test_trec_import_scores_like_trec_eval(tmp_path: Path) -> None:
     import pytrec_eval
 
@@ -317,12 +338,12 @@ def test_swebench_gold_is_the_modified_source_files_only(tmp_path: Path) -> None
 
 def test_swebench_and_mine_share_the_gold_rule() -> None:
     from workbench.interchange.swebench import gold_files
-    from workbench.mining.filters import MineOptions, classify
+    from workbench.mining.filters import MineFilters, classify
     from workbench.mining.history import Commit
 
     paths = ("CHANGES.rst", "docs/index.md", "src/app.py", "src/app_test.go", "tests/test_app.py", "setup.py")
     mined = classify(
-        Commit("a" * 40, ("b" * 40,), "D", "d@x", 0, "fix the app", tuple(("M", p) for p in paths)), MineOptions()
+        Commit("a" * 40, ("b" * 40,), "D", "d@x", 0, "fix the app", tuple(("M", p) for p in paths)), MineFilters()
     )
     imported = gold_files("".join(_diff(p) for p in paths), "")
     assert imported.source == mined.source == ("src/app.py",)

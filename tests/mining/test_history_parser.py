@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.git_history import commit, git, init
-from workbench.mining.filters import MineOptions, filter_names
+from workbench.mining.filters import MineFilters, filter_names
 from workbench.mining.history import LogEntry, iter_commits, parse_commit_object, parse_log
 from workbench.mining.mine import mine
 
@@ -47,7 +47,7 @@ def test_odd_file_names_skip_their_commit_never_the_mine(tmp_path: Path) -> None
     by_sha = {c.sha: c for c in iter_commits(_git_dir(repo))}
     assert by_sha[odd1].odd_paths and by_sha[odd2].odd_paths and not by_sha[good].odd_paths
     assert ("A", "src/new\nline.py") in by_sha[odd1].changes  # the path is one field, newline and all
-    result = mine(repo, MineOptions())
+    result = mine(repo, MineFilters())
     assert "odd-path" in filter_names() and result.dropped["odd-path"] == 2
     assert [case["source"]["commit"] for case in result.cases] == [good]
 

@@ -9,12 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.concurrency import race
 from tests.git_history import commit, git, init, shop_history
 from workbench.cli import main
-from workbench.mining.filters import MineOptions
+from workbench.mining.filters import MineFilters
 from workbench.mining.mine import mine, mine_corpus, spread_sample
 from workbench.mining.queries import build_query, clean_subject
 from workbench.mining.shapes import names_file, names_symbol
+from workbench.options import MineOptions
 
 
 @pytest.fixture(scope="module")
@@ -107,10 +109,10 @@ def test_shapes(shop: tuple[Path, dict[str, str]]) -> None:
 
 def test_path_and_date_filters(shop: tuple[Path, dict[str, str]]) -> None:
     repo, shas = shop
-    billing = mine(repo, MineOptions(paths=("src/billing/**",)), max_cases=None, progress=False)
+    billing = mine(repo, MineFilters(paths=("src/billing/**",)), max_cases=None, progress=False)
     assert [c["expectedPrimary"] for c in billing.cases] == [["src/billing/invoice.py"]]
     assert billing.dropped["path"] == 3  # the orders, users and (path before vague-query) "minor fixes" commits
-    early = mine(repo, MineOptions(until=1_700_000_000 + 2 * 3600), max_cases=None, progress=False)
+    early = mine(repo, MineFilters(until=1_700_000_000 + 2 * 3600), max_cases=None, progress=False)
     assert {c["source"]["commit"] for c in early.cases} == {shas["task"], shas["symbol"]}
 
 
@@ -145,9 +147,11 @@ def test_append_keeps_other_content(shop: tuple[Path, dict[str, str]], tmp_path:
         )
     )
     with pytest.raises(Exception, match="--append"):
-        mine_corpus(repo, out, progress=False)
-    mine_corpus(repo, out, append=True, progress=False, max_cases=None)
-    mine_corpus(repo, out, append=True, progress=False, max_cases=None)  # again: same names replaced, not doubled
+        mine_corpus(repo, MineOptions(out=out, progress=False))
+    mine_corpus(repo, MineOptions(out=out, append=True, progress=False, max_cases=None))
+    mine_corpus(
+        repo, MineOptions(out=out, append=True, progress=False, max_cases=None)
+    )  # again: same names replaced, not doubled
     data = json.loads(out.read_text())
     assert data["k"] == 3 and data["thresholds"] == {"risk": {"accuracy": 0.5}} and len(data["risk"]) == 1
     assert data["retrieval"][0] == other and len(data["retrieval"]) == 4
@@ -210,11 +214,11 @@ def test_tests_are_told_from_source(path: str, test: bool) -> None:
     ],
 )
 def test_message_filters(subject: str, dropped_by: str | None) -> None:
-    from workbench.mining.filters import MineOptions, classify, first_failure
+    from workbench.mining.filters import MineFilters, classify, first_failure
     from workbench.mining.history import Commit
 
     commit = Commit("a" * 40, ("b" * 40,), "Dev", "dev@example.com", 0, subject, (("M", "src/router.py"),))
-    assert first_failure(classify(commit, MineOptions()), MineOptions()) == dropped_by
+    assert first_failure(classify(commit, MineFilters()), MineFilters()) == dropped_by
 
 
 def test_cli_ext_keeps_only_those_languages(
@@ -261,11 +265,42 @@ def test_fixture_names_come_from_the_repository(tmp_path: Path, capsys: pytest.C
     out = tmp_path / "named.json"
     assert main(["mine", str(bare), "--out", str(out), "--name", "cli-lib"]) == 0
     assert list(json.loads(out.read_text())["fixtureRoots"]) == ["cli-lib"]
-    assert main(["mine", str(bare), "--name", "no/slashes"]) == 3
+    assert main(["mine", str(bare), "--name", "no/slashes"]) == 2  # a usage mistake
     assert "--name 'no/slashes'" in capsys.readouterr().err
 
 
 def test_cli_refuses_a_negative_seed(shop: tuple[Path, dict[str, str]], capsys: pytest.CaptureFixture[str]) -> None:
     repo, _ = shop
     assert main(["mine", str(repo), "--seed", "-1", "--dry-run"]) == 2
-    assert "'--seed': -1 is not in the range x>=0" in capsys.readouterr().err
+    assert "--seed -1: must be an integer >= 0" in capsys.readouterr().err
+
+
+def test_concurrent_appends_into_one_corpus_keep_every_case(
+    shop: tuple[Path, dict[str, str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 41 item 4: two ``mine --append`` into one corpus at once, 20 times: every case of both
+    is kept every time (the read-modify-write holds the corpus's lock). Mining itself is replaced by a
+    few milliseconds' wait that hands back three cases, so the race, not the mining, is timed."""
+    import importlib
+    import time
+
+    mining = importlib.import_module("workbench.mining.mine")  # the module, not the function
+
+    def fake_mine(repo, filters, max_cases, seed, fixture, dry_run, progress):  # noqa: ANN001, ANN003, ANN202
+        time.sleep(0.005)  # the time between reading the corpus and writing it
+        case = {"query": "q", "repoFixture": fixture, "expectedPrimary": []}
+        cases = [{"name": f"{fixture}-{i}", **case} for i in range(3)]
+        return mining.MineResult(repo=repo, fixture=fixture, cases=cases)
+
+    monkeypatch.setattr(mining, "mine", fake_mine)
+    repo, _ = shop
+    for round_ in range(20):
+        out = tmp_path / f"round{round_}" / "corpus.json"
+        calls = [
+            lambda name=name, out=out: mine_corpus(repo, MineOptions(out=out, append=True, name=name, progress=False))
+            for name in ("one", "two")
+        ]
+        assert not [r for r in race(*calls) if isinstance(r, Exception)]
+        data = json.loads(out.read_text())
+        assert sorted(c["name"] for c in data["retrieval"]) == [f"{n}-{i}" for n in ("one", "two") for i in range(3)]
+        assert sorted(data["fixtureRoots"]) == ["one", "two"]

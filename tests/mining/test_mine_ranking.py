@@ -10,9 +10,10 @@ import pytest
 from tests.git_history import shop_history
 from workbench.cli import main
 from workbench.corpus import load_corpus, validate_corpus
-from workbench.errors import CorpusError
+from workbench.errors import CorpusError, UsageError
 from workbench.mining.mine import mine_corpus
 from workbench.mining.ranking_out import golden_lines, language, merged_golden, with_ranking_set
+from workbench.options import MineOptions
 from workbench.run.runner import RunOptions, run
 
 
@@ -29,14 +30,14 @@ def _lines(path: Path) -> list[dict]:
 def _mined(repo: Path, directory: Path) -> tuple[Path, Path]:
     """A corpus mined from ``repo`` with --ranking into ``directory``: (corpus, golden)."""
     out = directory / "corpus.json"
-    mine_corpus(repo, out, ranking=True, max_cases=None, progress=False)
+    mine_corpus(repo, MineOptions(out=out, ranking=True, max_cases=None, progress=False))
     return out, directory / "corpus.shop.ranking.jsonl"
 
 
 def test_each_case_with_gold_symbols_becomes_one_golden_line(shop: tuple[Path, dict[str, str]], tmp_path: Path) -> None:
     repo, shas = shop
     out = tmp_path / "corpus.json"
-    result, _ = mine_corpus(repo, out, ranking=True, max_cases=None, progress=False)
+    result, _ = mine_corpus(repo, MineOptions(out=out, ranking=True, max_cases=None, progress=False))
     golden = tmp_path / "corpus.shop.ranking.jsonl"
     assert result.ranking == (golden, len(_lines(golden)))
     lines = {line["id"]: line for line in _lines(golden)}
@@ -81,14 +82,14 @@ def test_append_replaces_lines_in_place_and_refuses_an_existing_golden_without_i
     first = golden.read_text()
     with golden.open("a") as handle:
         handle.write('{"id": "hand-written", "query": "the invoice", "expected_top_3": ["render_invoice"]}\n')
-    mine_corpus(repo, out, append=True, ranking=True, max_cases=None, progress=False)
+    mine_corpus(repo, MineOptions(out=out, append=True, ranking=True, max_cases=None, progress=False))
     lines = golden.read_text().splitlines()
     assert "\n".join(lines[:-1]) + "\n" == first and json.loads(lines[-1])["id"] == "hand-written"
     assert len(json.loads(out.read_text())["ranking"]) == 1
     out.unlink()
     before = golden.read_text()
     with pytest.raises(CorpusError, match="corpus.shop.ranking.jsonl: exists; pass --append"):
-        mine_corpus(repo, out, ranking=True, max_cases=None, progress=False)
+        mine_corpus(repo, MineOptions(out=out, ranking=True, max_cases=None, progress=False))
     assert not out.exists() and golden.read_text() == before
 
 
@@ -96,8 +97,8 @@ def test_ranking_needs_out(shop: tuple[Path, dict[str, str]], capsys: pytest.Cap
     repo, _ = shop
     assert main(["mine", str(repo), "--ranking"]) == 2
     assert "--ranking needs --out FILE" in capsys.readouterr().err
-    with pytest.raises(CorpusError, match="--ranking needs --out"):
-        mine_corpus(repo, None, ranking=True, progress=False)
+    with pytest.raises(UsageError, match="--ranking needs --out"):
+        mine_corpus(repo, MineOptions(ranking=True, progress=False))
 
 
 def test_cli_reports_the_golden(

@@ -88,7 +88,7 @@ def test_a_served_log_with_posted_feedback_analyses_to_the_hand_computed_credit(
         "impressions": 3,
         "feedback": 2,
         "tasks": 2,
-        "duplicate_feedback": 1,
+        "duplicate_feedback": 0,  # the server answers a repeat as a duplicate and does not log it
         "out_of_list": 1,
     }
     assert found.counts["no_feedback"] == 1 and found.counts["malformed"] == 0
@@ -134,3 +134,56 @@ def test_the_server_remembers_only_the_last_impressions_for_feedback(tmp_path: P
         "duplicate": False,
     }
     assert len((tmp_path / "log.jsonl").read_text().splitlines()) == 4  # every impression stays in the log
+
+
+def test_a_repeated_feedback_is_not_logged_and_a_feedback_body_is_bounded(tmp_path: Path) -> None:
+    """Issue 41 item 8: 20 posts of one impression's feedback, up to 4 MB each, grew the log by
+    80 MB. Now only the first is logged (it is the one ``analyze`` counts), and a feedback's paths
+    are bounded (``MAX_FEEDBACK_CHARS``) before anything is written."""
+    from workbench.online import serve as online_serve
+
+    log = tmp_path / "log.jsonl"
+    dispatcher = InterleavingDispatcher(
+        Fixed("alpha", ["x1"]), Fixed("beta", ["y1"]), {"r": tmp_path}, log, new_id=lambda: "imp-1"
+    )
+    dispatcher.answer("/v1/context_pack", {"query": "q", "repos": [{"name": "r"}]})
+    logged = log.stat().st_size
+    paths = ["p" * 4000 for _ in range(16)]  # 64,000 characters: within the bound
+    answers = [dispatcher.answer("/v1/feedback", {"impression": "imp-1", "opened": paths})[1] for _ in range(20)]
+    assert answers[0] == {"ok": True, "duplicate": False}
+    assert all(a == {"ok": True, "duplicate": True} for a in answers[1:])
+    lines = log.read_text().splitlines()
+    assert len(lines) == 2 and json.loads(lines[1])["opened"] == paths
+    assert log.stat().st_size < logged + online_serve.MAX_FEEDBACK_CHARS + 1000
+    huge = ["p" * 4000 for _ in range(online_serve.MAX_PATHS)]  # 4 MB of paths, each one allowed
+    status, answer = dispatcher.answer("/v1/feedback", {"impression": "imp-1", "edited": huge})
+    assert status == 200 and "at most 65,536 characters of paths" in answer["error"]
+    assert len(log.read_text().splitlines()) == 2
+
+
+def test_analyze_prints_no_terminal_escape_from_the_log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 41, minor: target names and problems from a log reach the terminal escaped."""
+    log = tmp_path / "log.jsonl"
+    evil = "\x1b]0;pwned\x07\x1b[2J\u202e"
+    shown = [{"repo": "r", "path": "x", "team": "a"}, {"repo": "r", "path": "y", "team": "b"}]
+    records = [
+        {"impression": "i1", "targets": {"a": f"alpha{evil}", "b": "beta"}, "shown": shown},
+        {"impression": "i2", "targets": {"a": f"other{evil}", "b": "beta"}, "shown": shown},
+        {"feedback": "i1", "opened": ["x"]},
+        {"feedback": f"ghost{evil}", "opened": []},
+    ]
+    log.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert main(["interleave", "analyze", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
+    assert "alpha\\x1b]0;pwned\\x07\\x1b[2J\\u202e (A)" in out and "other\\x1b" in out
+
+
+def test_serve_refuses_a_pack_request_without_repositories(served) -> None:
+    """Issue 41, minor: ``"repos": []`` was answered ``ValueError: max() arg is an empty sequence``."""
+    port, _ = served
+    for repos in ([], None):
+        answer = _post(port, "/v1/context_pack", {"query": "q", "repos": repos})
+        assert (
+            answer["error"] == "'repos' should be a list of at least one and at most 32 {name} of served repositories"
+        )

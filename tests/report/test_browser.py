@@ -1,5 +1,6 @@
 """Every page of a rendered report, opened in headless Chromium (selenium): no console error, no
-request leaving the machine, no table wider than the page, and the case table filters offline.
+request leaving the machine, no table wider than the page, the case table filters offline, and no
+text from a run (case names, queries, files, reasons, errors, stderr, goldens) runs as script.
 
 Needs Debian's ``chromium`` and ``chromium-driver`` and the ``selenium`` package (dev extras;
 ``.ci/run`` installs the browser): skipped, with the reason, where any of them is absent.
@@ -22,7 +23,7 @@ import pytest
 from workbench.report.render import render_report
 
 from ..conftest import REPO_ROOT
-from ..report_runs import build_run
+from ..report_runs import build_run, hostile_run
 
 pytestmark = [pytest.mark.notebooks, pytest.mark.slow]
 
@@ -170,3 +171,64 @@ def test_the_case_table_filters_rows_offline(report: Any, browser: Any) -> None:
     search.send_keys("no-case-has-this-text")
     time.sleep(0.5)
     assert "No matching records" in browser.execute_script(SHOWN)[0]
+
+
+# Each field's payload records the field's name in window.__ran if the page runs it, once as an
+# event handler and once as a script element.
+RAN = "(window.__ran=window.__ran||[]).push"
+FIELDS = (
+    "case name",
+    "mined query",
+    "shape",
+    "fixture name",
+    "fixture file",
+    "engine path",
+    "related path",
+    "reason",
+    "error",
+    "skip reason",
+    "risk case name",
+    "risk text",
+    "concept",
+    "harness case name",
+    "command",
+    "fixture test stderr",
+    "command reason",
+    "golden id",
+    "golden query",
+    "golden set",
+    "golden category",
+    "golden language",
+    "golden path",
+    "rule",
+    "extra rule",
+)
+
+
+def _payload(field: str) -> str:
+    return f"<img src=x onerror=\"{RAN}('{field}')\"><script>{RAN}('{field} (script)')</script>"
+
+
+@pytest.fixture(scope="module")
+def hostile_report(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    root = tmp_path_factory.mktemp("hostile")
+    base = hostile_run(root / "runs", _payload, seed=1, run_id="20261129T000000Z-base")
+    run = hostile_run(root / "runs", _payload)
+    rendered = render_report(
+        run, baseline=f"{base}#builtin", out_dir=root / "html", notebook_dir=REPO_ROOT / "notebooks"
+    )
+    assert not rendered.failed
+    return rendered
+
+
+def test_no_text_from_a_run_runs_as_script_on_any_page(hostile_report: Any, browser: Any) -> None:
+    """Issue 41, item 1: a payload in every text field a page shows; none runs, each is shown as text."""
+    shown: set[str] = set()
+    for page in _pages(hostile_report):
+        _open(browser, page)
+        ran = browser.execute_script("return window.__ran || []")
+        assert not ran, f"{page.name}: text ran as script: {ran}"
+        text = browser.execute_script("return document.body.innerText")
+        assert browser.execute_script("return document.querySelectorAll('img[src=\"x\"], td script').length") == 0
+        shown |= {field for field in FIELDS if _payload(field) in text}
+    assert shown == set(FIELDS), f"never shown literally: {sorted(set(FIELDS) - shown)}"

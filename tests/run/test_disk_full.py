@@ -85,4 +85,5 @@ def test_a_full_disk_during_mine_out_is_one_line(tmp_path: Path, capsys, monkeyp
     assert main(["mine", str(repo), "--out", str(out)]) == 3
     err = capsys.readouterr().err
     assert f"error: {out}: cannot write: No space left on device (ENOSPC)" in err and "Traceback" not in err
-    assert not out.exists() and not [p for p in out.parent.iterdir()]  # no temp file left behind
+    left = [p.name for p in out.parent.iterdir()]
+    assert not out.exists() and left == [files.lock_path(out).name]  # no temp file left, only mine's lock file

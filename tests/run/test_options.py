@@ -22,8 +22,8 @@ from workbench.options import RunOptions, deciding_fields, flag_of
         ({"shard": (-1, 3)}, r"--shard -1/3"),
         ({"repeat": 0}, r"--repeat 0: must be an integer >= 1"),
         ({"jobs": 0}, r"--jobs 0: must be an integer >= 1"),
-        ({"timeout": 0}, r"--timeout 0: must be a number of seconds > 0"),
-        ({"deadline": -1.0}, r"--deadline -1.0: must be a number of seconds >= 0"),
+        ({"timeout": 0}, r"--timeout 0: must be a finite number of seconds > 0"),
+        ({"deadline": -1.0}, r"--deadline -1.0: must be a finite number of seconds >= 0"),
     ],
 )
 def test_a_bad_option_is_a_usage_error_naming_its_flag(fields: dict[str, object], message: str) -> None:

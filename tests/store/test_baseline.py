@@ -13,13 +13,14 @@ import pytest
 
 from workbench.analysis.comparison import compare, resolve_side
 from workbench.analysis.regressions import baseline_section, regression_keys
-from workbench.errors import StoreError
+from workbench.errors import StoreError, UsageError
 from workbench.paths import Locations
 from workbench.run.runner import run_eval
 from workbench.store.baselines import Baseline, dumps_baseline, list_baselines, load_baseline, record_baseline
 from workbench.store.floors import END, START, pass_rate_floor, replace_thresholds, slack_floor
 
 from ..analysis.test_compare import make_run
+from ..concurrency import race
 from ..conftest import engine_spec
 
 CORPUS = """{
@@ -215,7 +216,7 @@ def test_record_refuses_a_stale_corpus_and_an_ambiguous_run(corpus: Path) -> Non
     corpus.write_text(CORPUS.replace('"k": 5', '"k": 6'))
     with pytest.raises(StoreError, match="differs from the corpus run R1 used"):
         record_baseline(run, "builtin", corpus)
-    with pytest.raises(StoreError, match="name"):
+    with pytest.raises(UsageError, match="name"):
         record_baseline(run, "../evil", corpus)
 
 
@@ -279,3 +280,20 @@ def test_cli_baseline_record_list_show(corpus: Path, tmp_path: Path, capsys: pyt
     assert main(["baseline", "show", "builtin", *args]) == 0
     assert "| risk | accuracy | 1.0 | 0.96 | yes |" in capsys.readouterr().out
     assert main(["baseline", "show", "nope", *args]) == 3
+
+
+def test_concurrent_records_of_one_name_one_wins_and_the_other_refuses(corpus: Path) -> None:
+    """Issue 41 item 4 (5): "refuse without --force" is atomic: 20 races of two records of one name,
+    each time exactly one wins, its baseline is the one on disk, and the other is refused in one line."""
+    runs = [_run(corpus), _run(corpus, risk_passed=20)]
+    for i in range(20):
+        name = f"race{i}"
+        results = race(*(lambda run=run, name=name: record_baseline(run, name, corpus) for run in runs))
+        won = [n for n, r in enumerate(results) if isinstance(r, Path)]
+        lost = [r for r in results if not isinstance(r, Path)]
+        assert len(won) == 1 and len(lost) == 1, results
+        assert isinstance(lost[0], StoreError) and "\n" not in str(lost[0])
+        assert f"baseline {name!r} already exists; pass --force" in str(lost[0])
+        accuracy = json.loads((corpus.parent / "baselines" / f"{name}.json").read_text())["metrics"]["risk"]["accuracy"]
+        assert accuracy == pytest.approx([1.0, 20 / 22][won[0]])
+    assert [p.name for p in (corpus.parent / "baselines").iterdir() if p.name.startswith(".")] == []

@@ -74,9 +74,19 @@ def test_paths_outside_the_repository_are_invalid_answers(engine) -> None:
     target, _ = engine
     with pytest.raises(TargetError, match=r"primary\[0\]\.path: invalid answer: path '\.\./\.\./etc/passwd' is out"):
         target.context_pack("outside", REPO, 8)
-    for bad in ("/etc/passwd", "C:/x", "a/../../b"):
+    for bad in ("/etc/passwd", "C:/x", "a/../../b", "../x", "src/../.."):
         with pytest.raises(TargetError, match="outside the repository"):
             parse_hits({"hits": [{"file": bad}]})
+
+
+def test_paths_inside_the_repository_are_normalized_before_judging() -> None:
+    """Issue 41: ``src/../src/x.py`` is inside, and is the ``src/x.py`` the corpus names."""
+    from workbench.wire import parse_pack
+
+    for spelled in ("src/../src/x.py", "./src/x.py", "src//x.py", "src/./x.py", "lib/../src/x.py"):
+        assert [h.file for h in parse_hits({"hits": [{"file": spelled}]})] == ["src/x.py"], spelled
+    pack = parse_pack({"primary": ["src/../src/x.py", {"path": "./src/y.py"}]}, [Repo("api", Path("."))])
+    assert [ref.path for ref in pack.primary] == ["src/x.py", "src/y.py"]
 
 
 def test_a_lone_surrogate_in_an_answer_fails_that_request(engine) -> None:

@@ -39,7 +39,7 @@ def _gone(pid: int, within: float = 5.0) -> bool:
     return not alive(pid)
 
 
-@pytest.mark.parametrize("query", ["spawn", "orphan"])
+@pytest.mark.parametrize("query", ["spawn", "orphan", "envless"])
 def test_an_engines_setsid_child_ends_with_it(query: str) -> None:
     target = ProtocolTarget("t", CommandTransport([sys.executable, str(ENGINE)], timeout=20))
     [ref] = target.context_pack(query, REPO, 8).primary
@@ -55,8 +55,11 @@ def _corpus(tmp_path: Path, query: str) -> Path:
     return write_corpus(tmp_path, {"retrieval": [case]})
 
 
-def test_no_engine_process_outlives_a_run(tmp_path: Path) -> None:
-    corpus = _corpus(tmp_path, "orphan")
+@pytest.mark.parametrize("query", ["orphan", "envless"])
+def test_no_engine_process_outlives_a_run(tmp_path: Path, query: str) -> None:
+    """Issue 41 item 7: ``envless`` (``env -i setsid sh -c 'sleep & ...'``: no reap token, its own
+    session, orphaned to workbench) outlived the run; now the engine's own subreaper adopts it."""
+    corpus = _corpus(tmp_path, query)
     out = tmp_path / "runs"
     code = main(["run", "--corpus", str(corpus), "--target", f"cmd:{sys.executable} {ENGINE}", "--out", str(out)])
     assert code in (0, 1)
@@ -76,7 +79,10 @@ def test_no_engine_process_outlives_the_deadline(tmp_path: Path) -> None:
     assert _gone(pid), f"pid {pid} outlived --deadline"
 
 
-def test_a_fixture_commands_setsid_child_ends_with_its_case(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("spawn", [["setsid", "sleep", "300"], ["env", "-i", "setsid", "sleep", "300"]])
+def test_a_fixture_commands_setsid_child_ends_with_its_case(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spawn: list[str]
+) -> None:
     monkeypatch.setenv("WORKBENCH_NO_BWRAP", "1")  # sandbox: none, the weaker guarantee
     from workbench.containment import bwrap as containment
 
@@ -87,7 +93,7 @@ def test_a_fixture_commands_setsid_child_ends_with_its_case(tmp_path: Path, monk
     (work / "test_spawn.py").write_text(
         "import subprocess\n"
         "def test_spawn():\n"
-        "    child = subprocess.Popen(['setsid', 'sleep', '300'])\n"
+        f"    child = subprocess.Popen({spawn!r})\n"
         f"    open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
     )
     try:

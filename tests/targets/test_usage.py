@@ -113,3 +113,44 @@ def test_usage_over_repeats_is_summed_per_case(tmp_path: Path) -> None:
     assert list(result.cases["cost_usd"]) == pytest.approx([0.03, 0.03])
     assert list(result.cases["input_tokens"]) == [6, 9]
     assert result.summary["suites"]["retrieval"][NAME]["usage"]["cost_usd"] == pytest.approx(0.06)
+
+
+@pytest.mark.parametrize(
+    "usage, key",
+    [
+        ({"cost_usd": 1e308, "input_tokens": 5}, "cost_usd"),
+        ({"input_tokens": 2**63 - 1, "cost_usd": 0.5}, "input_tokens"),
+        ({"output_tokens": 10**13}, "output_tokens"),
+    ],
+)
+def test_absurd_usage_fails_its_case_and_no_sum_overflows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, usage: dict, key: str
+) -> None:
+    """Issue 41 item 9: 1e308 USD or 2^63-1 tokens per case failed nothing, summed to infinity (shown
+    as unknown, and the scoreboard's axes failed) or clipped to 2^63 (a summary.json workbench then
+    refused to read). Now each such case fails with one line naming the field, its usage is dropped,
+    and the run's summary stays finite and readable."""
+    from workbench.store import load_run
+
+    monkeypatch.setenv("BAD_USAGE", json.dumps(usage))
+    result = run(load_corpus(usage_corpus(tmp_path, 3)), RunOptions(targets=[SPEC], out_dir=tmp_path, progress=False))
+    errors = result.cases.set_index("case")["error"]
+    assert all(f"usage.{key}" in e and "for one case (absurd)" in e and "\n" not in e for e in errors), errors
+    assert result.cases[[c for c in ("cost_usd", "input_tokens") if c in result.cases]].isna().all().all()
+    assert "usage" not in result.summary["suites"]["retrieval"][NAME]  # dropped, never summed
+    assert load_run(result.path).summary == json.loads((result.path / "summary.json").read_text())
+
+
+def test_usage_sums_are_exact_and_an_overflowing_sum_is_refused_per_case() -> None:
+    """Sums within a case that reach infinity are refused too; sums over cases are exact integers."""
+    from workbench.run.summary import usage_totals
+
+    half = Usage(cost_usd=1e308)
+    assert half.problem() is not None and half.plus(half).problem() is not None
+    assert Usage(10**12, 0, 1e6).problem() is None
+    import pandas as pd
+
+    cases = pd.DataFrame({"input_tokens": [10**12] * 3 + [None], "cost_usd": [0.1] * 3 + [None]})
+    totals = usage_totals(cases)
+    assert totals is not None and totals["input_tokens"] == 3 * 10**12 and totals["cost_usd"] == 0.3
+    assert totals["cases_reporting"] == 3 and totals["cases_unknown"] == 1

@@ -1,15 +1,18 @@
 """TREC run and qrels files as columns, for ``evaluate``.
 
 A run line is ``case Q0 doc rank score tag``, a qrels line ``case iteration doc relevance``; fields
-are split as ``str.split`` splits them, blank lines are skipped, rank is read with ``int`` and
-score and relevance with ``float``. That line-by-line reading (``_by_lines``) is the definition and
-names the first bad line. A plain file (printable ASCII fields one space apart, decimal ranks) is
-read by pyarrow's CSV reader instead, without a Python object per field: the same values, ten
+are split as ``str.split`` splits them, blank lines are skipped, and numbers are read as trec_eval
+reads them (``strictjson.trec_integer``/``trec_number``: ASCII digits; the rank and the relevance
+integers, ``2.0`` allowed for a relevance; the score a finite decimal number), the interchange
+reader's rules. That line-by-line reading (``_by_lines``) is the definition and names the first bad
+line and field. A plain file (printable ASCII fields one space apart, numbers matching those rules)
+is read by pyarrow's CSV reader instead, without a Python object per field: the same values, ten
 times faster; a file it does not take as plainly well-formed is read line by line.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import compress
 from operator import itemgetter
 from pathlib import Path
@@ -17,14 +20,38 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..code.collector import collector_paused
 from ..errors import UsageError
+from ..strictjson import MAX_TREC_INTEGER, TREC_INTEGER, TREC_NUMBER, TREC_WHOLE, trec_integer, trec_number
 
 if TYPE_CHECKING:
     import numpy as np
 
-# fields a line, and (field, parser) of each number it carries
-_LAYOUT: dict[str, tuple[int, tuple[tuple[int, type], ...]]] = {
-    "ranking": (6, ((3, int), (4, float))),
-    "qrels": (4, ((3, float),)),
+
+@dataclass(frozen=True)
+class _Number:
+    """A number field of a TREC line: its index, its name in errors, the rule it must match, whether
+    it is an integer, and the bytes the fast reading lets pyarrow parse (``_checked``)."""
+
+    field: int
+    name: str
+    pattern: str
+    integer: bool
+    fast: bytes
+
+    def parse(self, text: str) -> float:
+        if not self.integer:
+            return trec_number(text, self.name, self.field + 1)
+        value = trec_integer(text, self.name, self.field + 1, self.pattern)
+        return value if self.pattern == TREC_INTEGER else float(value)  # a relevance is a float column
+
+
+_DIGITS = b"0123456789+-"
+# fields a line, and the numbers it carries
+_LAYOUT: dict[str, tuple[int, tuple[_Number, ...]]] = {
+    "ranking": (
+        6,
+        (_Number(3, "rank", TREC_INTEGER, True, _DIGITS), _Number(4, "score", TREC_NUMBER, False, _DIGITS + b".eE")),
+    ),
+    "qrels": (4, (_Number(3, "relevance", TREC_WHOLE, True, _DIGITS),)),
 }
 _LINES = 65536  # lines split per batch by the line-by-line reading
 
@@ -47,36 +74,63 @@ def trec_columns(path: Path, what: str) -> Columns:
 
 def _by_arrow(path: Path, what: str) -> Columns | None:
     """The columns through pyarrow's CSV reader; None when a line is not plainly well-formed: not
-    1 space between fields, a field empty or with a byte that is not printable ASCII, a rank that
-    is not decimal digits. Fields are read as bytes (no UTF-8 check: printable ASCII is checked
-    after) but score and relevance; case and doc ids are then viewed as strings, without a copy."""
+    1 space between fields, a field empty or with a byte that is not printable ASCII, a number that
+    does not match its rule (``_Number.pattern``) or is out of range. Fields are read as bytes (no
+    UTF-8 check: printable ASCII is checked after); case and doc ids are then viewed as strings,
+    without a copy, and the numbers cast from their checked text."""
     import pyarrow as pa
-    import pyarrow.compute as pc
     import pyarrow.csv as csv
 
-    width, parsers = _LAYOUT[what]
+    width, numbers = _LAYOUT[what]
     names = [str(i) for i in range(width)]
-    texts = [name for name in names if (int(name), float) not in parsers]
-    types = {name: pa.binary() if name in texts else pa.float64() for name in names}
     try:
         table = csv.read_csv(
             pa.memory_map(str(path)),
             read_options=csv.ReadOptions(column_names=names),
             parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
-            convert_options=csv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False),
+            convert_options=csv.ConvertOptions(
+                column_types=dict.fromkeys(names, pa.binary()), null_values=[], strings_can_be_null=False
+            ),
         )
-        if not all(_plain(table.column(name), 0x21, 0x7F) for name in texts):
+        if not all(_plain(table.column(name), 0x21, 0x7F) for name in names):
             return None
-        numbers = [table.column(str(field)) for field, _ in parsers]
-        if parsers[0][1] is int:  # decimal digits only: pyarrow would read "0x10" as 16, int() does not
-            rank = numbers[0]
-            numbers[0] = pc.cast(_text(rank.combine_chunks()), pa.int64()) if _plain(rank, 0x2D, 0x3A) else None
-        if any(column is None for column in numbers):
+        values = [_checked(_text(table.column(str(n.field)).combine_chunks()), n) for n in numbers]
+        if any(column is None for column in values):
             return None
         cases, docs = _text(table.column("0").combine_chunks()), _text(table.column("2").combine_chunks())
     except pa.ArrowInvalid:  # a line with other fields, spaces or numbers: the line-by-line reading decides
         return None
-    return cases, docs, [column.to_numpy() for column in numbers]
+    return cases, docs, [column.to_numpy() for column in values]
+
+
+def _checked(column: Any, number: _Number) -> Any:
+    """A string column of one number field as numbers (int64 for a rank, else float64), or None when
+    the line-by-line reading must decide: a byte other than ``number.fast`` (digits and signs, and
+    for a score ``.eE``), a text pyarrow does not parse whole, a value out of range. Over those bytes
+    pyarrow's parser takes a subset of ``number.pattern``'s texts, to the same values."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if len(column):
+        offsets = np.frombuffer(column.buffers()[1], dtype=np.int32)[column.offset : column.offset + len(column) + 1]
+        if not _only(np.frombuffer(column.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]], number.fast):
+            return None
+    values = pc.cast(column, pa.int64() if number.pattern == TREC_INTEGER else pa.float64())
+    if not len(values):
+        return values
+    if number.integer:
+        return values if pc.max(pc.abs(values)).as_py() <= MAX_TREC_INTEGER else None
+    return values if pc.all(pc.is_finite(values)).as_py() else None
+
+
+def _only(data: np.ndarray, allowed: bytes) -> bool:
+    """Whether every byte of ``data`` is one of ``allowed``: a few vector compares when its bytes span
+    a narrow range (decimal numbers: ``-`` to ``9``), else ``bytes.translate``."""
+    low, high = int(data.min()), int(data.max())
+    if high - low < 16:
+        return not any((data == byte).any() for byte in range(low, high + 1) if byte not in allowed)
+    return not data.tobytes().translate(None, allowed)
 
 
 def _plain(column: Any, low: int, high: int) -> bool:
@@ -107,14 +161,14 @@ def _by_lines(path: Path, what: str, data: bytes) -> Columns:
     process has (6x the time of the split)."""
     import numpy as np
 
-    width, parsers = _LAYOUT[what]
+    width, layout = _LAYOUT[what]
     try:
         lines = data.decode("utf-8").splitlines()
     except UnicodeDecodeError as exc:
         raise UsageError(f"{path}: cannot read the TREC {what} file ({exc})") from None
     cases: list[np.ndarray] = []
     docs: list[np.ndarray] = []
-    numbers: list[list[Any]] = [[] for _ in parsers]
+    numbers: list[list[Any]] = [[] for _ in layout]
     with collector_paused():
         for start in range(0, len(lines), _LINES):
             fields = list(map(str.split, lines[start : start + _LINES]))
@@ -125,8 +179,8 @@ def _by_lines(path: Path, what: str, data: bytes) -> Columns:
             cases.append(np.fromiter(map(itemgetter(0), fields), dtype=object, count=len(fields)))
             docs.append(np.fromiter(map(itemgetter(2), fields), dtype=object, count=len(fields)))
             try:
-                for column, (field, parse) in zip(numbers, parsers):
-                    column.extend(map(parse, map(itemgetter(field), fields)))
+                for column, number in zip(numbers, layout):
+                    column.extend(map(number.parse, map(itemgetter(number.field), fields)))
             except ValueError:
                 _first_bad_line(path, what, lines)
     empty = np.empty(0, dtype=object)
@@ -134,15 +188,16 @@ def _by_lines(path: Path, what: str, data: bytes) -> Columns:
 
 
 def _first_bad_line(path: Path, what: str, lines: list[str]) -> NoReturn:
-    """Raise the error of the first bad line (one line at a time: only on the way to an error)."""
-    width, parsers = _LAYOUT[what]
+    """Raise the error of the first bad line, naming its field (one line at a time: only on the way
+    to an error)."""
+    width, layout = _LAYOUT[what]
     for number, line in enumerate(lines, 1):
         fields = line.split()
         if fields and len(fields) != width:
             raise UsageError(f"{path}:{number}: a TREC {what} line has {width} fields, found {len(fields)}")
         try:
-            for field, parse in parsers if fields else ():
-                parse(fields[field])
-        except ValueError:
-            raise UsageError(f"{path}:{number}: expected numbers in the TREC {what} line") from None
+            for field in layout if fields else ():
+                field.parse(fields[field.field])
+        except ValueError as exc:
+            raise UsageError(f"{path}:{number}: expected numbers in the TREC {what} line: {exc}") from None
     raise AssertionError(f"{path}: no bad line found")

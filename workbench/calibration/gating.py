@@ -25,8 +25,9 @@ from ..contract import Repo
 from ..corpus.gitio import git_command, git_env, git_text
 from ..errors import GitError
 from ..mining.history import Commit
+from ..options import CalibrateOptions
 
-DEFAULT_LIMIT = 1000
+DEFAULT_LIMIT = CalibrateOptions.gate_changes  # written once, in workbench/options.py
 _NAME = 80  # characters of a check name kept in a flag (names come from the target)
 
 

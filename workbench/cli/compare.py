@@ -7,11 +7,12 @@ from pathlib import Path
 
 import click
 
+from ..options import BaselineOptions
 from ..paths import Locations
-from . import CORPUS_OPTION, EXIT_FAILED, EXIT_OK, FORMAT_OPTION, RUNS_DIR_OPTION, cli
+from .shared import CORPUS_OPTION, EXIT_FAILED, EXIT_OK, FORMAT_OPTION, RUNS_DIR_OPTION, options_from
 
 
-@cli.command("compare")
+@click.command("compare")
 @click.argument("side_a", metavar="A")
 @click.argument("side_b", metavar="B")
 @click.option(
@@ -65,7 +66,7 @@ def compare_command(
     ctx.exit(EXIT_FAILED if result.failed else EXIT_OK)
 
 
-@cli.group("baseline")
+@click.group("baseline")
 def baseline_group() -> None:
     """Record, list and show baselines (<corpus dir>/baselines/<name>.json)."""
 
@@ -79,23 +80,29 @@ def baseline_group() -> None:
 )
 @click.option(
     "--slack",
-    type=click.FloatRange(min=0),
-    default=0.02,
+    type=float,
+    default=BaselineOptions.slack,  # the flags' defaults are the options' own
     show_default=True,
-    help="Floor = baseline minus slack (pass rates: one more failure trips it).",
+    help="Floor = baseline minus slack, a finite number >= 0 (pass rates: one more failure trips it).",
 )
 @click.option("--force", is_flag=True, help="Overwrite an existing baseline of that name.")
 @RUNS_DIR_OPTION
-def baseline_record_command(
-    run_spec: str, name: str, corpus_path: Path, write_thresholds: bool, slack: float, force: bool, runs_dir: Path
-) -> None:
+def baseline_record_command(run_spec: str, corpus_path: Path, runs_dir: Path, **params: object) -> None:
     """Record RUN (or RUN#TARGET) as baseline NAME."""
     from ..analysis import resolve_run
     from ..store import record_baseline
 
+    options = options_from(BaselineOptions, params)
     run = resolve_run(run_spec, Locations.of(corpus_path, runs_dir))
-    path = record_baseline(run, name, corpus_path, write_thresholds=write_thresholds, slack=slack, force=force)
-    click.echo(f"wrote {path}" + (f"; floors rewritten in {corpus_path}" if write_thresholds else ""))
+    path = record_baseline(
+        run,
+        options.name,
+        corpus_path,
+        write_thresholds=options.write_thresholds,
+        slack=options.slack,
+        force=options.force,
+    )
+    click.echo(f"wrote {path}" + (f"; floors rewritten in {corpus_path}" if options.write_thresholds else ""))
 
 
 @baseline_group.command("list")

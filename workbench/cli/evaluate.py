@@ -3,27 +3,37 @@
 from __future__ import annotations
 
 import json
-import os
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import click
 
 from ..errors import RunStopped
-from ..options import RunOptions
-from ..paths import DEFAULT_HTML_DIR, DEFAULT_RUNS_DIR
-from . import CORPUS_OPTION, EXIT_ERROR, EXIT_FAILED, EXIT_OK, FORMAT_OPTION, RUNS_DIR_OPTION, cli, split_values
+from ..options import GATES, ReportOptions, RunOptions
+from ..paths import DEFAULT_RUNS_DIR
+from .shared import (
+    CORPUS_OPTION,
+    EXIT_ERROR,
+    EXIT_FAILED,
+    EXIT_OK,
+    FORMAT_OPTION,
+    RUNS_DIR_OPTION,
+    given,
+    options_from,
+    split_targets,
+    split_values,
+    stdout_to_stderr,
+)
 
 if TYPE_CHECKING:
     from ..store import Run
 
 DEFAULTS = RunOptions()  # the flags' defaults are the options' own
+REPORT = ReportOptions()
 
 
-@cli.command("run")
+@click.command("run")
 @CORPUS_OPTION
 @click.option(
     "--suite", "suites", multiple=True, help="Suite to run (repeatable or comma list; default: every suite with cases)."
@@ -32,13 +42,14 @@ DEFAULTS = RunOptions()  # the flags' defaults are the options' own
     "--target",
     "targets",
     multiple=True,
-    help="builtin, random, bm25, cmd:<command>, http://host:port, python:<module>:<factory> (repeatable).",
+    help="builtin, random, bm25, cmd:<command>, http://host:port, python:<module>:<factory> (repeatable or "
+    "comma list; a cmd: command line runs to the end of its value, commas included).",
 )
 @click.option(
     "--out",
     "out_dir",
     type=click.Path(path_type=Path),
-    default=DEFAULT_RUNS_DIR,
+    default=DEFAULTS.out_dir,
     show_default=True,
     help="Directory that receives the run directory.",
 )
@@ -49,25 +60,25 @@ DEFAULTS = RunOptions()  # the flags' defaults are the options' own
 @FORMAT_OPTION
 @click.option(
     "--gate",
-    type=click.Choice(["controls"]),
-    default=None,
+    type=click.Choice([gate for gate in GATES if gate]),
+    default=DEFAULTS.gate,
     help="controls: a suite without floors passes only if each candidate beats bm25 (else random) "
     "significantly on its headline metric (bm25 is added when no control is given).",
 )
 @click.option("--strict", is_flag=True, help="Stop at the first case that errors.")
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=0.1),
+    type=float,
     default=DEFAULTS.timeout,
     show_default=True,
-    help="Seconds per engine request.",
+    help="Seconds per engine request (a finite number > 0).",
 )
 @click.option(
     "--jobs",
-    type=click.IntRange(min=1),
+    type=int,
     default=DEFAULTS.jobs,
     show_default=True,
-    help="Cases run concurrently per target (a cmd: target starts up to N engine processes).",
+    help="Cases run concurrently per target, >= 1 (a cmd: target starts up to N engine processes).",
 )
 @click.option(
     "--shard", default=None, help="Run only shard I of N (I/N, zero-based); merge shards with `workbench merge`."
@@ -77,10 +88,10 @@ DEFAULTS = RunOptions()  # the flags' defaults are the options' own
 )
 @click.option(
     "--deadline",
-    type=click.FloatRange(min=0),
-    default=None,
-    help="Seconds the whole run may take: no case starts after it; cases not reached are errors "
-    "(exit 1) and the journal is kept for --resume.",
+    type=float,
+    default=DEFAULTS.deadline,
+    help="Seconds the whole run may take (a finite number >= 0): no case starts after it; cases not "
+    "reached are errors (exit 1) and the journal is kept for --resume.",
 )
 @click.option(
     "--resume",
@@ -108,50 +119,27 @@ DEFAULTS = RunOptions()  # the flags' defaults are the options' own
 )
 @click.option(
     "--repeat",
-    type=click.IntRange(min=1),
+    type=int,
     default=DEFAULTS.repeat,
     show_default=True,
-    help="Run every case N times: pass^k, pass@k, flaky cases; metrics are each case's mean.",
+    help="Run every case N times (>= 1): pass^k, pass@k, flaky cases; metrics are each case's mean.",
 )
 @click.option("--cache", is_flag=True, help="Reuse unchanged passing answers of builtin and the controls (no latency).")
 @click.option(
     "--budget-usd",
-    type=click.FloatRange(min=0),
-    default=None,
-    help="Stop starting cases once the engines reported this many dollars (usage.cost_usd); the "
+    type=float,
+    default=DEFAULTS.budget_usd,
+    help="Stop starting cases once the engines reported this many dollars (a finite number >= 0, usage.cost_usd); the "
     "cases running finish, the rest are not reached (verdict BUDGET, exit 1) and --resume runs them.",
 )
 @click.option(
     "--budget-seconds",
-    type=click.FloatRange(min=0),
-    default=None,
-    help="As --budget-usd, for engine time: the sum of the cases' own seconds.",
+    type=float,
+    default=DEFAULTS.budget_seconds,
+    help="As --budget-usd, for engine time: the sum of the cases' own seconds (a finite number >= 0).",
 )
 @click.pass_context
-def run_command(
-    ctx: click.Context,
-    corpus_path: Path,
-    suites: tuple[str, ...],
-    targets: tuple[str, ...],
-    out_dir: Path,
-    baseline: str | None,
-    as_json: bool,
-    output_format: str,
-    gate: str | None,
-    strict: bool,
-    timeout: float,
-    jobs: int,
-    shard: str | None,
-    seed: int,
-    deadline: float | None,
-    resume: Path | None,
-    executor: str,
-    warm_start: bool,
-    repeat: int,
-    cache: bool,
-    budget_usd: float | None,
-    budget_seconds: float | None,
-) -> None:
+def run_command(ctx: click.Context, **params: object) -> None:
     """Run suites against targets; exit 1 when a threshold floor (or --gate controls) is not met.
 
     A suite the corpus gives no floors is NO FLOORS, never PASS; a run where nothing was gated
@@ -160,51 +148,62 @@ def run_command(
     Every finished case is saved as it ends, so a run that is interrupted (Ctrl-C, a crash,
     --strict) can be finished with --resume, which runs only the cases not saved yet.
     """
-    from ..run import budget_line, run_eval
-
-    output_format = "json" if as_json else output_format
-    options = RunOptions(
-        suites=split_values(suites) or None,
-        targets=split_values(targets) or ["builtin"],
-        out_dir=out_dir,
-        strict=strict,
-        timeout=timeout,
-        jobs=jobs,
-        seed=seed,
-        shard=RunOptions.parse_shard(shard),
-        progress=output_format == "text",
-        resume=resume,
-        baseline=baseline,
-        deadline=deadline,
-        executor=executor,
-        warm_start=warm_start,
-        repeat=repeat,
-        cache=cache,
-        gate=gate,
-        budget_usd=budget_usd,
-        budget_seconds=budget_seconds,
-    )
+    output_format = "json" if params["as_json"] else str(params["output_format"])
+    options = run_options(params, progress=output_format == "text")
     # On --resume only what the user typed is checked against the journal.
-    given = {name for name in ctx.params if _given(ctx, name)}
-    corpus = None if resume and not _given(ctx, "corpus_path") else corpus_path
+    typed = {name for name in ctx.params if given(ctx, name)}
+    corpus = None if options.resume and "corpus_path" not in typed else Path(str(params["corpus_path"]))
+    result = _run(corpus, options, typed, output_format)
+    click.echo(_rendered(result, output_format))
+    for line, to_stderr in _stop_lines(result, output_format):
+        click.echo(line, err=to_stderr)
+    ctx.exit(EXIT_FAILED if result.summary["passed"] is False else EXIT_OK)
+
+
+def run_options(params: Mapping[str, object], progress: bool) -> RunOptions:
+    """The ``RunOptions`` of ``run``'s parameters: comma lists split, ``--shard`` parsed."""
+    suites, targets = cast(tuple[str, ...], params["suites"]), cast(tuple[str, ...], params["targets"])
+    return options_from(
+        RunOptions,
+        params,
+        suites=split_values(suites) or None,
+        targets=split_targets(targets) or DEFAULTS.targets,
+        shard=RunOptions.parse_shard(cast(str | None, params["shard"])),
+        progress=progress,
+    )
+
+
+def _run(corpus: Path | None, options: RunOptions, typed: set[str], output_format: str) -> Run:
+    """The one library call: ``run_eval``; a stopped run prints its hint and raises its cause."""
+    from ..run import run_eval
+
     try:
-        with _stdout_to_stderr(output_format == "json"):
-            result = run_eval(corpus, options, given=given)
+        with stdout_to_stderr(output_format == "json"):
+            return run_eval(corpus, options, given=typed)
     except RunStopped as stopped:
         click.echo(stopped.hint(), err=True)
         raise stopped.cause from None
-    click.echo(_rendered(result, output_format))
+
+
+def _stop_lines(result: Run, output_format: str) -> list[tuple[str, bool]]:
+    """What a run cut short says after its summary (a passed deadline, a spent budget), each line
+    with whether it goes to stderr."""
+    from ..run import budget_line
+
+    lines = []
     cut = result.summary.get("deadline")
     if cut:
-        click.echo(
-            f"--deadline {cut['seconds']:g}s passed: {cut['not_run']} case(s) not run; "
-            f"run them with --resume {result.run_id}",
-            err=True,
+        lines.append(
+            (
+                f"--deadline {cut['seconds']:g}s passed: {cut['not_run']} case(s) not run; "
+                f"run them with --resume {result.run_id}",
+                True,
+            )
         )
-    stopped_line = budget_line(result.summary, result.run_id)
-    if stopped_line:
-        click.echo(stopped_line, err=output_format != "text")
-    ctx.exit(EXIT_FAILED if result.summary["passed"] is False else EXIT_OK)
+    stopped = budget_line(result.summary, result.run_id)
+    if stopped:
+        lines.append((stopped, output_format != "text"))
+    return lines
 
 
 def _rendered(result: Run, output_format: str) -> str:
@@ -222,33 +221,7 @@ def _rendered(result: Run, output_format: str) -> str:
     return render_scoreboard(summary, k=k, regressions=regressions, latency=latencies(result.cases))
 
 
-@contextmanager
-def _stdout_to_stderr(active: bool) -> Iterator[None]:
-    """With ``--json``, whatever writes to file descriptor 1 while the run runs (Ray's workers and
-    raylet logs, an engine library's prints) goes to stderr, so stdout holds the JSON alone."""
-    if not active:
-        yield
-        return
-    stream = sys.stdout
-    stream.flush()
-    saved = os.dup(1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    try:
-        yield
-    finally:
-        sys.stdout = stream
-        os.dup2(saved, 1)
-        os.close(saved)
-
-
-def _given(ctx: click.Context, name: str) -> bool:
-    """Whether the user gave option ``name`` (not its default)."""
-    source = ctx.get_parameter_source(name)
-    return source is not None and source != click.core.ParameterSource.DEFAULT
-
-
-@cli.command("validate")
+@click.command("validate")
 @CORPUS_OPTION
 @click.pass_context
 def validate_command(ctx: click.Context, corpus_path: Path) -> None:
@@ -264,7 +237,7 @@ def validate_command(ctx: click.Context, corpus_path: Path) -> None:
     click.echo(f"{corpus_path}: ok")
 
 
-@cli.command("merge")
+@click.command("merge")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--out",
@@ -285,12 +258,12 @@ def merge_command(ctx: click.Context, runs: tuple[Path, ...], out_dir: Path, as_
     ctx.exit(EXIT_FAILED if merged.summary["passed"] is False else EXIT_OK)
 
 
-@cli.command("report")
+@click.command("report")
 @click.argument("run_dir", metavar="[RUN]", required=False)
 @CORPUS_OPTION
 @click.option(
     "--baseline",
-    default=None,
+    default=REPORT.baseline,
     help="Compare with a baseline (a name among the corpus's baselines, or a file), a run or RUN#TARGET.",
 )
 @RUNS_DIR_OPTION
@@ -298,27 +271,20 @@ def merge_command(ctx: click.Context, runs: tuple[Path, ...], out_dir: Path, as_
     "--out",
     "out_dir",
     type=click.Path(path_type=Path),
-    default=DEFAULT_HTML_DIR,
+    default=REPORT.out_dir,
     show_default=True,
     help="Directory that receives <run-id>/index.html and the pages.",
 )
 @click.option("--open", "open_page", is_flag=True, help="Open index.html in a browser when done.")
+@click.option("--jobs", type=int, default=REPORT.jobs, help="Notebooks executed at once (default: one per core).")
 @click.option(
-    "--jobs", type=click.IntRange(min=1), default=None, help="Notebooks executed at once (default: one per core)."
+    "--timeout",
+    type=float,
+    default=REPORT.timeout,
+    show_default=True,
+    help="Seconds allowed per notebook (a finite number > 0).",
 )
-@click.option(
-    "--timeout", type=click.FloatRange(min=1), default=300.0, show_default=True, help="Seconds allowed per notebook."
-)
-def report_command(
-    run_dir: str | None,
-    corpus_path: Path,
-    baseline: str | None,
-    runs_dir: Path,
-    out_dir: Path,
-    open_page: bool,
-    jobs: int | None,
-    timeout: float,
-) -> None:
+def report_command(run_dir: str | None, corpus_path: Path, runs_dir: Path, open_page: bool, **params: object) -> None:
     """Render the report notebooks of RUN (a run directory or run id; default: the latest) to HTML
     and print index.html's path.
 
@@ -328,12 +294,13 @@ def report_command(
 
     from ..report import render_report
 
+    options = options_from(ReportOptions, params)
     result = render_report(
         run_dir,
-        baseline=baseline,
-        out_dir=out_dir,
-        jobs=jobs,
-        timeout=timeout,
+        baseline=options.baseline,
+        out_dir=options.out_dir,
+        jobs=options.jobs,
+        timeout=options.timeout,
         corpus=corpus_path,
         runs_dir=runs_dir,
         progress=True,
@@ -343,7 +310,7 @@ def report_command(
         webbrowser.open(result.index.resolve().as_uri())
 
 
-@cli.command("lab", context_settings={"ignore_unknown_options": True})
+@click.command("lab", context_settings={"ignore_unknown_options": True})
 @click.argument("lab_args", nargs=-1, type=click.UNPROCESSED)
 @click.pass_context
 def lab_command(ctx: click.Context, lab_args: tuple[str, ...]) -> None:

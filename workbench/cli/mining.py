@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import click
 
-from ..paths import DEFAULT_RUNS_DIR
-from . import cli
+from ..options import CalibrateOptions, MineOptions
+from ..paths import DEFAULT_RUNS_DIR, check_path_length
+from .shared import options_from, split_values, stdout_to_stderr
+
+if TYPE_CHECKING:
+    from ..calibration import Calibration
+    from ..mining import MineResult
+
+MINE, CALIBRATE = MineOptions(), CalibrateOptions()  # the flags' defaults are the options' own
 
 
 def _date(value: str | None, end: bool, flag: str) -> int | None:
@@ -21,29 +31,29 @@ def _date(value: str | None, end: bool, flag: str) -> int | None:
         raise click.BadParameter(str(exc), param_hint=flag) from None
 
 
-@cli.command("mine")
+@click.command("mine")
 @click.argument("repo", type=click.Path(exists=True, path_type=Path))
 @click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
+    default=MINE.out,
     help="Corpus file to write (default: print it). An existing file needs --append.",
 )
 @click.option("--since", default=None, metavar="D", help="Only commits from this date (YYYY-MM-DD or ISO time, UTC).")
 @click.option("--until", default=None, metavar="D", help="Only commits up to this date (inclusive).")
 @click.option(
     "--max-cases",
-    type=click.IntRange(min=1),
-    default=200,
+    type=int,
+    default=MINE.max_cases,
     show_default=True,
-    help="At most this many cases, spread evenly over the history.",
+    help="At most this many cases (>= 1), spread evenly over the history.",
 )
 @click.option(
     "--seed",
-    type=click.IntRange(min=0),
-    default=0,
+    type=int,
+    default=MINE.seed,
     show_default=True,
-    help="Seed for picking the cases (same seed, same cases).",
+    help="Seed for picking the cases, >= 0 (same seed, same cases).",
 )
 @click.option(
     "--path",
@@ -65,7 +75,7 @@ def _date(value: str | None, end: bool, flag: str) -> int | None:
 @click.option("--dry-run", is_flag=True, help="Write nothing; print how many commits each filter dropped.")
 @click.option(
     "--name",
-    default=None,
+    default=MINE.name,
     metavar="NAME",
     help="The fixture name (default: the repository's folder without .git; a bare or 'repo' folder "
     "takes its remote's name).",
@@ -76,21 +86,7 @@ def _date(value: str | None, end: bool, flag: str) -> int | None:
     help="Also write the cases that have expectedSymbols as a ranking golden (go-code JSONL, one query "
     "per revision) beside --out, and a `ranking` set for it, so symbol search is measured on real history.",
 )
-def mine_command(
-    repo: Path,
-    out: Path | None,
-    since: str | None,
-    until: str | None,
-    max_cases: int,
-    seed: int,
-    paths: tuple[str, ...],
-    extensions: tuple[str, ...],
-    with_body: bool,
-    append: bool,
-    dry_run: bool,
-    name: str | None,
-    ranking: bool,
-) -> None:
+def mine_command(repo: Path, **params: object) -> None:
     """Mine retrieval cases from the git history of REPO (a work tree, bare repository or .bundle).
 
     Keeps non-merge commits whose message describes a change (no releases, reverts, version
@@ -99,53 +95,51 @@ def mine_command(
     (and, as expectedSymbols, the definitions the diff edits there).
     REPO is only read: its work tree, index, HEAD, refs and worktrees are never touched.
     """
-    from ..mining import MineOptions, mine_corpus
+    from ..mining import mine_corpus
 
-    options = MineOptions(
-        since=_date(since, False, "--since"),
-        until=_date(until, True, "--until"),
-        paths=tuple(p.strip() for v in paths for p in v.split(",") if p.strip()),
-        with_body=with_body,
-    )
-    if extensions:
-        options.extensions = _extensions(extensions)
-    if ranking and out is None:
-        raise click.UsageError("--ranking needs --out FILE (the ranking golden is written beside it)")
-    result, text = mine_corpus(
-        repo,
-        out,
-        append=append,
-        dry_run=dry_run,
-        name=name,
-        ranking=ranking,
-        options=options,
-        max_cases=max_cases,
-        seed=seed,
-    )
-    if dry_run:
+    options = mine_options(params)
+    result, text = mine_corpus(repo, options)
+    if options.dry_run:
         click.echo(result.drop_table())
         return
     if text is not None:
         click.echo(text, nl=False)
-    shapes: dict[str, int] = {}
-    for case in result.cases:
-        shapes[case["shape"]] = shapes.get(case["shape"], 0) + 1
-    where = f" -> {out}" if out else ""
-    click.echo(
-        f"mined {len(result.cases)} case(s) from {result.commits} commits of {result.repo.name} "
-        f"({result.candidates} candidates; " + ", ".join(f"{k} {v}" for k, v in sorted(shapes.items())) + f"){where}",
-        err=True,
+    for line in _mined_lines(result, options.out):
+        click.echo(line, err=True)
+
+
+def mine_options(params: Mapping[str, object]) -> MineOptions:
+    """The ``MineOptions`` of ``mine``'s parameters: dates parsed, comma lists split, extensions checked."""
+    extensions = cast(tuple[str, ...], params["extensions"])
+    return options_from(
+        MineOptions,
+        params,
+        since=_date(cast(str | None, params["since"]), False, "--since"),
+        until=_date(cast(str | None, params["until"]), True, "--until"),
+        paths=tuple(split_values(cast(tuple[str, ...], params["paths"]))),
+        extensions=_extensions(extensions) if extensions else None,
     )
+
+
+def _mined_lines(result: MineResult, out: Path | None) -> list[str]:
+    """What ``mine`` says on stderr: the cases by shape, and the ranking golden written."""
+    shapes = Counter(case["shape"] for case in result.cases)
+    where = f" -> {out}" if out else ""
+    lines = [
+        f"mined {len(result.cases)} case(s) from {result.commits} commits of {result.repo.name} "
+        f"({result.candidates} candidates; " + ", ".join(f"{k} {v}" for k, v in sorted(shapes.items())) + f"){where}"
+    ]
     if result.ranking is not None:
         path, count = result.ranking
-        click.echo(f"ranking: {count} quer{'y' if count == 1 else 'ies'} with gold symbols -> {path}", err=True)
+        lines.append(f"ranking: {count} quer{'y' if count == 1 else 'ies'} with gold symbols -> {path}")
+    return lines
 
 
 def _extensions(given: tuple[str, ...]) -> frozenset[str]:
     """``--ext`` values as extensions with their dot (``go`` -> ``.go``); a usage error names an unknown one."""
     from ..code import CODE_EXTENSIONS
 
-    wanted = {"." + e.strip().lower().lstrip(".") for v in given for e in v.split(",") if e.strip()}
+    wanted = {"." + e.strip().lower().lstrip(".") for e in split_values(given)}
     unknown = sorted(wanted - CODE_EXTENSIONS)
     if unknown:
         known = " ".join(sorted(CODE_EXTENSIONS))
@@ -155,7 +149,7 @@ def _extensions(given: tuple[str, ...]) -> frozenset[str]:
     return frozenset(wanted)
 
 
-@cli.command("import")
+@click.command("import")
 @click.argument("kind", type=click.Choice(["swebench", "trec", "go-code"]), metavar="swebench|trec|go-code")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
@@ -215,7 +209,7 @@ def import_command(kind: str, files: tuple[Path, ...], repos: Path | None, out: 
         click.echo(f"run: {run}")
 
 
-@cli.command("export")
+@click.command("export")
 @click.argument("run_spec", metavar="RUN")
 @click.option("--format", "fmt", type=click.Choice(["trec"]), required=True, help="Output format.")
 @click.option(
@@ -242,24 +236,24 @@ def export_command(run_spec: str, fmt: str, out_dir: Path | None, runs_dir: Path
         click.echo(path)
 
 
-@cli.command("calibrate")
+@click.command("calibrate")
 @click.argument("repo", type=click.Path(path_type=Path))
 @click.option(
-    "--target", "target_spec", default="builtin", show_default=True, help="Target whose risk_concepts flag the changes."
+    "--target", default=CALIBRATE.target, show_default=True, help="Target whose risk_concepts flag the changes."
 )
 @click.option(
     "--window",
-    default="90d",
+    default=CALIBRATE.window,
     show_default=True,
     metavar="W",
     help="How long after a change a revert or fix counts: days (90d, or 90) or later commits (200c).",
 )
 @click.option("--since", default=None, metavar="D", help="Only changes from this date (YYYY-MM-DD or ISO time, UTC).")
-@click.option("--max-commits", type=click.IntRange(min=1), default=None, help="Read only the newest N commits.")
+@click.option("--max-commits", type=int, default=CALIBRATE.max_commits, help="Read only the newest N commits.")
 @click.option(
     "--gate-changes",
-    type=click.IntRange(min=0),
-    default=1000,
+    type=int,
+    default=CALIBRATE.gate_changes,
     show_default=True,
     metavar="N",
     help="Where the target has a gate: judge the newest N observed changes (0: none).",
@@ -271,16 +265,7 @@ def export_command(run_spec: str, fmt: str, out_dir: Path | None, runs_dir: Path
     help="Also write calibration.json and the report page calibration.html into this directory.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-def calibrate_command(
-    repo: Path,
-    target_spec: str,
-    window: str,
-    since: str | None,
-    max_commits: int | None,
-    gate_changes: int,
-    out: Path | None,
-    as_json: bool,
-) -> None:
+def calibrate_command(repo: Path, out: Path | None, as_json: bool, **params: object) -> None:
     """Check whether TARGET's risk flags and gate verdicts predict reverts and fixes in REPO's history.
 
     Every non-merge commit is a change; it is *reverted* when a later commit within the window says
@@ -293,21 +278,11 @@ def calibrate_command(
     """
     import json
 
-    from ..calibration import calibrate, parse_window, render_text
-    from ..targets import close_target, resolve_target
-    from .evaluate import _stdout_to_stderr
+    from ..calibration import render_text
 
-    try:
-        span = parse_window(window)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--window") from None
-    start = _date(since, False, "--since")
-    target = resolve_target(target_spec)
-    try:
-        with _stdout_to_stderr(as_json):  # a target's prints never get into the JSON
-            result = calibrate(repo, target, span, max_commits, since=start, gate_changes=gate_changes, progress=True)
-    finally:
-        close_target(target)
+    options = options_from(CalibrateOptions, params, since=_date(cast(str | None, params["since"]), False, "--since"))
+    with stdout_to_stderr(as_json):  # a target's prints never get into the JSON
+        result = _calibrated(repo, options)
     data = result.to_json()
     click.echo(json.dumps(data, indent=2, allow_nan=False) if as_json else render_text(result))
     if out is not None:
@@ -315,3 +290,28 @@ def calibrate_command(
 
         page = render_calibration(data, out)
         click.echo(f"report: {page}", err=True)
+
+
+def _calibrated(repo: Path, options: CalibrateOptions) -> Calibration:
+    """The one library call: ``calibrate`` with the options' target (closed after) and window."""
+    from ..calibration import calibrate, parse_window
+    from ..targets import close_target, resolve_target
+
+    check_path_length(repo, "REPO")
+    try:
+        span = parse_window(options.window)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--window") from None
+    target = resolve_target(options.target)
+    try:
+        return calibrate(
+            repo,
+            target,
+            span,
+            options.max_commits,
+            since=options.since,
+            gate_changes=options.gate_changes,
+            progress=options.progress,
+        )
+    finally:
+        close_target(target)

@@ -8,7 +8,8 @@ from typing import Any
 
 import click
 
-from . import EXIT_FAILED, EXIT_OK, cli, split_values
+from ..contract import PACK_LIMIT
+from .shared import EXIT_FAILED, EXIT_OK, split_targets
 
 
 def parse_repo(values: tuple[str, ...]) -> dict[str, Path]:
@@ -21,7 +22,7 @@ def parse_repo(values: tuple[str, ...]) -> dict[str, Path]:
     return repos
 
 
-@cli.command("serve")
+@click.command("serve")
 @click.option(
     "--corpus",
     "corpus_path",
@@ -75,7 +76,7 @@ def serve_command(
     else:
         from ..online import InterleavingDispatcher
 
-        pair = split_values((interleave,))
+        pair = split_targets((interleave,))
         if len(pair) != 2:
             raise click.BadParameter(f"expected two engines A,B, got {interleave!r}", param_hint="--interleave")
         a, b = (resolve_target(spec, seed) for spec in pair)
@@ -96,7 +97,7 @@ def _repo_arg(path: Path) -> Any:
     return Repo(path.resolve().name, path.resolve())
 
 
-@cli.command("pack")
+@click.command("pack")
 @click.argument("query")
 @click.option(
     "--repo",
@@ -106,7 +107,9 @@ def _repo_arg(path: Path) -> Any:
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     help="Repository to pack from (repeatable: a multi-repo pack pairs routes with clients).",
 )
-@click.option("--limit", type=click.IntRange(min=1), default=8, show_default=True, help="Most files in the pack.")
+@click.option(
+    "--limit", type=click.IntRange(min=1), default=PACK_LIMIT, show_default=True, help="Most files in the pack."
+)
 @click.option(
     "--json", "as_json", is_flag=True, help="Print the pack, with each file's reason and the agent text, as JSON."
 )
@@ -118,7 +121,7 @@ def pack_command(query: str, repos: tuple[Path, ...], limit: int, as_json: bool)
     click.echo(json.dumps(pack_to_json(pack), indent=2) if as_json else format_pack(pack))
 
 
-@cli.command("harness")
+@click.command("harness")
 @click.argument("repo", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the groups as the protocol's JSON.")
 def harness_command(repo: Path, as_json: bool) -> None:
@@ -136,7 +139,7 @@ def harness_command(repo: Path, as_json: bool) -> None:
             click.echo(f"  {command.kind:<10} {command.command}")
 
 
-@cli.command("gate")
+@click.command("gate")
 @click.argument("repo", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--base", default="HEAD", show_default=True, help="Revision the change is judged against.")
 @click.option(

@@ -14,7 +14,7 @@ dangles or loops: a fixture cannot be modified through a link, whatever its scri
 from __future__ import annotations
 
 from .bwrap import BWRAP, ENV_DISABLE, contain, sandbox_kind
-from .reap import REAP_ENV, become_subreaper, reap, reap_all, reaped_env, started
+from .reap import REAP_ENV, become_subreaper, reap, reap_all, reaped_argv, reaped_env, started
 from .run import OUTPUT_KEEP, Finished, run_contained
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "contain",
     "reap",
     "reap_all",
+    "reaped_argv",
     "reaped_env",
     "run_contained",
     "sandbox_kind",

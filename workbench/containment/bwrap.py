@@ -45,10 +45,13 @@ SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 ETC: tuple[str, ...] = ("passwd", "group", "nsswitch.conf", "ld.so.cache", "ld.so.conf", "ld.so.conf.d")
 ETC += ("alternatives", "ssl", "ca-certificates", "localtime", "mime.types", "os-release")
 TOOLS = ("node", "npm", "npx", "pnpm", "yarn", "bun", "go")
+# host configuration under the system prefix (npmrc, pip.conf, gitconfig, tokens in them): shown empty
+HIDDEN = ("/usr/local/etc", "/usr/etc")
 
 
 def _system() -> list[str]:
-    """bwrap arguments showing the system prefix and the /etc files a build needs, read-only."""
+    """bwrap arguments showing the system prefix and the /etc files a build needs, read-only; the
+    host configuration under the prefix (``HIDDEN``) is an empty read-only folder."""
     args: list[str] = []
     for path in SYSTEM:
         if os.path.islink(path):
@@ -58,6 +61,9 @@ def _system() -> list[str]:
     for name in ETC:
         if os.path.exists(f"/etc/{name}"):
             args += ["--ro-bind", f"/etc/{name}", f"/etc/{name}"]
+    for path in HIDDEN:
+        if os.path.isdir(path) and not os.path.islink(path):
+            args += ["--tmpfs", path, "--remount-ro", path]
     return args
 
 

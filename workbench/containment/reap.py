@@ -4,18 +4,24 @@ from __future__ import annotations
 
 import atexit
 import ctypes
+import errno
 import os
+import shutil
 import signal
 import sys
 import threading
 import uuid
 from functools import lru_cache
+from pathlib import Path
 
 # Every engine and fixture command starts in its own session, with ``REAP_ENV`` set to a token of
-# its own in its environment, and workbench is a child subreaper (Linux ``prctl``), so whatever it
-# starts (``setsid`` and double forks included) stays its descendant or carries the token.
-# ``reap`` freezes and kills the whole lot: the process group, every descendant, every process
-# with the token; at the case's end, at ``--deadline`` (targets closed) and at exit.
+# its own in its environment, as the only child of a subreaper of its own (``reaped_argv``:
+# ``_subreaper.py``, Linux ``prctl``), and workbench is a child subreaper too, so whatever it
+# starts (``setsid``, double forks, a cleared environment, all at once included) stays a
+# descendant of what workbench started or carries the token. ``reap`` freezes and kills the whole
+# lot: the process group, every descendant, every process with the token; at the case's end, at
+# ``--deadline`` (targets closed) and at exit; and the command's own subreaper kills what it
+# adopted as soon as the command ends.
 
 REAP_ENV = "WORKBENCH_REAP"
 _PR_SET_CHILD_SUBREAPER = 36
@@ -43,6 +49,28 @@ def reaped_env(env: dict[str, str] | None) -> tuple[dict[str, str], str]:
     become_subreaper()
     token = uuid.uuid4().hex
     return {**(os.environ if env is None else env), REAP_ENV: token}, token
+
+
+_SUBREAPER = str(Path(__file__).with_name("_subreaper.py"))
+
+
+def reaped_argv(argv: list[str], env: dict[str, str], cwd: Path | None = None) -> list[str]:
+    """``argv`` run as the only child of a subreaper of its own (``_subreaper.py``) on Linux, so
+    nothing it starts escapes ``reap``; ``argv`` itself elsewhere. A program that cannot be run (on
+    ``env``'s PATH, or a path from ``cwd``) is the OSError ``Popen`` would raise (FileNotFoundError,
+    PermissionError), raised here."""
+    program = argv[0]
+    if os.sep in program:
+        found: str | None = os.path.join(cwd or os.getcwd(), program)
+    else:
+        found = shutil.which(program, path=env.get("PATH", os.defpath))
+    if found is None or not os.path.exists(found):
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
+    if os.path.isdir(found) or not os.access(found, os.X_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), program)
+    if not become_subreaper():
+        return argv
+    return [sys.executable, "-I", "-S", _SUBREAPER, *argv]
 
 
 def started(token: str, pid: int) -> None:

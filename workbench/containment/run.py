@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from .reap import reap, reaped_env, started, victims
+from .bwrap import BWRAP
+from .reap import reap, reaped_argv, reaped_env, started, victims
 
 OUTPUT_KEEP = 16 * 1024  # bytes of a command's stdout and of its stderr kept (the last ones)
 MAX_PROCESSES = 256  # processes one command may have at once (it is killed whole beyond)
@@ -96,12 +97,18 @@ class Finished:
     killed: str | None = None
 
 
+def _pid_namespace(argv: list[str]) -> bool:
+    """Whether ``argv`` runs under bubblewrap in a PID namespace of its own, which the kernel empties
+    when the command ends: then it needs no subreaper of its own (``reaped_argv``)."""
+    return Path(argv[0]).name == BWRAP and "--unshare-all" in argv
+
+
 def run_contained(argv: list[str], cwd: Path, env: dict[str, str], timeout: float) -> Finished:
     """Run ``argv`` (already ``contain``-ed) in its own session, its output streamed into bounded
     tails, killed at ``timeout``; whatever it started is reaped when it ends, either way."""
     env, token = reaped_env(env)
     proc = subprocess.Popen(
-        argv,
+        argv if _pid_namespace(argv) else reaped_argv(argv, env, cwd),
         cwd=cwd,
         env=env,
         stdin=subprocess.DEVNULL,

@@ -135,7 +135,20 @@ def gate_fixture(case: dict[str, Any], corpus: Corpus) -> tuple[str, Path, Path,
     source = corpus.fixture_dir(fixture)
     if not (source / "base").is_dir():
         raise CorpusError(f"{gate_where(case)}: fixture {fixture!r} has no base/ directory")
-    return fixture, source, find_change_set(source, case), options
+    change = find_change_set(source, case)
+    for part in (source / "base", change):
+        if not _unlinked(part, source):
+            where = part.relative_to(source)
+            raise CorpusError(
+                f"{gate_where(case)}: {where} of fixture {fixture!r} is reached through a symlink "
+                f"(to {part.resolve()}); a gate copies only the fixture's own files"
+            )
+    return fixture, source, change, options
+
+
+def _unlinked(path: Path, root: Path) -> bool:
+    """Whether ``path``, under ``root``, is reached from it without a symlink."""
+    return path.resolve() == root.resolve() / path.relative_to(root)
 
 
 def check_gate(corpus: Corpus) -> None:

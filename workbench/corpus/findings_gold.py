@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import CorpusError
 from .findings_readme import check_readme, source_readme
-from .goldens import data_path, read_json
+from .goldens import confined, data_path, read_json
 
 SEVERITIES = ("BLOCKER", "MAJOR", "MINOR", "SUGGESTION")
 VERDICTS = ("BLOCK", "WARN", "ALLOW")
@@ -71,8 +71,8 @@ def load_findings(corpus: Any) -> tuple[dict[str, dict[str, Any]], list[dict[str
     """Gold records by stem, recorded runs, and the line tolerance, validated."""
     spec, catalogue, tolerance = _spec(corpus)
     gold: dict[str, dict[str, Any]] = {}
-    for path in sorted(data_path(corpus.path, str(spec.get("gold", ""))).glob("*.json")):
-        record = read_json(path, "gold record")
+    for path in sorted(data_path(corpus.path, str(spec.get("gold", "")), "findings.gold").glob("*.json")):
+        record = read_json(confined(path, corpus.path, "gold record"), "gold record")
         where = str(path)
         if not isinstance(record, dict) or record.get("expected_verdict") not in VERDICTS:
             raise CorpusError(f"{where}.expected_verdict: expected one of {', '.join(VERDICTS)}")
@@ -82,8 +82,8 @@ def load_findings(corpus: Any) -> tuple[dict[str, dict[str, Any]], list[dict[str
             check_readme(record, path, readme)
         gold[path.stem] = record
     runs = []
-    for path in sorted(data_path(corpus.path, str(spec.get("runs", ""))).rglob("*.json")):
-        recorded = read_json(path, "recorded run")
+    for path in sorted(data_path(corpus.path, str(spec.get("runs", "")), "findings.runs").rglob("*.json")):
+        recorded = read_json(confined(path, corpus.path, "recorded run"), "recorded run")
         where = str(path)
         if not isinstance(recorded, dict) or not isinstance(recorded.get("agent"), str):
             raise CorpusError(f"{where}.agent: expected the recording agent's name")

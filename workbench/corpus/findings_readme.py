@@ -35,10 +35,12 @@ _FILE_LINE = re.compile(r"^(?P<file>.+?):(?P<line>\d+)$")
 
 
 def source_readme(record: dict[str, Any], gold_path: Path, bases: list[Path]) -> Path | None:
-    """The README a record's ``source`` points at, if it names an existing path."""
+    """The README a record's ``source`` points at, if it names an existing path inside the last of
+    ``bases`` (the corpus's parent; links followed): a record never makes workbench read the host."""
     source = record.get("source")
     if not isinstance(source, str) or not source.strip() or "\n" in source:
         return None
+    root = bases[-1].resolve() if bases else gold_path.parent.resolve()
     for base in [gold_path.parent, *bases]:
         candidate = base / source.strip()
         try:
@@ -46,7 +48,7 @@ def source_readme(record: dict[str, Any], gold_path: Path, bases: list[Path]) ->
                 candidate = candidate / "README.md"
             elif candidate.is_file() and candidate.suffix.lower() != ".md":
                 candidate = candidate.parent / "README.md"
-            if candidate.is_file():
+            if candidate.is_file() and candidate.resolve().is_relative_to(root):
                 return candidate
         except OSError:  # a name too long for the filesystem is prose, not a path
             continue

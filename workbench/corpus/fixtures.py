@@ -17,7 +17,6 @@ from .gitio import CatFile, resolve_commits
 from .snapshots import materialize, tree_of
 from .sources import GitRepo, is_git_source, open_repo
 
-
 Finding = tuple[str, str, "str | None"]  # (location, message, case name): ``corpus.Problem``'s fields
 
 REVISION_SECTIONS = ("retrieval", "tokenSavings")
@@ -125,7 +124,36 @@ def _check_fixture(name: str, path: Path, items: list[tuple[str, str, str, dict[
                     problems.append(
                         (where, f"{rel!r} does not exist at {revision[:12]} in fixture {name!r}", case.get("name"))
                     )
+                elif tree_mode(objects, commit, rel) == LINK_MODE:
+                    problems.append(
+                        (
+                            where,
+                            f"{rel!r} is a symlink at {revision[:12]} in fixture {name!r}: " + _NEVER,
+                            case.get("name"),
+                        )
+                    )
     return problems
+
+
+LINK_MODE = b"120000"  # a symlink's mode in a git tree
+_NEVER = "engines index files, never links, so no answer could ever return it"
+
+
+def tree_mode(objects: CatFile, commit: str, rel: str) -> bytes | None:
+    """The mode of ``rel``'s entry in its folder's tree at ``commit`` (``100644``, ``120000`` for a
+    link), read through the open ``cat-file`` (no process per path), or None when it has none."""
+    parent, _, base = rel.rpartition("/")
+    tree = objects.read(f"{commit}:{parent}")
+    if tree is None or tree[0] != "tree":
+        return None
+    data, width, at, wanted = tree[1], len(commit) // 2, 0, base.encode()  # binary ids: sha1 20, sha256 32
+    while at < len(data):
+        space = data.index(b" ", at)
+        end = data.index(b"\0", space)
+        if data[space + 1 : end] == wanted:
+            return data[at:space]
+        at = end + 1 + width
+    return None
 
 
 def missing_revisions(path: Path, revisions: list[str]) -> set[str]:

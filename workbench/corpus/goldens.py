@@ -30,15 +30,26 @@ class GoldenQuery:
     revision: str = ""
 
 
-def data_path(corpus_path: Path, rel: str) -> Path:
-    """A data file named in the corpus: relative to the corpus directory, then its parent."""
+def data_path(corpus_path: Path, rel: str, field: str = "data file") -> Path:
+    """A data file (or folder) named in the corpus's ``field``: relative to the corpus directory,
+    then its parent. It must resolve, links followed, inside the corpus's parent, as a fixture must
+    to run: a corpus never makes workbench read an arbitrary file of the host."""
     given = Path(rel)
     if given.is_absolute():
-        return given
-    for base in (corpus_path.parent, corpus_path.parent.parent):
-        if (base / given).exists():
-            return base / given
-    return corpus_path.parent / given
+        raise CorpusError(f"{corpus_path}: {field}: {rel!r} must be a path relative to the corpus, not absolute")
+    found = next(
+        (base / given for base in (corpus_path.parent, corpus_path.parent.parent) if (base / given).exists()),
+        corpus_path.parent / given,
+    )
+    return confined(found, corpus_path, f"{field} {rel!r}")
+
+
+def confined(path: Path, corpus_path: Path, what: str) -> Path:
+    """``path``, or a CorpusError when it resolves (links followed) outside the corpus's parent."""
+    root = corpus_path.resolve().parent.parent
+    if not path.resolve().is_relative_to(root):
+        raise CorpusError(f"{corpus_path}: {what} resolves to {path.resolve()}, outside {root} (the corpus's parent)")
+    return path
 
 
 def go_code_label(label: str, where: str) -> Item:
@@ -142,7 +153,7 @@ def ranking_cases(corpus: Any) -> list[dict[str, Any]]:
     cases = []
     for index, spec in enumerate(ranking_sets(corpus)):
         set_name = str(spec.get("name") or spec.get("repoFixture") or f"set{index}")
-        golden = data_path(corpus.path, str(spec.get("golden", "")))
+        golden = data_path(corpus.path, str(spec.get("golden", "")), f"ranking[{index}].golden")
         for query in load_golden(golden):
             cases.append(
                 {
@@ -164,8 +175,8 @@ def check_ranking(corpus: Any) -> None:
     its (git-backed) fixture, as CorpusErrors naming the golden file and query."""
     from .fixtures import missing_revisions
 
-    for spec in ranking_sets(corpus):
-        golden = data_path(corpus.path, spec["golden"])
+    for index, spec in enumerate(ranking_sets(corpus)):
+        golden = data_path(corpus.path, spec["golden"], f"ranking[{index}].golden")
         pinned = [query for query in load_golden(golden) if query.revision]
         fixture = corpus.fixture_dir(spec["repoFixture"])
         missing = missing_revisions(fixture, [query.revision for query in pinned]) if pinned else set()

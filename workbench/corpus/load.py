@@ -10,13 +10,15 @@ duplicate case names).
 from __future__ import annotations
 
 import hashlib
+import os
+import unicodedata
 from pathlib import Path
 from typing import Any
 
 from ..errors import CorpusError
 from ..paths import DEFAULT_CORPUS, inside_path_problem, name_problem
 from ..schemas import Problem, schema_problems
-from .model import DEFAULT_K, Corpus
+from .model import DEFAULT_K, Corpus, executable_place
 from .sections import case_sections, sections
 from ..schemas.verdicts import known_valid, remember_valid
 from ..strictjson import loads_strict, read_bytes
@@ -32,14 +34,15 @@ def _read(path: Path) -> tuple[bytes, Any]:
 
 
 def _resolve_fixture(corpus_dir: Path, entry: str) -> tuple[Path | None, bool]:
-    """A fixture directory and whether it may be executed (relative, inside the corpus's parent)."""
+    """A fixture directory and whether it may be executed (relative, inside the corpus's parent and
+    reached without a symlink: the resolved path is judged, never the spelling)."""
     given = Path(entry)
     if given.is_absolute():
         return (given if _is_fixture(given) else None), False
     for base in (corpus_dir, corpus_dir.parent):
         candidate = (base / given).resolve()
         if _is_fixture(candidate):
-            return candidate, candidate.is_relative_to(corpus_dir.parent.resolve())
+            return candidate, executable_place(base / given, corpus_dir.parent)
     return None, False
 
 
@@ -130,8 +133,29 @@ def _missing_file(expected: str, names: list[str], fixtures: dict[str, Path]) ->
         fixture, _, rel = expected.partition("/")
         if fixture not in names:
             return f"multi-repo path {expected!r} must start with one of {', '.join(names)}"
-    if not (fixtures[fixture] / rel).is_file():
-        return f"{rel!r} does not exist in fixture {fixture!r}"
+    path = fixtures[fixture] / rel
+    if not path.is_file():
+        other = _other_spelling(fixtures[fixture], rel)
+        return f"{rel!r} does not exist in fixture {fixture!r}" + (
+            f" (it exists as {other!r}, the same path in another Unicode normalization, NFC/NFD: "
+            "write it as the fixture spells it)"
+            if other
+            else ""
+        )
+    if path.resolve() != fixtures[fixture].resolve() / os.path.normpath(rel):
+        return (
+            f"{rel!r} in fixture {fixture!r} is or lies under a symlink (to {path.resolve()}): engines "
+            "index files, never links, so no answer could ever return it"
+        )
+    return None
+
+
+def _other_spelling(fixture: Path, rel: str) -> str | None:
+    """``rel`` in the other Unicode normalization when that file exists in ``fixture``, else None."""
+    for form in ("NFC", "NFD"):
+        other = unicodedata.normalize(form, rel)
+        if other != rel and (fixture / other).is_file():
+            return other
     return None
 
 

@@ -7,6 +7,7 @@ loader that imports them.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,13 @@ from typing import Any
 from ..errors import CorpusError
 
 DEFAULT_K = 5
+
+
+def executable_place(path: Path, root: Path) -> bool:
+    """Whether ``path`` (absolute, as spelled) is inside ``root`` and reached without any symlink:
+    the resolved path is the spelling, so a fixture that is a link (or lies under one) never runs."""
+    spelled = Path(os.path.normpath(path))
+    return spelled.resolve() == spelled and spelled.is_relative_to(root.resolve())
 
 
 @dataclass
@@ -63,3 +71,14 @@ class Corpus:
     def is_executable(self, name: str) -> bool:
         """Whether commands may run in a temp copy of this fixture (see DESIGN: rules that keep users safe)."""
         return name in self.executable
+
+    def execution_problem(self, name: str) -> str | None:
+        """Why commands may not run in a temp copy of fixture ``name`` now, or None. Checked again as
+        the case runs, on the resolved path: a relative fixtureRoots entry, reached without a symlink,
+        inside the corpus's parent (a link swapped in after loading is caught here)."""
+        path = self.fixtures.get(name)
+        if name not in self.executable or path is None:
+            return "only relative fixtureRoots inside the corpus's parent, reached without a symlink, run"
+        if not executable_place(path, self.path.parent.parent):
+            return f"its path {path} now leads through a symlink to {path.resolve()}"
+        return None

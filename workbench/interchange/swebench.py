@@ -3,7 +3,9 @@
 Each instance (JSON list or JSONL) has ``instance_id``, ``repo`` (``owner/name``),
 ``base_commit``, ``patch`` and ``problem_statement``; its repository is a local clone
 found under ``--repos`` as ``<name>``, ``<owner>__<name>``, ``<owner>/<name>`` (a work
-tree or bare repository, optionally ending ``.git``) or ``<name>.bundle``. A case runs
+tree or bare repository, optionally ending ``.git``) or ``<name>.bundle``; ``repo`` is a plain
+name (``paths.name_problem``, as fixture names are), so no instance reaches outside ``--repos``
+(a link the user put there is followed). A case runs
 at ``base_commit``, its query is the problem statement, and its gold is chosen by the one
 rule ``workbench mine`` uses (``workbench.mining.filters.sort_files``): the non-test source
 files the patch modifies. Tests the patch touches and every file of ``test_patch`` become
@@ -23,9 +25,10 @@ from ..corpus.gitio import CatFile, resolve_commits
 from ..corpus.sources import GitRepo, open_repo
 from ..corpus.write import root_entry, write_corpus
 from ..errors import CorpusError
-from ..mining.filters import MineOptions, SortedFiles, sort_files
+from ..mining.filters import MineFilters, SortedFiles, sort_files
 from ..mining.gold_symbols import diff_changes, symbols_of_changes
 from ..mining.shapes import outline_of, query_shape, symbol_names
+from ..paths import name_problem
 from .formats import first_seen, read_records, require
 
 _DIFF = re.compile(r"^diff --git a/(.+?) b/(.+?)$", re.MULTILINE)
@@ -64,11 +67,11 @@ def _fixture(repo: str, taken: dict[str, str]) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", f"{owner}__{name}")
 
 
-def gold_files(patch: str, test_patch: str, options: MineOptions | None = None) -> SortedFiles:
+def gold_files(patch: str, test_patch: str, options: MineFilters | None = None) -> SortedFiles:
     """The patch's files sorted as ``mine`` sorts a commit's; ``tests`` also holds every file of
     ``test_patch``, and ``dropped`` the files the patch adds (they do not exist at the base)."""
     existing, added = patch_files(patch)
-    files = sort_files([("M", path) for path in existing] + [("A", path) for path in added], options or MineOptions())
+    files = sort_files([("M", path) for path in existing] + [("A", path) for path in added], options or MineFilters())
     test_existing, test_added = patch_files(test_patch)
     tests = tuple(sorted(set(files.tests) | set(test_existing) | set(test_added)))
     dropped = dict(files.dropped)
@@ -107,6 +110,9 @@ def import_swebench(paths: list[Path], repos: Path, out: Path | None) -> tuple[d
         label = f"instance {str(instance.get('instance_id', '?'))[:80]!r}"
         for key in ("instance_id", "repo", "base_commit", "patch", "problem_statement"):
             require(instance, key, path, label)
+        problem = name_problem(instance["repo"], "repo")
+        if problem:
+            raise CorpusError(f"{path}: {label}: {problem} (a clone is looked up under --repos by name)")
         first_seen(seen, instance["instance_id"], f"{where}: {label}", "instance_id")
     cases, skipped = [], 0
     for path, _, instance in instances:

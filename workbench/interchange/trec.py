@@ -11,14 +11,13 @@ returned files its run, scores strictly decreasing with rank so any reader keeps
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 from ..errors import CorpusError, StoreError
 from ..paths import safe_id
-from ..strictjson import decode_text, read_bytes
+from ..strictjson import TREC_WHOLE, decode_text, read_bytes, trec_integer, trec_number
 from .formats import all_or_nothing, first_seen, new_dirs, recorded_run, trec_id, trec_unescape
 
 Qrels = dict[str, dict[str, int]]
@@ -29,19 +28,18 @@ MAX_RELEVANCE = 1000  # |relevance| beyond this is refused (TREC grades are smal
 
 
 def _relevance(text: str) -> int:
-    """A qrels relevance: an integer (``2`` or ``2.0``) of at most ``MAX_RELEVANCE`` either way."""
-    value = float(text)
-    if not math.isfinite(value) or value != int(value) or abs(value) > MAX_RELEVANCE:
+    """A qrels relevance: an integer (``2`` or ``2.0``, as ``atol`` reads it) of at most ``MAX_RELEVANCE``
+    either way."""
+    value = trec_integer(text, "relevance", 4, TREC_WHOLE)
+    if abs(value) > MAX_RELEVANCE:
         raise ValueError(f"relevance {text[:40]!r} is not an integer from -{MAX_RELEVANCE} to {MAX_RELEVANCE}")
-    return int(value)
+    return value
 
 
 def _score(text: str) -> float:
-    """A run line's score: a finite number (``NaN``, ``inf`` and ``1e400`` are refused)."""
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"score {text[:40]!r} is not a finite number")
-    return value
+    """A run line's score: a finite number as ``atof`` reads it (``NaN``, ``inf``, ``1e400``, ``1_0`` and
+    non-ASCII digits are refused)."""
+    return trec_number(text, "score", 5)
 
 
 def _lines(path: Path) -> list[str]:

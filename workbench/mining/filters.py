@@ -98,7 +98,7 @@ _VAGUE = re.compile(
 
 
 @dataclass
-class MineOptions:
+class MineFilters:
     """What counts as a case: date range, paths, languages, file count, query form."""
 
     since: int | None = None  # Unix seconds, inclusive
@@ -141,7 +141,7 @@ class Candidate:
 
     __slots__ = ("_files", "_key", "_options", "_query", "commit")
 
-    def __init__(self, commit: Commit, options: MineOptions) -> None:
+    def __init__(self, commit: Commit, options: MineFilters) -> None:
         self.commit = commit
         self._options = options
         self._files: SortedFiles | None = None
@@ -179,7 +179,7 @@ class Candidate:
         return self._key
 
 
-def is_source(path: str, options: MineOptions) -> bool:
+def is_source(path: str, options: MineFilters) -> bool:
     """A non-test source file in one of the languages mined (the engine's kinds decide what is a test)."""
     return extension(path.rsplit("/", 1)[-1]) in options.extensions and file_kind(path) not in NOT_SOURCE_KINDS
 
@@ -205,7 +205,7 @@ class SortedFiles:
     dropped: dict[str, str]  # path -> why it is not gold
 
 
-def not_source_reason(path: str, options: MineOptions) -> str:
+def not_source_reason(path: str, options: MineFilters) -> str:
     """Why ``path`` (neither a test nor gold source) is not gold: its kind, or not a mined language."""
     kind = file_kind(path)
     if kind in NOT_SOURCE_KINDS:
@@ -214,7 +214,7 @@ def not_source_reason(path: str, options: MineOptions) -> str:
     return f"not a source language ({suffix or 'no extension'})"
 
 
-def sort_files(changes: Iterable[tuple[str, str]], options: MineOptions) -> SortedFiles:
+def sort_files(changes: Iterable[tuple[str, str]], options: MineFilters) -> SortedFiles:
     """Sort ``(status, path)`` changes (``M`` modified, anything else added, deleted or renamed) the one
     way ``mine`` and ``import swebench`` both use: tests, modified source, other source, dropped."""
     source: list[str] = []
@@ -232,7 +232,7 @@ def sort_files(changes: Iterable[tuple[str, str]], options: MineOptions) -> Sort
     return SortedFiles(tuple(sorted(set(source))), tuple(sorted(set(gone))), tuple(sorted(set(tests))), dropped)
 
 
-def classify(commit: Commit, options: MineOptions) -> Candidate:
+def classify(commit: Commit, options: MineFilters) -> Candidate:
     return Candidate(commit, options)
 
 
@@ -246,7 +246,7 @@ class Listed(Protocol):
     def odd_paths(self) -> bool: ...
 
 
-Predicate = Callable[[Candidate, MineOptions], bool]  # True keeps the commit
+Predicate = Callable[[Candidate, MineFilters], bool]  # True keeps the commit
 
 
 @dataclass(frozen=True)
@@ -336,7 +336,7 @@ def log_failure(listed: Listed) -> str | None:
     return None
 
 
-def first_failure(candidate: Candidate, options: MineOptions) -> str | None:
+def first_failure(candidate: Candidate, options: MineFilters) -> str | None:
     """The name of the first filter that drops ``candidate``, or None when it is kept."""
     failed = log_failure(candidate.commit)
     if failed is not None:
@@ -357,7 +357,7 @@ def listed_commits(entries: Iterable[LogEntry], dropped: Counter[str]) -> Iterat
             dropped[reason] += 1
 
 
-def apply_filters(commits: Iterable[Commit], options: MineOptions, dropped: Counter[str]) -> Iterator[Candidate]:
+def apply_filters(commits: Iterable[Commit], options: MineFilters, dropped: Counter[str]) -> Iterator[Candidate]:
     """The candidates that pass every filter (one per distinct query, the newest); ``dropped`` counts the rest."""
     seen: set[str] = set()
     for commit in commits:

@@ -12,10 +12,10 @@ first, so the commits they drop are never read.
 
 from __future__ import annotations
 
-import re
 import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, time
 from pathlib import Path
@@ -24,13 +24,13 @@ from typing import Any
 from ..code.collector import collector_paused
 from ..console import Progress
 from ..corpus.sources import GitRepo, open_repo
+from ..options import MineOptions
 from .cases import shape_cases
-from .filters import Candidate, MineOptions, apply_filters, filter_names, listed_commits
+from .filters import Candidate, MineFilters, apply_filters, filter_names, listed_commits
 from .history import LogEntry, count_commits, log_entries, read_commits
 from .sample import spread_sample
 
-DEFAULT_MAX_CASES = 200
-FIXTURE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+DEFAULT_MAX_CASES = MineOptions.max_cases  # written once, in workbench/options.py
 
 
 @dataclass
@@ -69,7 +69,7 @@ def parse_date(text: str, end: bool = False) -> int:
     return int(moment.timestamp())
 
 
-def _candidates(repo: GitRepo, options: MineOptions, result: MineResult, progress: bool) -> list[Candidate]:
+def _candidates(repo: GitRepo, options: MineFilters, result: MineResult, progress: bool) -> list[Candidate]:
     """The commits every filter keeps, oldest first. The log filters run on git log's entries, so the
     commits they drop (merges, the root) are never read."""
     entries = _counting(log_entries(repo.git_dir), result)
@@ -98,7 +98,7 @@ def _counting(entries: Iterable[LogEntry], result: MineResult) -> Iterator[LogEn
 
 def mine(
     repo_path: Path | str | GitRepo,
-    options: MineOptions | None = None,
+    options: MineFilters | None = None,
     max_cases: int | None = DEFAULT_MAX_CASES,
     seed: int = 0,
     fixture: str | None = None,
@@ -107,7 +107,7 @@ def mine(
 ) -> MineResult:
     """Mine cases from the repository at ``repo_path`` (work tree, bare repository or bundle, or one
     already opened), read-only."""
-    options = options or MineOptions()
+    options = options or MineFilters()
     if isinstance(repo_path, GitRepo):
         repo = replace(repo_path, name=fixture or repo_path.name)
     else:
@@ -122,40 +122,41 @@ def mine(
     return result
 
 
-def mine_corpus(
-    repo_path: Path | str,
-    out: Path | None = None,
-    append: bool = False,
-    dry_run: bool = False,
-    name: str | None = None,
-    ranking: bool = False,
-    **mine_options: Any,
-) -> tuple[MineResult, str | None]:
-    """Mine ``repo_path`` into the corpus file ``out`` (None: return the text for stdout).
+def mine_corpus(repo_path: Path | str, options: MineOptions | None = None) -> tuple[MineResult, str | None]:
+    """Mine ``repo_path`` into the corpus file ``options.out`` (None: return the text for stdout).
 
     Without ``append`` an existing ``out`` is refused (nothing is overwritten); with it the
     cases are merged in and the rest of the corpus is kept. ``dry_run`` writes nothing.
     ``ranking`` also writes the cases that have gold symbols as a ranking golden beside ``out``
     (``ranking_out``; ``result.ranking`` holds its path and line count).
     The fixture is named ``name``, else after the repository (``corpus.sources.repo_name``).
-    The returned text is the corpus JSON when ``out`` is None, else None.
+    The returned text is the corpus JSON when ``out`` is None, else None. Bad option values were
+    refused when ``options`` was made (a UsageError). Writing ``out`` holds its lock
+    (``files.locked``) from the first read to the atomic write, so concurrent mines into one
+    corpus keep every case.
     """
+    from ..files import locked
+
+    options = options or MineOptions()
+    # The corpus file (and its ranking goldens) are read, mined into and rewritten under its lock:
+    # two mines into one corpus at once take turns, and neither one's cases are lost.
+    with locked(options.out) if options.out is not None and not options.dry_run else nullcontext():
+        return _mine_into(repo_path, options)
+
+
+def _mine_into(repo_path: Path | str, options: MineOptions) -> tuple[MineResult, str | None]:
+    """``mine_corpus``'s read, mine, merge and write (under the corpus's lock when it writes one)."""
     from ..corpus.write import corpus_text, fixture_name, merged_corpus, read_existing, write_corpus
     from ..errors import CorpusError
 
-    if append and out is None:
-        raise CorpusError("--append needs --out FILE (the corpus to merge into)")
-    if ranking and out is None:
-        raise CorpusError("--ranking needs --out FILE (the ranking golden is written beside it)")
+    out, append, dry_run, name = options.out, options.append, options.dry_run, options.name
     if out is not None and out.exists() and not append and not dry_run:
         raise CorpusError(f"{out}: exists; pass --append to merge the mined cases into it, or choose another --out")
     existing = read_existing(out) if out is not None and append else {}
-    if name is not None and not FIXTURE_NAME.fullmatch(name):
-        raise CorpusError(f"--name {name!r}: a fixture name is letters, digits, '.', '_' and '-'")
     repo = open_repo(repo_path, name)
     fixture = name or fixture_name(repo, existing, out)
-    golden = _golden_records(out, fixture, append, dry_run) if ranking and out is not None else None
-    result = mine(repo, fixture=fixture, dry_run=dry_run, **mine_options)
+    golden = _golden_records(out, fixture, append, dry_run) if options.ranking and out is not None else None
+    result = mine(repo, filters_of(options), options.max_cases, options.seed, fixture, dry_run, options.progress)
     if dry_run:
         return result, None
     data = merged_corpus(existing, result.repo, result.fixture, result.cases, out)
@@ -165,6 +166,14 @@ def mine_corpus(
         data = _write_ranking(out, result, golden, data)
     write_corpus(out, data)
     return result, None
+
+
+def filters_of(options: MineOptions) -> MineFilters:
+    """The commit filters ``options`` asks for (every language the engine parses when it names none)."""
+    filters = MineFilters(since=options.since, until=options.until, paths=options.paths, with_body=options.with_body)
+    if options.extensions is not None:
+        filters.extensions = options.extensions
+    return filters
 
 
 def _golden_records(out: Path, fixture: str, append: bool, dry_run: bool) -> list[dict[str, Any]]:

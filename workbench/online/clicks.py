@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
+from ..options import InterleaveOptions
 
 if TYPE_CHECKING:
     import numpy as np
@@ -73,7 +74,7 @@ CLICK_MODELS: dict[str, ClickModel] = {
         ClickModel("informational", 0.9, 0.4, 0.5, 0.1),
     )
 }
-DEFAULT_CLICK_MODEL = "navigational"
+DEFAULT_CLICK_MODEL = InterleaveOptions.click_model  # written once, in workbench/options.py
 
 
 def click_model(name: str) -> ClickModel:

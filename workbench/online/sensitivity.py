@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..analysis import stats
 from ..columns import METHOD, POWER, TASKS
+from ..options import InterleaveOptions
 from .preference import sign_test_p
 
 if TYPE_CHECKING:
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 
 INTERLEAVING, OFFLINE = "interleaving", "offline"
 SIZES = (2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100)
-RESAMPLES = 500
+RESAMPLES = InterleaveOptions.resamples  # written once, in workbench/options.py
 TARGET_POWER = 0.8
 # ``compare``'s paired tests by the name a gate rule gives them (gates.TESTS).
 PAIRED_TESTS: dict[str, Callable[[Any], stats.Significance]] = {

@@ -5,10 +5,11 @@ Each ``context_pack`` request asks both engines (through the ordinary ``Dispatch
 served repositories, limits and checks are the same as ``serve``'s) and answers the interleaved
 list as ``primary`` (``related`` empty), with an ``impression`` id; the teams are not revealed.
 The coins come from ``interleave.case_rng(seed, impression)``. ``POST /v1/feedback`` takes
-``{"impression", "opened": [path], "edited": [path]}`` for an impression this server showed. Both
-are appended to the JSONL log (format in README, "Interleaving online"); the log is the record
-``workbench interleave analyze`` reads. A bad request is answered with ``{"error": ...}`` and not
-logged; nothing a client sends stops the server.
+``{"impression", "opened": [path], "edited": [path]}`` for an impression this server showed (at most
+``MAX_FEEDBACK_CHARS`` of paths; a repeated feedback is answered ``"duplicate": true`` and not logged,
+since only the first counts). Both are appended to the JSONL log (format in README, "Interleaving
+online"); the log is the record ``workbench interleave analyze`` reads. A bad request is answered
+with ``{"error": ...}`` and not logged; nothing a client sends stops the server.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ MAX_PENDING = 100_000  # impressions remembered for feedback: a long-running ser
 CONTEXT_PACK = "/v1/context_pack"
 MAX_PATHS = 1000
 MAX_PATH = 4096
+MAX_FEEDBACK_CHARS = 64 * 1024  # all of one feedback's paths together: a log line stays small
 
 
 def _ranked(pack: Pack) -> list[tuple[str, str]]:
@@ -115,6 +117,8 @@ class InterleavingDispatcher(Dispatcher):
         if not isinstance(impression, str):
             raise TargetError("feedback needs an 'impression' id (a string)")
         opened, edited = _paths(body, "opened"), _paths(body, "edited")
+        if sum(map(len, opened)) + sum(map(len, edited)) > MAX_FEEDBACK_CHARS:
+            raise TargetError(f"'opened' and 'edited' should hold at most {MAX_FEEDBACK_CHARS:,} characters of paths")
         with self._lock:
             if impression not in self.shown:
                 raise TargetError(
@@ -122,7 +126,8 @@ class InterleavingDispatcher(Dispatcher):
                     f"than the last {self.max_pending} impressions it remembers"
                 )
             duplicate, self.shown[impression] = self.shown[impression], True
-            self._append({"feedback": impression, "opened": opened, "edited": edited})
+            if not duplicate:  # only the first feedback counts (``analyze``): a repeat is not logged
+                self._append({"feedback": impression, "opened": opened, "edited": edited})
         return {"ok": True, "duplicate": duplicate}
 
     def _append(self, record: dict[str, Any]) -> None:

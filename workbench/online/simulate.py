@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE, CLICKED, CLICKS_A, CLICKS_B, DOC, OUTCOME, RANK, RELEVANT, TEAM
 from ..errors import UsageError
+from ..options import InterleaveOptions
 from .clicks import DEFAULT_CLICK_MODEL, ClickModel, click_model
 from .credit import credit_rows
 from .interleave import TEAM_A, case_rng, interleave_case
@@ -144,8 +145,7 @@ def simulate_interleaving(
     """Run both targets over the corpus's retrieval cases and simulate the interleaving experiment
     (the one call behind ``workbench interleave simulate``)."""
     model = click_model(click_model_name)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise UsageError(f"--seed {seed!r}: must be an integer >= 0")
+    InterleaveOptions(targets=tuple(targets), click_model=click_model_name, seed=seed, resamples=resamples)  # checks
     packs = run_packs(corpus_path, list(targets), seed=seed, timeout=timeout)
     return interleave_packs(
         packs, model, seed=seed, length=length, impressions=impressions, resamples=resamples, sizes=sizes

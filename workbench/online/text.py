@@ -55,8 +55,17 @@ def render_text(result: InterleaveResult) -> str:
     return "\n".join(lines)
 
 
+def printable(text: str) -> str:
+    """``text`` with every character a terminal would act on (escape sequences, other controls,
+    bidirectional overrides: whatever is not printable) written as its Python escape, ``\\x1b``."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 def render_log_text(found: LogAnalysis) -> str:
-    """The log's counts (every problem kind, zero or not), its first problems, then the preference."""
+    """The log's counts (every problem kind, zero or not), its first problems, then the preference;
+    every text that came from the log made ``printable``."""
     counts = ", ".join(f"{key} {value}" for key, value in found.counts.items())
     lines = [f"impression log {found.log}: {found.target_a} (A) vs {found.target_b} (B)", counts]
     lines += [f"  {problem}" for problem in found.problems]
@@ -64,4 +73,4 @@ def render_log_text(found: LogAnalysis) -> str:
         lines.append("no task with feedback: no preference")
     else:
         lines += preference_lines(found.preference, found.target_a, found.target_b)
-    return "\n".join(lines)
+    return "\n".join(map(printable, lines))

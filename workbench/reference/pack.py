@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from ..code.kinds import LIFTED_BY, is_code
-from ..contract import FileRef, Pack, Repo
+from ..contract import PACK_LIMIT, FileRef, Pack, Repo
 from .filetable import file_table
 from .index import RepoIndex, load_index
 from .query import Query, analyse
@@ -316,7 +316,7 @@ def rank_files(query: str, repos: list[Repo], top_k: int = 20) -> list[tuple[str
     return [(repos[r].name, scored[r].index.files[d]) for _, r, d in itertools.islice(ranked(scored), top_k)]
 
 
-def build_pack(query: str, repos: list[Repo], limit: int = 8) -> Pack:
+def build_pack(query: str, repos: list[Repo], limit: int = PACK_LIMIT) -> Pack:
     """The reference engine's context pack for ``query`` over ``repos`` (at most ``limit`` files)."""
     q = analyse(query)
     scored = [_score(load_index(repo.path), q) for repo in repos]

@@ -5,10 +5,15 @@ BeautifulSoup to add image alt text and make cells focusable: half of its time o
 and the CSS selectors it compiles for that cost as much again once per process. ``PageExporter``
 puts both into the page as it is rendered instead (the alt text a figure gives in its output
 metadata, the focus attribute by one substitution), so the page is the same without the re-parse.
+
+Every text a page shows (from a corpus, a repository, an engine or a run) is escaped here and
+nowhere else: ``escaped`` for the views' own HTML and the index page, ``escape_table`` for every
+table a pandas ``Styler`` renders (pandas writes cell, header and caption text raw).
 """
 
 from __future__ import annotations
 
+import html
 import logging
 import re
 import threading
@@ -47,8 +52,38 @@ STABLE_IDS = {"injected-parameters": "injected-parameters", "papermill-error-cel
 # What HTMLExporter makes focusable (tabindex="0") after rendering, by class.
 _FOCUSABLE = re.compile(r'(<div class="[^"]*\b(?:jp-Cell-inputWrapper|jp-OutputArea-output)\b[^"]*")')
 
+# What a table id may hold: pandas writes it into an attribute and into the page's CSS selectors.
+_UNSAFE_ID = re.compile(r"[^A-Za-z0-9_-]")
+
 _EXPORTER: Any = None
 _LOCK = threading.Lock()
+
+
+def escaped(value: object) -> str:
+    """``value`` as text HTML shows literally (``<``, ``>``, ``&`` and both quotes escaped)."""
+    return html.escape(str(value), quote=True)
+
+
+def safe_id(name: str) -> str:
+    """``name`` with every character an id attribute or a CSS selector could misread replaced by ``-``."""
+    return _UNSAFE_ID.sub("-", name)
+
+
+def escape_table(rendered: dict[str, Any]) -> dict[str, Any]:
+    """A pandas Styler's render dict (what ``Styler._translate`` gives its template) with every text
+    escaped: cell and header values (whatever formatter made them), the caption, and the table id
+    kept to safe characters. Blank header cells keep pandas' ``&nbsp;``."""
+    rendered["uuid"] = safe_id(str(rendered.get("uuid", "")))
+    caption = rendered.get("caption")
+    if isinstance(caption, str):
+        rendered["caption"] = escaped(caption)
+    elif isinstance(caption, (list, tuple)):
+        rendered["caption"] = [escaped(part) for part in caption]
+    for row in [*rendered.get("head", []), *rendered.get("body", [])]:
+        for cell in row:
+            if "display_value" in cell and "blank" not in str(cell.get("class", "")).split():
+                cell["display_value"] = escaped(cell["display_value"])
+    return rendered
 
 
 def _exporter_class() -> type:

@@ -14,20 +14,23 @@ partial page; ``render_report`` then raises ``RenderError`` naming the notebook 
 
 from __future__ import annotations
 
-import html
+import functools
+import inspect
 import os
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec
 
 from ..console import Progress
 from ..errors import RenderError
-from ..files import write_text_atomic
-from ..paths import DEFAULT_HTML_DIR, Locations
+from ..files import WRITE_ERRNOS, write_failure, write_text_atomic
+from ..options import ReportOptions
+from ..paths import DEFAULT_HTML_DIR, Locations, notebooks_dir
 from ..store.headers import DEFAULT_RUNS_DIR, check_side, latest_run, read_header
-from ._html import to_html
+from ._html import escaped, to_html
 from .pages import split_pages
 
 if TYPE_CHECKING:
@@ -38,7 +41,7 @@ NOTEBOOKS = ("scoreboard", "retrieval", "classifiers", "ranking", "baseline_diff
 # its imports, and a long notebook started last would run alone at the end.
 LONGEST_FIRST = ("significance", "scoreboard", "retrieval", "ranking", "classifiers", "baseline_diff")
 DEFAULT_OUT = DEFAULT_HTML_DIR
-DEFAULT_TIMEOUT = 300.0
+DEFAULT_TIMEOUT = ReportOptions.timeout  # written once, in workbench/options.py
 # Run in each kernel as it starts: the imports every notebook makes, with the collector paused
 # for them and their objects then frozen out of it (the cyclic collector need not walk pandas' and
 # matplotlib's import-time objects again on every collection, e.g. at each namespace reset).
@@ -67,12 +70,6 @@ class Report:
     @property
     def failed(self) -> list[Page]:
         return [page for page in self.pages if page.error]
-
-
-def notebooks_dir() -> Path:
-    """``notebooks/`` of the working directory, else the one beside the installed package."""
-    here = Path("notebooks")
-    return here if here.is_dir() else Path(__file__).resolve().parents[2] / "notebooks"
 
 
 def notebook_paths(names: list[str] | None = None, directory: Path | None = None) -> list[Path]:
@@ -119,7 +116,8 @@ def start_kernel(slot: KernelSlot) -> None:
         slot.start()
     except Exception as exc:  # no such kernel, or it died on start
         raise RenderError(
-            f"cannot start the notebook kernel ({type(exc).__name__}: {exc}); `make setup` registers it in .venv"
+            f"cannot start the notebook kernel ({type(exc).__name__}: {exc}); `make setup` registers it in a "
+            "checkout's .venv, `python -m ipykernel install --sys-prefix` in any other environment"
         ) from None
 
 
@@ -131,6 +129,28 @@ def _convert(job: Job, nb: Any, error: str | None, started: float, bar: Progress
     return Page(job.source.stem, html_path, job.out / job.source.name, time.perf_counter() - started, error)
 
 
+P = ParamSpec("P")
+
+
+def _disk_errors(render: Callable[P, Report]) -> Callable[P, Report]:
+    """``render`` with a failed write (a full disk, a quota, a read-only directory: ``WRITE_ERRNOS``),
+    wherever in the pages, kernels' notebooks or index it happens, as one ``StoreError`` line naming
+    the file (else the output directory), exit 3, as export, analyze and baseline record do."""
+
+    @functools.wraps(render)
+    def rendering(*args: P.args, **kwargs: P.kwargs) -> Report:
+        try:
+            return render(*args, **kwargs)
+        except OSError as exc:
+            if exc.errno not in WRITE_ERRNOS:
+                raise
+            out = inspect.signature(render).bind(*args, **kwargs).arguments.get("out_dir", DEFAULT_OUT)
+            raise write_failure(exc.filename or out, exc) from None
+
+    return rendering
+
+
+@_disk_errors
 def render_report(
     run_dir: Path | str | None = None,
     baseline: str | None = None,
@@ -158,6 +178,8 @@ def render_report(
     the pages done on stderr (``progress.Progress``).
     """
     from ._kernels import Job, JobBoard
+
+    ReportOptions(jobs=jobs, timeout=timeout)  # its checks: a UsageError before any kernel starts
 
     sources = notebook_paths(notebooks, notebook_dir)
     # A run or baseline that names nothing stops here, before any kernel starts; reading them is
@@ -241,27 +263,27 @@ def write_index(run: Any, pages: list[Page], out: Path, left_out: dict[str, str]
 
     suites = run.summary.get("suites") or {}
     targets = list(dict.fromkeys(t for per in suites.values() for t in per))
-    head = "".join(f"<th>{html.escape(t)}</th>" for t in targets)
+    head = "".join(f"<th>{escaped(t)}</th>" for t in targets)
     rows = "".join(
-        f"<tr><td>{html.escape(s)}</td>"
+        f"<tr><td>{escaped(s)}</td>"
         + "".join(_cell(verdict_text(per[t]) if t in per else "-") for t in targets)
         + "</tr>"
         for s, per in suites.items()
     )
     links = "".join(
-        f'<li><a href="{html.escape(p.html.name)}">{html.escape(p.name)}</a>'
-        f"{' - <b>failed</b>: ' + html.escape(p.error) if p.error else ''}"
-        f' (<a href="{html.escape(p.notebook.name)}">notebook</a>)</li>'
+        f'<li><a href="{escaped(p.html.name)}">{escaped(p.name)}</a>'
+        f"{' - <b>failed</b>: ' + escaped(p.error) if p.error else ''}"
+        f' (<a href="{escaped(p.notebook.name)}">notebook</a>)</li>'
         for p in pages
     )
     links += "".join(
-        f'<li class="muted">{html.escape(name)}: {html.escape(why)}</li>' for name, why in (left_out or {}).items()
+        f'<li class="muted">{escaped(name)}: {escaped(why)}</li>' for name, why in (left_out or {}).items()
     )
     verdict = run_verdict(run.summary)
     body = (
-        f"<h1>Run {html.escape(run.run_id)}: {verdict}</h1><p>Corpus "
-        f"{html.escape(str((run.manifest.get('corpus') or {}).get('path', '?')))}, created "
-        f"{html.escape(str(run.manifest.get('created', '?')))}. Controls (bm25, random) never gate the verdict.</p>"
+        f"<h1>Run {escaped(run.run_id)}: {verdict}</h1><p>Corpus "
+        f"{escaped(str((run.manifest.get('corpus') or {}).get('path', '?')))}, created "
+        f"{escaped(str(run.manifest.get('created', '?')))}. Controls (bm25, random) never gate the verdict.</p>"
         f"<table><tr><th>suite</th>{head}</tr>{rows}</table><h2>Reports</h2><ul>{links}</ul>"
     )
     path = out / "index.html"
@@ -271,7 +293,7 @@ def write_index(run: Any, pages: list[Page], out: Path, left_out: dict[str, str]
 
 def _cell(text: str) -> str:
     css = "pass" if text.startswith("PASS") else "fail" if text.startswith("FAIL") else "muted"
-    return f'<td class="{css}">{html.escape(text)}</td>'
+    return f'<td class="{css}">{escaped(text)}</td>'
 
 
 def _page(title: str, body: str) -> str:
@@ -281,7 +303,7 @@ def _page(title: str, body: str) -> str:
         ".pass{background:#e6f4ea}.fail{background:#fce8e6}.muted{color:#888}"
     )
     return (
-        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{escaped(title)}</title>'
         f"<style>{style}</style></head><body>{body}</body></html>\n"
     )
 
@@ -289,7 +311,7 @@ def _page(title: str, body: str) -> str:
 def write_runs_index(out_dir: Path) -> Path:
     """``<out_dir>/index.html``: every rendered run, newest first."""
     runs = sorted((p.parent.name for p in out_dir.glob("*/index.html")), reverse=True)
-    items = "".join(f'<li><a href="{html.escape(r)}/index.html">{html.escape(r)}</a></li>' for r in runs)
+    items = "".join(f'<li><a href="{escaped(r)}/index.html">{escaped(r)}</a></li>' for r in runs)
     path = out_dir / "index.html"
     write_text_atomic(path, _page("workbench reports", f"<h1>Reports</h1><ul>{items}</ul>"))
     return path

@@ -10,6 +10,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..paths import DISTRIBUTION
 from ..store.runs import stamped_run_id
 
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
     from ..options import RunOptions
 
 PACKAGES = (
-    "workbench",
+    DISTRIBUTION,
     "pandas",
     "numpy",
     "scipy",
@@ -84,7 +85,7 @@ def assemble(
         "created": stamp(started),
         "corpus": {"path": str(corpus.path), "sha256": corpus.sha256, "k": corpus.k},
         "targets": targets,
-        "workbench_version": package_version("workbench"),
+        "workbench_version": package_version(DISTRIBUTION),
         "git_commit": git_commit(Path.cwd()),
         "python": platform.python_version(),
         "platform": platform.platform(),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE, ERROR, PASSED, SUITE, TARGET, VALUE
@@ -65,9 +66,10 @@ def usage_totals(cases: pd.DataFrame) -> dict[str, Any] | None:
     totals: dict[str, Any] = {}
     for column in USAGE_COLUMNS[:3]:
         values = pd.to_numeric(cases[column], errors="coerce") if column in cases else pd.Series(dtype=float)
-        known = values.dropna()
-        total = None if known.empty else float(known.sum())
-        totals[column] = None if total is None else int(total) if column != "cost_usd" else round(total, 9)
+        known = values.dropna().tolist()
+        # exact sums of per-case amounts within the contract's limits: tokens as Python integers, cost by fsum
+        total = sum(map(int, known)) if column != "cost_usd" else round(math.fsum(known), 9)
+        totals[column] = total if known else None
     models = cases["model"].dropna().astype(str) if "model" in cases else pd.Series(dtype=str)
     totals["models"] = sorted({m for joined in models for m in joined.split(",") if m})
     totals["cases_reporting"] = int(reporting.sum())

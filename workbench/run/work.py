@@ -42,7 +42,10 @@ def run_one(suite: Suite, target: Any, case: dict[str, Any], ctx: RunContext, re
                 meta["stderr"] = said
     seconds = time.perf_counter() - started
     reported = usage()
-    if reported is not None:
+    problem = reported.problem() if reported is not None else None
+    if problem is not None:  # absurd usage fails the case and is dropped: no sum may overflow
+        observation, error = None, f"{error}; {problem}" if error else problem
+    elif reported is not None:
         meta.update(reported.columns())
     return Outcome(case, observation, error, seconds, meta)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..columns import CASE, ERROR, METRIC, PASSED, SUITE, TARGET, VALUE
 from ..errors import StoreError
-from ..files import dumps, write_text_atomic
+from ..files import create_text_atomic, dumps, locked, write_text_atomic
+from ..options import BaselineOptions
 from ..paths import DEFAULT_CORPUS, Locations
 from .floors import DEFAULT_SLACK, compute_floors, replace_thresholds, update_evals
 from .headers import BASELINE_FORMAT, DEFAULT_BASELINES_DIR, read_baseline
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 
 FORMAT = BASELINE_FORMAT
 DEFAULT_DIR = DEFAULT_BASELINES_DIR
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 @dataclass
@@ -106,27 +105,41 @@ def record_baseline(
 
     With ``write_thresholds`` the corpus floors become baseline minus ``slack`` (pass
     rates: one more failing case trips them) and EVALS.md's baseline table is regenerated
-    (``evals_md`` defaults to EVALS.md beside the corpus directory, when it exists).
+    (``evals_md`` defaults to EVALS.md beside the corpus directory, when it exists), all under the
+    corpus's lock (``files.locked``). Without ``force`` the file is created exclusively: of two
+    records of one name at once, one wins and the other is refused, never silently replaced.
     """
-    if not _NAME.match(name):
-        raise StoreError(f"baseline name {name!r}: use letters, digits, '.', '_' or '-'")
+    BaselineOptions(name=name, write_thresholds=write_thresholds, slack=slack, force=force)  # its checks
     corpus_path = Path(corpus_path)
     path = (Path(baselines_dir) if baselines_dir else Locations.of(corpus_path).baselines) / f"{name}.json"
+    exists = f"{path}: baseline {name!r} already exists; pass --force to overwrite it"
     if path.exists() and not force:
-        raise StoreError(f"{path}: baseline {name!r} already exists; pass --force to overwrite it")
+        raise StoreError(exists)
     run = _one_target(run, target)
-    text = _read_corpus(run, corpus_path)
-    thresholds = json.loads(text).get("thresholds", {})
-    if write_thresholds:
-        thresholds = compute_floors(run.summary, run.scores, run.targets[0], thresholds, slack)
-        text = replace_thresholds(text, thresholds, corpus_path)
-    doc = baseline_document(run, name, corpus_path, text, thresholds)
-    write_text_atomic(path, dumps_baseline(doc))
-    if write_thresholds:
+    if not write_thresholds:
+        text = _read_corpus(run, corpus_path)
+        doc = baseline_document(run, name, corpus_path, text, json.loads(text).get("thresholds", {}))
+        return _write_baseline(path, doc, force, exists)
+    with locked(corpus_path):  # the corpus's floors are a read-modify-write
+        text = _read_corpus(run, corpus_path)
+        floors = compute_floors(run.summary, run.scores, run.targets[0], json.loads(text).get("thresholds", {}), slack)
+        text = replace_thresholds(text, floors, corpus_path)
+        doc = baseline_document(run, name, corpus_path, text, floors)
+        _write_baseline(path, doc, force, exists)
         write_text_atomic(corpus_path, text)
         evals = Path(evals_md) if evals_md else corpus_path.resolve().parent.parent / "EVALS.md"
         if evals_md or evals.exists():
             update_evals(evals, doc)
+    return path
+
+
+def _write_baseline(path: Path, doc: dict[str, Any], force: bool, exists: str) -> Path:
+    """Write the baseline file: replacing one only with ``force``; without it the file is created
+    exclusively, so of two concurrent records of one name exactly one wins (``exists`` for the other)."""
+    if force:
+        write_text_atomic(path, dumps_baseline(doc))
+    else:
+        create_text_atomic(path, dumps_baseline(doc), exists)
     return path
 
 

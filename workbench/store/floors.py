@@ -20,11 +20,12 @@ from typing import TYPE_CHECKING, Any
 from ..columns import METRIC, SUITE, TARGET, VALUE
 from ..errors import StoreError
 from ..files import write_text_atomic
+from ..options import BaselineOptions
 
 if TYPE_CHECKING:
     import pandas as pd
 
-DEFAULT_SLACK = 0.02
+DEFAULT_SLACK = BaselineOptions.slack  # written once, in workbench/options.py
 PASS_RATE_METRICS = frozenset({"accuracy", "caseAccuracy", "passRate", "commandPassRate", "casePassRate"})
 START, END = "<!-- baseline:start -->", "<!-- baseline:end -->"
 _WS = re.compile(r"\s*")

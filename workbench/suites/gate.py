@@ -144,10 +144,10 @@ class GateSuite(Suite):
 
     def run_case(self, target: Any, case: dict[str, Any], ctx: RunContext) -> dict[str, Any]:
         fixture, source, change, options = gate_fixture(case, ctx.corpus)
-        if not ctx.corpus.is_executable(fixture):
+        problem = ctx.corpus.execution_problem(fixture)
+        if problem:
             raise SuiteError(
-                f"{gate_where(case)}: fixture {fixture!r} is not executable (only relative "
-                "fixtureRoots inside the corpus's parent run); no repository was built"
+                f"{gate_where(case)}: fixture {fixture!r} is not executable ({problem}); no repository was built"
             )
         with tempfile.TemporaryDirectory(prefix="workbench-gate-", dir=ctx.scratch) as tmp:
             repo = Path(tmp) / fixture

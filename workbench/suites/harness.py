@@ -5,7 +5,7 @@ command must appear (whitespace-normalised) in its expected group, and is then e
 copy, in corpus order, through ``workbench.sandbox`` (no shell, allowlisted forms only, lifecycle
 scripts off on install, ``CI=1``, ``ctx.timeout`` per command). Runtime-group commands start
 long-running processes, so they are checked for inference only. Fixtures that are not executable
-(see ``Corpus.is_executable``) fail the case before anything is inferred or run. A case whose
+(see ``Corpus.execution_problem``) fail the case before anything is inferred or run. A case whose
 commands need a toolchain this machine lacks (``npm``, ``go``, pytest, ...) is skipped with that
 reason (``unavailable``), never failed.
 
@@ -121,10 +121,10 @@ class HarnessSuite(Suite):
 
     def run_case(self, target: Any, case: dict[str, Any], ctx: RunContext) -> dict[str, Any]:
         fixture, source, expected = self._prepare(case, ctx.corpus)
-        if not ctx.corpus.is_executable(fixture):
+        problem = ctx.corpus.execution_problem(fixture)
+        if problem:
             raise SuiteError(
-                f"harness case {case.get('name')!r}: fixture {fixture!r} is not executable "
-                "(only relative fixtureRoots inside the corpus's parent run); nothing was run"
+                f"harness case {case.get('name')!r}: fixture {fixture!r} is not executable ({problem}); nothing was run"
             )
         with temp_copy(source, ctx.scratch) as work:
             inferred = inferred_groups(target.infer_harness(Repo(fixture, work)))

@@ -17,6 +17,7 @@ the summary's ``skipped_metrics``), never 0; a corpus without ``expectedSymbols`
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 import numpy as np
@@ -24,12 +25,11 @@ import pandas as pd
 
 from ..analysis import SYMBOL_METRICS, first_ranks, metrics, symbol_scores
 from ..columns import CASE, METRIC, PASSED, VALUE
-from ..contract import FileRef, Repo
+from ..contract import PACK_LIMIT, FileRef, Repo
 from ..corpus import case_fixtures
 from .base import Outcome, RunContext, Scored, Suite, mean_metrics
 
 METRICS = ("precisionAtK", "recallAtK", "mrr", "ndcgAtK")
-PACK_LIMIT = 8
 SYMBOLS_KEPT = 50  # ranked symbols kept per case (more than any k scores)
 NO_SYMBOLS = "skipped: the target's context_pack answers carry no ranked 'symbols'"
 
@@ -41,6 +41,19 @@ def doc_id(ref: FileRef, multi_repo: bool) -> str:
 
 def _unique(items: list[str]) -> list[str]:
     return list(dict.fromkeys(items))
+
+
+def spelling_notes(expected: list[str], returned: list[str]) -> list[str]:
+    """Expected files the pack holds only under another Unicode normalization of the same path (NFC
+    against NFD): still a miss, as the corpus and the engine differ, but said, never silent."""
+    by_form = {unicodedata.normalize("NFC", doc): doc for doc in returned}
+    shown = set(returned)
+    return [
+        f"{doc!r} was returned as {by_form[form]!r}, the same path in another Unicode normalization "
+        "(NFC/NFD): counted as a miss"
+        for doc in expected
+        if doc not in shown and (form := unicodedata.normalize("NFC", doc)) in by_form
+    ]
 
 
 class RetrievalSuite(Suite):
@@ -126,6 +139,7 @@ class RetrievalSuite(Suite):
             "reasons": seen.get("reasons", {}),
             "shape": case.get("shape"),
             "revision": case.get("revision"),
+            "spelling": spelling_notes([*expected, *any_of], [*seen["primary"], *seen["related"]]) or None,
         }
 
     def aggregate(self, scores: pd.DataFrame, case_rows: pd.DataFrame) -> dict[str, float | None]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..contract import Command, GateResult, Pack, Repo, SearchHit
+from ..contract import PACK_LIMIT, Command, GateResult, Pack, Repo, SearchHit
 from ..reference.index import ENGINE_VERSION
 from ..reference.pack import build_pack
 
@@ -19,7 +19,7 @@ class BuiltinTarget:
     name = "builtin"
     version = ENGINE_VERSION
 
-    def context_pack(self, query: str, repos: list[Repo], limit: int = 8) -> Pack:
+    def context_pack(self, query: str, repos: list[Repo], limit: int = PACK_LIMIT) -> Pack:
         """The reference engine's pack for ``query`` over ``repos``, with ranked ``symbols``
         (``workbench.reference.search.pack_symbols``)."""
         from ..reference.search import pack_symbols

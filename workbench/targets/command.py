@@ -24,6 +24,7 @@ from typing import Any
 
 from ..contract import REQUEST_TIMEOUT
 from ..errors import TargetError
+from ..options import command_argv
 from ..strictjson import loads_strict
 from .handshake import EngineStartError
 from .pipes import EOF, MAX_LINE, TOO_LONG, Deadline, EngineProcess
@@ -171,7 +172,7 @@ def _parse(capability: str, line: bytes) -> Any:
 def command_target(command_line: str, timeout: float = REQUEST_TIMEOUT, processes: int = 1) -> ProtocolTarget:
     """Build the target for ``cmd:<command line>`` (the program must be on PATH or a path), with up
     to ``processes`` engine processes answering at once."""
-    argv = shlex.split(command_line)
+    argv = command_argv(command_line)
     if not argv:
         raise TargetError("cmd: target needs a command line, e.g. cmd:'node engine.js'")
     if shutil.which(argv[0]) is None:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..code.walk import list_files
-from ..contract import FileRef, Pack, Repo, SearchHit
+from ..contract import PACK_LIMIT, FileRef, Pack, Repo, SearchHit
 from ..errors import TargetError
 from ..reference import blobstore, cache
 from ..reference.index import load_index, snapshot, stat_paths
@@ -49,7 +49,7 @@ class RandomTarget:
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
 
-    def context_pack(self, query: str, repos: list[Repo], limit: int = 8) -> Pack:
+    def context_pack(self, query: str, repos: list[Repo], limit: int = PACK_LIMIT) -> Pack:
         """``RANDOM_PRIMARY`` primary and ``RANDOM_RELATED`` related files drawn without replacement."""
         pool = [(repo.name, path) for repo in repos for path in _files(repo)]
         key = f"{self.seed}\0{query}\0" + "\0".join(r.name for r in repos)
@@ -110,7 +110,7 @@ class Bm25Target:
         hits = np.flatnonzero(scores > 0)
         return sorted(((files[i], float(scores[i])) for i in hits), key=lambda h: (-h[1], h[0]))
 
-    def context_pack(self, query: str, repos: list[Repo], limit: int = 8) -> Pack:
+    def context_pack(self, query: str, repos: list[Repo], limit: int = PACK_LIMIT) -> Pack:
         """The ``limit`` best-scoring files over all repositories (ties: repository, then path), as primary;
         its ``symbols`` are the symbol ``search``'s, ordered as the reference engine orders a pack's
         (``rank_pack_symbols``: the primary files' definitions first)."""

@@ -20,7 +20,7 @@ import threading
 import time
 from typing import IO
 
-from ..containment import reap, reaped_env, started
+from ..containment import reap, reaped_argv, reaped_env, started
 from ..wire import MAX_ANSWER_BYTES
 
 STDERR_KEEP = 64 * 1024
@@ -40,7 +40,12 @@ class EngineProcess:
     def __init__(self, argv: list[str], env: dict[str, str] | None = None) -> None:
         env, self.token = reaped_env(env)
         self.proc = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True
+            reaped_argv(argv, env),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            start_new_session=True,
         )
         started(self.token, self.proc.pid)
         self.lines: queue.Queue[object] = queue.Queue()

@@ -52,8 +52,10 @@ class Dispatcher:
             raise TargetError(f"this engine does not implement {capability!r}")
         if capability == "context_pack":
             repos = body.get("repos") or []
-            if not isinstance(repos, list) or len(repos) > MAX_REPOS:
-                raise TargetError(f"'repos' should be a list of at most {MAX_REPOS} {{name}}")
+            if not isinstance(repos, list) or not 0 < len(repos) <= MAX_REPOS:
+                raise TargetError(
+                    f"'repos' should be a list of at least one and at most {MAX_REPOS} {{name}} of served repositories"
+                )
             return self.target.context_pack(
                 _text(body, "query"), [self.repo(r) for r in repos], _count(body, "limit", 8)
             )

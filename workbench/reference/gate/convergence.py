@@ -9,13 +9,12 @@ lines share a content word (stemmed, stop words dropped) with the request.
 
 from __future__ import annotations
 
-from ...contract import Check, Repo
+from ...contract import PACK_LIMIT, Check, Repo
 from ..text import STOP_WORDS, stem, tokens
 from .checks import PRESENT
 from .diff import Diff
 
 CONVERGENCE = "Convergence"
-PACK_LIMIT = 8
 
 
 def terms(text: str) -> set[str]:

@@ -6,13 +6,13 @@ their count, exactly as the terminal report prints them (``workbench.calibration
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from ...calibration import OUTCOMES, lift_text, rate_text
+from .._html import escaped
 from .common import Html, Note, open_result
 
 _NEEDS = ("repo", "target", "flags", "outcomes", "observed", "changes")
@@ -29,15 +29,17 @@ def calibration_header(data: dict[str, Any]) -> Html:
     span = f"{window['commits']} commits" if window.get("commits") else f"{window.get('days', '?')} days"
     outcomes = ", ".join(f"{k} {data['outcomes'].get(k, 0)}" for k in OUTCOMES)
     gated = "" if data.get("gated") is None else f" The gate judged {data['gated']} change(s): {data['gateVerdicts']}."
+    keys = ("commits", "changes", "observed", "censored", "fixCommits", "blameCalls")
+    said = {key: escaped(data.get(key, "?")) for key in keys} | {"least": escaped(data.get("minOutcomes", 30))}
     text = (
-        f"<p><b>{html.escape(str(data['repo']))}</b> with target <code>{html.escape(str(data['target']))}</code>, "
-        f"window {html.escape(span)}: {data.get('commits', '?')} commits read, {data['changes']} changes, "
-        f"{data['observed']} observed, {data.get('censored', '?')} censored (window not over at the newest commit). "
-        f"Outcomes: {html.escape(outcomes)} ({data.get('fixCommits', '?')} fix commits examined, "
-        f"{data.get('blameCalls', '?')} blame calls).{html.escape(gated)} A rate needs at least "
-        f"{data.get('minOutcomes', 30)} observed changes in its group; intervals are Wilson 95%, lifts MOVER-R.</p>"
+        f"<p><b>{escaped(data['repo'])}</b> with target <code>{escaped(data['target'])}</code>, "
+        f"window {escaped(span)}: {said['commits']} commits read, {said['changes']} changes, "
+        f"{said['observed']} observed, {said['censored']} censored (window not over at the newest commit). "
+        f"Outcomes: {escaped(outcomes)} ({said['fixCommits']} fix commits examined, "
+        f"{said['blameCalls']} blame calls).{escaped(gated)} A rate needs at least "
+        f"{said['least']} observed changes in its group; intervals are Wilson 95%, lifts MOVER-R.</p>"
     )
-    notes = "".join(f"<li>{html.escape(str(n))}</li>" for n in data.get("notes") or [])
+    notes = "".join(f"<li>{escaped(str(n))}</li>" for n in data.get("notes") or [])
     return Html(text + (f"<ul>{notes}</ul>" if notes else ""))
 
 

@@ -7,7 +7,6 @@ helper returns a ``Note`` saying so, so a notebook runs top to bottom on any run
 
 from __future__ import annotations
 
-import html
 import json
 from collections.abc import Iterable
 from pathlib import Path
@@ -22,6 +21,7 @@ from ...errors import RenderError, SuiteError, TargetError
 from ...paths import Locations, project_root
 from ...store.headers import latest_run
 from ...store.runs import Run, load_run
+from .._html import escape_table, escaped
 from .._kernel_cache import remember, stamp
 
 CONTROLS = CONTROL_TARGETS
@@ -41,7 +41,7 @@ class Note(Html):
     text: str
 
     def __new__(cls, text: str) -> Note:
-        note = super().__new__(cls, f'<p class="wb-note"><em>{html.escape(text)}</em></p>')
+        note = super().__new__(cls, f'<p class="wb-note"><em>{escaped(text)}</em></p>')
         note.text = text
         return note
 
@@ -199,10 +199,20 @@ def _verdict_css(value: Any) -> str:
     return MUTED_CSS if text.startswith("skipped") else ""
 
 
+class Table(Styler):
+    """A Styler whose every text is escaped as it is rendered (``_html.escape_table``), whatever a
+    view did to it after ``table`` (a later ``format``, ``relabel_index`` or ``set_caption``)."""
+
+    def _translate(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        return escape_table(super()._translate(*args, **kwargs))
+
+
 def table(frame: pd.DataFrame, name: str, verdict_columns: Iterable[str] = (), precision: int = 3) -> Styler:
-    """A Styler with a stable id (deterministic HTML), no index, and PASS/FAIL cells coloured."""
+    """A ``Table`` with a stable id (deterministic HTML), no index, and PASS/FAIL cells coloured.
+    Every view's table is made here, so every cell, header and caption text is escaped."""
     styler = (
-        frame.style.set_uuid(name)
+        Table(frame)
+        .set_uuid(name)
         .hide(axis="index")
         .format(precision=precision, na_rep="-", thousands=",")
         .set_table_styles(

@@ -7,7 +7,6 @@ these helpers return one ``Note`` each instead of failing.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -19,6 +18,7 @@ from ...columns import CASE, METRIC, PASSED, SUITE
 from ...errors import WorkbenchError
 from ...paths import Locations
 from ...store.runs import Run
+from .._html import escaped
 from .._kernel_cache import identity, remember, stamp
 from .common import Html, Note, primary_target, table
 
@@ -110,10 +110,10 @@ def describe(comparison: Any) -> Html | Note:
         return comparison
     paired = comparison.cases.dropna(subset=["value_a", "value_b"])[[SUITE, CASE]].drop_duplicates()
     same = getattr(comparison, "verdict", None) == "UNCHANGED"
-    nothing = f"<p><b>Nothing changed</b>: {html.escape(comparison.reason)}</p>" if same else ""
+    nothing = f"<p><b>Nothing changed</b>: {escaped(comparison.reason)}</p>" if same else ""
     return Html(
-        f"<p><b>A</b> (reference): {html.escape(comparison.a)}<br><b>B</b> (candidate): "
-        f"{html.escape(comparison.b)}<br>delta = B - A, paired by case over {len(paired)} "
+        f"<p><b>A</b> (reference): {escaped(comparison.a)}<br><b>B</b> (candidate): "
+        f"{escaped(comparison.b)}<br>delta = B - A, paired by case over {len(paired)} "
         f"case(s) in {paired[SUITE].nunique()} suite(s).</p>{nothing}"
     )
 
@@ -258,11 +258,11 @@ def gate_verdict(comparison: Any) -> Html | Note:
         return Note("No gate rule applies to these metrics (verdict NO_GATE); pass gate='primary=...'.")
     decision = comparison.decision
     colour = {"PASS": "#137333", "FAIL": "#c5221f"}.get(decision.verdict, "#555")
-    reasons = "".join(f"<li>{html.escape(r)}</li>" for r in decision.reasons if r != decision.summary)
+    reasons = "".join(f"<li>{escaped(r)}</li>" for r in decision.reasons if r != decision.summary)
     listed = f"<ul>{reasons}</ul>" if reasons else ""
     return Html(
-        f"<p>Gate <code>{html.escape(str(decision.rule))}</code>: "
-        f'<b style="color:{colour}">{decision.verdict}</b>. {html.escape(decision.summary)}</p>{listed}'
+        f"<p>Gate <code>{escaped(str(decision.rule))}</code>: "
+        f'<b style="color:{colour}">{decision.verdict}</b>. {escaped(decision.summary)}</p>{listed}'
     )
 
 

@@ -7,7 +7,6 @@ counts and the preference ``(wins B - wins A) / n`` of a subset, the same formul
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ import pandas as pd
 
 from ...columns import CLICKS_A, CLICKS_B, OUTCOME, REPOS, SHOWN_AT
 from ...errors import RenderError
+from .._html import escaped
 from .common import Html, Note, open_result
 
 _NEEDS = ("log", "a", "b", "counts", "problems", "preference", "cases")
@@ -40,22 +40,24 @@ def interleaving_header(data: dict[str, Any]) -> Html:
     counts = data["counts"]
     problems = {k: v for k, v in counts.items() if k not in ("lines", "impressions", "feedback", "tasks") and v}
     said = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in problems.items()) or "none"
-    a, b = html.escape(str(data["a"])), html.escape(str(data["b"]))
+    a, b = escaped(str(data["a"])), escaped(str(data["b"]))
+    shown_at, tasks_n = escaped(counts.get("impressions", 0)), escaped(counts.get("tasks", 0))
     text = (
-        f"<p><b>{a}</b> (A) against <b>{b}</b> (B), log <code>{html.escape(str(data['log']))}</code>: "
-        f"{counts.get('impressions', 0)} impressions, {counts.get('tasks', 0)} with feedback (tasks). "
-        f"Problems counted (and left out): {html.escape(said)}.</p>"
+        f"<p><b>{a}</b> (A) against <b>{b}</b> (B), log <code>{escaped(str(data['log']))}</code>: "
+        f"{shown_at} impressions, {tasks_n} with feedback (tasks). "
+        f"Problems counted (and left out): {escaped(said)}.</p>"
     )
     pref = data["preference"]
     if pref is None:
         return Html(text + "<p>No task with feedback: no preference.</p>")
     favours = "B" if pref["preference"] > 0 else "A" if pref["preference"] < 0 else "neither"
     text += (
-        f"<p>Wins A {pref['wins_a']}, ties {pref['ties']}, wins B {pref['wins_b']}; sign test p = {pref['p']:.3g}. "
+        f"<p>Wins A {escaped(pref['wins_a'])}, ties {escaped(pref['ties'])}, wins B {escaped(pref['wins_b'])}; "
+        f"sign test p = {pref['p']:.3g}. "
         f"Preference (wins B - wins A) / n = {pref['preference']:+.3f}, 95% bootstrap interval "
         f"[{pref['ci_low']:+.3f}, {pref['ci_high']:+.3f}] (favours {favours}).</p>"
     )
-    shown = "".join(f"<li>{html.escape(str(p))}</li>" for p in data["problems"])
+    shown = "".join(f"<li>{escaped(str(p))}</li>" for p in data["problems"])
     return Html(text + (f"<p>First problems:</p><ul>{shown}</ul>" if shown else ""))
 
 

@@ -28,6 +28,9 @@ def _retrieval(row: dict[str, Any], k: int) -> str:
         parts.append(f"none of expectedAnyOf in the pack ({joined(row.get('expectedAnyOf'))})")
     if row.get("fallback") and not (row.get("returned") or row.get("related")):
         parts.append("empty pack for a fallback query")
+    spelling: Any = row.get("spelling")  # a list, an array once stored, or missing (None, NaN)
+    if spelling is not None and not isinstance(spelling, (float, str)):
+        parts += [str(note) for note in list(spelling)]
     return "; ".join(parts)
 
 

@@ -5,8 +5,6 @@ Built for a newcomer who has a minute: what passed, what failed, and why.
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
@@ -14,6 +12,7 @@ from pandas.io.formats.style import Styler
 from ...columns import CASE, ERROR, PASSED, SUITE, TARGET
 from ...store.runs import Run
 from ...store.verdicts import FAIL, NO_FLOORS, PASS, SKIPPED, pair_verdict, run_verdict
+from .._html import escaped
 from ..text import verdict_text
 from .common import FAIL_CSS, MUTED_CSS, PASS_CSS, Html, Note, is_control, joined, k_of, label, table, targets_of
 from .costs import cost_frame
@@ -26,7 +25,7 @@ def run_header(run: Run) -> Html:
     corpus = manifest.get("corpus") or {}
     verdict = run_verdict(summary)
     colour = {PASS: "#137333", FAIL: "#c5221f"}.get(verdict, "#5f6368")
-    targets = " · ".join(html.escape(label(t)) for t in targets_of(run))
+    targets = " · ".join(escaped(label(t)) for t in targets_of(run))
     facts = [
         f"created {manifest.get('created', '?')}",
         f"corpus {corpus.get('path', '?')} (sha256 {str(corpus.get('sha256', ''))[:12]}, k={k_of(run)})",
@@ -34,8 +33,8 @@ def run_header(run: Run) -> Html:
         f"sandbox: {summary.get('sandbox') or 'unknown'}",
     ]
     return Html(
-        f'<h3>Run {html.escape(run.run_id)}: <span style="color:{colour}">{verdict}</span></h3>'
-        f"<p>{html.escape(', '.join(facts))}</p>"
+        f'<h3>Run {escaped(run.run_id)}: <span style="color:{colour}">{verdict}</span></h3>'
+        f"<p>{escaped(', '.join(facts))}</p>"
         f"<p>Targets: {targets}. Controls calibrate the report and never gate the verdict.</p>"
     )
 
@@ -156,18 +155,18 @@ def headline(run: Run) -> Html:
         ran = [(s, pair_verdict(result)) for s, result in listed if pair_verdict(result) != SKIPPED]
         bad = [s for s, v in ran if v == FAIL]
         unjudged = [s for s, v in ran if v == NO_FLOORS]
-        name = f"<b>{html.escape(target)}</b>"
+        name = f"<b>{escaped(target)}</b>"
         if not ran:
             lines.append(f"<li>{name} ran no suite: every suite was skipped.</li>")
             continue
         if bad:
-            verdict = f"fails {html.escape(joined(bad))} ({len(bad)} of the {len(ran)} suite(s) it ran)"
+            verdict = f"fails {escaped(joined(bad))} ({len(bad)} of the {len(ran)} suite(s) it ran)"
         elif len(unjudged) == len(ran):
             verdict = f"has no floors in any of the {len(ran)} suite(s) it ran (NO FLOORS: nothing was judged)"
         elif unjudged:
             verdict = (
                 f"meets the floors of all {len(ran) - len(unjudged)} judged suite(s) it ran "
-                f"({html.escape(joined(unjudged))}: NO FLOORS)"
+                f"({escaped(joined(unjudged))}: NO FLOORS)"
             )
         else:
             verdict = f"meets the floors of all {len(ran)} suite(s) it ran"
