@@ -36,7 +36,7 @@ from . import cache
 
 V = TypeVar("V")
 FILE = "blobs.sqlite"
-MEMORY = 8 * 1024 * 1024  # bytes (of pickles) of values a part keeps in memory
+MEMORY = 1024 * 1024  # bytes (of pickles) of values a part keeps in memory (more raised the peak, saved no time)
 _SCHEMA = """CREATE TABLE IF NOT EXISTS blobs (
     part TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL, used REAL NOT NULL,
     PRIMARY KEY (part, key)) WITHOUT ROWID"""
