@@ -17,7 +17,7 @@ from typing import Protocol, runtime_checkable
 
 CAPABILITIES = ("context_pack", "risk_concepts", "infer_harness", "gate", "search")
 # Calibration targets: reported beside every engine, never gating a run that has another target.
-CONTROL_TARGETS = frozenset({"random", "bm25"})
+CONTROL_TARGETS = frozenset({"random", "bm25", "guess"})
 # Seconds an engine may take to answer one request (``workbench run --timeout``'s default).
 REQUEST_TIMEOUT = 60.0
 # Files in a context pack: what the retrieval suite and the gate ask for, a target's default `limit`,
@@ -40,6 +40,18 @@ class FileRef:
     repo: str
     path: str
     reason: str = ""
+
+
+@dataclass(frozen=True)
+class GoldScope:
+    """The rule a corpus's cases were labelled by (its ``goldScope``): the kinds of file that are never
+    gold (``workbench.code.kinds.SCOPE_KINDS``: tests, docs, examples, generated, non-code)."""
+
+    exclude: tuple[str, ...] = ()
+
+    def body(self) -> dict[str, list[str]]:
+        """The corpus and protocol form, ``{"exclude": [...]}``."""
+        return {"exclude": list(self.exclude)}
 
 
 @dataclass(frozen=True)
@@ -105,6 +117,33 @@ class Target(Protocol):
 
     name: str
     version: str
+
+
+class PackSource(Protocol):
+    """A target with the ``context_pack`` capability."""
+
+    def context_pack(self, query: str, repos: list[Repo], limit: int) -> Pack: ...
+
+
+def ask_pack(
+    target: PackSource, query: str, repos: list[Repo], limit: int, gold_scope: GoldScope | None = None
+) -> Pack:
+    """``target.context_pack(query, repos, limit)``, with ``gold_scope=`` when the corpus has one and the
+    method takes it (an engine written before the field existed is asked as before)."""
+    method: Callable[..., Pack] = target.context_pack
+    if gold_scope is not None and _takes_gold_scope(method):
+        return method(query, repos, limit, gold_scope=gold_scope)
+    return method(query, repos, limit)
+
+
+def _takes_gold_scope(method: Callable[..., object]) -> bool:
+    import inspect
+
+    try:
+        params = inspect.signature(method).parameters
+    except (TypeError, ValueError):
+        return False
+    return "gold_scope" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
 
 
 def capabilities(target: object) -> set[str]:

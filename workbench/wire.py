@@ -9,7 +9,7 @@ import math
 import posixpath
 from typing import Any
 
-from .contract import Check, Command, FileRef, GateResult, Pack, Repo, SearchHit, SymbolRef, Usage
+from .contract import Check, Command, FileRef, GateResult, GoldScope, Pack, Repo, SearchHit, SymbolRef, Usage
 from .errors import TargetError
 from .paths import inside_path_problem
 
@@ -21,6 +21,25 @@ STATUSES = ("PASS", "WARN", "FAIL", "SKIPPED")
 
 def repo_body(repo: Repo) -> dict[str, str]:
     return {"name": repo.name, "path": str(repo.path)}
+
+
+def pack_request(query: str, repos: list[Repo], limit: int, gold_scope: GoldScope | None = None) -> dict[str, Any]:
+    """A ``context_pack`` request's body (without ``capability``); ``goldScope`` only when the corpus has one."""
+    request: dict[str, Any] = {"query": query, "repos": [repo_body(r) for r in repos], "limit": limit}
+    if gold_scope is not None:
+        request["goldScope"] = gold_scope.body()
+    return request
+
+
+def parse_gold_scope(body: dict[str, Any]) -> GoldScope | None:
+    """A request's ``goldScope`` (None when absent); a malformed one is a TargetError."""
+    scope = body.get("goldScope")
+    if scope is None:
+        return None
+    exclude = scope.get("exclude") if isinstance(scope, dict) else None
+    if not isinstance(exclude, list) or not all(isinstance(kind, str) for kind in exclude):
+        raise TargetError("'goldScope' should be {\"exclude\": [kind, ...]}")
+    return GoldScope(tuple(exclude))
 
 
 def _field(body: dict[str, Any], key: str, kind: type | tuple[type, ...], capability: str) -> Any:

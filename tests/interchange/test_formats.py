@@ -323,7 +323,9 @@ def test_swebench_gold_is_the_modified_source_files_only(tmp_path: Path) -> None
     instances.write_text(json.dumps(rows))
     corpus = tmp_path / "swe" / "corpus.json"
     assert main(["import", "swebench", str(instances), "--repos", str(tmp_path / "repos"), "--out", str(corpus)]) == 0
-    (case,) = json.loads(corpus.read_text())["retrieval"]  # the docs-only instance has no gold: skipped
+    data = json.loads(corpus.read_text())
+    assert data["goldScope"] == {"exclude": ["tests", "docs", "examples", "generated"]}  # the rule it labelled by
+    (case,) = data["retrieval"]  # the docs-only instance has no gold: skipped
     assert case["expectedPrimary"] == ["src/orders.py"]
     assert case["expectedSymbols"] == ["src/orders.py:refund"]  # only gold files give symbols
     assert case["tests"] == ["tests/test_orders.py", "tests/test_refunds.py"]

@@ -45,14 +45,14 @@ def test_marked_subjects_are_cleaned_and_plain_ones_only_spaced() -> None:
 
 
 def test_the_dangling_check_searches_only_the_end_and_finds_what_a_full_search_finds() -> None:
-    from workbench.mining.filters import _DANGLING, _dangles
+    from workbench.mining.messages import DANGLING, dangles
 
     rng = random.Random(2)
     pieces = ["for", "of", "into", "About", "x", "foo", "#12", " ", "\t", ".", "!", "İf", "_", "9", "\u3000", "-"]
     found = 0
     for _ in range(20_000):
         query = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 7)))
-        full = _DANGLING.search(query.rstrip(" .:;,!?")) is not None
-        assert _dangles(query) == full, query
+        full = DANGLING.search(query.rstrip(" .:;,!?")) is not None
+        assert dangles(query) == full, query
         found += full
     assert 2_000 < found < 18_000

@@ -143,7 +143,28 @@ def test_gate_controls_falls_back_to_random_and_fails_closed_without_pairs() -> 
     )
     assert lonely["verdict"] == "FAIL"
     assert lonely["suites"]["retrieval"]["eng"]["failures"] == [
-        "--gate controls: no control (bm25 or random) scored retrieval mrr"
+        "--gate controls: no control (bm25, guess or random) scored retrieval mrr"
+    ]
+
+
+def test_gate_controls_asks_to_beat_both_bm25_and_guess() -> None:
+    import pandas as pd
+
+    values = {"eng": [1.0, 1.0, 0.9, 1.0, 1.0, 0.8], "bm25": [0.2, 0.3, 0.2, 0.1, 0.3, 0.2]}
+    values["guess"] = [1.0, 1.0, 1.0, 1.0, 0.9, 0.8]  # the wording gives every case away
+    scores = pd.DataFrame(
+        [
+            {"suite": "retrieval", "target": t, "case": f"c{i}", "metric": "mrr", "value": v[i]}
+            for t, v in values.items()
+            for i in range(6)
+        ]
+    )
+    section = control_section(scores, {"retrieval": "mrr"})
+    summary = {"suites": {"retrieval": {"eng": {"verdict": "NO FLOORS", "failures": []}}}, "controls": section}
+    judged = gate_on_controls(summary, {"retrieval": "mrr"})
+    assert section["retrieval"]["eng"]["bm25"]["beats"] and judged["verdict"] == "FAIL"
+    assert [f.split(" (")[0] for f in judged["suites"]["retrieval"]["eng"]["failures"]] == [
+        "--gate controls: does not beat guess significantly on mrr"
     ]
 
 

@@ -42,7 +42,7 @@ REPORT = ReportOptions()
     "--target",
     "targets",
     multiple=True,
-    help="builtin, random, bm25, cmd:<command>, http://host:port, python:<module>:<factory> (repeatable or "
+    help="builtin, random, bm25, guess, cmd:<command>, http://host:port, python:<module>:<factory> (repeatable or "
     "comma list; a cmd: command line runs to the end of its value, commas included).",
 )
 @click.option(

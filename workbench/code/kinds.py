@@ -261,3 +261,66 @@ def extension(name: str) -> str:
 def is_code(path: str) -> bool:
     """Whether ``path`` is source code the parsers and the import graph care about."""
     return extension(path.rsplit("/", 1)[-1]) in CODE_EXTENSIONS
+
+
+# ---- goldScope: the kinds of file a corpus says can never be gold (DESIGN.md, "The corpus") ----
+
+SCOPE_KINDS = ("tests", "docs", "examples", "generated", "non-code")
+_TEST_DIR = re.compile(r"(?:^|/)tests?(?:suite|_?utils|data|ing)?/", re.IGNORECASE)
+_TEST_NAME = re.compile(r"[._-](?:test|spec)(?:[._-][^/]*)?\.[^./]+$", re.IGNORECASE)  # a.test-d.ts, b_spec.js
+# Output of a build or a generator, by where it lies or how it is named (a mirror of a source tree
+# that a script regenerates, minified bundles, protobuf and other generators' files).
+_GENERATED_DIRS = frozenset({"generated", "__generated__", "_generated", "gen-src", "autogen"})
+_GENERATED_ROOTS = frozenset({"dist", "build", "out", "lib-cov", "coverage"})
+_GENERATED_NAME = re.compile(
+    r"(?:\.min\.(?:js|css)|_pb2(?:_grpc)?\.pyi?|\.pb(?:\.gw)?\.go|[._]gen(?:erated)?\.(?:go|ts|js|py)|"
+    r"_string\.go|\.g\.dart)$|^zz_generated|^bindata\.go$|"
+    r"^(?:package-lock\.json|yarn\.lock|pnpm-lock\.yaml|poetry\.lock|uv\.lock|Cargo\.lock|go\.sum|composer\.lock)$",
+    re.IGNORECASE,
+)
+
+
+def is_test_path(path: str) -> bool:
+    """A test or fixture by ``file_kind``, or one it misses: under a ``testsuite/``-like directory,
+    or named like ``index.test-d.ts`` (type tests)."""
+    name = path.rsplit("/", 1)[-1]
+    return (
+        file_kind(path) in ("test", "fixture")
+        or _TEST_DIR.search(path) is not None
+        or _TEST_NAME.search(name) is not None
+    )
+
+
+def is_generated_path(path: str) -> bool:
+    """Whether ``path`` is, by its place or name, a generator's or a build's output."""
+    parts = path.split("/")
+    return (
+        parts[0] in _GENERATED_ROOTS
+        and len(parts) > 1
+        or bool(_GENERATED_DIRS.intersection(parts[:-1]))
+        or _GENERATED_NAME.search(parts[-1]) is not None
+    )
+
+
+@lru_cache(maxsize=65536)
+def scope_kinds(path: str) -> frozenset[str]:
+    """The ``SCOPE_KINDS`` ``path`` belongs to (a README is both ``docs`` and ``non-code``)."""
+    kind = file_kind(path)
+    found = set()
+    if is_test_path(path):
+        found.add("tests")
+    if kind == "doc":
+        found.add("docs")
+    if kind == "example":
+        found.add("examples")
+    if is_generated_path(path):
+        found.add("generated")
+    if not is_code(path):
+        found.add("non-code")
+    return frozenset(found)
+
+
+def excluded_by(path: str, exclude: frozenset[str] | tuple[str, ...] | list[str]) -> str | None:
+    """The first kind of ``exclude`` (a goldScope's list) that ``path`` is, or None when it may be gold."""
+    kinds = scope_kinds(path)
+    return next((kind for kind in exclude if kind in kinds), None)

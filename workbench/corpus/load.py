@@ -19,6 +19,7 @@ from ..errors import CorpusError
 from ..paths import DEFAULT_CORPUS, inside_path_problem, name_problem
 from ..schemas import Problem, schema_problems
 from .model import DEFAULT_K, Corpus, executable_place
+from .scope import scope_problems
 from .sections import case_sections, sections
 from ..schemas.verdicts import known_valid, remember_valid
 from ..strictjson import loads_strict, read_bytes
@@ -208,6 +209,7 @@ def _check(path: Path) -> tuple[bytes, Any, dict[str, Path], set[str], list[Prob
         remember_valid(raw)
     problems += _duplicate_names(data)
     problems += _path_problems(data)
+    problems += scope_problems(data)
     fixtures, executable, fixture_problems = _fixtures(path, data)
     problems += fixture_problems
     return raw, data, fixtures, executable, problems

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..contract import GoldScope
 from ..errors import CorpusError
 
 DEFAULT_K = 5
@@ -48,6 +49,13 @@ class Corpus:
                     m: float(v) for m, v in metrics.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
                 }
         return floors
+
+    @property
+    def gold_scope(self) -> GoldScope | None:
+        """The rule the cases were labelled by (``goldScope``), None when the corpus has none."""
+        from .scope import gold_scope
+
+        return gold_scope(self.data)
 
     def cases(self, section: str) -> list[dict[str, Any]]:
         """The cases of one section (empty when the corpus has none)."""

@@ -1,7 +1,8 @@
 """Write mined cases as a corpus file, new or merged into an existing one (``--append``).
 
-A new corpus holds ``k``, a description, the repository's ``fixtureRoots`` entry and the
-retrieval cases. With ``append`` every other key of the existing corpus is kept as it
+A new corpus holds ``k``, a description, the ``goldScope`` it was labelled by (``MINED_SCOPE``: tests,
+docs, examples and generated files are never gold), the repository's ``fixtureRoots`` entry
+and the retrieval cases. With ``append`` every other key of the existing corpus is kept as it
 was; its ``fixtureRoots`` gains the repository, a mined case replaces the case of the
 same name in place, and new cases go at the end. The entry's path is relative to the
 corpus file when the repository lies inside the corpus's parent directory (so the
@@ -18,6 +19,7 @@ from typing import Any
 from .sources import GitRepo
 from ..errors import CorpusError
 from ..files import write_text_atomic
+from .scope import MINED_SCOPE
 
 
 def read_existing(path: Path) -> dict[str, Any]:
@@ -72,6 +74,8 @@ def merged_corpus(
         if existing
         else {"description": f"Retrieval cases mined from the git history of {repo.name} by `workbench mine`.", "k": 5}
     )
+    if "goldScope" not in data and not data.get("retrieval"):
+        data["goldScope"] = MINED_SCOPE.body()  # a corpus with cases of its own keeps its rule (or none)
     listed = data.get("fixtureRoots")
     roots: dict[str, Any] = dict(listed) if isinstance(listed, dict) else {}
     roots[fixture] = root_entry(repo, out)

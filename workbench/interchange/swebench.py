@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..corpus.gitio import CatFile, resolve_commits
+from ..corpus.scope import MINED_SCOPE
 from ..corpus.sources import GitRepo, open_repo
 from ..corpus.write import root_entry, write_corpus
 from ..errors import CorpusError
@@ -137,6 +138,7 @@ def import_swebench(paths: list[Path], repos: Path, out: Path | None) -> tuple[d
     data = {
         "description": "Imported from SWE-bench-style instances by `workbench import swebench`.",
         "k": 5,
+        "goldScope": MINED_SCOPE.body(),
         "fixtureRoots": {fixture: root_entry(repo, out) for fixture, repo in opened.values()},
         "retrieval": cases,
     }

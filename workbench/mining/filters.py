@@ -7,14 +7,15 @@ so ``workbench mine --dry-run`` can print how many commits each one dropped.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from ..code.kinds import CODE_EXTENSIONS, extension, file_kind
+from ..code.kinds import CODE_EXTENSIONS, excluded_by, extension, file_kind, is_test_path
+from ..corpus.scope import MINED_SCOPE
 from .history import Commit, LogEntry
+from .messages import BOT, CHORE, DEPENDENCY, RELEASE, REVERT, STYLE, VAGUE, cut_off, dangles
 from .queries import build_query, query_key
 
 if TYPE_CHECKING:
@@ -50,51 +51,8 @@ MANIFESTS = frozenset(
         "deno.lock",
     }
 )
-_BOT = re.compile(
-    r"\[bot\]|\bbot@|^(?:dependabot|renovate|greenkeeper|snyk|github-actions|pre-commit-ci|"
-    r"allcontributors|semantic-release|mergify|imgbot|pyup)",
-    re.IGNORECASE,
-)
-_REVERT = re.compile(r"^\s*(?:revert|reverts|reverted|un-?revert)\b", re.IGNORECASE)
-_VERSION = r"v?\d+(?:\.\d+)+(?:[-.+]?\w+)*"
-_RELEASE = re.compile(
-    r"^\s*(?:release|releasing|prepare(?:d)?\s+(?:for\s+)?(?:the\s+)?release|version\s+bump|new\s+version|"
-    r"tag(?:ged)?\s+v?\d|start\s+(?:version\s+)?v?\d|back\s+to\s+dev)\b|"
-    r"^\s*(?:chore|build)\(release\)|"
-    r"^\s*v?\d+\.\d+(?:\.\d+)?(?:[-.+]?\w+)*\s*$|"
-    r"\bbump(?:ed|s)?\s+(?:the\s+)?(?:package\s+)?version\b|\b(?:set|update|change)\s+version\s+(?:to|number)\b|"
-    r"\bbump(?:ed|s)?\s+(?:to\s+)?(?:the\s+)?(?:next\s+)?(?:dev|development)(?:\s+version)?\s*$|\b(?:dev|development)\s+version\b|"
-    r"\brelease\s+v?\d+\.\d+|^\s*(?:update|bump)\s+(?:to\s+)?v?\d+\.\d+(?:\.\d+)?\s*$|"
-    # "This is 3.2-dev", "Bump to 4.2-dev", "Prepare 26.1.0", "Start new release cycle", "4.2.dev0"
-    rf"^\s*this\s+is\s+{_VERSION}\s*$|^\s*(?:bump|update|go|move|set)\s+(?:the\s+)?(?:version\s+)?to\s+{_VERSION}\s*$|"
-    r"^\s*prepare\s+(?:for\s+)?v?\d+\.\d+|^\s*start\s+(?:the\s+)?(?:new|next)\s+(?:release\s+|development\s+|dev\s+)?cycle\b|"
-    r"\bv?\d+\.\d+(?:\.\d+)*[-.]?dev\d*\b",
-    re.IGNORECASE,
-)
-# A query left ending in a preposition, article or conjunction ("Correct fix for" once "#123" is cut).
-_DANGLING = re.compile(
-    r"\b(?:for|of|to|in|on|at|by|with|from|into|onto|about|via|per|than|as|the|a|an|and|or|when|if)\s*$",
-    re.IGNORECASE,
-)
-_DEPENDENCY = re.compile(
-    r"^\s*(?:\w+)\((?:deps|deps-dev|dependencies|dev-deps)\)|^\s*deps?(?:-dev)?\s*:|"
-    r"\bbump\s+\S+\s+from\s+\S+\s+to\s+\S+|"
-    r"\b(?:update|upgrade|bump|pin|unpin)\s+(?:\w+\s+)?(?:dependenc\w*|deps|dev-?dependenc\w*|lock\s*files?|"
-    r"requirements)\b",
-    re.IGNORECASE,
-)
-_CHORE_TYPES = ("docs", "doc", "ci", "style", "test", "tests", "chore", "build")
-_CHORE = re.compile(
-    rf"^\s*(?:{'|'.join(_CHORE_TYPES)})(?:\([^)]*\))?!?\s*:|^\s*\[(?:{'|'.join(_CHORE_TYPES)})\]|"
-    r"\b(?:typos?|spelling|whitespace|formatting|reformat(?:ted)?|lint(?:ing|er)?|pre-commit|flake8|isort|"
-    r"prettier|gofmt|ruff|mypy|changelog|readme|copyright)\b",
-    re.IGNORECASE,
-)
-_VAGUE = re.compile(
-    r"^(?:wip|minor|small|misc\w*|various|some|more|tiny)?\s*(?:fix(?:es)?|changes?|cleanups?|"
-    r"clean\s*up|tweaks?|improvements?|updates?|refactor(?:ing)?|stuff|wip)$",
-    re.IGNORECASE,
-)
+# A build output that mirrors the source tree (``deno/lib/x.ts`` beside ``src/x.ts``): generated.
+_MIRROR_DIRS = frozenset({"lib", "dist", "esm", "cjs", "es", "deno", "build", "out", "types", "umd", "bundle"})
 
 
 @dataclass
@@ -180,19 +138,19 @@ class Candidate:
 
 
 def is_source(path: str, options: MineFilters) -> bool:
-    """A non-test source file in one of the languages mined (the engine's kinds decide what is a test)."""
-    return extension(path.rsplit("/", 1)[-1]) in options.extensions and file_kind(path) not in NOT_SOURCE_KINDS
-
-
-_TEST_DIR = re.compile(r"(?:^|/)tests?(?:suite|_?utils|data|ing)?/", re.IGNORECASE)
-_TEST_NAME = re.compile(r"[._-](?:test|spec)(?:[._-][^/]*)?\.[^./]+$", re.IGNORECASE)  # a.test-d.ts, b_spec.js
+    """A non-test source file in one of the languages mined that ``MINED_SCOPE`` allows as gold (the
+    engine's kinds decide what is a test, a doc, an example or generated)."""
+    return (
+        extension(path.rsplit("/", 1)[-1]) in options.extensions
+        and file_kind(path) not in NOT_SOURCE_KINDS
+        and excluded_by(path, MINED_SCOPE.exclude) is None
+    )
 
 
 def is_test(path: str) -> bool:
     """A test or fixture by the engine's kinds, or one they miss: under a ``testsuite/``-like
     directory, or named like ``index.test-d.ts`` (type tests)."""
-    name = path.rsplit("/", 1)[-1]
-    return file_kind(path) in TEST_KINDS or _TEST_DIR.search(path) is not None or _TEST_NAME.search(name) is not None
+    return is_test_path(path)
 
 
 @dataclass(frozen=True)
@@ -204,13 +162,22 @@ class SortedFiles:
     tests: tuple[str, ...]
     dropped: dict[str, str]  # path -> why it is not gold
 
+    @property
+    def out_of_scope(self) -> bool:
+        """Whether a modified file was kept from the gold by the corpus rule (an example, generated)."""
+        return any(why.startswith(OUT_OF_SCOPE) for why in self.dropped.values())
+
 
 def not_source_reason(path: str, options: MineFilters) -> str:
-    """Why ``path`` (neither a test nor gold source) is not gold: its kind, or not a mined language."""
+    """Why ``path`` (neither a test nor gold source) is not gold: its kind, the corpus rule, or not a
+    mined language."""
     kind = file_kind(path)
     if kind in NOT_SOURCE_KINDS:
         return f"{kind} file"
     suffix = extension(path.rsplit("/", 1)[-1])
+    excluded = excluded_by(path, MINED_SCOPE.exclude)
+    if excluded is not None and suffix in options.extensions:
+        return f"{OUT_OF_SCOPE}: {excluded}"  # a source file the corpus rule keeps from the gold
     return f"not a source language ({suffix or 'no extension'})"
 
 
@@ -229,7 +196,31 @@ def sort_files(changes: Iterable[tuple[str, str]], options: MineFilters) -> Sort
             (source if status == "M" else gone).append(path)
         else:
             dropped[path] = role
+    for path, original in mirrors(source).items():
+        source.remove(path)
+        dropped[path] = f"{OUT_OF_SCOPE}: generated (a build mirror of {original})"
     return SortedFiles(tuple(sorted(set(source))), tuple(sorted(set(gone))), tuple(sorted(set(tests))), dropped)
+
+
+def mirrors(paths: list[str]) -> dict[str, str]:
+    """The paths that are a build output's copy of another changed path, each with its original:
+    ``deno/lib/types.ts`` beside ``src/types.ts`` (the same path below the source root, under a
+    directory builds write to: ``lib``, ``dist``, ``esm``, ``deno``, ...)."""
+    found: dict[str, str] = {}
+    by_tail: dict[str, list[str]] = {}
+    for path in paths:
+        parts = path.split("/")
+        if "src" in parts[:-1]:
+            by_tail.setdefault("/".join(parts[parts.index("src") + 1 :]), []).append(path)
+    for path in paths:
+        parts = path.split("/")
+        for cut in range(len(parts) - 1):
+            if parts[cut] in _MIRROR_DIRS and "src" not in parts[: cut + 1]:
+                originals = [o for o in by_tail.get("/".join(parts[cut + 1 :]), []) if o != path]
+                if originals:
+                    found[path] = originals[0]
+                    break
+    return found
 
 
 def classify(commit: Commit, options: MineFilters) -> Candidate:
@@ -265,14 +256,6 @@ class LogFilter:
     keep: Callable[[Listed], bool]
 
 
-def _dangles(query: str) -> bool:
-    """Whether ``query`` ends in one of ``_DANGLING``'s words (before trailing punctuation). The
-    pattern is anchored at the end and its longest word has five letters, so only the last five
-    characters before the trailing spaces are searched (``\\b`` still sees the one before)."""
-    text = query.rstrip(" .:;,!?")
-    return _DANGLING.search(text, max(0, len(text.rstrip()) - 5)) is not None
-
-
 def _only_manifests(c: Candidate) -> bool:
     names = [path.rsplit("/", 1)[-1] for path in c.commit.paths()]
     return bool(names) and all(n in MANIFESTS or n.startswith("requirements") for n in names)
@@ -290,21 +273,29 @@ LOG_FILTERS: tuple[LogFilter, ...] = (
 )
 # The rest, in order, after the log filters.
 FILTERS: tuple[Filter, ...] = (
-    Filter("bot", "commits by bots", lambda c, o: not (_BOT.search(c.commit.author) or _BOT.search(c.commit.email))),
+    Filter("bot", "commits by bots", lambda c, o: not (BOT.search(c.commit.author) or BOT.search(c.commit.email))),
     Filter(
         "date",
         "outside --since/--until",
         lambda c, o: (o.since is None or c.commit.time >= o.since) and (o.until is None or c.commit.time <= o.until),
     ),
-    Filter("revert", "reverts", lambda c, o: not _REVERT.search(c.commit.subject)),
-    Filter("release", "releases and version bumps", lambda c, o: not _RELEASE.search(c.commit.subject)),
+    Filter("revert", "reverts", lambda c, o: not REVERT.search(c.commit.subject)),
+    Filter("release", "releases and version bumps", lambda c, o: not RELEASE.search(c.commit.subject)),
     Filter(
         "dependency",
         "dependency-only changes",
-        lambda c, o: not (_DEPENDENCY.search(c.commit.subject) or _only_manifests(c)),
+        lambda c, o: not (DEPENDENCY.search(c.commit.subject) or _only_manifests(c)),
+    ),
+    Filter("docs-ci-chore", "docs, CI, test and chore changes", lambda c, o: not CHORE.search(c.commit.subject)),
+    Filter(
+        "style-only",
+        "style, formatting, import order, comment and typo changes",
+        lambda c, o: not STYLE.search(c.commit.subject),
     ),
     Filter(
-        "docs-ci-style", "docs, CI, style, test and chore changes", lambda c, o: not _CHORE.search(c.commit.subject)
+        "out-of-scope",
+        "modifies only files the corpus rule keeps from the gold (examples, generated mirrors)",
+        lambda c, o: bool(c.source) or not c.files.out_of_scope,
     ),
     Filter("no-source", "no existing source file modified (docs-, config- or test-only)", lambda c, o: bool(c.source)),
     Filter("new-or-deleted-source", "adds, deletes or renames a source file", lambda c, o: not c.new_or_gone),
@@ -317,14 +308,15 @@ FILTERS: tuple[Filter, ...] = (
     Filter(
         "vague-query",
         "the cleaned subject is too short or says nothing",
-        lambda c, o: len(c.key.split()) >= o.min_words and not _VAGUE.match(c.key),
+        lambda c, o: len(c.key.split()) >= o.min_words and not VAGUE.match(c.key),
     ),
     Filter(
         "dangling-query",
-        "the query ends in a preposition or article (left dangling once a reference was cut)",
-        lambda c, o: not _dangles(c.query),
+        "the query ends in a preposition or article, or the subject stops mid-sentence",
+        lambda c, o: not (dangles(c.query) or cut_off(c.commit)),
     ),
 )
+OUT_OF_SCOPE = "out of goldScope"  # why a modified file the corpus rule excludes is not gold
 DUPLICATE = "duplicate-query"  # the last, stateful filter: one case per distinct query
 
 

@@ -50,7 +50,7 @@ ROOT_INPUTS = ("package.json", "pyproject.toml")
 # afresh, before it is saved and linked (which leave a core idle). Symbol search registers its
 # table's build here (``symtable``), so a process that has loaded it gets the table built meanwhile.
 LARGE_TREE_PARSED: list[Callable[[Path, str, list[str], list[str], list[FileFacts], dict[str, bytes]], None]] = []
-_ENGINE_CODE = code_digest("pack", "query", "signals", "related", "render", "roles", "cochange")
+_ENGINE_CODE = code_digest("pack", "query", "signals", "related", "render", "roles", "cochange", "prose")
 ENGINE_VERSION = f"1.0+{_ENGINE_CODE}.{INDEX_VERSION}"
 
 

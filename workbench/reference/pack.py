@@ -21,7 +21,7 @@ from ..code.kinds import LIFTED_BY, is_code
 from ..contract import PACK_LIMIT, FileRef, Pack, Repo
 from .filetable import file_table
 from .index import RepoIndex, load_index
-from .query import Query, analyse
+from .query import Query, analyse, is_long
 from .ranking import K1
 from .related import graph_fill, quiet, related_files
 from .render import outline_text, render_text
@@ -173,6 +173,10 @@ def _score(index: RepoIndex, q: Query) -> Scored:
             scored.reasons[doc] = reason
             if strength >= SYMBOL_PIN and policy == "full":
                 scored.pinned.add(doc)
+    if is_long(q.raw):  # prose: blend in what textbook BM25 does right with it (``prose``)
+        from .prose import blended
+
+        scored.final = blended(index, q.raw, scored.final, factors)
     return scored
 
 

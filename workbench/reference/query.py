@@ -37,6 +37,7 @@ INTENTS: dict[str, frozenset[str]] = {
     "migration": frozenset("migration migrations migrate".split()),
     "style": frozenset("css style styles styling stylesheet theme".split()),
 }
+LONG_WORDS = 20  # a task longer than this is prose: its title frames it, its body describes it
 ERROR_WORDS = frozenset(
     "error errors exception exceptions throws thrown throw raises raised raise message "
     "traceback panic panics crash crashes fails failing says shows warning".split()
@@ -179,12 +180,26 @@ def _shapes(q: Query, text: str) -> tuple[str, str]:
     return text, naming
 
 
+def is_long(raw: str) -> bool:
+    """Whether a task is long prose (an issue, a whole commit message): more than ``LONG_WORDS`` words."""
+    return len(raw.split()) > LONG_WORDS
+
+
+def title(raw: str) -> str:
+    """The words that frame a task: all of a short one; a long one's first line (its title).
+
+    In an issue or a commit message the body lists everything the change touched (``add tests``,
+    ``update the README``); only the title says what kind of file the task is about."""
+    return raw.strip().split("\n", 1)[0] if is_long(raw) else raw
+
+
 def analyse(raw: str) -> Query:
     """Analyse one task description (never raises: any text is a query)."""
     q = Query(raw=raw)
     text, naming = _shapes(q, raw)
     lower_words = re.findall(r"[a-z0-9]+", raw.lower())
-    q.intents = {name for name, vocab in INTENTS.items() if vocab & set(lower_words)}
+    framing = re.findall(r"[a-z0-9]+", title(raw).lower())
+    q.intents = {name for name, vocab in INTENTS.items() if vocab & set(framing)}
     tokens = _TOKEN.findall(naming)
     exception = _EXCEPTION_LINE.match(raw)
     q.exception = exception.group("name") if exception else ""
@@ -199,7 +214,7 @@ def analyse(raw: str) -> Query:
     _add_terms(
         q, " ".join(w for w in re.findall(r"[A-Za-z_$][\w$]*", text) if w.lower() not in STOP_WORDS), 1.0, plain=True
     )
-    q.roles = wanted_kinds(lower_words)
+    q.roles = wanted_kinds(framing)
     _add_joined(q, text)
     q.words = set(message_words(raw))
     q.error_shaped = bool(q.quoted or q.exception or _ERROR_PREFIX.match(raw) or ERROR_WORDS & set(lower_words))

@@ -26,7 +26,7 @@ from ..contract import FileRef, Repo, SearchHit, SymbolRef
 from ..errors import TargetError
 from .index import RepoIndex, load_index
 from .pack import kind_factors
-from .query import Query, analyse
+from .query import Query, analyse, is_long
 from .ranking import K1, Ranker
 from .routes import match
 from .signals import route_matches
@@ -41,6 +41,7 @@ PIN = 4.0  # an exact identifier mention: above anything ranking can reach (time
 AS_WRITTEN = 0.5  # ... more when spelled exactly (``add_argument``, not ``add_arguments``)
 HANDLER = 1.0  # the named handler of a route the query matches
 SYMBOL_SIZE = 2.0  # long definitions first: ``1 + SYMBOL_SIZE * log1p(lines) / log1p(most lines)``
+PROSE_SHARE = 0.5  # a long task's symbol score: this share is BM25 counting the task's words (``prose``)
 CANDIDATES = 400  # how deep the ranking is sorted: enough for ``top_k`` after diversity
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _ONE_TOKEN = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*(?:\(\))?$")
@@ -188,6 +189,8 @@ def search_index(index: RepoIndex, query: str, top_k: int = 20) -> list[SearchHi
     factors = kind_factors(index, q)
     files = _file_scores(index, q, terms, weights, factors)
     own = _share(table.ranker, terms, weights) if table.name else np.zeros(0, dtype=np.float32)
+    if is_long(q.raw):
+        own, files = _prose(index, table, q.raw, own, files, factors)
     lift = _evidence(index, table, q)
     if not own.any() and not lift.any():
         order = _ranked(files)[:top_k]
@@ -202,6 +205,20 @@ def search_index(index: RepoIndex, query: str, top_k: int = 20) -> list[SearchHi
     pinned = np.concatenate([lift >= PIN * (1.0 + SYMBOL_SIZE), np.zeros(len(table.bare_files), dtype=bool)])
     chosen = _diverse(_ranked(values), file_of, pinned, values)[:top_k]
     return [_hit(index, table, int(c), float(values[c])) for c in chosen]
+
+
+def _prose(
+    index: RepoIndex, table: SymbolTable, raw: str, own: np.ndarray, files: np.ndarray, factors: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """A long task's symbol and file scores with what textbook BM25 does right with prose
+    (``prose``): each symbol's score half its own, half BM25 with the task's term counts; the
+    files blended as the pack blends them."""
+    from .prose import blended, counted_scores, unit
+
+    if table.name:
+        counted = counted_scores(table.ranker, raw)
+        own = (PROSE_SHARE * unit(counted) + (1.0 - PROSE_SHARE) * unit(own)) * float(own.max() or 1.0)
+    return own, blended(index, raw, files, factors)
 
 
 def _hit(index: RepoIndex, table: SymbolTable, c: int, score: float) -> SearchHit:

@@ -27,7 +27,7 @@ from .views import breakdowns, classifiers, diff, retrieval, scoreboard
 from .views.common import Html, Note, is_control, label, primary_target, suite_rows, targets_of, unless_quiet
 
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
-GREYS = {"bm25": "#7f7f7f", "random": "#c7c7c7"}
+GREYS = {"bm25": "#7f7f7f", "guess": "#a3a3a3", "random": "#c7c7c7"}
 UP, DOWN, MUTED = "#1a73e8", "#e8710a", "#80868b"
 
 

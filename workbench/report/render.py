@@ -283,7 +283,8 @@ def write_index(run: Any, pages: list[Page], out: Path, left_out: dict[str, str]
     body = (
         f"<h1>Run {escaped(run.run_id)}: {verdict}</h1><p>Corpus "
         f"{escaped(str((run.manifest.get('corpus') or {}).get('path', '?')))}, created "
-        f"{escaped(str(run.manifest.get('created', '?')))}. Controls (bm25, random) never gate the verdict.</p>"
+        f"{escaped(str(run.manifest.get('created', '?')))}. "
+        "Controls (bm25, guess, random) never gate the verdict.</p>"
         f"<table><tr><th>suite</th>{head}</tr>{rows}</table><h2>Reports</h2><ul>{links}</ul>"
     )
     path = out / "index.html"

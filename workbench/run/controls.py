@@ -1,10 +1,11 @@
-"""Candidates against the controls: does each engine beat ``random`` and ``bm25`` on the headline
-metric of each suite, by a paired t-test over the cases both scored?
+"""Candidates against the controls: does each engine beat ``random``, ``bm25`` and ``guess`` on the
+headline metric of each suite, by a paired t-test over the cases both scored?
 
 ``control_section`` is the summary's ``controls`` object (suite -> candidate -> control ->
 comparison); ``gate_on_controls`` is ``--gate controls``: a (suite, candidate) the corpus gives
-no floors is judged by "beats bm25 significantly on the headline metric" (``random`` when no bm25
-ran), and a gate that cannot decide (no control, too few pairs) fails closed.
+no floors is judged by "beats bm25 and guess significantly on the headline metric" (each of them
+that scored the suite; ``random`` when neither did), and a gate that cannot decide (no control, too
+few pairs) fails closed. Controls never gate the overall verdict: they are judged by nothing.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ if TYPE_CHECKING:
 
 ALPHA = 0.05
 CONTROLS_GATE = "controls"
-GATE_ORDER = ("bm25", "random")  # the control --gate controls judges by, first that ran
+GATE_CONTROLS = ("bm25", "guess")  # the controls --gate controls asks an engine to beat (those that ran)
+FALLBACK_CONTROL = "random"  # judged by when none of GATE_CONTROLS scored the suite
 
 
 def compare_with_control(values: pd.DataFrame, candidate: str, control: str, metric: str) -> dict[str, Any]:
@@ -73,11 +75,14 @@ def gate_on_controls(summary: dict[str, Any], headlines: dict[str, str]) -> dict
             if target in CONTROL_TARGETS or result.get("verdict") != NO_FLOORS or suite not in headlines:
                 continue
             versus = section.get(suite, {}).get(target, {})
-            control = next((c for c in GATE_ORDER if c in versus), None)
-            failure = _gate_failure(suite, headlines[suite], control, versus.get(control) if control else None)
-            verdict = FAIL if failure else PASS
+            judges = [c for c in GATE_CONTROLS if c in versus] or [c for c in (FALLBACK_CONTROL,) if c in versus]
+            failures = [_gate_failure(suite, headlines[suite], c, versus[c]) for c in judges] or [
+                _gate_failure(suite, headlines[suite], None, None)
+            ]
+            failed = [f for f in failures if f]
+            verdict = FAIL if failed else PASS
             per[target] = dict(result, verdict=verdict, passed=passed_of(verdict), gate=CONTROLS_GATE)
-            per[target]["failures"] = [*result.get("failures", []), *([failure] if failure else [])]
+            per[target]["failures"] = [*result.get("failures", []), *failed]
     verdict = overall_verdict(suites)
     return dict(summary, verdict=verdict, passed=passed_of(verdict), gate=CONTROLS_GATE)
 
@@ -85,7 +90,7 @@ def gate_on_controls(summary: dict[str, Any], headlines: dict[str, str]) -> dict
 def _gate_failure(suite: str, metric: str, control: str | None, c: dict[str, Any] | None) -> str | None:
     """Why the controls gate fails a (suite, candidate), or None when it beats the control."""
     if control is None or c is None:
-        return f"--gate controls: no control (bm25 or random) scored {suite} {metric}"
+        return f"--gate controls: no control (bm25, guess or random) scored {suite} {metric}"
     if c["p"] is None:
         return f"--gate controls: {c['n']} case(s) scored by both it and {control}, need 2"
     if not c["beats"]:
@@ -105,10 +110,10 @@ def with_controls(summary: dict[str, Any], scores: pd.DataFrame, suites: list[An
 
 
 def gated_targets(targets: list[str], gate: str | None) -> list[str]:
-    """The targets to run: under ``--gate controls`` with no control among them, ``bm25`` is added
+    """The targets to run: under ``--gate controls`` the ``GATE_CONTROLS`` not among them are added
     (a gate needs something to beat). Any other gate is a usage error."""
     if gate is None:
         return targets
     if gate != CONTROLS_GATE:
         raise UsageError(f"unknown run gate {gate!r} (known: {CONTROLS_GATE})")
-    return targets if CONTROL_TARGETS & set(targets) else [*targets, "bm25"]
+    return [*targets, *(c for c in GATE_CONTROLS if c not in targets)]

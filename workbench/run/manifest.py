@@ -83,7 +83,12 @@ def assemble(
     return {
         "run_id": run,
         "created": stamp(started),
-        "corpus": {"path": str(corpus.path), "sha256": corpus.sha256, "k": corpus.k},
+        "corpus": {
+            "path": str(corpus.path),
+            "sha256": corpus.sha256,
+            "k": corpus.k,
+            **({"goldScope": corpus.gold_scope.body()} if corpus.gold_scope is not None else {}),
+        },
         "targets": targets,
         "workbench_version": package_version(DISTRIBUTION),
         "git_commit": git_commit(Path.cwd()),

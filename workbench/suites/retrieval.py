@@ -25,7 +25,7 @@ import pandas as pd
 
 from ..analysis import SYMBOL_METRICS, first_ranks, metrics, symbol_scores
 from ..columns import CASE, METRIC, PASSED, VALUE
-from ..contract import PACK_LIMIT, FileRef, Repo
+from ..contract import PACK_LIMIT, FileRef, Repo, ask_pack
 from ..corpus import case_fixtures
 from .base import Outcome, RunContext, Scored, Suite, mean_metrics
 
@@ -65,7 +65,7 @@ class RetrievalSuite(Suite):
     def run_case(self, target: Any, case: dict[str, Any], ctx: RunContext) -> dict[str, Any]:
         names = case_fixtures(case)
         repos = [Repo(name, ctx.corpus.repo_dir(name, case)) for name in names]
-        pack = target.context_pack(case["query"], repos, PACK_LIMIT)
+        pack = ask_pack(target, case["query"], repos, PACK_LIMIT, ctx.corpus.gold_scope)
         multi = len(names) > 1
         seen: dict[str, Any] = {
             "primary": _unique([doc_id(r, multi) for r in pack.primary]),

@@ -30,7 +30,7 @@ import pandas as pd
 from ..analysis import metrics
 from ..code.walk import list_files, read_text
 from ..columns import CASE, METRIC, PASSED, VALUE
-from ..contract import FileRef, Pack, Repo
+from ..contract import FileRef, Pack, Repo, ask_pack
 from ..corpus import case_fixtures
 from ..errors import TargetError
 from ..tokens import TokenCounter
@@ -205,7 +205,9 @@ class TokensSuite(Suite):
     def run_case(self, target: Any, case: dict[str, Any], ctx: RunContext) -> dict[str, Any]:
         names = case_fixtures(case)
         roots = {name: ctx.corpus.repo_dir(name, case) for name in names}
-        pack = _check_pack(target.context_pack(case["query"], [Repo(n, p) for n, p in roots.items()], PACK_LIMIT))
+        pack = _check_pack(
+            ask_pack(target, case["query"], [Repo(n, p) for n, p in roots.items()], PACK_LIMIT, ctx.corpus.gold_scope)
+        )
         tokens, source, missing = pack_tokens(pack, roots, self.counter)
         dumps = [self.naive(root) for root in roots.values()]
         multi = len(names) > 1

@@ -1,6 +1,6 @@
 """Resolve target spec strings into target objects.
 
-Specs: ``builtin`` (the reference engine), ``random`` and ``bm25`` (controls),
+Specs: ``builtin`` (the reference engine), ``random``, ``bm25`` and ``guess`` (controls),
 ``cmd:<command line>``, ``http://host:port`` (or https), ``python:<module>:<factory>``,
 or the name of an installed ``workbench.targets`` entry point.
 """
@@ -38,7 +38,18 @@ def _bm25(seed: int, timeout: float) -> Any:
     return Bm25Target()
 
 
-NAMED: dict[str, Callable[[int, float], Any]] = {"builtin": _builtin, "random": _random, "bm25": _bm25}
+def _guess(seed: int, timeout: float) -> Any:
+    from .guess import GuessTarget
+
+    return GuessTarget()
+
+
+NAMED: dict[str, Callable[[int, float], Any]] = {
+    "builtin": _builtin,
+    "random": _random,
+    "bm25": _bm25,
+    "guess": _guess,
+}
 
 
 def _python_target(spec: str) -> Any:
@@ -103,7 +114,7 @@ def resolve_target(spec: str, seed: int = 0, timeout: float = REQUEST_TIMEOUT, j
     if found is not None:
         return found
     raise UnknownTarget(
-        f"unknown target {spec!r}: use builtin, random, bm25, cmd:<command>, "
+        f"unknown target {spec!r}: use builtin, random, bm25, guess, cmd:<command>, "
         "http://host:port, python:<module>:<factory> or an installed entry point"
     )
 

@@ -13,9 +13,19 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ..contract import CAPABILITIES, Command, GateResult, Pack, Repo, SearchHit, record_usage
+from ..contract import CAPABILITIES, Command, GateResult, GoldScope, Pack, Repo, SearchHit, record_usage
 from ..errors import TargetError
-from ..wire import checked, parse_concepts, parse_gate, parse_harness, parse_hits, parse_pack, parse_usage, repo_body
+from ..wire import (
+    checked,
+    pack_request,
+    parse_concepts,
+    parse_gate,
+    parse_harness,
+    parse_hits,
+    parse_pack,
+    parse_usage,
+    repo_body,
+)
 from .handshake import Handshake, UnsupportedCapability, ask, is_unsupported
 
 Transport = Callable[[str, dict[str, Any]], dict[str, Any]]
@@ -85,8 +95,8 @@ class ProtocolTarget:
         started = time.monotonic()
         return self.in_time(capability, started, parse(self._call(capability, request)))
 
-    def context_pack(self, query: str, repos: list[Repo], limit: int) -> Pack:
-        request = {"query": query, "repos": [repo_body(r) for r in repos], "limit": limit}
+    def context_pack(self, query: str, repos: list[Repo], limit: int, gold_scope: GoldScope | None = None) -> Pack:
+        request = pack_request(query, repos, limit, gold_scope)
         return self._answer("context_pack", request, lambda body: parse_pack(body, repos))
 
     def risk_concepts(self, mode: str, text: str) -> set[str]:

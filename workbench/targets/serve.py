@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
-from ..contract import CAPABILITIES, Repo, capabilities
+from ..contract import CAPABILITIES, Repo, ask_pack, capabilities
 from ..errors import TargetError, WorkbenchError
-from ..wire import encode_answer
+from ..wire import encode_answer, parse_gold_scope
 from .guarded_http import BoundedHTTPServer, make_guarded_server
 from .handshake import HANDSHAKE, handshake_answer
 from .http import GO_CODE_SEARCH
@@ -56,8 +56,12 @@ class Dispatcher:
                 raise TargetError(
                     f"'repos' should be a list of at least one and at most {MAX_REPOS} {{name}} of served repositories"
                 )
-            return self.target.context_pack(
-                _text(body, "query"), [self.repo(r) for r in repos], _count(body, "limit", 8)
+            return ask_pack(
+                self.target,
+                _text(body, "query"),
+                [self.repo(r) for r in repos],
+                _count(body, "limit", 8),
+                parse_gold_scope(body),
             )
         if capability == "risk_concepts":
             return self.target.risk_concepts(_text(body, "mode"), _text(body, "text"))

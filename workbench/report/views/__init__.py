@@ -53,6 +53,7 @@ from .repeats import flaky_frame, pass_k, repeat_summary, repeats
 from .retrieval import (
     case_shapes,
     fixture_key,
+    given_away,
     query_shape,
     rank_counts,
     retrieval_by_fixture,
@@ -96,6 +97,7 @@ __all__ = [
     "floors",
     "gate_matrix",
     "gate_verdict",
+    "given_away",
     "group_metrics",
     "harness_commands",
     "headline",

@@ -140,6 +140,16 @@ def k_of(run: Run) -> int:
     return int((run.manifest.get("corpus") or {}).get("k") or 5)
 
 
+def scope_text(run: Run) -> str:
+    """``gold scope: tests, docs, ... are never gold``, or ``no gold scope: any file may be gold``
+    (the corpus's ``goldScope``, as the run's manifest recorded it)."""
+    scope = (run.manifest.get("corpus") or {}).get("goldScope")
+    exclude = scope.get("exclude") if isinstance(scope, dict) else None
+    if not exclude:
+        return "no gold scope: any file may be gold"
+    return f"gold scope: {', '.join(map(str, exclude))} files are never gold (the controls index the rest)"
+
+
 def suite_rows(run: Run, suite: str, target: str | None = None) -> pd.DataFrame | Note:
     """The case rows of one suite (and target), or a Note saying why there are none. Columns no row
     of this suite fills (other suites' fields, such as findings' ``expected_verdict`` beside the gate's

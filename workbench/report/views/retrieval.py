@@ -19,7 +19,9 @@ from pandas.io.formats.style import Styler
 from ...columns import CASE, ERROR, PASSED, TARGET
 from ...store.runs import Run
 from .breakdowns import grouped, in_run_order
-from .common import Note, joined, k_of, mark, primary_target, suite_rows, table, targets_of, wide_scores
+from .common import Note, joined, k_of, mark, primary_target, scope_text, suite_rows, table, targets_of, wide_scores
+
+GUESS = "guess"
 
 SHAPES = (
     ("route", re.compile(r"(^|\s)/[\w{}:.\-/]+|\b(GET|POST|PUT|PATCH|DELETE)\b")),
@@ -103,6 +105,23 @@ def worst_first(rows: pd.DataFrame, run: Run) -> pd.DataFrame:
     merged = merged.assign(_passed=merged[PASSED].fillna(False).astype(bool), _steady=steady)
     ordered = merged.sort_values(["_steady", "_passed", *keys, CASE], kind="stable", na_position="last")
     return rows.loc[ordered.index]
+
+
+def given_away(run: Run) -> Note:
+    """What the corpus gives away in its wording: how many retrieval cases the ``guess`` control (the
+    task text and the file paths, no contents) already passes, and the corpus's gold scope."""
+    rows = suite_rows(run, "retrieval", GUESS)
+    scope = scope_text(run).capitalize()
+    if isinstance(rows, Note):
+        return Note(f"{scope}. The guess control did not run (add --target guess to see what the wording gives away).")
+    scored = rows[~rows["fallback"].fillna(False).astype(bool)] if "fallback" in rows else rows
+    solved = int(scored[PASSED].fillna(False).astype(bool).sum())
+    total = len(scored)
+    share = f" ({100 * solved / total:.0f}%)" if total else ""
+    return Note(
+        f"{scope}. guess (paths only, no contents) already solves {solved} of {total} cases{share}: "
+        "an engine earns credit for the rest."
+    )
 
 
 def retrieval_cases(run: Run, target: str | None = None, limit: int = 50) -> Styler | Note:

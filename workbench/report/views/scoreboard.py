@@ -14,7 +14,20 @@ from ...store.runs import Run
 from ...store.verdicts import FAIL, NO_FLOORS, PASS, SKIPPED, pair_verdict, run_verdict
 from .._html import escaped
 from ..text import verdict_text
-from .common import FAIL_CSS, MUTED_CSS, PASS_CSS, Html, Note, is_control, joined, k_of, label, table, targets_of
+from .common import (
+    FAIL_CSS,
+    MUTED_CSS,
+    PASS_CSS,
+    Html,
+    Note,
+    is_control,
+    joined,
+    k_of,
+    label,
+    scope_text,
+    table,
+    targets_of,
+)
 from .costs import cost_frame
 from .reasons import explain
 
@@ -29,6 +42,7 @@ def run_header(run: Run) -> Html:
     facts = [
         f"created {manifest.get('created', '?')}",
         f"corpus {corpus.get('path', '?')} (sha256 {str(corpus.get('sha256', ''))[:12]}, k={k_of(run)})",
+        scope_text(run),
         f"commit {manifest.get('git_commit') or 'unknown'}",
         f"sandbox: {summary.get('sandbox') or 'unknown'}",
     ]

@@ -1,0 +1,439 @@
+"""The reference engine against textbook BM25 on long, issue-like tasks over real history (issue 39).
+
+    python bench/engine_long.py [--half dev|held|all] [--repos DIR] [--cases 30] [--work DIR]
+                                [--only REPO] [--body-words LO,HI] [--rows FILE] [--json]
+
+**Cases.** Each bundle of ``--repos`` (default ``../shared/repos``) is mined with
+``workbench.mining.mine`` (up to ``MINED`` candidate cases, seed 0): commits that change 1-3
+non-test source files, each a case at its parent revision expecting those files and, as
+``expectedSymbols``, the definitions the diff edits. The query is then replaced by the *whole*
+commit message: the cleaned subject and every paragraph of the body (trailer lines such as
+``Signed-off-by:`` and issue references dropped), the kind of text an issue tracker hands over.
+Only commits whose body has at least ``MIN_BODY_WORDS`` words are kept, the ``--cases`` longest
+per repository.
+
+**Halves, by repository, fixed before any tuning** (the same split as ``bench/search_real.py``):
+development werkzeug, commander, echo, viper (tuned on); held-out attrs, koa, ky, logrus (looked at
+once, at the end).
+
+**Rankers.** At file level, over each case's tree at its revision:
+
+* ``builtin``: the reference engine's file ranking (``workbench.reference.pack.rank_files``, what
+  its pack picks from), top 20;
+* ``textbook``: rank-bm25's ``BM25Okapi`` (k1 1.5, b 0.75) with one document per source file that
+  can be gold (code, not a test, doc, example or generated file: ``in_scope``), its path + text,
+  lower-cased ``\\w+`` tokens;
+* ``chunks``: the same over definition chunks (``definition_ranges``), a file scored by the sum of
+  its best three chunks (the other textbook variant, issue 38's control);
+* ``control``: the product's ``bm25`` target (its pack, limit 10), over the files the mined corpus's
+  goldScope allows where this checkout has goldScope (issue 38), else over every file; at function
+  level its ``search`` (top 20).
+
+Acc@k: every gold file in the top k; MRR: the first gold file. At function level (cases with
+``expectedSymbols``): builtin's ``search`` (top 20) and its pack's ``symbols`` against BM25Okapi
+over definition chunks (path, qualified name, source lines; same tokens), scored by the ranking
+suite's rules (``match_matrix``, ``go_code_metrics``): nDCG@10, and Acc@10 (every gold symbol in
+the top 10). The paired tests are ``workbench.analysis.stats``: McNemar on Acc@5 and Wilcoxon on
+per-case MRR / nDCG@10 between builtin and the textbook. Results: ``bench/BENCHMARKS.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+HALVES = {
+    "dev": ("werkzeug", "commander", "echo", "viper"),
+    "held": ("attrs", "koa", "ky", "logrus"),
+}
+MINED = 600  # candidate cases mined per repository before the long-body filter
+MIN_BODY_WORDS = 15
+TOP_K = 20
+BEST_CHUNKS = 3
+FILE_METRICS = ("acc@1", "acc@5", "acc@10", "mrr")
+SYMBOL_METRICS = ("ndcg@10", "acc@10", "pack acc@10")
+_TOKEN = re.compile(r"\w+")
+_TRAILER = re.compile(r"^[A-Z][\w-]*(?:-by)?:\s|^(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|refs?)\s+#\d+", re.I)
+_REF = re.compile(r"\(#\d+\)|(?<![\w&])#\d+\b|https?://\S+")
+
+
+def words(text: str) -> list[str]:
+    """The textbook tokens: lower-cased ``\\w+`` runs."""
+    return _TOKEN.findall(text.lower())
+
+
+def in_scope(path: str) -> bool:
+    """Whether ``path`` can be gold: source code that is not a test, doc, example, fixture or generated."""
+    from workbench.code.kinds import file_kind, is_code
+
+    name = path.rsplit("/", 1)[-1]
+    parts = path.split("/")
+    return (
+        is_code(path)
+        and file_kind(path) not in ("test", "fixture", "doc", "example")
+        and not re.search(r"(?:^|/)tests?(?:suite|_?utils|data|ing)?/", path, re.I)
+        and not re.search(r"[._-](?:test|spec)(?:[._-][^/]*)?\.[^./]+$", name, re.I)
+        and not (parts[0] in ("dist", "build", "out", "coverage") and len(parts) > 1)
+        and not re.search(r"\.min\.js$|_pb2\.py$|\.pb\.go$|[._]gen(?:erated)?\.\w+$", name)
+    )
+
+
+# ---- the cases ----
+
+
+def message(subject: str, body: str) -> str:
+    """The whole commit message as a task: the cleaned subject, then the body without trailers or references."""
+    from workbench.mining.queries import clean_subject
+
+    kept = [line for line in body.splitlines() if not _TRAILER.match(line.strip())]
+    text = _REF.sub("", "\n".join(kept)).strip()
+    return f"{clean_subject(subject)}\n\n{text}".strip()
+
+
+def _messages(clone: Path, shas: list[str]) -> dict[str, tuple[str, str]]:
+    out = subprocess.run(
+        ["git", "-C", str(clone), "log", "--no-walk=unsorted", "--format=%H%x00%s%x00%b%x1e", *shas],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    found = {}
+    for record in out.split("\x1e"):
+        if record.strip():
+            sha, subject, body = record.strip("\n").split("\x00", 2)
+            found[sha] = (subject, body)
+    return found
+
+
+def build_corpus(bundle: Path, work: Path, cases: int, span: tuple[int, int] = (MIN_BODY_WORDS, 10**9)) -> Path:
+    """The long-message corpus of one repository (kept in ``work``; reused when present): the
+    ``cases`` longest messages whose body adds ``span[0]`` to ``span[1]`` (excluded) words."""
+    out = work / (
+        f"{bundle.stem}-long-{cases}.json"
+        if span == (MIN_BODY_WORDS, 10**9)
+        else f"{bundle.stem}-long-{cases}-{span[0]}-{span[1]}.json"
+    )
+    if out.exists():
+        return out
+    from workbench.mining import mine
+
+    with tempfile.TemporaryDirectory(prefix="engine-long-") as tmp:
+        clone = Path(tmp) / bundle.stem
+        subprocess.run(["git", "-c", "advice.detachedHead=false", "clone", "-q", str(bundle), str(clone)], check=True)
+        mined = mine(clone, max_cases=MINED, seed=0, progress=False, fixture=bundle.stem).cases
+        texts = _messages(clone, [c["source"]["commit"] for c in mined])
+    long = []
+    for case in mined:
+        subject, body = texts[case["source"]["commit"]]
+        query = message(subject, body)
+        extra = len(words(query)) - len(words(subject))
+        if span[0] <= extra < span[1]:
+            long.append((-extra, case["name"], dict(case, query=query)))
+    kept = [case for _, _, case in sorted(long)[:cases]]
+    data = {
+        "description": f"Long-message cases of {bundle.stem} (bench/engine_long.py).",
+        "k": 5,
+        "fixtureRoots": {bundle.stem: str(bundle)},
+        "retrieval": sorted(kept, key=lambda c: c["name"]),
+    }
+    out.write_text(json.dumps(data, indent=1))
+    return out
+
+
+# ---- the textbook rankers ----
+
+
+def _tree(root: Path) -> list[tuple[str, bytes]]:
+    found = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "node_modules")
+        for name in sorted(names):
+            rel = os.path.relpath(os.path.join(folder, name), root).replace(os.sep, "/")
+            if in_scope(rel):
+                try:
+                    found.append((rel, Path(folder, name).read_bytes()))
+                except OSError:
+                    continue
+    return found
+
+
+def textbook(root: Path, query: str) -> dict[str, list[Any]]:
+    """File rankings (whole files; chunks, best three summed) and the definition-chunk symbol ranking."""
+    from rank_bm25 import BM25Okapi
+
+    from workbench.code.enclosing import definition_ranges
+
+    files = _tree(root)
+    terms = words(query)
+    out: dict[str, list[Any]] = {"textbook": [], "chunks": [], "symbols": []}
+    if not files:
+        return out
+    docs = [words(rel) + words(data.decode("utf-8", "replace")) for rel, data in files]
+    scores = BM25Okapi(docs).get_scores(terms)
+    order = sorted((i for i in range(len(files)) if scores[i] > 0), key=lambda i: (-scores[i], files[i][0]))
+    out["textbook"] = [files[i][0] for i in order[:TOP_K]]
+    keys, chunks = [], []
+    for rel, data in files:
+        lines = data.decode("utf-8", "replace").split("\n")
+        for name, first, last in sorted(definition_ranges(rel, data), key=lambda r: (r[1], r[0])):
+            keys.append((rel, name))
+            chunks.append(words(rel) + words(name) + words("\n".join(lines[first - 1 : last])))
+    if not chunks:
+        return out
+    scores = BM25Okapi(chunks).get_scores(terms)
+    order = sorted((i for i in range(len(keys)) if scores[i] > 0), key=lambda i: (-scores[i], keys[i]))
+    out["symbols"] = [list(keys[i]) for i in order[:50]]
+    best: dict[str, list[float]] = {}
+    for i in order:
+        best.setdefault(keys[i][0], []).append(float(scores[i]))
+    totals = {f: sum(sorted(s, reverse=True)[:BEST_CHUNKS]) for f, s in best.items()}
+    out["chunks"] = sorted(totals, key=lambda f: (-totals[f], f))[:TOP_K]
+    return out
+
+
+# ---- scoring ----
+
+
+def file_scores(ranked: list[str], gold: list[str]) -> dict[str, float]:
+    ranks = [ranked.index(g) + 1 if g in ranked else None for g in gold]
+    found = [r for r in ranks if r is not None]
+    worst = max(found) if len(found) == len(gold) else None
+    out = {f"acc@{k}": float(worst is not None and worst <= k) for k in (1, 5, 10)}
+    return out | {"mrr": 1.0 / min(found) if found else 0.0}
+
+
+def symbol_scores(hits: list[tuple[str, str]], pack: list[tuple[str, str]], case: dict[str, Any]) -> dict[str, float]:
+    import numpy as np
+
+    from workbench.analysis.symbols import split_label
+    from workbench.suites.ranking import go_code_metrics, match_matrix
+
+    expected = [list(split_label(label)) for label in case["expectedSymbols"]]
+    relevant, first = match_matrix(hits, expected)
+    ndcg = float(go_code_metrics(relevant[None, :], first[None, :], np.array([len(expected)]))["ndcg@10"][0])
+
+    def acc(ranked: list[tuple[str, str]]) -> float:
+        relevant, _ = match_matrix(ranked[:10], expected)
+        return float(int(relevant.sum()) >= len(expected))
+
+    return {"ndcg@10": ndcg, "acc@10": acc(hits), "pack acc@10": acc(pack)}
+
+
+def builtin(root: Path, name: str, query: str) -> dict[str, list[Any]]:
+    """The engine's file ranking, its search hits and its pack's symbols."""
+    from workbench.contract import Repo
+    from workbench.reference.index import load_index
+    from workbench.reference.pack import rank_files
+    from workbench.reference.search import search_index
+    from workbench.targets.builtin import BuiltinTarget
+
+    repo = Repo(name, root)
+    files = [path for _, path in rank_files(query, [repo], TOP_K)]
+    hits = [[h.file, h.symbol] for h in search_index(load_index(root), query, TOP_K)]
+    pack = BuiltinTarget().context_pack(query, [repo], 8)
+    return {"files": files, "symbols": hits, "pack": [[s.path, s.name] for s in pack.symbols or []]}
+
+
+def control(root: Path, name: str, query: str) -> list[Any]:
+    """The product's ``bm25`` control's files (its pack, limit 10) over the files a mined corpus's
+    goldScope allows, where this checkout has goldScope (issue 38), else over every file.
+    Then its ``search`` hits (top 20) as (file, symbol) pairs, after a ``None``."""
+    from workbench.contract import Repo
+    from workbench.targets.controls import Bm25Target
+
+    try:
+        from workbench.corpus.scope import MINED_SCOPE  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        pack = Bm25Target().context_pack(query, [Repo(name, root)], 10)
+    else:
+        pack = Bm25Target().context_pack(query, [Repo(name, root)], 10, gold_scope=MINED_SCOPE)
+    hits = Bm25Target().search(query, Repo(name, root), TOP_K)
+    return [ref.path for ref in [*pack.primary, *pack.related]] + [None] + [[h.file, h.symbol] for h in hits]
+
+
+def run_repo(corpus_path: Path, work: Path) -> list[dict[str, Any]]:
+    """Per-case rows (engine, level, metrics) of one repository's corpus."""
+    from workbench.corpus.load import load_corpus
+
+    corpus = load_corpus(corpus_path)
+    kept_path = work / f"{corpus_path.stem}-textbook.json"
+    kept = json.loads(kept_path.read_text()) if kept_path.exists() else {}
+    rows = []
+    for case in corpus.cases("retrieval"):
+        root = corpus.repo_dir(case["repoFixture"], case)
+        if case["name"] not in kept:
+            kept[case["name"]] = textbook(root, case["query"])
+        book = kept[case["name"]]
+        if None not in book.get("control", []):
+            book["control"] = control(root, case["repoFixture"], case["query"])
+        split = book["control"].index(None)
+        book_control, control_hits = book["control"][:split], [tuple(h) for h in book["control"][split + 1 :]]
+        mine = builtin(root, case["repoFixture"], case["query"])
+        base = {"repo": case["repoFixture"], "case": case["name"], "words": len(words(case["query"]))}
+        gold = case["expectedPrimary"]
+        rows.append(base | {"engine": "builtin", "level": "file", **file_scores(mine["files"], gold)})
+        for engine in ("textbook", "chunks"):
+            rows.append(base | {"engine": engine, "level": "file", **file_scores(book[engine], gold)})
+        rows.append(base | {"engine": "control", "level": "file", **file_scores(book_control, gold)})
+        if case.get("expectedSymbols"):
+            ranked = [tuple(h) for h in mine["symbols"]]
+            pack = [tuple(h) for h in mine["pack"]]
+            rows.append(base | {"engine": "builtin", "level": "symbol", **symbol_scores(ranked, pack, case)})
+            deep = [tuple(h) for h in book["symbols"]]
+            rows.append(base | {"engine": "textbook", "level": "symbol", **symbol_scores(deep[:TOP_K], deep, case)})
+            found = symbol_scores(control_hits, control_hits, case)
+            rows.append(base | {"engine": "control", "level": "symbol", **found})
+    kept_path.write_text(json.dumps(kept))
+    return rows
+
+
+# ---- tables ----
+
+
+def _groups(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
+    groups: dict[str, list[str]] = {}
+    for half, repos in HALVES.items():
+        present = [r for r in repos if any(row["repo"] == r for row in rows)]
+        groups.update({repo: [repo] for repo in present})
+        if present:
+            groups[f"{half} half"] = present
+    return groups
+
+
+def _paired(rows: list[dict[str, Any]], level: str, metric: str, other: str) -> dict[str, float]:
+    """builtin against ``other`` on one metric, paired by case: mean difference, wins/ties/losses, p."""
+    import numpy as np
+
+    from workbench.analysis import stats
+
+    mine = {r["case"]: r[metric] for r in rows if r["level"] == level and r["engine"] == "builtin"}
+    theirs = {r["case"]: r[metric] for r in rows if r["level"] == level and r["engine"] == other}
+    cases = sorted(set(mine) & set(theirs))
+    a = np.array([mine[c] for c in cases], dtype=float)
+    b = np.array([theirs[c] for c in cases], dtype=float)
+    wins, ties, losses = stats.win_tie_loss(a - b)
+    if metric.startswith("acc"):
+        p = stats.mcnemar(a > 0, b > 0).p
+    else:
+        p = stats.wilcoxon(a - b).p
+    return {"diff": float((a - b).mean()) if cases else 0.0, "wins": wins, "ties": ties, "losses": losses, "p": p}
+
+
+def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """``{group: {level: {engine: {cases, metrics...}}, "paired": ...}}`` per repository and half."""
+    out: dict[str, Any] = {}
+    for group, repos in _groups(rows).items():
+        sel = [r for r in rows if r["repo"] in repos]
+        cell: dict[str, Any] = {}
+        for level, metrics in (("file", FILE_METRICS), ("symbol", SYMBOL_METRICS)):
+            cell[level] = {}
+            for engine in ("builtin", "textbook", "chunks", "control"):
+                mine = [r for r in sel if r["level"] == level and r["engine"] == engine]
+                if mine:
+                    cell[level][engine] = {"cases": len(mine)} | {
+                        m: sum(float(r[m]) for r in mine) / len(mine) for m in metrics
+                    }
+        if group.endswith("half"):
+            cell["paired"] = {
+                "file acc@5 vs textbook": _paired(sel, "file", "acc@5", "textbook"),
+                "file acc@5 vs chunks": _paired(sel, "file", "acc@5", "chunks"),
+                "file acc@5 vs control": _paired(sel, "file", "acc@5", "control"),
+                "file mrr vs textbook": _paired(sel, "file", "mrr", "textbook"),
+                "symbol ndcg@10 vs textbook": _paired(sel, "symbol", "ndcg@10", "textbook"),
+                "symbol ndcg@10 vs control": _paired(sel, "symbol", "ndcg@10", "control"),
+            }
+        out[group] = cell
+    return out
+
+
+def _cells(c: dict[str, float]) -> str:
+    return " / ".join(f"{100 * c[m]:.1f}" if m != "mrr" else f"{c[m]:.3f}" for m in FILE_METRICS)
+
+
+def render(result: dict[str, Any]) -> str:
+    lines = [
+        "File level (Acc@1 / Acc@5 / Acc@10 / MRR):",
+        "| repo | cases | builtin | textbook (files) | chunks (best 3) | bm25 control | builtin - textbook Acc@5 |",
+        "| --- | ---: | --- | --- | --- | --- | ---: |",
+    ]
+    for group, cell in result.items():
+        c = cell["file"]
+        shown = [_cells(c[e]) for e in ("builtin", "textbook", "chunks", "control")]
+        margin = 100 * (c["builtin"]["acc@5"] - c["textbook"]["acc@5"])
+        lines.append(f"| {group} | {c['builtin']['cases']} | " + " | ".join(shown) + f" | {margin:+.1f} |")
+    lines += [
+        "",
+        "Function level (nDCG@10 / Acc@10; builtin's pack symbols Acc@10):",
+        "| repo | cases | builtin search | builtin pack | textbook chunks | bm25 control | builtin - textbook |",
+        "| --- | ---: | --- | ---: | --- | --- | ---: |",
+    ]
+    for group, cell in result.items():
+        c = cell["symbol"]
+        if "builtin" not in c:
+            continue
+        b, t = c["builtin"], c["textbook"]
+        lines.append(
+            f"| {group} | {b['cases']} | {b['ndcg@10']:.3f} / {100 * b['acc@10']:.1f} | {100 * b['pack acc@10']:.1f} | "
+            f"{t['ndcg@10']:.3f} / {100 * t['acc@10']:.1f} | {c['control']['ndcg@10']:.3f} / "
+            f"{100 * c['control']['acc@10']:.1f} | {b['ndcg@10'] - t['ndcg@10']:+.3f} |"
+        )
+    lines.append("")
+    for group, cell in result.items():
+        for name, p in cell.get("paired", {}).items():
+            lines.append(
+                f"{group}, builtin - {name}: {p['diff']:+.3f} (wins {p['wins']}, ties {p['ties']}, "
+                f"losses {p['losses']}), p = {p['p']:.3g}"
+            )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repos", type=Path, default=REPO.parent / "shared" / "repos")
+    parser.add_argument("--half", choices=("dev", "held", "all"), default="dev")
+    parser.add_argument("--cases", type=int, default=30, help="long-message cases per repository")
+    parser.add_argument("--work", type=Path, default=None, help="keep corpora and textbook rankings here")
+    parser.add_argument("--only", default=None, help="one repository of the half")
+    parser.add_argument(
+        "--body-words", default=f"{MIN_BODY_WORDS},{10**9}", help="LO,HI: keep bodies adding LO to HI (excluded) words"
+    )
+    parser.add_argument("--rows", type=Path, default=None, help="write per-case rows (JSON lines) here")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    names = HALVES["dev"] + HALVES["held"] if args.half == "all" else HALVES[args.half]
+    names = tuple(n for n in names if args.only in (None, n))
+    bundles = [args.repos / f"{n}.bundle" for n in names if (args.repos / f"{n}.bundle").exists()]
+    if not bundles:
+        print(f"{args.repos}: none of {', '.join(names)} as *.bundle: nothing to measure")
+        return
+    work = Path(args.work or tempfile.mkdtemp(prefix="engine-long-"))
+    work.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("WORKBENCH_CACHE_DIR", str(work / "cache"))
+    started = time.perf_counter()
+    rows: list[dict[str, Any]] = []
+    for bundle in bundles:
+        low, high = (int(x) for x in args.body_words.split(","))
+        rows += run_repo(build_corpus(bundle, work, args.cases, (low, high)), work)
+    if args.rows:
+        args.rows.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = summary(rows)
+    if args.json:
+        print(json.dumps({"seconds": time.perf_counter() - started, "tables": result}, indent=1))
+        return
+    print(f"{len(bundles)} repositories, {time.perf_counter() - started:.0f} s ({work})")
+    print(render(result))
+
+
+if __name__ == "__main__":
+    main()
