@@ -72,6 +72,8 @@ class RunOptions:
     resume: Path | None = option(None)
     # A baseline (name or file) to compare with; its section is part of the summary as written.
     baseline: str | None = option(None)
+    # With ``baseline``: a baseline of another corpus version is compared on the cases both share.
+    on_shared_cases: bool = option(False, flag="--on-shared-cases")
     # Seconds the whole run may take: no case starts after it (see ``workbench.run.deadline``).
     deadline: float | None = option(None)
     # Where cases run: ``local`` (this process, ``jobs`` threads) or ``ray[:ADDRESS]`` (run/executors.py).

@@ -237,6 +237,16 @@ def project_root(start: Path | None = None) -> Path:
     return here
 
 
+def project_path(path: Path | str) -> Path:
+    """``path`` as given, or, when it is relative and missing from the working directory but present
+    under the project root (a notebook's kernel runs in ``notebooks/``), the project's one."""
+    given = Path(path)
+    if given.is_absolute() or given.exists():
+        return given
+    under_root = project_root() / given
+    return under_root if under_root.exists() else given
+
+
 @dataclass(frozen=True)
 class SideRef:
     """Where a named run or baseline (``RUN``, ``RUN#TARGET``, a baseline name or file) is on disk."""
@@ -257,10 +267,11 @@ class Locations:
 
     @classmethod
     def of(cls, corpus: Path | str | None = None, runs: Path | str | None = None) -> Locations:
-        """The locations of a corpus: its baselines in ``baselines/`` beside its file (the default
-        corpus's when None), runs in ``runs`` (default ``reports/runs``)."""
-        baselines = Path(corpus).parent / "baselines" if corpus else DEFAULT_BASELINES_DIR
-        return cls(Path(runs) if runs is not None else DEFAULT_RUNS_DIR, baselines)
+        """The locations of a corpus: its baselines in ``<corpus dir>/baselines/`` (the default
+        corpus's when None), runs in ``runs`` (default ``reports/runs``); relative paths are found
+        from the project root too (``project_path``), so ``notebooks/`` resolves like the root."""
+        baselines = project_path(corpus or DEFAULT_CORPUS).parent / "baselines"
+        return cls(project_path(runs if runs is not None else DEFAULT_RUNS_DIR), baselines)
 
     @classmethod
     def project(cls, start: Path | None = None) -> Locations:
@@ -272,14 +283,14 @@ class Locations:
         """The run directory ``name`` names (a directory, or a run id under ``runs``), or None."""
         text = str(name)
         check_path_length(text, "run")
-        path = Path(text) if Path(text).is_dir() else self.runs / text
+        path = project_path(text) if project_path(text).is_dir() else self.runs / text
         return path if text and path.is_dir() else None
 
     def baseline(self, name: Path | str) -> Path:
         """A baseline file: a ``.json`` path as given, else ``<baselines>/<name>.json``."""
         check_path_length(name, "baseline")
         path = Path(name)
-        return path if path.suffix == ".json" else self.baselines / f"{name}.json"
+        return project_path(path) if path.suffix == ".json" else self.baselines / f"{name}.json"
 
     def run(self, spec: str | Path) -> SideRef:
         """A run (``RUN`` or ``RUN#TARGET``); a StoreError names where it looked."""

@@ -70,6 +70,19 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 
 @pytest.fixture(scope="module")
+def trend_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``workbench trend --out`` over four runs (two corpus versions) and a re-recorded baseline."""
+    from workbench.analysis.trend import trend
+    from workbench.report import render_trend
+
+    from ..analysis.test_trend import build_trend_project
+
+    root = build_trend_project(tmp_path_factory.mktemp("trend"))
+    result = trend(root / "corpus" / "corpus.json", root / "runs")
+    return render_trend(result.to_dict(), root / "html", notebook_dir=REPO_ROOT / "notebooks")
+
+
+@pytest.fixture(scope="module")
 def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -232,3 +245,15 @@ def test_no_text_from_a_run_runs_as_script_on_any_page(hostile_report: Any, brow
         assert browser.execute_script("return document.querySelectorAll('img[src=\"x\"], td script').length") == 0
         shown |= {field for field in FIELDS if _payload(field) in text}
     assert shown == set(FIELDS), f"never shown literally: {sorted(set(FIELDS) - shown)}"
+
+
+def test_the_trend_page_loads_offline_and_fits(trend_page: Path, browser: Any) -> None:
+    """The page ``workbench trend --out`` writes, as a reader opens it."""
+    errors, urls = _open(browser, trend_page)
+    assert not errors, f"console errors {errors}"
+    assert not [url for url in urls if _leaves(url)]
+    seen = browser.execute_script(WIDTHS)
+    assert not seen["wide"] and seen["scroll"] <= seen["page"] + 1, seen
+    text = browser.execute_script("return document.body.innerText")
+    assert "4 run(s), 2 corpus version(s), 1 baseline(s)" in text and "REGRESSED" in text
+    assert browser.execute_script("return document.querySelectorAll('img').length") >= 1

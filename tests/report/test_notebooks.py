@@ -40,7 +40,15 @@ FORBIDDEN = (
 )
 IMG = re.compile(r'<img [^>]*src="data:image/png;base64,')
 # Figures each page must show for the small run (with a baseline).
-MIN_FIGURES = {"scoreboard": 2, "retrieval": 2, "classifiers": 1, "ranking": 2, "baseline_diff": 1, "significance": 2}
+MIN_FIGURES = {
+    "scoreboard": 2,
+    "retrieval": 2,
+    "classifiers": 1,
+    "ranking": 2,
+    "baseline_diff": 1,
+    "significance": 2,
+    "trend": 1,
+}
 
 
 def code_cells(book: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
@@ -121,6 +129,23 @@ def test_baseline_pages_show_the_comparison(rendered) -> None:
     assert f"{Path(base).name}#builtin" in pages["baseline_diff"]
     assert "Gate <code>" in pages["significance"] and "MDE" in pages["significance"]
     assert "No baseline given" not in "".join(pages.values())
+
+
+@pytest.mark.notebooks
+def test_the_baseline_diff_page_without_a_baseline_says_so_once(rendered, tmp_path: Path) -> None:
+    """Not once under every empty heading (issue 42): the headings come only with a comparison."""
+    _, run, _, _ = rendered
+    report = render_report(run, out_dir=tmp_path, notebooks=["baseline_diff"], notebook_dir=REPO_ROOT / "notebooks")
+    text = report.pages[0].html.read_text()
+    assert text.count("No baseline given") == 1
+    assert "Cases by change" not in text and "Metric deltas" not in text and "Regressed" not in text
+
+
+@pytest.mark.notebooks
+def test_the_trend_page_of_a_run_shows_its_corpus_over_time(rendered) -> None:
+    _, _, _, report = rendered
+    page = next(p for p in report.pages if p.name == "trend").html.read_text()
+    assert "2 run(s), 1 corpus version(s)" in page and 'id="T_trend"' in page
 
 
 def _kernel_starts(monkeypatch: pytest.MonkeyPatch) -> list[str]:

@@ -133,3 +133,23 @@ def test_pack_symbols_parse_strictly_and_round_trip() -> None:
         with pytest.raises(TargetError, match=None) as raised:
             parse_pack(bad, repos)
         assert message in str(raised.value)
+
+
+def test_symbol_floors_are_skipped_for_an_engine_without_symbols(tmp_path: Path) -> None:
+    """Floors on metrics a target's answers cannot carry are skipped with the reason, never a FAIL
+    of ``symbolAccAtK missing < 0.35``; the engine that does return symbols is held to them."""
+    path = _corpus(tmp_path)
+    data = json.loads(path.read_text())
+    data["thresholds"] = {"retrieval": {"mrr": 0.4, "symbolAccAtK": 0.35}}
+    path.write_text(json.dumps(data))
+    targets = [f"python:tests.suites.test_retrieval_symbols:{f}" for f in ("with_symbols", "without_symbols")]
+    run = run_eval(path, suites=["retrieval"], targets=targets, out_dir=tmp_path / "runs", progress=False)
+    files_only, with_symbols = (run.summary["suites"]["retrieval"][t] for t in ("files-only", "with-symbols"))
+    assert files_only["verdict"] == "PASS" and files_only["failures"] == []
+    assert files_only["skipped_floors"] == {"symbolAccAtK": files_only["skipped_metrics"]["symbolAccAtK"]}
+    assert with_symbols["verdict"] == "FAIL" and with_symbols["failures"] == ["symbolAccAtK 0.000 < 0.35"]
+    from workbench.report.text import render_scoreboard
+
+    board = render_scoreboard(run.summary, k=2)
+    assert "  - floor skipped: symbolAccAtK >= 0.35 (skipped: the target's context_pack answers" in board
+    assert "missing < 0.35" not in board

@@ -10,8 +10,11 @@ from .registry import Measure, higher_is_better, register
 from .regressions import baseline_section, regression_keys
 from .stats import paired_comparison
 from .symbols import SYMBOL_METRICS, first_ranks, split_label, symbol_matches, symbol_scores
+from .trend import Trend, trend
 
 __all__ = [
+    "Trend",
+    "trend",
     "comparison_github",
     "CaseDiff",
     "SYMBOL_METRICS",

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from ..columns import CASE, METRIC, PASSED, SUITE, TARGET, VALUE
 from ..errors import CompareError, StoreError
 from ..paths import Locations, SideRef
+from ..store.headers import locations_for
 from ..store.runs import RunLike
 from . import stats
 from .gates import FAIL, INSUFFICIENT_DATA, GateDecision, GateRule, default_rule
@@ -93,6 +94,14 @@ class Comparison(CaseDiff):
         return self.decision.summary
 
     @property
+    def change(self) -> GateDecision | None:
+        """The gate rule read as a move from A to B (``REGRESSED``, ``IMPROVED``, ``UNCHANGED``,
+        ``INSUFFICIENT_DATA``): what ``run --baseline`` judges; None when no rule applies."""
+        if self.decision is not None and self.decision.verdict == NOTHING_CHANGED:
+            return GateDecision(NOTHING_CHANGED, self.decision.reasons, self.decision.rule, _identical_line(self.cases))
+        return self.gate.change(self.comparisons) if self.gate else None
+
+    @property
     def failed(self) -> bool:
         """True when the gate verdict is FAIL, or INSUFFICIENT_DATA: a gate that cannot decide
         fails closed (the CLI exits 1)."""
@@ -111,6 +120,7 @@ class Comparison(CaseDiff):
                     "verdict": self.verdict,
                     "reason": self.reason,
                     "reasons": list(self.decision.reasons) if self.decision else [],
+                    "change": self.change.to_dict() if self.change else None,
                     "comparisons": self.comparisons.to_dict("records"),
                     "cases": self.cases.to_dict("records"),
                     "notes": list(self.notes),
@@ -146,7 +156,8 @@ def compare(
 
     from .passk import flaky_flips, flips_note
 
-    a, b = (resolve_side(side) if isinstance(side, str) else side for side in (a, b))
+    where = locations_for([side for side in (b, a) if isinstance(side, str)], None, None)
+    a, b = (resolve_side(side, where) if isinstance(side, str) else side for side in (a, b))
     rule, automatic = _requested_rule(gate)
     different = check_comparable(a, b, on_shared_cases)
     long_a, long_b = long_values(a), long_values(b)
@@ -190,6 +201,12 @@ def unchanged_decision(cases: pd.DataFrame, rule: GateRule | None) -> GateDecisi
         f"case-metric values{extra}, so nothing changed."
     )
     return GateDecision(NOTHING_CHANGED, (summary,), str(rule) if rule else "none", summary)
+
+
+def _identical_line(cases: pd.DataFrame) -> str:
+    """The one-line ``UNCHANGED`` of two sides whose paired values are all equal."""
+    paired = int(cases.dropna(subset=["value_a", "value_b"]).shape[0])
+    return f"{NOTHING_CHANGED}: every paired difference is zero ({paired} case-metric values)"
 
 
 def diff_cases(a: RunLike, b: RunLike) -> CaseDiff:
@@ -319,13 +336,13 @@ def _metric_row(suite: str, metric: str, group: pd.DataFrame | None, seed: int, 
 def resolve_run(spec: str, where: Locations | None = None) -> RunLike:
     """``RUN`` (a run directory or a run id under ``where.runs``) or ``RUN#TARGET``; a
     CompareError when there is no such run."""
-    return load_side((where or Locations()).run(spec))
+    return load_side((where or Locations.of()).run(spec))
 
 
 def resolve_side(spec: str, where: Locations | None = None) -> RunLike:
     """A run (``RUN``, ``RUN#TARGET``, see ``resolve_run``), else a baseline by file or name in
     ``where.baselines`` (default locations)."""
-    return load_side((where or Locations()).side(spec))
+    return load_side((where or Locations.of()).side(spec))
 
 
 def load_side(side: SideRef) -> RunLike:

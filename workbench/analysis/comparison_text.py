@@ -30,6 +30,9 @@ class Compared(Protocol):
     @property
     def reason(self) -> str: ...
 
+    @property
+    def change(self) -> GateDecision | None: ...
+
 
 def comparison_markdown(comparison: Compared) -> str:
     """Per-metric table, pass/fail changes, detectable-effect note and the verdict."""
@@ -148,4 +151,6 @@ def _verdict_lines(comparison: Compared) -> list[str]:
     if comparison.decision is None:
         return ["", "Gate: none applies to these metrics (pass --gate RULE); verdict NO_GATE."]
     reasons = [f"  - {reason}" for reason in comparison.decision.reasons if reason != comparison.reason]
-    return ["", f"Gate [{comparison.decision.rule}]: {comparison.verdict}: {comparison.reason}"] + reasons
+    change = comparison.change
+    moved = [f"B against A: {change.summary}"] if change else []
+    return ["", *moved, f"Gate [{comparison.decision.rule}]: {comparison.verdict}: {comparison.reason}"] + reasons

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 PASS, FAIL, INSUFFICIENT_DATA, UNCHANGED = "PASS", "FAIL", "INSUFFICIENT_DATA", "UNCHANGED"
+REGRESSED, IMPROVED = "REGRESSED", "IMPROVED"  # a run against a baseline: ``GateRule.change``
 TESTS = {"t": "p_t", "wilcoxon": "p_wilcoxon", "randomization": "p_randomization"}
 
 
@@ -105,6 +106,36 @@ class GateRule:
         return GateDecision(
             verdict, tuple(reasons), str(self), self._summary(primary, noninferior, improved, regressed)
         )
+
+    def change(self, comparisons: pd.DataFrame) -> GateDecision:
+        """The same rule read as "did B move from A": ``REGRESSED`` when the primary metric got
+        significantly worse or the non-inferiority metric dropped beyond the margin significantly,
+        ``IMPROVED`` when the primary got significantly better, else ``UNCHANGED``; below 2 pairs
+        ``INSUFFICIENT_DATA``. ``summary`` is one line: ``REGRESSED: mrr 0.672 -> 0.018, p=3e-09``."""
+        primary = self._row(comparisons, self.primary)
+        checks = [(self.primary, primary)]
+        if self.noninferior:
+            checks.append((self.noninferior, self._row(comparisons, self.noninferior)))
+        short = [f"{name}: {int(row['n'])} pair(s), need 2" for name, row in checks if row["n"] < 2]
+        if short:
+            line = f"{INSUFFICIENT_DATA}: too few paired cases to judge ({'; '.join(short)})"
+            return GateDecision(INSUFFICIENT_DATA, tuple(short), str(self), line)
+        significant = [(name, row) for name, row in checks if row[self.p_column] < self.alpha]
+        worse = [(name, row) for name, row in significant if gain(row) < (0.0 if row is primary else -self.margin)]
+        if worse:
+            verdict, moved = REGRESSED, worse
+        elif gain(primary) > 0 and primary[self.p_column] < self.alpha:
+            verdict, moved = IMPROVED, [(self.primary, primary)]
+        else:
+            verdict, moved = UNCHANGED, [(self.primary, primary)]
+        parts = [f"{name} {self._move(row)}" for name, row in moved]
+        tail = "" if verdict != UNCHANGED else " (no significant change)"
+        line = f"{verdict}: {'; '.join(parts)}{tail}"
+        return GateDecision(verdict, tuple(parts), str(self), line)
+
+    def _move(self, row: pd.Series) -> str:
+        """``0.672 -> 0.018, p=3e-09`` for one comparison row."""
+        return f"{row['mean_a']:.3f} -> {row['mean_b']:.3f}, p={row[self.p_column]:.3g}"
 
     def _summary(self, primary: pd.Series, noninferior: pd.Series | None, improved: bool, regressed: bool) -> str:
         """The decision in one sentence."""

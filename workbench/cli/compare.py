@@ -9,7 +9,16 @@ import click
 
 from ..options import BaselineOptions
 from ..paths import Locations
-from .shared import CORPUS_OPTION, EXIT_FAILED, EXIT_OK, FORMAT_OPTION, RUNS_DIR_OPTION, options_from
+from .shared import (
+    BASELINES_CORPUS_OPTION,
+    CORPUS_OPTION,
+    EXIT_FAILED,
+    EXIT_OK,
+    FORMAT_OPTION,
+    RUNS_DIR_OPTION,
+    options_from,
+    split_values,
+)
 
 
 @click.command("compare")
@@ -30,7 +39,7 @@ from .shared import CORPUS_OPTION, EXIT_FAILED, EXIT_OK, FORMAT_OPTION, RUNS_DIR
     help="Compare runs of different corpora on the case names both have (else different corpora exit 3).",
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for the bootstrap and randomization test.")
-@CORPUS_OPTION
+@BASELINES_CORPUS_OPTION
 @RUNS_DIR_OPTION
 @click.pass_context
 def compare_command(
@@ -42,15 +51,16 @@ def compare_command(
     output_format: str,
     on_shared_cases: bool,
     seed: int,
-    corpus_path: Path,
+    corpus_path: Path | None,
     runs_dir: Path,
 ) -> None:
     """Compare B with A case by case (RUN, RUN#TARGET or a baseline name); exit 1 when the gate
     fails or cannot decide (INSUFFICIENT_DATA). Both must have run the same corpus and k (exit 3
     otherwise, unless --on-shared-cases)."""
     from ..analysis import compare, comparison_github, resolve_side
+    from ..store import locations_for
 
-    where = Locations.of(corpus_path, runs_dir)
+    where = locations_for((side_b, side_a), corpus_path, runs_dir)
     result = compare(
         resolve_side(side_a, where),
         resolve_side(side_b, where),
@@ -73,8 +83,8 @@ def baseline_group() -> None:
 
 @baseline_group.command("record")
 @click.argument("run_spec", metavar="RUN")
-@click.option("--name", required=True, help="Baseline name (the file is <name>.json).")
-@CORPUS_OPTION
+@click.option("--name", required=True, help="Baseline name (the file is <corpus dir>/baselines/<name>.json).")
+@BASELINES_CORPUS_OPTION
 @click.option(
     "--write-thresholds", is_flag=True, help="Also rewrite the corpus floors and the EVALS.md baseline table."
 )
@@ -87,22 +97,18 @@ def baseline_group() -> None:
 )
 @click.option("--force", is_flag=True, help="Overwrite an existing baseline of that name.")
 @RUNS_DIR_OPTION
-def baseline_record_command(run_spec: str, corpus_path: Path, runs_dir: Path, **params: object) -> None:
-    """Record RUN (or RUN#TARGET) as baseline NAME."""
+def baseline_record_command(run_spec: str, corpus_path: Path | None, runs_dir: Path, **params: object) -> None:
+    """Record RUN (or RUN#TARGET) as baseline NAME, in <corpus dir>/baselines/ of the run's corpus."""
     from ..analysis import resolve_run
-    from ..store import record_baseline
+    from ..store import baseline_corpus, record_baseline
 
     options = options_from(BaselineOptions, params)
     run = resolve_run(run_spec, Locations.of(corpus_path, runs_dir))
+    corpus = baseline_corpus(run, corpus_path)
     path = record_baseline(
-        run,
-        options.name,
-        corpus_path,
-        write_thresholds=options.write_thresholds,
-        slack=options.slack,
-        force=options.force,
+        run, options.name, corpus, write_thresholds=options.write_thresholds, slack=options.slack, force=options.force
     )
-    click.echo(f"wrote {path}" + (f"; floors rewritten in {corpus_path}" if options.write_thresholds else ""))
+    click.echo(f"wrote {path}" + (f"; floors rewritten in {corpus}" if options.write_thresholds else ""))
 
 
 @baseline_group.command("list")
@@ -128,3 +134,49 @@ def baseline_show_command(name: str, corpus_path: Path) -> None:
 
     base = load_baseline(name, Locations.of(corpus_path).baselines)
     click.echo(f"Baseline {base.name} ({base.path}, {len(base.cases)} cases)\n\n{baseline_table(base.data)}")
+
+
+@click.command("trend")
+@CORPUS_OPTION
+@RUNS_DIR_OPTION
+@click.option("--since", default=None, help="Only runs created on or after this ISO date or time (2026-12-01).")
+@click.option("--target", "targets", multiple=True, help="Only this target (repeatable or comma list).")
+@click.option("--metric", "metrics", multiple=True, help="Only this metric (repeatable or comma list).")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["text", "markdown", "json"]),
+    default="text",
+    show_default=True,
+    help="text for a terminal; markdown for a pull-request comment; json (the trend page's input).",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Also write trend.json and the report page trend.html into this directory.",
+)
+def trend_command(
+    corpus_path: Path,
+    runs_dir: Path,
+    since: str | None,
+    targets: tuple[str, ...],
+    metrics: tuple[str, ...],
+    output_format: str,
+    out_dir: Path | None,
+) -> None:
+    """Every run of a corpus over time: one line per metric and target with its 95% interval,
+    grouped by corpus version, the baselines recorded on it with their commit, and each significant
+    step between consecutive runs (paired t-test on their shared cases)."""
+    from ..analysis import trend
+
+    result = trend(corpus_path, runs_dir, since, split_values(targets) or None, split_values(metrics) or None)
+    if output_format == "json":
+        click.echo(json.dumps(result.to_dict(), indent=2))
+    else:
+        click.echo(result.to_markdown() if output_format == "markdown" else result.to_text())
+    if out_dir is not None:
+        from ..report import render_trend
+
+        click.echo(f"report: {render_trend(result.to_dict(), out_dir)}", err=True)

@@ -9,10 +9,11 @@ from typing import TYPE_CHECKING, cast
 
 import click
 
-from ..errors import RunStopped
+from ..errors import CompareError, RunStopped
 from ..options import GATES, ReportOptions, RunOptions
 from ..paths import DEFAULT_RUNS_DIR
 from .shared import (
+    BASELINES_CORPUS_OPTION,
     CORPUS_OPTION,
     EXIT_ERROR,
     EXIT_FAILED,
@@ -54,7 +55,18 @@ REPORT = ReportOptions()
     help="Directory that receives the run directory.",
 )
 @click.option(
-    "--baseline", "baseline", default=None, help="Compare with this baseline (name or path) and mark regressions."
+    "--baseline",
+    "baseline",
+    default=None,
+    help="Compare with this baseline (a name in <corpus dir>/baselines/, or a file) under compare's gate "
+    "rule: REGRESSED (exit 1), UNCHANGED or IMPROVED; a baseline of another corpus version is refused "
+    "before any case runs.",
+)
+@click.option(
+    "--on-shared-cases",
+    is_flag=True,
+    help="With --baseline recorded on another corpus version: compare on the case names both have "
+    "(else the run is refused before any case runs).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the summary object as JSON (same as --format json).")
 @FORMAT_OPTION
@@ -157,6 +169,9 @@ def run_command(ctx: click.Context, **params: object) -> None:
     click.echo(_rendered(result, output_format))
     for line, to_stderr in _stop_lines(result, output_format):
         click.echo(line, err=to_stderr)
+    not_compared = (result.summary.get("baseline") or {}).get("error")
+    if not_compared:  # the run is written; the comparison it asked for could not be made
+        raise CompareError(f"run {result.run_id} written, but not compared with its baseline: {not_compared}")
     ctx.exit(EXIT_FAILED if result.summary["passed"] is False else EXIT_OK)
 
 
@@ -260,11 +275,12 @@ def merge_command(ctx: click.Context, runs: tuple[Path, ...], out_dir: Path, as_
 
 @click.command("report")
 @click.argument("run_dir", metavar="[RUN]", required=False)
-@CORPUS_OPTION
+@BASELINES_CORPUS_OPTION
 @click.option(
     "--baseline",
     default=REPORT.baseline,
-    help="Compare with a baseline (a name among the corpus's baselines, or a file), a run or RUN#TARGET.",
+    help="Compare with a baseline (a name in <corpus dir>/baselines/ of the run's corpus, or a file), "
+    "a run or RUN#TARGET.",
 )
 @RUNS_DIR_OPTION
 @click.option(
@@ -284,7 +300,9 @@ def merge_command(ctx: click.Context, runs: tuple[Path, ...], out_dir: Path, as_
     show_default=True,
     help="Seconds allowed per notebook (a finite number > 0).",
 )
-def report_command(run_dir: str | None, corpus_path: Path, runs_dir: Path, open_page: bool, **params: object) -> None:
+def report_command(
+    run_dir: str | None, corpus_path: Path | None, runs_dir: Path, open_page: bool, **params: object
+) -> None:
     """Render the report notebooks of RUN (a run directory or run id; default: the latest) to HTML
     and print index.html's path.
 

@@ -13,7 +13,7 @@ import click
 
 from ..errors import UsageError, WorkbenchError
 from ..paths import DISTRIBUTION
-from .compare import baseline_group, compare_command
+from .compare import baseline_group, compare_command, trend_command
 from .evaluate import lab_command, merge_command, report_command, run_command, validate_command
 from .mining import calibrate_command, export_command, import_command, mine_command
 from .online import interleave_group
@@ -40,6 +40,7 @@ for command in (
     lab_command,
     compare_command,
     baseline_group,
+    trend_command,
     mine_command,
     import_command,
     export_command,

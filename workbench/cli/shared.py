@@ -30,6 +30,15 @@ CORPUS_OPTION = click.option(
     show_default=True,
     help="Corpus file to read.",
 )
+# Commands that look a baseline name up: in <corpus dir>/baselines/ of --corpus, else of the run's own corpus.
+BASELINES_CORPUS_OPTION = click.option(
+    "--corpus",
+    "corpus_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Corpus whose <corpus dir>/baselines/ holds the baselines named [default: the run's own corpus, "
+    "else corpus/corpus.json].",
+)
 FORMAT_OPTION = click.option(
     "--format",
     "output_format",

@@ -15,6 +15,7 @@ from .interleaving_page import render_interleaving
 from .lab import lab_argv, serve_lab
 from .render import Page, Report, notebooks_dir, render_report
 from .text import latencies, render_markdown, render_scoreboard
+from .trend_page import render_trend
 
 NAMESPACES = ("plots", "views")
 
@@ -41,6 +42,7 @@ __all__ = [
     "render_markdown",
     "render_report",
     "render_scoreboard",
+    "render_trend",
     "serve_lab",
     "views",
 ]

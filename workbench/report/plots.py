@@ -23,6 +23,7 @@ from ._layout import PAD, PlainLogFormatter, ReportFigure, figure, title
 from .calibration_plots import flag_lifts, reliability  # noqa: F401 - the calibration page's figures
 from .cost_plots import quality_vs_cost  # noqa: F401 - a page's figure, in its own module
 from .interleaving_plots import preference_over_time  # noqa: F401 - the interleaving page's figure
+from .trend_plots import trend_lines  # noqa: F401 - the trend page's figure
 from .views import breakdowns, classifiers, diff, retrieval, scoreboard
 from .views.common import Html, Note, is_control, label, primary_target, suite_rows, targets_of, unless_quiet
 
@@ -191,8 +192,7 @@ def savings_vs_accuracy(run: Run, seed: int = 0) -> ReportFigure | Note:
 
 
 def risk_confusion(run: Run, target: str | None = None, quiet: bool = False) -> ReportFigure | Html:
-    """Heat map of tp / fn / fp / tn per risk concept for one target. ``quiet``: nothing instead
-    of the note saying why there is no data (the confusion table above says it)."""
+    """Heat map of tp/fn/fp/tn per risk concept for one target (``quiet``: no note; the table above has it)."""
     counts = classifiers.concept_counts(run, target)
     if isinstance(counts, Note):
         return unless_quiet(counts, quiet)
@@ -363,10 +363,10 @@ def _delta_keys(cases: pd.DataFrame, gate: Any, limit: int) -> list[tuple[str, s
     return list(dict.fromkeys(ruled + firsts))[:limit]
 
 
-def change_counts(comparison: Any) -> ReportFigure | Note:
-    """Per suite, how many cases regressed, improved, appeared, disappeared or stayed the same."""
+def change_counts(comparison: Any, quiet: bool = False) -> ReportFigure | Html:
+    """Per suite, the cases by change (``quiet``: nothing instead of the Note a page showed)."""
     if isinstance(comparison, Note):
-        return comparison
+        return unless_quiet(comparison, quiet)
     statuses, one_sided = diff.two_sided(comparison)
     if statuses.empty:
         return Note(" ".join(f"{suite}: not in {side}." for suite, side in one_sided.items()) or "No cases to count.")

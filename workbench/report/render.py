@@ -29,17 +29,17 @@ from ..errors import RenderError
 from ..files import WRITE_ERRNOS, write_failure, write_text_atomic
 from ..options import ReportOptions
 from ..paths import DEFAULT_HTML_DIR, Locations, notebooks_dir
-from ..store.headers import DEFAULT_RUNS_DIR, check_side, latest_run, read_header
+from ..store.headers import DEFAULT_RUNS_DIR, check_side, latest_run, locations_for, read_header
 from ._html import escaped, to_html
 from .pages import split_pages
 
 if TYPE_CHECKING:
     from ._kernels import Job, JobBoard, KernelSlot
 
-NOTEBOOKS = ("scoreboard", "retrieval", "classifiers", "ranking", "baseline_diff", "significance")
+NOTEBOOKS = ("scoreboard", "retrieval", "classifiers", "ranking", "baseline_diff", "significance", "trend")
 # Execution order, longest first (bench/report.py): the first notebook on each kernel also pays for
 # its imports, and a long notebook started last would run alone at the end.
-LONGEST_FIRST = ("significance", "scoreboard", "retrieval", "ranking", "classifiers", "baseline_diff")
+LONGEST_FIRST = ("significance", "scoreboard", "retrieval", "ranking", "classifiers", "baseline_diff", "trend")
 DEFAULT_OUT = DEFAULT_HTML_DIR
 DEFAULT_TIMEOUT = ReportOptions.timeout  # written once, in workbench/options.py
 # Run in each kernel as it starts: the imports every notebook makes, with the collector paused
@@ -167,7 +167,7 @@ def render_report(
     """Render every report notebook for a run (default: the latest) into ``<out_dir>/<run-id>/``.
 
     ``run_dir`` is a run directory or a run id under ``runs_dir``. ``baseline`` is a baseline name
-    (among ``corpus``'s baselines, default ``corpus/baselines``), a baseline file, a run or
+    (in ``<corpus dir>/baselines/`` of ``corpus``, default the run's own corpus), a baseline file, a run or
     ``RUN#TARGET``; it is resolved here once and handed to the notebooks as a path. ``notebooks`` picks some
     of ``NOTEBOOKS`` (or of the notebooks in ``notebook_dir``). A run or baseline that names
     nothing stops before any kernel starts; kernels start while the run is read, and the first
@@ -184,8 +184,8 @@ def render_report(
     sources = notebook_paths(notebooks, notebook_dir)
     # A run or baseline that names nothing stops here, before any kernel starts; reading them is
     # left to the time the kernels take to start.
-    where = Locations.of(corpus, runs_dir)
-    run_path = _run_path(run_dir, where)
+    run_path = _run_path(run_dir, Locations.of(corpus, runs_dir))
+    where = locations_for([str(run_path)], corpus, runs_dir)
     baseline = _resolved_baseline(baseline, where)
     board = JobBoard()
     workers = max(1, min(jobs or len(os.sched_getaffinity(0)), len(sources)))
@@ -285,11 +285,24 @@ def write_index(run: Any, pages: list[Page], out: Path, left_out: dict[str, str]
         f"{escaped(str((run.manifest.get('corpus') or {}).get('path', '?')))}, created "
         f"{escaped(str(run.manifest.get('created', '?')))}. "
         "Controls (bm25, guess, random) never gate the verdict.</p>"
-        f"<table><tr><th>suite</th>{head}</tr>{rows}</table><h2>Reports</h2><ul>{links}</ul>"
+        f"{_baseline_paragraph(run.summary)}<table><tr><th>suite</th>{head}</tr>{rows}</table>"
+        f"<h2>Reports</h2><ul>{links}</ul>"
     )
     path = out / "index.html"
     write_text_atomic(path, _page(f"workbench report {run.run_id}", body))
     return path
+
+
+def _baseline_paragraph(summary: dict[str, Any]) -> str:
+    """The run against its baseline (``run --baseline``), one line per judged target, or nothing."""
+    from .text import baseline_lines
+
+    lines = baseline_lines(summary)
+    if not lines:
+        return ""
+    verdict = str((summary.get("baseline") or {}).get("verdict") or "")
+    css = "fail" if verdict in ("REGRESSED", "INSUFFICIENT_DATA") or "error" in summary["baseline"] else "pass"
+    return "".join(f'<p class="baseline {css}">{escaped(line)}</p>' for line in lines)
 
 
 def _cell(text: str) -> str:

@@ -61,10 +61,16 @@ def scoreboard_rows(summary: dict[str, Any], regressions: Set[tuple[str, str, st
             if result.get("skipped"):
                 rows.append([suite, target, "(skipped)", "-", "-", result["skipped"]])
                 continue
-            floors = result.get("thresholds") or {}
+            floors, unjudged = result.get("thresholds") or {}, result.get("skipped_floors") or {}
             for metric, value in result["metrics"].items():
                 floor = floors.get(metric)
-                mark = "-" if floor is None else ("yes" if value is not None and value >= floor else "NO")
+                mark = (
+                    "-"
+                    if floor is None
+                    else "skipped"
+                    if metric in unjudged
+                    else ("yes" if value is not None and value >= floor else "NO")
+                )
                 if (suite, target, metric) in regressions:
                     mark += " (regressed)"
                 rows.append([suite, target, metric, _fmt(value), _fmt(floor), mark])
@@ -124,6 +130,20 @@ def _not_measured(notes: dict[str, str]) -> list[str]:
     return [f"  - not measured: {', '.join(metrics)} ({why})" for why, metrics in by_reason.items()]
 
 
+def baseline_lines(summary: dict[str, Any]) -> list[str]:
+    """The run against its baseline (``run --baseline``): one verdict line per judged target, or
+    why it could not be compared."""
+    section = summary.get("baseline") or {}
+    if section.get("error"):
+        return [f"Baseline {section.get('name')}: not compared: {section['error']}"]
+    return str(section["line"]).splitlines() if section.get("line") else []
+
+
+def _floors_skipped(unjudged: dict[str, str], floors: dict[str, Any]) -> list[str]:
+    """``  - floor skipped: symbolAccAtK >= 0.35 (why)``: a floor on a metric the target cannot carry."""
+    return [f"  - floor skipped: {metric} >= {floors.get(metric, 0):g} ({why})" for metric, why in unjudged.items()]
+
+
 def latencies(cases: Any) -> dict[tuple[str, str], float]:
     """Mean engine seconds per case of each (suite, target) of a run's cases frame (cached ones have none)."""
     import pandas as pd
@@ -151,9 +171,10 @@ def render_scoreboard(
                 lines.append(cost_line(result, latency.get((suite, target))))
             lines += [f"  - failed: {f}" for f in result.get("failures") or []]
             lines += _not_measured(result.get("skipped_metrics") or {})
+            lines += _floors_skipped(result.get("skipped_floors") or {}, result.get("thresholds") or {})
             if not result.get("skipped"):
                 lines += [f"  - skipped {case}: {why}" for case, why in (result.get("skipped_cases") or {}).items()]
-    lines += control_lines(summary)
+    lines += control_lines(summary) + baseline_lines(summary)
     if summary.get("run_dir"):
         lines.append(f"Run: {summary['run_dir']}")
     if summary.get("sandbox"):
@@ -182,5 +203,6 @@ def render_markdown(
         f"**{line}**" if line.endswith(":") else f"> **{line}**" if line.startswith("WARNING") else f"- {line}"
         for line in control_lines(summary)
     ]
-    tail = ["", *lines, "", *controls, "", f"**{exit_line(verdict)}**"]
+    against = [f"**{line}**" for line in baseline_lines(summary)]
+    tail = ["", *lines, "", *controls, *against, "", f"**{exit_line(verdict)}**"]
     return fit([f"### workbench run: {verdict}", "", *head], rows, tail, limit, where)

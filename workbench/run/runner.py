@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..analysis.regressions import baseline_section
+from ..analysis.regressions import check_baseline_corpus, with_baseline
 from ..columns import CASE, METRIC, SUITE, TARGET, VALUE
 from ..console import Progress
 from ..contract import capabilities
@@ -56,6 +56,8 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
     run directory is written; when anything interrupts the run it is kept, and ``RunStopped``
     (carrying the cause) says how to resume.
     """
+    if options.baseline:  # before any case runs: the baseline exists and is of this corpus version
+        check_baseline_corpus(options.baseline, corpus.path, corpus.sha256, options.on_shared_cases)
     deadline = RunDeadline(options.deadline)  # counts from here: starting the engines is part of the run
     budget = RunBudget(options.budget_usd, options.budget_seconds)
     suites = select_suites(corpus, options)
@@ -119,10 +121,8 @@ def _write(
     section when asked; the journal goes unless the deadline left cases for a resume."""
     options, journal = session.options, session.journal
     final = journal.path.parent / journal.run_id
-    if options.baseline:
-        summary["baseline"] = baseline_section(
-            in_memory_run(final, manifest, summary, case_rows, scores), options.baseline
-        )
+    if options.baseline:  # a comparison that cannot be made is noted in the summary: the run is written
+        summary = with_baseline(summary, in_memory_run(final, manifest, summary, case_rows, scores), options)
     try:
         path = (
             rewrite_run(final, manifest, summary, case_rows, scores)

@@ -16,25 +16,35 @@ if TYPE_CHECKING:
 SuiteSummary = dict[str, Any]
 
 
-def threshold_failures(metrics: dict[str, Any], floors: dict[str, float]) -> list[str]:
-    """One line per floor not met (a missing metric fails its floor)."""
+def threshold_failures(
+    metrics: dict[str, Any], floors: dict[str, float], not_measured: dict[str, str] | None = None
+) -> list[str]:
+    """One line per floor not met (a missing metric fails its floor, unless ``not_measured`` says
+    why the target cannot carry it: that floor is skipped, see ``skipped_floors``)."""
+    unmeasurable = not_measured or {}
     return [
         f"{m} {'missing' if metrics.get(m) is None else f'{metrics[m]:.3f}'} < {floor:g}"
         for m, floor in floors.items()
-        if metrics.get(m) is None or metrics[m] < floor
+        if (m not in unmeasurable if metrics.get(m) is None else metrics[m] < floor)
     ]
+
+
+def skipped_floors(metrics: dict[str, Any], floors: dict[str, float], not_measured: dict[str, str]) -> dict[str, str]:
+    """The floors on metrics the target's answers cannot carry (metric -> why): skipped, never failed."""
+    return {m: not_measured[m] for m in floors if metrics.get(m) is None and m in not_measured}
 
 
 def suite_summary(suite: Suite, scores: pd.DataFrame, cases: pd.DataFrame, floors: dict[str, float]) -> SuiteSummary:
     """The summary of one (suite, target): aggregates, floors, verdict. Frames hold that pair only."""
     metrics = suite.aggregate(scores, cases)
     notes = suite.metric_notes(scores, cases)
-    failures = threshold_failures(metrics, floors)
+    failures = threshold_failures(metrics, floors, notes)
+    unjudged = skipped_floors(metrics, floors, notes)
     errors = int(cases[ERROR].notna().sum()) if ERROR in cases else 0
     if errors:
         failures.append(f"{errors} case(s) errored")
     usage = usage_totals(cases)
-    verdict = FAIL if failures else PASS if floors else NO_FLOORS
+    verdict = FAIL if failures else PASS if len(floors) > len(unjudged) else NO_FLOORS
     return {
         "cases": len(cases),
         **({"usage": usage} if usage else {}),
@@ -44,6 +54,7 @@ def suite_summary(suite: Suite, scores: pd.DataFrame, cases: pd.DataFrame, floor
         "metrics": metrics,
         **({"skipped_metrics": notes} if notes else {}),
         "thresholds": floors,
+        **({"skipped_floors": unjudged} if unjudged else {}),
         "passed": passed_of(verdict),
         "verdict": verdict,
         "failures": failures,

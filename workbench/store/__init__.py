@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from ..files import write_json_atomic, write_text_atomic
-from .baselines import Baseline, list_baselines, load_baseline, record_baseline
+from .baselines import Baseline, baseline_corpus, list_baselines, load_baseline, record_baseline
 from .floors import baseline_table
-from .headers import check_side, is_complete_run, latest_run, read_header
+from .headers import check_side, is_complete_run, latest_run, locations_for, read_header
 from .runs import Run, load_run, write_run
 
 __all__ = [
     "Baseline",
     "Run",
+    "baseline_corpus",
     "baseline_table",
     "check_side",
     "is_complete_run",
@@ -18,6 +19,7 @@ __all__ = [
     "list_baselines",
     "load_baseline",
     "load_run",
+    "locations_for",
     "read_header",
     "record_baseline",
     "write_json_atomic",

@@ -19,7 +19,7 @@ from ..columns import CASE, ERROR, METRIC, PASSED, SUITE, TARGET, VALUE
 from ..errors import StoreError
 from ..files import create_text_atomic, dumps, locked, write_text_atomic
 from ..options import BaselineOptions
-from ..paths import DEFAULT_CORPUS, Locations
+from ..paths import DEFAULT_CORPUS, Locations, project_path
 from .floors import DEFAULT_SLACK, compute_floors, replace_thresholds, update_evals
 from .headers import BASELINE_FORMAT, DEFAULT_BASELINES_DIR, read_baseline
 from .runs import scores_frame
@@ -90,10 +90,17 @@ class Baseline:
         return self
 
 
+def baseline_corpus(run: Any, corpus_path: Path | str | None = None) -> Path:
+    """The corpus a baseline of ``run`` belongs to: ``corpus_path`` when given, else the corpus the
+    run was made on (its manifest), else the default corpus; found from the project root too."""
+    made_on = (getattr(run, "manifest", None) or {}).get("corpus", {}).get("path")
+    return project_path(corpus_path or made_on or DEFAULT_CORPUS)
+
+
 def record_baseline(
     run: Any,
     name: str,
-    corpus_path: Path | str = DEFAULT_CORPUS,
+    corpus_path: Path | str | None = None,
     write_thresholds: bool = False,
     slack: float = DEFAULT_SLACK,
     force: bool = False,
@@ -101,7 +108,8 @@ def record_baseline(
     baselines_dir: Path | str | None = None,
     evals_md: Path | str | None = None,
 ) -> Path:
-    """Write ``<baselines_dir>/<name>.json`` from ``run`` (one target) and return its path.
+    """Write ``<baselines_dir>/<name>.json`` from ``run`` (one target) and return its path;
+    ``baselines_dir`` defaults to ``<corpus dir>/baselines/`` of ``baseline_corpus(run, corpus_path)``.
 
     With ``write_thresholds`` the corpus floors become baseline minus ``slack`` (pass
     rates: one more failing case trips them) and EVALS.md's baseline table is regenerated
@@ -110,7 +118,7 @@ def record_baseline(
     records of one name at once, one wins and the other is refused, never silently replaced.
     """
     BaselineOptions(name=name, write_thresholds=write_thresholds, slack=slack, force=force)  # its checks
-    corpus_path = Path(corpus_path)
+    corpus_path = baseline_corpus(run, corpus_path)
     path = (Path(baselines_dir) if baselines_dir else Locations.of(corpus_path).baselines) / f"{name}.json"
     exists = f"{path}: baseline {name!r} already exists; pass --force to overwrite it"
     if path.exists() and not force:

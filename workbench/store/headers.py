@@ -7,13 +7,14 @@ summary, so it reads them here and leaves pandas to the notebook kernels.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..columns import SCORE_COLUMNS
 from ..errors import StoreError
-from ..paths import DEFAULT_BASELINES_DIR, DEFAULT_RUNS_DIR, Locations, SideRef
+from ..paths import DEFAULT_BASELINES_DIR, DEFAULT_RUNS_DIR, Locations, SideRef, project_path, split_target
 from ..strictjson import read_json as strict_read_json
 from ..strictjson import read_jsonl as strict_read_jsonl
 from .shapes import check_baseline, check_case_rows, check_manifest, check_summary
@@ -92,8 +93,9 @@ def is_complete_run(path: Path) -> bool:
 
 
 def latest_run(runs_dir: Path | str = DEFAULT_RUNS_DIR) -> Path:
-    """The most recently written complete run directory under ``runs_dir``."""
-    runs_dir = Path(runs_dir)
+    """The most recently written complete run directory under ``runs_dir`` (found from the project
+    root too, see ``project_path``)."""
+    runs_dir = project_path(runs_dir)
     complete = (
         [p for p in runs_dir.glob("*") if not p.name.startswith(".") and is_complete_run(p)]
         if runs_dir.is_dir()
@@ -108,7 +110,7 @@ def read_baseline(
     path_or_name: Path | str, baselines_dir: Path | str = DEFAULT_BASELINES_DIR
 ) -> tuple[Path, dict[str, Any]]:
     """A baseline file (by path, or by name in ``baselines_dir``) and its checked document."""
-    path = Locations(baselines=Path(baselines_dir)).baseline(path_or_name)
+    path = Locations(baselines=project_path(baselines_dir)).baseline(path_or_name)
     if not path.is_file():
         raise StoreError(f"{path}: no such baseline (see `workbench baseline list`)")
     return path, check_baseline(strict_read_json(path, "baseline", StoreError), path)
@@ -117,7 +119,7 @@ def read_baseline(
 def check_side(spec: str, where: Locations | None = None) -> SideRef:
     """``where.side(spec)`` (default locations), then check the run or baseline reads and has the
     named target."""
-    side = (where or Locations()).side(spec)
+    side = (where or Locations.of()).side(spec)
     if side.is_run:
         targets = read_header(side.path).targets
     else:
@@ -125,3 +127,21 @@ def check_side(spec: str, where: Locations | None = None) -> SideRef:
     if side.target and targets and side.target not in targets:
         raise StoreError(f"{spec}: no target {side.target!r} (has {', '.join(targets)})")
     return side
+
+
+def locations_for(specs: Iterable[str | Path | None], corpus: Path | str | None, runs: Path | str | None) -> Locations:
+    """The one way a command finds a baseline: in ``<corpus dir>/baselines/`` of ``corpus`` when
+    given, else of the corpus the first run among ``specs`` was made on (its manifest), else of
+    the default corpus; runs under ``runs`` (default ``reports/runs``), from the project root too."""
+    where = Locations.of(corpus, runs)
+    if corpus is not None:
+        return where
+    for spec in specs:
+        run = where.run_dir(split_target(spec)[0]) if spec else None
+        manifest = run / "manifest.json" if run else None
+        made_on = (
+            ((read_json(manifest) or {}).get("corpus") or {}).get("path") if manifest and manifest.is_file() else None
+        )
+        if made_on:
+            return Locations.of(made_on, where.runs)
+    return where

@@ -233,7 +233,7 @@ def _cases_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 def load_run(path: Path | str, runs_dir: Path | str = DEFAULT_RUNS_DIR) -> Run:
     """Read a run written by ``workbench run``: its directory, or its run id under ``runs_dir``
     (``wb.load_run("20261129T211500Z-builtin")``), as ``compare`` and ``report`` resolve it."""
-    found = Locations(runs=Path(runs_dir)).run_dir(path)
+    found = Locations.of(runs=runs_dir).run_dir(path)
     if found is None:
         raise StoreError(f"{path}: no such run directory, nor a run id in {runs_dir}")
     path = found

@@ -18,7 +18,9 @@ from ..contract import CONTROL_TARGETS
 
 PASS, FAIL, NO_FLOORS, SKIPPED = "PASS", "FAIL", "NO FLOORS", "SKIPPED"
 BUDGET = "BUDGET"  # a run stopped at its --budget-usd/--budget-seconds: cases were not reached
-FAILING = frozenset({FAIL, BUDGET})
+# Against a baseline (``run --baseline``): the gate rule read as a move from the baseline.
+REGRESSED, UNCHANGED, IMPROVED, INSUFFICIENT_DATA = "REGRESSED", "UNCHANGED", "IMPROVED", "INSUFFICIENT_DATA"
+FAILING = frozenset({FAIL, BUDGET, REGRESSED, INSUFFICIENT_DATA})
 
 
 def pair_verdict(result: dict[str, Any]) -> str:
@@ -33,8 +35,20 @@ def pair_verdict(result: dict[str, Any]) -> str:
 
 
 def passed_of(verdict: str) -> bool | None:
-    """``passed`` as the summary spells it: True for PASS, False for FAIL, None when not judged."""
-    return True if verdict == PASS else False if verdict == FAIL else None
+    """``passed`` as the summary spells it: True for PASS, False for a failing verdict (FAIL,
+    BUDGET, REGRESSED, ...), None when not judged."""
+    return True if verdict == PASS else False if verdict in FAILING else None
+
+
+def combined_verdict(floors: str, baseline: str) -> str:
+    """The run's verdict with its baseline's: a failed floor or budget stays; else a significant
+    regression (or a baseline gate that cannot decide) is the verdict; a run with no floors that
+    the baseline judged takes the baseline's ``UNCHANGED`` or ``IMPROVED``."""
+    if floors in FAILING:
+        return floors
+    if baseline in FAILING:
+        return baseline
+    return baseline if floors == NO_FLOORS and baseline in (UNCHANGED, IMPROVED) else floors
 
 
 def gating_targets(suites: dict[str, dict[str, Any]]) -> set[str]:

@@ -83,6 +83,7 @@ class BoundedHTTPServer(HTTPServer):
     def __init__(
         self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], answer: Answer, workers: int = WORKERS
     ) -> None:
+        self._reader: RequestReader | None = None  # a failed bind closes the server before the reader exists
         super().__init__(address, handler)
         self.answer = answer
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="workbench-serve")
@@ -93,7 +94,7 @@ class BoundedHTTPServer(HTTPServer):
         self._reader.start()
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        if not self._pending.acquire(blocking=False):
+        if self._reader is None or not self._pending.acquire(blocking=False):
             self.shutdown_request(request)  # flooded: refuse this connection, keep serving the queued ones
             return
         self._reader.add(request, client_address)  # a worker sees it only once it has arrived
@@ -125,6 +126,9 @@ class BoundedHTTPServer(HTTPServer):
         pass
 
     def server_close(self) -> None:
+        if self._reader is None:  # the bind failed: nothing was started
+            super().server_close()
+            return
         self._reader.stop()
         super().server_close()
         self._pool.shutdown(wait=False, cancel_futures=True)

@@ -20,10 +20,15 @@ from ..contract import REQUEST_TIMEOUT, Repo, SearchHit
 from ..errors import TargetError
 from ..strictjson import loads_strict
 from ..wire import MAX_ANSWER_BYTES, MAX_FILES, inside_path
+from .handshake import HANDSHAKE, EngineStartError
 from .protocol import ProtocolTarget
 
 GO_CODE_SEARCH = "/api/tools/semantic_search"
 MAX_ANSWER = MAX_ANSWER_BYTES
+
+
+class Unreachable(TargetError):
+    """No connection to the engine at all (refused, reset, no such host): not an answer."""
 
 
 def post_json(url: str, body: dict[str, Any], timeout: float) -> Any:
@@ -55,7 +60,7 @@ def post_json(url: str, body: dict[str, Any], timeout: float) -> Any:
     except (OSError, http.client.HTTPException) as exc:
         if fired.is_set() or isinstance(exc, TimeoutError):
             raise TargetError(f"{url}: no answer within {timeout:g}s") from None
-        raise TargetError(f"{url}: unreachable ({exc})") from None
+        raise Unreachable(f"{url}: unreachable ({exc})") from None
     finally:
         watchdog.cancel()
         connection.close()
@@ -117,7 +122,12 @@ class HttpTarget(ProtocolTarget):
     def _post(self, capability: str, request: dict[str, Any]) -> Any:
         """POST one request with an ``id``; an answer that echoes a different id is refused."""
         ident = next(self._ids)
-        body = post_json(f"{self.base_url}/v1/{capability}", {**request, "id": ident}, self.timeout)
+        try:
+            body = post_json(f"{self.base_url}/v1/{capability}", {**request, "id": ident}, self.timeout)
+        except Unreachable as exc:
+            if capability == HANDSHAKE:  # asked before any case: nothing listens, so the run cannot go on
+                raise EngineStartError(f"{exc}, before any case ran (is the engine running?)") from None
+            raise
         if isinstance(body, dict) and "id" in body and body["id"] != ident:
             raise TargetError(f"{capability}: invalid answer: it echoes id {body['id']!r:.40}, not {ident}")
         return body

@@ -123,5 +123,9 @@ def _count(body: dict[str, Any], key: str, default: int) -> int:
 
 
 def make_server(dispatcher: Dispatcher, host: str = "127.0.0.1", port: int = 0) -> BoundedHTTPServer:
-    """An HTTP server (not yet serving) answering the protocol through ``dispatcher``."""
-    return make_guarded_server(dispatcher.answer, host, port)
+    """An HTTP server (not yet serving) answering the protocol through ``dispatcher``; a port that
+    is taken (or an address this machine does not have) is a one-line ``TargetError``."""
+    try:
+        return make_guarded_server(dispatcher.answer, host, port)
+    except OSError as exc:
+        raise TargetError(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None

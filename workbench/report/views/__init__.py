@@ -43,6 +43,7 @@ from .diff import (
     detectable_effect,
     diff_runs,
     gate_verdict,
+    heading,
     metric_deltas,
     open_baseline,
     p_values,
@@ -63,8 +64,12 @@ from .retrieval import (
     token_savings,
 )
 from .scoreboard import controls, failures, floor_frame, floors, headline, leaderboard, run_header, verdicts
+from .trend import open_trend, trend_header, trend_table
 
 __all__ = [
+    "open_trend",
+    "trend_header",
+    "trend_table",
     "CONTROLS",
     "Html",
     "Note",
@@ -85,6 +90,7 @@ __all__ = [
     "concept_counts",
     "controls",
     "describe",
+    "heading",
     "detectable_effect",
     "diff_runs",
     "explain",

@@ -20,22 +20,25 @@ from ...paths import Locations
 from ...store.runs import Run
 from .._html import escaped
 from .._kernel_cache import identity, remember, stamp
-from .common import Html, Note, primary_target, table
+from .common import Html, Note, primary_target, table, unless_quiet
 
 CASE_STATUSES = ("regressed", "mixed", "improved", "new", "missing", "unchanged")
 
 
-def open_baseline(spec: str | None, where: Locations | None = None) -> Any:
+def open_baseline(spec: str | None, where: Locations | None = None, run: Run | None = None) -> Any:
     """The baseline side named by ``spec`` (a baseline name, a run directory or ``RUN#TARGET``)
-    in ``where`` (default: the project's runs and its corpus's baselines; ``workbench report``
-    hands the notebooks a resolved path, so its ``--corpus`` holds), or a Note when none was
-    given or it cannot be found. Cached per process, like ``open_run``."""
+    in ``where`` (default: the project's runs, and the baselines beside ``run``'s corpus, else the
+    project's corpus's; ``workbench report`` hands the notebooks a resolved path, so its
+    ``--corpus`` holds), or a Note when none was given or it cannot be found. Cached per process,
+    like ``open_run``."""
     if not spec:
         return Note("No baseline given (set the baseline parameter: a baseline name, a run or RUN#TARGET).")
     from ...analysis.comparison import load_side
+    from ...store.headers import locations_for
 
     try:
-        side = (where or Locations.project()).side(str(spec))
+        where = where or locations_for([str(run.path)] if run is not None else [], None, Locations.project().runs)
+        side = where.side(str(spec))
         return remember(("side", str(spec), stamp(side.path)), lambda: load_side(side))
     except WorkbenchError as exc:
         return Note(f"Baseline {spec!r} unavailable: {exc}")
@@ -161,10 +164,21 @@ def _change(metric: str, a: float, b: float) -> str:
     return f"{metric} {a:.3f} -> {b:.3f}"
 
 
-def change_counts(comparison: Any) -> Styler | Note:
-    """Per suite, how many cases regressed, improved, appeared, disappeared or stayed the same."""
+def heading(comparison: Any, title: str, text: str = "") -> Html:
+    """A section heading (and its one-paragraph introduction) of a page over a comparison, or
+    nothing when there is no comparison: the page then says why once (``describe``), not once
+    under every heading."""
     if isinstance(comparison, Note):
-        return comparison
+        return Html("")
+    intro = f"<p>{escaped(text)}</p>" if text else ""
+    return Html(f"<h2>{escaped(title)}</h2>{intro}")
+
+
+def change_counts(comparison: Any, quiet: bool = False) -> Styler | Html:
+    """Per suite, how many cases regressed, improved, appeared, disappeared or stayed the same
+    (``quiet``: nothing instead of the Note a page already showed)."""
+    if isinstance(comparison, Note):
+        return unless_quiet(comparison, quiet)
     shown, one_sided = two_sided(comparison)
     line = " ".join(f"{suite}: not in {side}." for suite, side in one_sided.items())
     if shown.empty:
@@ -175,12 +189,13 @@ def change_counts(comparison: Any) -> Styler | Note:
 
 
 def changed_cases(
-    comparison: Any, status: str = "regressed", suite: str | Sequence[str] | None = None
-) -> Styler | Note:
+    comparison: Any, status: str = "regressed", suite: str | Sequence[str] | None = None, quiet: bool = False
+) -> Styler | Html:
     """The cases with one status (``regressed``, ``improved``, ``new``, ``missing``, ``mixed``),
-    optionally of one suite or of some (a page lists only its own suites)."""
+    optionally of one suite or of some (a page lists only its own suites); ``quiet``: nothing
+    instead of the Note a page already showed."""
     if isinstance(comparison, Note):
-        return comparison
+        return unless_quiet(comparison, quiet)
     statuses = case_status(comparison)
     wanted = [suite] if isinstance(suite, str) else list(suite or [])
     chosen = statuses[(statuses["status"] == status) & (statuses[SUITE].isin(wanted) if wanted else True)]
@@ -215,10 +230,11 @@ def _absent_suites(statuses: pd.DataFrame, status: str) -> dict[str, int]:
     return {str(suite): int(n) for suite, n in per.items() if n}
 
 
-def metric_deltas(comparison: Any) -> Styler | Note:
-    """Per metric: the two means, the paired delta with its bootstrap 95% CI, wins/ties/losses."""
+def metric_deltas(comparison: Any, quiet: bool = False) -> Styler | Html:
+    """Per metric: the two means, the paired delta with its bootstrap 95% CI, wins/ties/losses
+    (``quiet``: nothing instead of the Note a page already showed)."""
     if isinstance(comparison, Note):
-        return comparison
+        return unless_quiet(comparison, quiet)
     frame = comparison.comparisons
     if frame.empty:
         return Note("The two sides share no metric to compare.")
