@@ -120,6 +120,7 @@ BASE = {
     "schemas",
     "containment",
     "sandbox",
+    "console",
 }
 LAYERS = [
     BASE,

@@ -193,16 +193,16 @@ def test_prune_drops_entries_of_deleted_roots_and_old_formats(repo: Path, cache_
     (copy / "app/db.py").write_text("engine = None\n")
     build(repo)
     build(copy)
-    assert len(_entries(cache_dir, "facts")) == 2
+    assert len(_entries(cache_dir, "tree")) == 2  # per repository: the tree its index was built from
     shutil.rmtree(copy)
     (cache_dir / f"{'0' * 24}-1.facts.pkl").write_bytes(b"format 1")
+    (cache_dir / f"{'2' * 24}-1.facts.pickle").write_bytes(b"\x80\x05format 2: an unsealed pickle")
     abandoned = cache_dir / f"{'1' * 24}-1.index.pickle9x_k2j3a.tmp"  # as mkstemp names them
     abandoned.write_bytes(b"")
     os.utime(abandoned, (0, 0))
     (cache_dir / "notes.txt").write_text("not ours")
-    assert cache.prune() == 4  # the copy's facts and bodies, the old format, the abandoned temp file
-    for part in ("facts", "bodies"):
-        assert [cache._owner(str(p)) for p in _entries(cache_dir, part)] == [str(repo.resolve())]
+    assert cache.prune() == 4  # the copy's tree, the two old formats, the abandoned temp file
+    assert [cache._owner(str(p)) for p in _entries(cache_dir, "tree")] == [str(repo.resolve())]
     assert len(_entries(cache_dir, "index")) == 2 and (cache_dir / "notes.txt").exists()
 
 
@@ -215,7 +215,7 @@ def test_prune_keeps_the_most_recently_used_entries(tmp_path: Path, cache_dir: P
     assert cache.load_shared("tree 0", "index", "v") is not None
     assert cache.load_shared("tree 3", "index", "v") is not None
     assert cache.load_shared("tree 1", "index", "v") is None
-    assert cache.prune(max_bytes=1) == 1 and len(list(cache_dir.iterdir())) == 1
+    assert cache.prune(max_bytes=1) == 1 and len(_entries(cache_dir, "index")) == 1
 
 
 def test_no_cache_entry_is_written_inside_the_indexed_repo(repo: Path, monkeypatch: pytest.MonkeyPatch):

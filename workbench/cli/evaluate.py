@@ -321,6 +321,7 @@ def report_command(
         timeout=options.timeout,
         corpus=corpus_path,
         runs_dir=runs_dir,
+        progress=True,
     )
     click.echo(result.index)
     if open_page:

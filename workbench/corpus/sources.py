@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..errors import GitError
-from ..paths import cache_dir
+from ..paths import private_dir
 from .gitio import GIT_TIMEOUT, git_env, git_text
 
 BUNDLES_DIR = "bundles"
@@ -133,7 +133,7 @@ def _bundle_clone(bundle: Path) -> Path:
         key = _bundle_digest(bundle)
     except OSError as exc:
         raise GitError(f"{bundle}: cannot read bundle ({exc.strerror})") from None
-    root = cache_dir() / BUNDLES_DIR
+    root = private_dir() / BUNDLES_DIR
     target = root / f"{key}.git"
     if (target / "HEAD").is_file():
         return target

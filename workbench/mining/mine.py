@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from ..code.collector import collector_paused
+from ..console import Progress
 from ..corpus.sources import GitRepo, open_repo
 from ..options import MineOptions
 from .cases import shape_cases
@@ -72,23 +73,21 @@ def _candidates(repo: GitRepo, options: MineFilters, result: MineResult, progres
     """The commits every filter keeps, oldest first. The log filters run on git log's entries, so the
     commits they drop (merges, the root) are never read."""
     entries = _counting(log_entries(repo.git_dir), result)
-    if progress and sys.stderr.isatty():  # a bar only where one can be seen (tqdm's own rule)
-        from tqdm import tqdm
-
-        entries = tqdm(
-            entries,
-            total=count_commits(repo.git_dir),
-            desc=f"mining {repo.name}",
-            unit="commit",
-            delay=0.5,
-            file=sys.stderr,
-            leave=False,
-        )
-    commits = read_commits(repo.git_dir, listed_commits(entries, result.dropped))
-    kept = list(apply_filters(commits, options, result.dropped))
+    # The total (one more git process) only where a bar shows it; a log gets the count and the rate.
+    total = count_commits(repo.git_dir) if progress and sys.stderr.isatty() else None
+    with Progress(total, f"mining {repo.name}", "commit", progress) as bar:
+        entries = _shown(entries, bar)
+        commits = read_commits(repo.git_dir, listed_commits(entries, result.dropped))
+        kept = list(apply_filters(commits, options, result.dropped))
     kept.reverse()  # oldest first: the sample's slices run through the history in order
     result.candidates = len(kept)
     return kept
+
+
+def _shown(entries: Iterable[LogEntry], bar: Progress) -> Iterator[LogEntry]:
+    for entry in entries:
+        bar.update()
+        yield entry
 
 
 def _counting(entries: Iterable[LogEntry], result: MineResult) -> Iterator[LogEntry]:

@@ -3,9 +3,9 @@
 A symbol's text runs from the comment and decorator lines right above it to the next
 symbol's, so doc comments, docstrings and route decorators count. It depends on the
 file's bytes only, so it is computed where the file is parsed (the worker pool of a
-cold index, beside its ``FileFacts``) and cached per content digest: the first
-``search`` of a fresh repository then reads no file again. The cache entry holds the
-batches as the workers pickled them, each after its digests, like the facts cache.
+cold index, beside its ``FileFacts``) and kept per blob (``blobstore``, by content
+digest): the first ``search`` of a fresh repository, or of any revision sharing the
+blob, then reads no file again. A parse's pickles are stored as the workers made them.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pickle
 from itertools import accumulate
 from pathlib import Path
 
-from . import cache
+from . import blobstore, cache
 from .extract import EXTRACTOR_VERSION, content_terms
 
 BODIES_VERSION = f"{EXTRACTOR_VERSION}-{cache.code_digest('bodies')}"
@@ -91,45 +91,29 @@ def _read(data: bytes, symbols: list[Symbol]) -> tuple[list[Body], dict[tuple[in
     return out, read
 
 
-Batch = tuple[list[str], bytes]  # content digests, and a pickled list of their files' bodies
+STORE: blobstore.Part[list[Body]] = blobstore.Part(PART, BODIES_VERSION)
 
 
-def _batches(root: Path) -> list[Batch]:
-    """The cached batches of ``root`` (blobs still pickled: reading them costs a copy)."""
-    frames = cache.load_frames(root, PART, BODIES_VERSION) or []
-    return [
-        (names, blob)
-        for names, blob in zip(frames[::2], frames[1::2], strict=False)
-        if isinstance(names, list) and isinstance(blob, bytes)
-    ]
+def add(source: Path, found: dict[str, list[Body]] | None = None, pickled: dict[str, bytes] | None = None) -> None:
+    """Keep the bodies of blobs (read from the tree at ``source``) by content digest: ``found`` as
+    values, ``pickled`` as the pickles a parse made (stored as they are, unpickled only if read)."""
+    if found:
+        STORE.put_many(found, source)
+    if pickled:
+        STORE.put_pickled(pickled, source)
 
 
-def add(root: Path, batches: list[Batch], live: set[str]) -> None:
-    """Cache ``batches`` for ``root`` beside the cached ones that still hold a ``live`` digest
-    (a file edited twice leaves nothing behind; a batch with one live file stays whole)."""
-    kept = [(names, blob) for names, blob in _batches(root) if not live.isdisjoint(names)]
-    frames = [pickle.dumps(part, protocol=pickle.HIGHEST_PROTOCOL) for batch in kept + batches for part in batch]
-    cache.save_frames(root, PART, BODIES_VERSION, frames)
-
-
-def load(root: Path, wanted: set[str], batches: list[Batch] | None = None) -> dict[str, list[Body]]:
-    """The bodies of ``wanted`` digests found in ``batches`` (the ones a parse just made), else in
-    ``root``'s cache; only batches holding a wanted digest are unpickled."""
+def load(wanted: set[str], pickled: dict[str, bytes] | None = None) -> dict[str, list[Body]]:
+    """The bodies of ``wanted`` digests: from ``pickled`` (what a parse just made), else the store."""
     found: dict[str, list[Body]] = {}
-    for names, blob in batches or []:
-        _unpickle(names, blob, wanted, found)
+    for digest in wanted & (pickled or {}).keys():
+        try:
+            value = pickle.loads(pickled[digest])  # type: ignore[index]
+        except cache.MISS:
+            continue
+        if isinstance(value, list):
+            found[digest] = value
     missing = wanted - found.keys()
-    for names, blob in _batches(root) if missing else []:
-        _unpickle(names, blob, missing, found)
+    if missing:
+        found.update(STORE.get_many(sorted(missing)))
     return found
-
-
-def _unpickle(names: list[str], blob: bytes, wanted: set[str], into: dict[str, list[Body]]) -> None:
-    if wanted.isdisjoint(names):
-        return
-    try:
-        bodies = pickle.loads(blob)
-    except cache.MISS:
-        return
-    if isinstance(bodies, list) and len(bodies) == len(names):
-        into.update(zip(names, bodies, strict=True))

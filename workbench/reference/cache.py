@@ -23,11 +23,17 @@ recently used entries (a load refreshes an entry's mtime) until at most
 ``paths.CACHE_MAX_ENTRIES`` entries and ``paths.cache_max_bytes()`` remain (the limits
 every cache under the directory keeps). Only files named like this module's entries are ever deleted.
 Writes are atomic; an unreadable or unwritable cache is only ever a miss.
+
+Private (``paths.private_dir``): the directory is used only when it is the user's and not writable by
+others, and an entry is ``MAGIC``, then its sealed body (an HMAC with the user's key, then the
+owner's length and name, then the pickles): nothing is unpickled before its tag matches, so a
+planted or copied-in entry is a miss. ``prune`` reads only the owner, never a pickle.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import pickle
 import re
@@ -39,9 +45,10 @@ from typing import Any
 from ..paths import CACHE_MAX_ENTRIES as MAX_ENTRIES
 from ..paths import CACHE_PRUNE_INTERVAL as PRUNE_INTERVAL
 from ..paths import CACHE_TEMP_AGE as TEMP_AGE
-from ..paths import cache_dir, cache_max_bytes
+from ..paths import TAG_BYTES, cache_max_bytes, private_dir, seal, unseal
 
-FORMAT = 2
+FORMAT = 3  # 3: sealed (an HMAC before the body), the owner outside any pickle
+MAGIC = b"WBC3"
 SUFFIX = ".pickle"
 
 # Entries (current and, ``.pkl``, the single-pickle format 1) and temp files of this module.
@@ -73,22 +80,22 @@ def _key(text: str) -> str:
 
 
 def _path(key: str, part: str, version: str) -> Path:
-    return cache_dir() / f"{key}-{version}.{part}{SUFFIX}"
+    return private_dir() / f"{key}-{version}.{part}{SUFFIX}"
 
 
 def _read(path: Path) -> list[Any] | None:
-    """The frames of an entry (the pickles after its header), or None on any miss."""
-    frames = []
+    """The frames of an entry (the pickles after its owner), or None on any miss: a wrong
+    magic, a tag that does not match (nothing is unpickled then), a damaged pickle."""
     try:
-        with path.open("rb") as handle:
-            header = pickle.load(handle)
-            if not isinstance(header, tuple) or header[0] != FORMAT:
-                return None
-            while True:
-                try:
-                    frames.append(pickle.load(handle))
-                except EOFError:
-                    break
+        raw = path.read_bytes()
+        body = unseal(raw[len(MAGIC) :]) if raw.startswith(MAGIC) else None
+        if body is None:
+            return None
+        stream = io.BytesIO(body)
+        stream.seek(4 + int.from_bytes(body[:4], "big"))
+        frames = []
+        while stream.tell() < len(body):
+            frames.append(pickle.load(stream))
     except MISS:
         return None
     try:
@@ -140,22 +147,27 @@ def drop_shared(key: str, part: str, version: str) -> None:
     _path(_key(key), part, version).unlink(missing_ok=True)
 
 
-def _inside(path: Path, root: Path) -> bool:
+def inside(path: Path, root: Path) -> bool:
+    """Whether ``path`` is ``root`` or under it."""
     return path == root or root in path.parents
 
 
 def _write(key: str, part: str, version: str, frames: list[bytes], owner: str, source: Path) -> None:
     """Write atomically (temp file + rename), drop the key's other versions, then maybe prune."""
     target = _path(key, part, version)
-    if _inside(target.parent.resolve(), source):
+    if inside(target.parent.resolve(), source):
         return
     tmp = None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
+        name = owner.encode("utf-8", "surrogateescape")
+        sealed = seal(b"".join([len(name).to_bytes(4, "big"), name, *frames]))
+        if sealed is None:
+            return
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
         with os.fdopen(fd, "wb") as handle:
-            pickle.dump((FORMAT, owner), handle, protocol=pickle.HIGHEST_PROTOCOL)
-            handle.writelines(frames)
+            handle.write(MAGIC)
+            handle.write(sealed)
         os.replace(tmp, target)
         tmp = None
         for stale in target.parent.glob(f"{key}-*.{part}{SUFFIX}"):
@@ -177,15 +189,18 @@ def _maybe_prune() -> None:
 
 
 def _owner(path: str) -> str | None:
-    """The root an entry belongs to (``""`` for a shared one), None if unreadable or old."""
+    """The root an entry belongs to (``""`` for a shared one), None if unreadable or old. Read
+    without the tag (nothing is unpickled): it only decides whether a file of ours is deleted."""
     try:
         with open(path, "rb") as handle:
-            header = pickle.load(handle)
-    except MISS:
+            head = handle.read(len(MAGIC) + TAG_BYTES + 4)
+            if len(head) != len(MAGIC) + TAG_BYTES + 4 or not head.startswith(MAGIC):
+                return None
+            size = int.from_bytes(head[-4:], "big")
+            name = handle.read(size)
+    except OSError:
         return None
-    if not isinstance(header, tuple) or len(header) != 2 or header[0] != FORMAT or not isinstance(header[1], str):
-        return None
-    return header[1]
+    return name.decode("utf-8", "surrogateescape") if len(name) == size else None
 
 
 def _scan(directory: Path) -> tuple[list[tuple[float, int, str]], list[str]]:
@@ -213,17 +228,17 @@ def _scan(directory: Path) -> tuple[list[tuple[float, int, str]], list[str]]:
 
 def prune(max_entries: int | None = None, max_bytes: int | None = None) -> int:
     """Delete dead, unreadable and least recently used entries; the number of files deleted."""
-    max_entries = MAX_ENTRIES if max_entries is None else max_entries
-    max_bytes = cache_max_bytes() if max_bytes is None else max_bytes
+    entries_limit = MAX_ENTRIES if max_entries is None else max_entries
+    bytes_limit = cache_max_bytes() if max_bytes is None else max_bytes
     try:
-        live, dead = _scan(cache_dir())
+        live, dead = _scan(private_dir())
     except OSError:
         return 0
     live.sort(reverse=True)  # most recently used first
     total = 0
     for rank, (_, size, path) in enumerate(live):
         total += size
-        if rank > 0 and (rank >= max_entries or total > max_bytes):  # the newest always stays
+        if rank > 0 and (rank >= entries_limit or total > bytes_limit):  # the newest always stays
             dead.append(path)
     removed = 0
     for path in dead:

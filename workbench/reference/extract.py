@@ -18,7 +18,7 @@ from ..code.tssymbols import GRAMMARS, tree_outline
 from .cache import code_digest
 from .fields import doc_terms, export_terms, identifier_parts, lookup_keys, route_terms, symbol_terms
 from .messages import catalog_entries, code_literals, message_words
-from .routes import Route, extract_routes
+from .routes import Route, extract_routes, path_route
 from .templates import template_refs
 from .text import identifier_terms
 
@@ -95,6 +95,16 @@ def _outline(rel: str, data: bytes) -> Outline:
     if ext in GRAMMARS:
         return tree_outline(data, ext)
     return Outline()
+
+
+def facts_key(rel: str, digest: str) -> str:
+    """The per-blob key of ``extract_file(rel, data)``: ``digest`` (of the bytes, salted with the
+    extension: ``cache.digest``) and all that ``extract_file`` reads of ``rel`` besides (its kind,
+    a catalog's file name, the route a page's path serves), so one blob under another path shares
+    its facts exactly when they are the same."""
+    kind = file_kind(rel)
+    name = rel.rsplit("/", 1)[-1].lower() if kind == "translation" else ""
+    return f"{digest}:{kind}:{name}:{path_route(rel)}"
 
 
 def extract_file(rel: str, data: bytes, count_content: bool = True) -> FileFacts:

@@ -27,11 +27,11 @@ from ..code.collector import collector_paused
 from ..code.kinds import extension, file_kind, is_code
 from ..code.walk import list_directories, list_files
 from ..paths import is_snapshot
-from . import bodies, cache, ranking
+from . import blobstore, bodies, cache, ranking
 from . import watch as watching
 from .cache import code_digest
 from .entry import entry_points
-from .extract import EXTRACTOR_VERSION, FileFacts
+from .extract import EXTRACTOR_VERSION, FileFacts, facts_key
 from .fields import path_fields
 from .imports import Resolver
 from .memo import BoundedMemo
@@ -46,10 +46,10 @@ from .watch import Watch
 INDEX_VERSION = f"{EXTRACTOR_VERSION}-{code_digest('index', 'imports', 'ranking', 'entry', 'walk', 'templates')}"
 # Read by entry_points at the root whether or not the walk lists them.
 ROOT_INPUTS = ("package.json", "pyproject.toml")
-# Called with (root, tree, files, digests, facts, the bodies just parsed) of a large tree parsed
+# Called with (root, tree, files, digests, facts, the bodies just parsed by digest) of a large tree parsed
 # afresh, before it is saved and linked (which leave a core idle). Symbol search registers its
 # table's build here (``symtable``), so a process that has loaded it gets the table built meanwhile.
-LARGE_TREE_PARSED: list[Callable[[Path, str, list[str], list[str], list[FileFacts], list[bodies.Batch]], None]] = []
+LARGE_TREE_PARSED: list[Callable[[Path, str, list[str], list[str], list[FileFacts], dict[str, bytes]], None]] = []
 _ENGINE_CODE = code_digest("pack", "query", "signals", "related", "render", "roles", "cochange", "prose")
 ENGINE_VERSION = f"1.0+{_ENGINE_CODE}.{INDEX_VERSION}"
 
@@ -194,6 +194,9 @@ def build(root: Path) -> RepoIndex:
         return _build(root)
 
 
+FACTS: blobstore.Part[FileFacts] = blobstore.Part("facts", EXTRACTOR_VERSION)
+
+
 def _build(root: Path) -> RepoIndex:
     files = list_files(root)
     sizes, digests = [], []
@@ -209,57 +212,47 @@ def _build(root: Path) -> RepoIndex:
             return replace(built, root=root)
         except AttributeError:
             pass  # pickled by an older shape of RepoIndex
-    previous, known = _cached_facts(root)
-    todo = [i for i, d in enumerate(digests) if d not in known]
-    fresh, frames, parsed = _parse(root, [files[i] for i in todo], [sizes[i] for i in todo], [digests[i] for i in todo])
-    facts = [known.get(d) or fresh[d] for d in digests]
+    keys = [facts_key(rel, d) for rel, d in zip(files, digests, strict=True)]
+    known = FACTS.get_many(keys)
+    todo, seen = [], set(known)
+    for i, key in enumerate(keys):  # a blob held twice is parsed once
+        if key not in seen:
+            seen.add(key)
+            todo.append(i)
+    fresh, parsed = _parse(root, files, sizes, [(i, keys[i], digests[i]) for i in todo])
+    facts = [known[k] if k in known else fresh[k] for k in keys]
     if parsed and forking_pays(sum(sizes)):
         for hook in LARGE_TREE_PARSED:
             hook(root, tree, files, digests, facts, parsed)
-    if fresh or known.keys() != set(digests) or previous != source:
-        kept = [d for d in dict.fromkeys(digests) if d not in fresh]
-        if kept:
-            frames += [_pickled(kept), _pickled([known[d] for d in kept])]
-        cache.save_frames(root, "facts", EXTRACTOR_VERSION, [_pickled(source), *frames])
-    if parsed:
-        bodies.add(root, parsed, set(digests))
     index = replace(link(root, files, facts), tree=tree, digests=digests)
     cache.save_shared(source, "index", INDEX_VERSION, index, root)
-    if previous and previous != source:
-        cache.drop_shared(previous, "index", INDEX_VERSION)  # this repository's tree before the edit
+    if not is_snapshot(root):  # a snapshot never changes: no tree of it before an edit to drop
+        previous = cache.load(root, "tree", INDEX_VERSION)
+        if previous != source:
+            cache.save(root, "tree", INDEX_VERSION, source)
+            if isinstance(previous, str):
+                cache.drop_shared(previous, "index", INDEX_VERSION)  # this repository's tree before the edit
     return index
 
 
-def _pickled(value: object) -> bytes:
-    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
-
-
 def _parse(
-    root: Path, rels: list[str], sizes: list[int], digests: list[str]
-) -> tuple[dict[str, FileFacts], list[bytes], list[bodies.Batch]]:
-    """The facts of ``rels`` by digest, the facts cache frames holding them (per batch its digests,
-    then its facts exactly as the worker pickled them: never pickled twice), and the batches of
-    their bodies, still pickled (the symbol table reads them, from the cache, if ever)."""
+    root: Path, files: list[str], sizes: list[int], todo: list[tuple[int, str, str]]
+) -> tuple[dict[str, FileFacts], dict[str, bytes]]:
+    """The facts of the files ``todo`` names (position, facts key, content digest), by facts key, kept
+    in the per-blob store as the workers pickled them (never pickled twice), and their bodies by
+    digest, still pickled (also stored: the symbol table reads them from there, if ever)."""
     fresh: dict[str, FileFacts] = {}
-    frames: list[bytes] = []
-    parsed: list[bodies.Batch] = []
-    for batch, blob, body_blob in extract_batches(root, rels, sizes):
-        names = [digests[j] for j in batch]
-        fresh.update(zip(names, pickle.loads(blob), strict=True))
-        frames += [_pickled(names), blob]
-        parsed.append((names, body_blob))
-    return fresh, frames, parsed
-
-
-def _cached_facts(root: Path) -> tuple[str, dict[str, FileFacts]]:
-    """The key of the index last built for ``root`` and its cached facts by digest: the first
-    frame is that key, then each batch's digests are followed by its facts."""
-    frames = cache.load_frames(root, "facts", EXTRACTOR_VERSION) or [""]
-    known: dict[str, FileFacts] = {}
-    for names, facts in zip(frames[1::2], frames[2::2], strict=False):
-        if isinstance(names, list) and isinstance(facts, list) and len(names) == len(facts):
-            known.update(zip(names, facts, strict=True))
-    return (frames[0] if isinstance(frames[0], str) else ""), known
+    pickled: dict[str, bytes] = {}
+    parsed: dict[str, bytes] = {}
+    for batch, facts, spans in extract_batches(root, [files[i] for i, _, _ in todo], [sizes[i] for i, _, _ in todo]):
+        for j, one, body in zip(batch, facts, spans, strict=True):
+            _, key, digest = todo[j]
+            fresh[key] = pickle.loads(one)
+            pickled[key] = one
+            parsed[digest] = body
+    FACTS.put_many(fresh, root, pickled)
+    bodies.add(root, pickled=parsed)
+    return fresh, parsed
 
 
 def _source_key(root: Path, files: list[str], tree: str) -> str:

@@ -3,10 +3,11 @@
 Parsing dominates a cold index (``ast`` and tree-sitter both run near 8 MB/s here),
 so a large batch is split by size across forked workers; a small batch, a
 single-core machine, a multi-threaded caller or a platform without ``fork`` runs in
-this process. Either way a batch comes back as two pickles, its facts and its symbols'
+this process. Either way each file comes back as two pickles, its facts and its symbols'
 bodies (``bodies``; a file's content terms are summed from its bodies' where they tile it, so its
 bytes are tokenized once): the parent unpickles the facts once and stores the same bytes in the
-facts cache, and stores the bodies without unpickling them, so nothing is pickled twice.
+per-blob store (``blobstore``), and stores the bodies without unpickling them, so nothing is
+pickled twice.
 """
 
 from __future__ import annotations
@@ -32,18 +33,19 @@ def _chunks(sizes: list[int], n: int) -> list[list[int]]:
     return [order[k::n] for k in range(n) if order[k::n]]
 
 
-def _read_and_extract(root: str, rels: list[str]) -> tuple[bytes, bytes]:
-    """A batch, read one file at a time (no process holds every file's bytes): its facts and its
-    bodies, each a pickled list (the parent stores these very bytes in the caches)."""
-    facts: list[FileFacts] = []
-    bodies: list[list[Body]] = []
+def _read_and_extract(root: str, rels: list[str]) -> tuple[list[bytes], list[bytes]]:
+    """A batch, read one file at a time (no process holds every file's bytes): per file, its
+    pickled facts and its pickled bodies (the parent stores these very bytes per blob)."""
+    facts: list[bytes] = []
+    bodies: list[bytes] = []
     with collector_paused():
         for rel in rels:
             data = (Path(root) / rel).read_bytes()
-            facts.append(extract_file(rel, data, count_content=False))
-            found, facts[-1].content = bodies_and_content(data, facts[-1].outline.symbols)
-            bodies.append(found)
-    return pickle.dumps(facts, protocol=pickle.HIGHEST_PROTOCOL), pickle.dumps(bodies, protocol=pickle.HIGHEST_PROTOCOL)
+            found = extract_file(rel, data, count_content=False)
+            spans, found.content = bodies_and_content(data, found.outline.symbols)
+            facts.append(pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL))
+            bodies.append(pickle.dumps(spans, protocol=pickle.HIGHEST_PROTOCOL))
+    return facts, bodies
 
 
 def forking_pays(total_bytes: int) -> bool:
@@ -56,7 +58,7 @@ def _pool_pays(sizes: list[int]) -> bool:
     return forking_pays(sum(sizes))
 
 
-Batch = tuple[list[int], bytes, bytes]  # indices into the files, their pickled facts, their pickled bodies
+Batch = tuple[list[int], list[bytes], list[bytes]]  # indices into the files, per file its pickled facts and bodies
 
 
 def extract_batches(root: Path, rels: list[str], sizes: list[int]) -> Iterator[Batch]:
@@ -84,6 +86,6 @@ def extract_all(root: Path, rels: list[str], sizes: list[int]) -> list[tuple[Fil
     """FileFacts and bodies of every file of ``rels`` (paths under ``root``, ``sizes`` in bytes), in order."""
     out: list[tuple[FileFacts, list[Body]] | None] = [None] * len(rels)
     for batch, facts, bodies in extract_batches(root, rels, sizes):
-        for i, found in zip(batch, zip(pickle.loads(facts), pickle.loads(bodies), strict=True), strict=True):
-            out[i] = found
+        for i, one, spans in zip(batch, facts, bodies, strict=True):
+            out[i] = (pickle.loads(one), pickle.loads(spans))
     return out  # type: ignore[return-value]

@@ -188,10 +188,17 @@ def extract_routes(rel: str, text: str) -> list[Route]:
         segments = normalize(m.group("path"))
         if not any(known[: len(segments)] == segments for known in seen):
             routes.append(Route("call", "", segments))
-    file_route = _NEXT_ROUTE.search(rel)
-    if file_route:
-        routes.append(Route("serve", "", normalize(file_route.group("path"))))
+    file_route = path_route(rel)
+    if file_route is not None:
+        routes.append(Route("serve", "", normalize(file_route)))
     return [r for r in dict.fromkeys(routes) if r.segments or r.role == "serve"]
+
+
+def path_route(rel: str) -> str | None:
+    """The route a file's path serves (a Next.js page or API route), None when it serves none: the
+    one thing ``extract_routes`` reads from the path rather than the text."""
+    found = _NEXT_ROUTE.search(rel)
+    return found.group("path") if found else None
 
 
 def match(query: tuple[str, ...], route: tuple[str, ...]) -> float:

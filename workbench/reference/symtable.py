@@ -14,7 +14,6 @@ ready or nearly.
 from __future__ import annotations
 
 import multiprocessing
-import pickle
 import threading
 from dataclasses import dataclass, field
 from multiprocessing.process import BaseProcess
@@ -100,7 +99,7 @@ class Source:
     digests: list[str]
     symbols: list[list[Symbol]]  # per file, as its outline lists them
     words: frozenset[str]
-    parsed: list[bodies.Batch] = field(default_factory=list)  # bodies a parse just made, not read back
+    parsed: dict[str, bytes] = field(default_factory=dict)  # bodies a parse just made (pickled), by digest
 
     @classmethod
     def of(cls, index: RepoIndex) -> Source:
@@ -109,11 +108,11 @@ class Source:
 
 
 def _bodies(source: Source, docs: list[int]) -> list[list[Body]]:
-    """Body term counts and line counts of every symbol of ``docs``, as the cold index cached them
-    per content digest (``bodies``); a file missing there (a copy of a tree, a pruned cache) is
-    read and its bodies cached beside the others."""
+    """Body term counts and line counts of every symbol of ``docs``, as the cold index kept them
+    per content digest (``bodies``); a file missing there (a pruned cache) is read and its bodies
+    kept beside the others."""
     digests = source.digests
-    known = bodies.load(source.root, {digests[doc] for doc in docs}, source.parsed)
+    known = bodies.load({digests[doc] for doc in docs}, source.parsed)
     missed: dict[str, list[Body]] = {}
     out: list[list[Body]] = []
     for doc in docs:
@@ -128,9 +127,7 @@ def _bodies(source: Source, docs: list[int]) -> list[list[Body]]:
             if data and cache.digest(data, extension(source.files[doc])) == digests[doc]:
                 missed[digests[doc]] = found
         out.append(found)
-    if missed:
-        blob = pickle.dumps(list(missed.values()), protocol=pickle.HIGHEST_PROTOCOL)
-        bodies.add(source.root, [(list(missed), blob)], set(digests))
+    bodies.add(source.root, missed)
     return out
 
 
@@ -177,7 +174,7 @@ def _build(source: Source) -> SymbolTable:
 
 
 def _parsed(
-    root: Path, tree: str, files: list[str], digests: list[str], facts: list[FileFacts], parsed: list[bodies.Batch]
+    root: Path, tree: str, files: list[str], digests: list[str], facts: list[FileFacts], parsed: dict[str, bytes]
 ) -> None:
     words = frozenset[str]().union(*(f.name_parts for f in facts))
     prebuild(Source(root, tree, files, digests, [f.outline.symbols for f in facts], words, parsed))

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec
 
+from ..console import Progress
 from ..errors import RenderError
 from ..files import WRITE_ERRNOS, write_failure, write_text_atomic
 from ..options import ReportOptions
@@ -81,7 +82,9 @@ def notebook_paths(names: list[str] | None = None, directory: Path | None = None
     return paths
 
 
-def _worker(jobs: JobBoard, worker: int, timeout: float, reuse: bool, converter: ThreadPoolExecutor) -> list[Future]:
+def _worker(
+    jobs: JobBoard, worker: int, timeout: float, reuse: bool, converter: ThreadPoolExecutor, bar: Progress
+) -> list[Future]:
     """Start a kernel at once (while the caller loads the run), then execute jobs until a None.
 
     Pages are converted on ``converter`` so the kernel moves straight on to its next notebook."""
@@ -95,7 +98,7 @@ def _worker(jobs: JobBoard, worker: int, timeout: float, reuse: bool, converter:
         while (job := jobs.take(worker)) is not None:
             started = time.perf_counter()
             nb, error = execute_notebook(job.source, job.out / job.source.name, job.params, slot, timeout)
-            pages.append(converter.submit(_convert, job, nb, error, started))
+            pages.append(converter.submit(_convert, job, nb, error, started, bar))
             if not reuse:
                 slot.shutdown()
         done = reuse
@@ -118,10 +121,11 @@ def start_kernel(slot: KernelSlot) -> None:
         ) from None
 
 
-def _convert(job: Job, nb: Any, error: str | None, started: float) -> Page:
+def _convert(job: Job, nb: Any, error: str | None, started: float, bar: Progress) -> Page:
     html_path = job.out / f"{job.source.stem}.html"
     if nb is not None:
         write_text_atomic(html_path, to_html(nb))
+    bar.update()
     return Page(job.source.stem, html_path, job.out / job.source.name, time.perf_counter() - started, error)
 
 
@@ -158,6 +162,7 @@ def render_report(
     notebook_dir: Path | None = None,
     corpus: Path | str | None = None,
     runs_dir: Path | str = DEFAULT_RUNS_DIR,
+    progress: bool = False,
 ) -> Report:
     """Render every report notebook for a run (default: the latest) into ``<out_dir>/<run-id>/``.
 
@@ -169,7 +174,8 @@ def render_report(
     notebooks while the baseline is checked, and one that does not read stops everything (a
     StoreError or CompareError). Kernels are taken warm from, and given back to, the process's
     pool (``_kernel_pool``) unless ``reuse_kernels`` is False (a fresh kernel per notebook). Raises
-    RenderError, after writing every page and the index, if a notebook failed.
+    RenderError, after writing every page and the index, if a notebook failed. ``progress`` shows
+    the pages done on stderr (``progress.Progress``).
     """
     from ._kernels import Job, JobBoard
 
@@ -186,13 +192,15 @@ def render_report(
     with (
         ThreadPoolExecutor(workers, thread_name_prefix="report") as pool,
         ThreadPoolExecutor(1, thread_name_prefix="html") as converter,
+        Progress(None, "pages", "page", enabled=progress) as bar,
     ):
-        futures = [pool.submit(_worker, board, i, timeout, reuse_kernels, converter) for i in range(workers)]
+        futures = [pool.submit(_worker, board, i, timeout, reuse_kernels, converter, bar) for i in range(workers)]
         converter.submit(to_html, None)  # load nbconvert and compile its template while the kernels start
         try:
             run, out = _prepare(run_path, Path(out_dir), where)
             # The default pages fit the run: a page none of whose suites ran is one line in the index.
             sources, left_out = split_pages(sources, run.summary) if notebooks is None else (sources, {})
+            bar.set_total(len(sources))
             params = {"run_dir": str(run.path.resolve()), "baseline": baseline}
             rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
             for source in sorted(sources, key=lambda p: rank.get(p.stem, len(rank))):

@@ -9,7 +9,7 @@ sets ``cacheable = True``. Only passing, error-free answers are stored, so a fai
 asked again. Reused outcomes are marked ``cached`` and carry no time, so no latency figure is
 drawn from them.
 
-Entries live in one SQLite file, ``results/results.sqlite`` under ``paths.cache_dir()``, bounded
+Entries live in one SQLite file, ``results/results.sqlite`` under ``paths.private_dir()``, bounded
 by ``max_entries``: the least recently used are dropped first.
 """
 
@@ -29,7 +29,7 @@ from ..corpus import case_fixtures
 from ..corpus.fixtures import case_tree
 from ..errors import WorkbenchError
 from ..files import dumps
-from ..paths import cache_dir
+from ..paths import private_dir
 from ..suites import Outcome, RunContext, Suite
 from .resume import case_hash
 
@@ -82,7 +82,7 @@ class ResultCache:
     """Results of earlier runs, looked up and stored by the runner (this process only)."""
 
     def __init__(self, directory: Path | None = None, max_entries: int = MAX_ENTRIES) -> None:
-        self.directory = Path(directory) if directory else cache_dir() / "results"
+        self.directory = Path(directory) if directory else private_dir() / "results"
         self.max_entries = max_entries
         self._db: sqlite3.Connection | None = None
         self._trees: dict[str, str] = {}

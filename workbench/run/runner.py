@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..analysis.regressions import check_baseline_corpus, with_baseline
 from ..columns import CASE, METRIC, SUITE, TARGET, VALUE
+from ..console import Progress
 from ..contract import capabilities
 from ..corpus import Corpus, load_corpus
 from ..errors import RunError, RunStopped, StoreError
@@ -152,7 +153,7 @@ class _Session:
         self.budget = budget
         self.ctx = RunContext(corpus=corpus, timeout=options.timeout, seed=options.seed)
         self.prior: dict[Key, dict[str, Any]] = {}  # the journal records a resume may reuse (read by _journaled)
-        self.bar: Any = None  # the tqdm bar, once open
+        self.bar: Progress = Progress(None, "cases", enabled=False)  # the progress line, once open
         self.items: dict[tuple[str, str], list[WorkItem]] = {}  # per (suite, target), made once
 
     @property
@@ -176,18 +177,12 @@ def _run_plan(
     rows and the long score frame of the run. Cases this machine cannot run are listed in their
     suite's ``skipped_cases``; a suite with no other case is skipped with their reasons."""
     import pandas as pd
-    from tqdm import tqdm
 
-    # tqdm's monitor thread outlives every bar; with a second thread alive the reference engine
-    # cannot fork its parsing pool and indexes serially. Bars here update often enough without it.
-    tqdm.monitor_interval = 0
     summaries: dict[str, dict[str, Any]] = {}
     case_rows: list[dict[str, Any]] = []
     score_frames: list[pd.DataFrame] = []
     total = sum(len(_missing(session, s, name, cases)) for s, name, t, cases in plan if _capable(s, t))
-    with tqdm(
-        total=total, desc="cases", unit="case", disable=not session.options.progress or None, dynamic_ncols=True
-    ) as session.bar:
+    with Progress(total, "cases", "case", enabled=session.options.progress) as session.bar:
         for suite, name, target, cases in plan:
             floors = corpus.thresholds.get(suite.name, {})
             per_suite = summaries.setdefault(suite.name, {})
@@ -256,15 +251,13 @@ def _missing(session: _Session, suite: Suite, name: str, cases: list[dict[str, A
 
 def _note_resume(manifest: dict[str, Any], plan: Plan, session: _Session) -> dict[str, Any]:
     """On a resume, tell the user how many outcomes are reused and record it in the manifest."""
-    from tqdm import tqdm
-
     if not session.options.resume:
         return manifest
     live = [(s, name, cases) for s, name, t, cases in plan if _capable(s, t)]
     todo = sum(len(_missing(session, s, name, cases)) for s, name, cases in live)
     reused = sum(len(cases) for _, _, cases in live) * session.options.repeat - todo
     if session.options.progress:
-        tqdm.write(
+        print(
             f"resuming {session.journal.run_id}: {reused} case(s) reused from {session.journal.path}, {todo} to run",
             file=sys.stderr,
         )

@@ -13,7 +13,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from ..paths import cache_dir
+from ..paths import private_dir
 from . import schema_bytes
 
 DIRECTORY = "schema-verdicts"
@@ -22,7 +22,7 @@ MAX_VERDICTS = 256
 
 def _marker(raw: bytes) -> Path:
     digest = hashlib.sha256(hashlib.sha256(schema_bytes()).digest() + raw).hexdigest()
-    return cache_dir() / DIRECTORY / digest
+    return private_dir() / DIRECTORY / digest
 
 
 def known_valid(raw: bytes) -> bool:

@@ -12,6 +12,7 @@ diversity). Ties rank by (file, symbol) ascending, so equal scores never depend 
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,9 +20,11 @@ import numpy as np
 
 from ..code.enclosing import definition_ranges
 from ..contract import SearchHit
+from ..reference import blobstore
 from ..reference.index import RepoIndex, load_index
 from ..reference.text import tokens
 from . import okapi
+from .okapi import TERMS_VERSION
 
 
 @dataclass(frozen=True)
@@ -35,24 +38,39 @@ class SymbolModel:
     name_rank: np.ndarray
 
 
+# Per blob, what its definitions contribute: (symbol, counts of its name's and source lines' tokens).
+Definitions = list[tuple[str, dict[str, int]]]
+DEFINITIONS: blobstore.Part[Definitions] = blobstore.Part("bm25-symbols", TERMS_VERSION)
+
+
+def _definitions(rel: str, data: bytes) -> Definitions:
+    """The definitions of one file in line order, each with its name's and source lines' token counts."""
+    ranges = sorted(definition_ranges(rel, data), key=lambda r: (r[1], r[0]))
+    lines = data.decode("utf-8", "replace").split("\n")
+    return [(name, Counter(tokens(name) + tokens("\n".join(lines[first - 1 : last])))) for name, first, last in ranges]
+
+
 def _documents(index: RepoIndex) -> tuple[list[str], list[str], list[list[str]]]:
     """(file, symbol, tokens) of every definition (``enclosing.definition_ranges``), in line order per file:
-    its path, its qualified name and its source lines."""
+    its path, its qualified name and its source lines. What a blob defines is kept per blob
+    (``blobstore``, by content digest and ``TERMS_VERSION``): a revision reads only new blobs."""
+    known = DEFINITIONS.get_many(index.digests)
+    fresh: dict[str, Definitions] = {}
     files, symbols, rows = [], [], []
-    for rel in index.files:
-        try:
-            data = (index.root / rel).read_bytes()
-        except OSError:
-            continue
-        ranges = sorted(definition_ranges(rel, data), key=lambda r: (r[1], r[0]))
-        if not ranges:
-            continue
-        lines = data.decode("utf-8", "replace").split("\n")
+    for rel, digest in zip(index.files, index.digests, strict=True):
+        found = known[digest] if digest in known else fresh.get(digest)
+        if found is None:  # (a file without definitions holds [], found all the same)
+            try:
+                data = (index.root / rel).read_bytes()
+            except OSError:
+                continue
+            found = fresh[digest] = _definitions(rel, data)
         path_terms = tokens(rel.replace("/", " "))
-        for name, first, last in ranges:
+        for name, counts in found:
             files.append(rel)
             symbols.append(name)
-            rows.append(path_terms + tokens(name) + tokens("\n".join(lines[first - 1 : last])))
+            rows.append(path_terms + okapi.expand(counts))
+    DEFINITIONS.put_many(fresh, index.root)
     return files, symbols, rows
 
 

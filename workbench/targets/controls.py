@@ -15,15 +15,17 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..code.kinds import excluded_by
-from ..code.walk import list_files, read_text
+from ..code.kinds import excluded_by, extension
+from ..code.walk import list_files
 from ..contract import PACK_LIMIT, FileRef, GoldScope, Pack, Repo, SearchHit
 from ..errors import TargetError
+from ..reference import blobstore, cache
 from ..reference.index import load_index, snapshot, stat_paths
 from ..reference.memo import BoundedMemo
 from ..reference.text import tokens
@@ -100,6 +102,28 @@ def _span(item: tuple[str, int, int]) -> tuple[int, int]:
     return item[1], -item[2]  # by first line, the widest first
 
 
+CHUNK_TERMS: blobstore.Part[list[dict[str, int]]] = blobstore.Part("bm25-chunks", okapi.TERMS_VERSION)
+
+
+def _chunk_terms(root: Path, files: list[str]) -> list[list[dict[str, int]]]:
+    """Per file, the token counts of each of its chunks (``file_chunks`` of its text as ``read_text``
+    decodes it), kept per blob (``blobstore``: by content digest, salted with the extension the
+    chunking reads, and the tokenizer's and chunking's version): a revision tokenizes only new blobs."""
+    datas = [(root / path).read_bytes() for path in files]
+    digests = [cache.digest(data, extension(path)) for path, data in zip(files, datas, strict=True)]
+    known = CHUNK_TERMS.get_many(digests)
+    fresh: dict[str, list[dict[str, int]]] = {}
+    out = []
+    for path, data, digest in zip(files, datas, digests, strict=True):
+        chunks = known[digest] if digest in known else fresh.get(digest)
+        if chunks is None:
+            text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")  # as read_text reads
+            chunks = fresh[digest] = [dict(Counter(tokens(chunk))) for chunk in file_chunks(path, text)]
+        out.append(chunks)
+    CHUNK_TERMS.put_many(fresh, root)
+    return out
+
+
 class Bm25Target:
     """Textbook Okapi BM25 (k1=1.5, b=0.75, see ``okapi``) over definition chunks of the files the
     corpus's goldScope allows, each chunk its file's path + its text; a file scores the sum of its
@@ -122,11 +146,11 @@ class Bm25Target:
         if cached is not None and cached[0] == stamp and cached[1] == files:
             return cached[1], cached[2], cached[3]
         owners, docs = [], []
-        for number, path in enumerate(files):
+        for number, (path, chunks) in enumerate(zip(files, _chunk_terms(root, files), strict=True)):
             path_terms = tokens(path.replace("/", " "))
-            for chunk in file_chunks(path, read_text(root, path)):
+            for counts in chunks:
                 owners.append(number)
-                docs.append(path_terms + tokens(chunk))
+                docs.append(path_terms + okapi.expand(counts))
         owner = np.asarray(owners, dtype=np.int64)
         model = okapi.fit(docs)
         self._models[key] = (stamp, files, owner, model)

@@ -25,12 +25,29 @@ and query (camelCase / snake_case / path splitting, lower case, plural folding; 
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
 
+_PACKAGE = Path(__file__).resolve().parent.parent
+
+
+def _sources_digest(*modules: str) -> str:
+    h = hashlib.blake2b(digest_size=8)
+    for module in modules:
+        h.update((_PACKAGE / module).read_bytes())
+    return h.hexdigest()
+
+
+# The version of the per-blob term counts the control keeps (``blobstore``): the code of its
+# tokenizer and of its document rules. A change to either makes every kept count a miss.
+TERMS_VERSION = _sources_digest(
+    "reference/text.py", "code/enclosing.py", "targets/controls.py", "targets/bm25_symbols.py", "targets/okapi.py"
+)
 K1 = 1.5
 B = 0.75
 EPSILON = 0.25
@@ -78,3 +95,9 @@ def fit(documents: list[list[str]], k1: float = K1, b: float = B) -> Okapi:
     factor = (k1 + 1.0) * okapi_idf(df, len(documents)) / lucene
     matrix["data"] = np.asarray(matrix["data"], dtype=np.float64) * np.repeat(factor, np.diff(indptr))
     return Okapi(retriever, len(documents))
+
+
+def expand(counts: dict[str, int]) -> list[str]:
+    """A document's tokens from its term counts (BM25 reads only counts and length: a document's
+    token order changes no score)."""
+    return [term for term, n in counts.items() for _ in range(n)]
