@@ -201,3 +201,19 @@ def test_a_loaded_snapshot_index_is_not_checked_for_edits_but_a_work_tree_is(tmp
     assert entry is not None and (entry.watch is not None or stats), "a work tree is watched, else stat'ed"
     (repo / "src" / "b.ts").write_text("export const b = 2;\n")
     assert "src/b.ts" in index_module.load_index(repo).files, "an edit to a work tree is seen"
+
+
+def test_a_snapshots_file_list_is_walked_once_a_work_trees_every_time(tmp_path: Path, monkeypatch) -> None:
+    from workbench.code import walk
+
+    repo = init(tmp_path / "r")
+    first = commit(repo, "one", {"a.py": "x = 1\n", "pkg/b.py": "y = 2\n"}, 0)
+    snap = snapshots.materialize(open_repo(repo), first)
+    walks: list[Path] = []
+    real = walk._walk
+    monkeypatch.setattr(walk, "_walk", lambda root, *a, **k: walks.append(root) or real(root, *a, **k))
+    lists = [walk.list_files(snap), walk.list_files(snap), walk.list_files(repo), walk.list_files(repo)]
+    assert lists[0] == lists[1] == lists[2] == lists[3] == ["a.py", "pkg/b.py"]
+    lists[0].append("mutated.py")  # a caller's copy: the kept list is not changed
+    assert walk.list_files(snap) == ["a.py", "pkg/b.py"]
+    assert walks.count(snap) == 1 and len(walks) == 3  # the work tree is walked each time: it may change

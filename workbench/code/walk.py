@@ -8,10 +8,14 @@ consumer (the reference engine, the controls, the naive dump) sees the same set.
 from __future__ import annotations
 
 import os
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from ..paths import is_snapshot
 
 if TYPE_CHECKING:
     import pathspec
@@ -130,8 +134,31 @@ def _keep_file(path: Path, name: str) -> bool:
 
 
 def list_files(root: Path | str) -> list[str]:
-    """Repo-relative ``/`` paths of the readable source files under ``root``, sorted."""
-    return sorted(_walk(Path(root), None, files=True))
+    """Repo-relative ``/`` paths of the readable source files under ``root``, sorted.
+
+    A revision snapshot never changes once built, so its list is walked once per process and kept
+    (a bounded number of them): every target of a run over a mined corpus lists each revision, the
+    controls more than once per case."""
+    resolved = Path(root).resolve()
+    if not is_snapshot(resolved):
+        return sorted(_walk(Path(root), None, files=True))
+    key = str(resolved)
+    with _SNAPSHOT_LOCK:
+        known = _SNAPSHOT_FILES.get(key)
+        if known is not None:
+            _SNAPSHOT_FILES.move_to_end(key)
+            return list(known)
+    found = tuple(sorted(_walk(resolved, None, files=True)))
+    with _SNAPSHOT_LOCK:
+        _SNAPSHOT_FILES[key] = found
+        while len(_SNAPSHOT_FILES) > SNAPSHOT_LISTS:
+            _SNAPSHOT_FILES.popitem(last=False)
+    return list(found)
+
+
+SNAPSHOT_LISTS = 512  # snapshots whose file list a process keeps (a mined corpus's revisions)
+_SNAPSHOT_FILES: OrderedDict[str, tuple[str, ...]] = OrderedDict()
+_SNAPSHOT_LOCK = threading.Lock()  # cases of one run may list on several threads (--jobs)
 
 
 def list_directories(root: Path | str, visit: Callable[[str], object] | None = None) -> list[str]:
