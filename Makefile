@@ -3,9 +3,6 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# What running workbench needs (the package and its report kernel, no dev or ray extras): `make mine`,
-# `make report` and `make lab` in a fresh clone install only this (about half the time of the full set-up).
-RUN_STAMP := $(VENV)/.installed-run
 TARGETS ?= --target builtin --target bm25 --target random
 
 .PHONY: setup test report baseline mine lab bench dist clean
@@ -17,13 +14,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev,ray]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (workbench)" >/dev/null
-	touch $(RUN_STAMP) $(STAMP)
-
-$(RUN_STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -e .
-	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (workbench)" >/dev/null
-	touch $(RUN_STAMP)
+	touch $(STAMP)
 
 # Lint and format check, types, then every test (CI runs exactly this), on WORKERS processes
 # (pytest-xdist: each test file on one worker, the longest handed out first; auto = one per core plus
@@ -39,7 +30,7 @@ test: $(STAMP)
 	  $(BIN)/python -m pytest -q -n $(WORKERS) --dist loadfile --no-loadscope-reorder
 
 # Thresholds not met (exit 1) still render a report; a bad corpus or engine (exit 2/3/4) stops here.
-report: $(RUN_STAMP)
+report: $(STAMP)
 	$(BIN)/workbench run $(TARGETS) || test $$? -eq 1
 	$(BIN)/workbench report $$(test -f corpus/baselines/builtin.json && echo --baseline builtin)
 
@@ -50,7 +41,7 @@ baseline: $(STAMP)
 
 # Cases mined from this project's own git history (read-only), run with builtin, bm25 and random, reported.
 MINED := reports/mine/corpus.json
-mine: $(RUN_STAMP)
+mine: $(STAMP)
 	rm -f $(MINED)
 	$(BIN)/workbench mine . --out $(MINED) --max-cases 200
 	$(BIN)/workbench validate --corpus $(MINED)
@@ -58,7 +49,7 @@ mine: $(RUN_STAMP)
 	$(BIN)/workbench report
 
 # Extra JupyterLab flags: make lab ARGS="--no-browser --port 8890" (as root, --allow-root is added).
-lab: $(RUN_STAMP)
+lab: $(STAMP)
 	$(BIN)/workbench lab $(ARGS)
 
 bench: $(STAMP)
