@@ -71,13 +71,14 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 @pytest.fixture(scope="module")
 def trend_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``workbench trend --out`` over four runs (two corpus versions) and a re-recorded baseline."""
+    """``workbench trend --out`` over four runs (two corpus versions) and a baseline re-recorded in
+    a git repository (both recordings shown, from history)."""
     from workbench.analysis.trend import trend
     from workbench.report import render_trend
 
-    from ..analysis.test_trend import build_trend_project
+    from ..analysis.test_trend_history import build_git_trend_project
 
-    root = build_trend_project(tmp_path_factory.mktemp("trend"))
+    root = build_git_trend_project(tmp_path_factory.mktemp("trend") / "repo")[0]
     result = trend(root / "corpus" / "corpus.json", root / "runs")
     return render_trend(result.to_dict(), root / "html", notebook_dir=REPO_ROOT / "notebooks")
 
@@ -255,5 +256,6 @@ def test_the_trend_page_loads_offline_and_fits(trend_page: Path, browser: Any) -
     seen = browser.execute_script(WIDTHS)
     assert not seen["wide"] and seen["scroll"] <= seen["page"] + 1, seen
     text = browser.execute_script("return document.body.innerText")
-    assert "4 run(s), 2 corpus version(s), 1 baseline(s)" in text and "REGRESSED" in text
+    assert "4 run(s), 2 corpus version(s), 1 baseline(s) in 2 recording(s)" in text and "REGRESSED" in text
+    assert text.count("baseline recorded at commit") >= 2 and "(current)" in text
     assert browser.execute_script("return document.querySelectorAll('img').length") >= 1
