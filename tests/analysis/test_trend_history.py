@@ -136,3 +136,19 @@ def test_the_page_shows_every_recording(
     assert "1 baseline(s) in 2 recording(s)" in page and "data:image/png;base64," in page
     assert f"committed in {first[:12]}" in page and f"committed in {second[:12]} (current)" in page
     assert f"at commit {broken[:12]}: skipped" in page and "Traceback" not in page
+
+
+def test_a_hostile_name_from_history_is_drawn_as_text(tmp_path: Path) -> None:
+    import io
+
+    from workbench.report.trend_plots import trend_lines
+
+    root, _ = build_git_trend_project(tmp_path / "repo")
+    path = root / "corpus" / "baselines" / "builtin.json"
+    data = json.loads(path.read_text())
+    path.write_text(json.dumps({**data, "name": "$\\frac{<script>$", "recorded": "2026-12-05T00:00:00Z"}))
+    commit(root, "a hostile name", {}, 4)
+    result = _trend(root)
+    assert "$\\frac{<script>$" in set(result.baselines["name"])
+    figure = trend_lines(result)
+    figure.savefig(io.BytesIO(), format="png")  # mathtext would raise on the unclosed brace

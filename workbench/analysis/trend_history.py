@@ -79,14 +79,13 @@ def _from_history(git_dir: Path, where: str, notes: list[str]) -> list[Recording
             path = raw.strip(b"\n").decode("utf-8", "replace")
             if path.endswith(".json") and str(PurePosixPath(path).parent) == where.rstrip("/"):
                 versions.append((sha.decode().strip(), path))
-    versions.reverse()
-    with CatFile(git_dir) as objects:
-        blobs = objects.read_many([f"{commit}:{path}" for commit, path in versions])
     found: list[Recording] = []
-    for (commit, path), blob in zip(versions, blobs, strict=True):
-        data = _checked(blob[2] if blob and blob[1] == "blob" else None, Path(path), commit, notes)
-        if data is not None:
-            found.append(Recording(data, commit, on_disk=False))
+    with CatFile(git_dir) as objects:  # one version in memory at a time; its per-case records dropped
+        for commit, path in reversed(versions):
+            blob = objects.read(f"{commit}:{path}")
+            data = _checked(blob[1] if blob and blob[0] == "blob" else None, Path(path), commit, notes)
+            if data is not None:
+                found.append(Recording({k: v for k, v in data.items() if k != "cases"}, commit, on_disk=False))
     return found
 
 

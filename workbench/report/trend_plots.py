@@ -91,13 +91,14 @@ def _baselines(ax: Any, trend: Trend, suite: str, metric: str, position: dict[st
         ax.axvline(x, color="#f29900", linestyle=":", linewidth=1, label="baseline recording")
         ax.scatter([x], [mark.value], marker="*", s=120, color="#f29900", zorder=4, label="baseline")
         ax.annotate(
-            f"{mark.name} @ {_commit_of(mark)}",
+            f"{str(mark.name)[:40]} @ {_commit_of(mark)}",
             (x, 0.95 - 0.08 * (i % 4)),
             xycoords=("data", "axes fraction"),
             fontsize=7,
             xytext=(3, 0),
             textcoords="offset points",
             color="#b06000",
+            parse_math=False,  # a name from a file (or its history) is text, never mathtext
         )
 
 
