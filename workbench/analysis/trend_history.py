@@ -38,7 +38,8 @@ def recordings(directory: Path) -> tuple[list[Recording], list[str]]:
     history: list[Recording] = []
     found = _git_dir_of(directory)
     if found is None:
-        notes.append(f"baselines: {directory} is not in a git repository; only the baselines on disk are shown")
+        if Path(directory).is_dir():  # no baselines at all needs no word on where they come from
+            notes.append(f"baselines: {directory} is not in a git repository; only the files on disk are shown")
     else:
         try:
             history = _from_history(found[0], _relative(directory, found[1]), notes)
