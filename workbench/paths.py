@@ -18,14 +18,10 @@ planted by anyone without the key is a miss, never code.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import os
 import re
-import secrets
 import stat
 import sys
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,6 +112,8 @@ def private_dir() -> Path:
 
 
 def _fallback(configured: Path, reason: str) -> Path:
+    import tempfile
+
     fallback = Path(tempfile.mkdtemp(prefix="workbench-cache-"))  # 0700, ours
     print(f"workbench: cache directory {configured} {reason}; using {fallback} instead", file=sys.stderr)
     return fallback
@@ -151,6 +149,9 @@ def _read_key(path: Path) -> bytes | None:
 def _make_key(path: Path) -> bytes | None:
     """Write a fresh key to a 0600 temp file and link it into place: two processes racing both end
     up with the one that landed first."""
+    import secrets
+    import tempfile
+
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".key-")  # mkstemp makes it 0600
@@ -172,6 +173,9 @@ def _make_key(path: Path) -> bytes | None:
 
 def tag(data: bytes | memoryview, directory: Path | None = None) -> bytes | None:
     """The HMAC of ``data`` under the key of ``directory`` (default: the cache), None without a key."""
+    import hashlib
+    import hmac
+
     key = _key(directory or private_dir())
     return None if key is None else hmac.new(key, data, hashlib.sha256).digest()
 
@@ -184,6 +188,8 @@ def seal(data: bytes, directory: Path | None = None) -> bytes | None:
 
 def unseal(sealed: bytes, directory: Path | None = None) -> bytes | None:
     """The bytes ``seal`` sealed, or None when the tag does not match (a planted or copied entry)."""
+    import hmac
+
     if len(sealed) < TAG_BYTES:
         return None
     data = memoryview(sealed)[TAG_BYTES:]

@@ -31,11 +31,11 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_trend_project(tmp_path_factory.mktemp("trend"))
 
 
-def build_trend_project(root: Path) -> Path:
-    """Four runs of one corpus (two versions of it) in ``root/runs``, and baseline ``builtin``
-    recorded, then re-recorded over, from the second run; returns ``root``."""
+def build_trend_project(root: Path, baseline: bool = True) -> Path:
+    """Four runs of one corpus (two versions of it) in ``root/runs``, and (with ``baseline``)
+    baseline ``builtin`` recorded, then re-recorded over, from the second run; returns ``root``."""
     corpus = root / "corpus" / "corpus.json"
-    corpus.parent.mkdir()
+    corpus.parent.mkdir(parents=True)
     corpus.write_text('{"k": 5, "retrieval": []}\n')
     versions = {1: hashlib.sha256(corpus.read_bytes()).hexdigest(), 2: "f" * 64}
     for run_id, seed, skill, version in RUNS:
@@ -45,6 +45,8 @@ def build_trend_project(root: Path) -> Path:
         manifest["corpus"].update(path=str(corpus), sha256=versions[version])
         manifest["git_commit"] = f"{seed}" * 40
         (path / "manifest.json").write_text(json.dumps(manifest))
+    if not baseline:
+        return root
     second = wb.load_run(root / "runs" / RUNS[1][0])
     record_baseline(wb.load_run(root / "runs" / RUNS[0][0]), "builtin", corpus, target="builtin")
     record_baseline(second, "builtin", corpus, target="builtin", force=True)  # re-recorded

@@ -1,6 +1,8 @@
 """Every page of a rendered report, opened in headless Chromium (selenium): no console error, no
 request leaving the machine, no table wider than the page, the case table filters offline, and no
-text from a run (case names, queries, files, reasons, errors, stderr, goldens) runs as script.
+text from a run (case names, queries, files, reasons, errors, stderr, goldens) runs as script; nor
+any text on the calibration, interleaving and trend pages (repository, target, flags, engines,
+queries, log problems, run ids, target, suite, metric and baseline names, the corpus path).
 
 Needs Debian's ``chromium`` and ``chromium-driver`` and the ``selenium`` package (dev extras;
 ``.ci/run`` installs the browser): skipped, with the reason, where any of them is absent.
@@ -71,13 +73,14 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Any:
 
 @pytest.fixture(scope="module")
 def trend_page(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``workbench trend --out`` over four runs (two corpus versions) and a re-recorded baseline."""
+    """``workbench trend --out`` over four runs (two corpus versions) and a baseline re-recorded in
+    a git repository (both recordings shown, from history)."""
     from workbench.analysis.trend import trend
     from workbench.report import render_trend
 
-    from ..analysis.test_trend import build_trend_project
+    from ..analysis.test_trend_history import build_git_trend_project
 
-    root = build_trend_project(tmp_path_factory.mktemp("trend"))
+    root = build_git_trend_project(tmp_path_factory.mktemp("trend") / "repo")[0]
     result = trend(root / "corpus" / "corpus.json", root / "runs")
     return render_trend(result.to_dict(), root / "html", notebook_dir=REPO_ROOT / "notebooks")
 
@@ -255,5 +258,122 @@ def test_the_trend_page_loads_offline_and_fits(trend_page: Path, browser: Any) -
     seen = browser.execute_script(WIDTHS)
     assert not seen["wide"] and seen["scroll"] <= seen["page"] + 1, seen
     text = browser.execute_script("return document.body.innerText")
-    assert "4 run(s), 2 corpus version(s), 1 baseline(s)" in text and "REGRESSED" in text
+    assert "4 run(s), 2 corpus version(s), 1 baseline(s) in 2 recording(s)" in text and "REGRESSED" in text
+    assert text.count("baseline recorded at commit") >= 2 and "(current)" in text
     assert browser.execute_script("return document.querySelectorAll('img').length") >= 1
+
+
+# The pages outside a run's report: each written from its command's JSON, which holds text from a
+# repository and its target (calibration), an impression log (interleaving), or runs, baselines and
+# a corpus path (trend). Each hostile field is named by the page and the field.
+POINT_TEXT = ("run_id", "target", "suite", "metric")
+BASELINE_TEXT = ("name", "run_id", "target", "suite", "metric")
+
+
+def _short(field: str) -> str:
+    """A payload short enough to be shown whole where a page cuts text (pandas shows 50 characters
+    of a DataFrame cell, the log keeps 40 of an impression's time); run, it sets ``window.__ran``."""
+    return f"<img src=x onerror=__ran=['{field}']>"
+
+
+def _hostile_log(path: Path) -> Path:
+    """An impression log whose engine names, queries, repositories, paths and ids are payloads: three
+    tasks (A, B, a tie), an unknown impression and a malformed line. The page shows no path or id
+    but quoted (cut to 80 characters) in a problem line."""
+    names = {"a": _payload("interleaving engine A"), "b": _payload("interleaving engine B")}
+    repo, query = _payload("interleaving repository"), _payload("interleaving query")
+    rows: list[dict[str, Any]] = []
+    for n, opened in enumerate((["x.py"], ["y.py"], ["x.py", "y.py"])):
+        ident = f"{_payload('interleaving impression')}{n}"
+        shown = [{"repo": repo, "path": "x.py", "team": "a"}, {"repo": repo, "path": "y.py", "team": "b"}]
+        at, asked = (_short("at"), _short("query")) if n == 0 else (f"2026-12-01T10:0{n}:00Z", query)
+        rows += [{"impression": ident, "at": at, "query": asked, "targets": names, "shown": shown}]
+        rows += [{"feedback": ident, "opened": [*opened, _payload("interleaving path")]}]
+    rows += [{"feedback": _payload("interleaving unknown impression"), "opened": ["x.py"]}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows) + f"{_payload('interleaving bad line')}\n")
+    return path
+
+
+def _hostile_calibration(root: Path) -> dict[str, Any]:
+    """``calibrate --json`` on a planted repository, its target's and repository's text made payloads."""
+    from workbench.calibration import Window, calibrate
+
+    from ..calibration.test_calibrate import PayTarget, planted
+
+    planted(root / "shop")
+    data = json.loads(json.dumps(calibrate(root / "shop", PayTarget(scores=True), Window(days=30)).to_json()))
+    flags = {row["flag"]: _payload(f"calibration flag {row['flag']}") for row in data["flags"]}
+    for row in [*data["flags"], *data["brier"], *data["reliability"]]:
+        row["flag"] = flags.get(row["flag"], row["flag"])
+    verdicts = {_payload("calibration gate verdict"): 3}
+    return data | {
+        "repo": _payload("calibration repository"),
+        "target": _payload("calibration target"),
+        "notes": [_payload("calibration note")],
+        "gated": 3,
+        "gateVerdicts": verdicts,
+    }
+
+
+def _hostile_trend(root: Path) -> dict[str, Any]:
+    """``trend --format json`` over four runs and a baseline, every name in it a payload."""
+    from workbench.analysis.trend import trend
+
+    from ..analysis.test_trend import build_trend_project
+
+    project = build_trend_project(root)
+    data = trend(project / "corpus" / "corpus.json", project / "runs").to_dict()
+    names: dict[str, str] = {}
+    for rows, keys in (
+        (data["points"], POINT_TEXT),
+        (data["baselines"], BASELINE_TEXT),
+        (data["versions"], ("first_run",)),
+    ):
+        for row in rows:
+            row |= {key: names.setdefault(row[key], _payload(f"trend {row[key]}")) for key in keys}
+    return data | {"corpus": _payload("trend corpus path"), "notes": [_payload("trend note")]}
+
+
+@pytest.fixture(scope="module")
+def hostile_pages(tmp_path_factory: pytest.TempPathFactory) -> dict[Path, list[str]]:
+    """The calibration, interleaving and trend pages rendered from hostile results, each with the
+    texts it must show literally."""
+    from workbench.online import analyze_log
+    from workbench.report import render_calibration, render_interleaving, render_trend
+
+    root = tmp_path_factory.mktemp("hostile-pages")
+    notebooks = REPO_ROOT / "notebooks"
+    calibration = _hostile_calibration(root)
+    interleaving = analyze_log(_hostile_log(root / "impressions.jsonl")).to_dict()
+    (root / "trend").mkdir()
+    trend = _hostile_trend(root / "trend")
+    texts = {
+        "calibration": [calibration[k] for k in ("repo", "target")] + calibration["notes"],
+        "interleaving": [interleaving["a"], interleaving["b"], _short("query"), _short("at")],
+        "trend": [trend["corpus"], *trend["notes"]],
+    }
+    texts["calibration"] += [str(calibration["gateVerdicts"]), *{r["flag"] for r in calibration["flags"]}]
+    texts["calibration"] += [r["flag"] for r in calibration["brier"]]
+    texts["interleaving"] += [_payload("interleaving repository"), *interleaving["problems"]]
+    texts["trend"] += [row[k] for row in trend["points"] for k in POINT_TEXT]
+    texts["trend"] += [f"baseline {row['name']}" for row in trend["baselines"]]
+    return {
+        render_calibration(calibration, root / "calibration", notebook_dir=notebooks): texts["calibration"],
+        render_interleaving(interleaving, root / "interleaving", notebook_dir=notebooks): texts["interleaving"],
+        render_trend(trend, root / "trend-page", notebook_dir=notebooks): texts["trend"],
+    }
+
+
+def test_no_text_runs_as_script_on_the_calibration_interleaving_and_trend_pages(
+    hostile_pages: dict[Path, list[str]], browser: Any
+) -> None:
+    """Issue 41, item 1, for the pages of ``calibrate``, ``interleave analyze`` and ``trend`` ``--out``."""
+    for page, texts in hostile_pages.items():
+        errors, urls = _open(browser, page)
+        ran = browser.execute_script("return window.__ran || []")
+        assert not ran, f"{page.name}: text ran as script: {ran}"
+        assert browser.execute_script("return document.querySelectorAll('img[src=\"x\"], td script').length") == 0
+        assert not errors and not [url for url in urls if _leaves(url)], (page.name, errors)
+        text = browser.execute_script("return document.body.innerText")
+        missing = sorted({t for t in texts if t not in text})
+        assert len(texts) >= 5 and not missing, f"{page.name}: never shown literally: {missing}"

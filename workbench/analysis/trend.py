@@ -5,9 +5,11 @@ A point is one run's mean of a metric over its cases, with a percentile-bootstra
 Consecutive runs of one target are compared case by case on the cases both have (paired t-test,
 as ``compare``): a step with p below ``alpha`` is flagged ``REGRESSED`` or ``IMPROVED`` by the
 metric's direction. A run on another corpus version (its manifest's SHA-256) than the one before
-starts a new version; baselines (``<corpus dir>/baselines/``) are marked with the commit they
-were recorded at. ``workbench trend`` prints ``Trend.to_text``, ``--format markdown`` and
-``--format json`` its other forms, and ``--out`` renders the trend page from ``to_dict``.
+starts a new version; every recording of each baseline (``<corpus dir>/baselines/``, and the
+earlier recordings git history holds, ``trend_history``) is marked with when it was recorded, the
+commit its run was made at and the commit that stored it. ``workbench trend`` prints
+``Trend.to_text``, ``--format markdown`` and ``--format json`` its other forms, and ``--out``
+renders the trend page from ``to_dict``.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ ALPHA = 0.05
 RUN_ID, CREATED, VERSION, SHA = "run_id", "created", "version", "corpus_sha256"
 POINT_COLUMNS = [CREATED, RUN_ID, VERSION, SHA, TARGET, SUITE, METRIC, VALUE, "ci_low", "ci_high", "n"]
 STEP_COLUMNS = ["step", "step_delta", "step_p", "step_n"]
-BASELINE_COLUMNS = ["recorded", "name", "git_commit", RUN_ID, SHA, TARGET, SUITE, METRIC, VALUE]
+COMMITTED, CURRENT = "committed_in", "on_disk"  # the commit whose tree holds a recording; the file now
+BASELINE_COLUMNS = ["recorded", "name", "git_commit", COMMITTED, CURRENT, RUN_ID, SHA, TARGET, SUITE, METRIC, VALUE]
 
 
 @dataclass
@@ -112,8 +115,8 @@ def trend(
     values = pd.concat([_case_values(run, targets, metrics) for run in runs], ignore_index=True)
     versions = _versions(runs)
     points = _points(values, versions, seed)
-    baselines = _baselines(where.baselines, targets, metrics)
-    notes = [] if not values.empty else ["no values for the targets and metrics asked for"]
+    baselines, notes = _baselines(where.baselines, targets, metrics)
+    notes += [] if not values.empty else ["no values for the targets and metrics asked for"]
     return Trend(str(path), _with_steps(points, values), baselines, versions, notes)
 
 
@@ -206,28 +209,29 @@ def _step(before: pd.DataFrame | None, here: pd.DataFrame | None, metric: str) -
     return flag, delta, (None if p != p else float(p)), int(diffs.size)
 
 
-def _baselines(directory: Path, targets: list[str] | None, metrics: list[str] | None) -> pd.DataFrame:
-    """Every baseline in ``directory``: one row per (suite, metric) it recorded, with its commit."""
+def _baselines(directory: Path, targets: list[str] | None, metrics: list[str] | None) -> tuple[pd.DataFrame, list[str]]:
+    """Every recording of each baseline in ``directory``, on disk and in git history: one row per
+    (recording, suite, metric), with the commit its run was made at and the commit that stored it;
+    and the notes on what could not be read."""
     import pandas as pd
 
-    from ..store.headers import read_baseline
+    from .trend_history import recordings
 
+    found, notes = recordings(Path(directory))
     rows = []
     wanted = {m.lower() for m in metrics or []}
-    for path in sorted(Path(directory).glob("*.json")):
-        try:
-            data = read_baseline(path)[1]
-        except StoreError:
-            continue  # `workbench baseline list` names the file that does not read
+    for recording in found:
+        data = recording.data
         target = data["target"]["name"]
         if targets and target not in targets:
             continue
         corpus = data.get("corpus") or {}
         sha = corpus.get("run_sha256") or corpus.get("sha256")  # the version its numbers were measured on
         head = dict(recorded=data.get("recorded"), name=data["name"], git_commit=data.get("git_commit"))
+        head.update({COMMITTED: recording.commit, CURRENT: recording.on_disk})
         head.update({RUN_ID: data.get("run_id"), SHA: sha, TARGET: target})
         for suite, values in (data.get("metrics") or {}).items():
             for metric, value in values.items():
                 if value is not None and (not wanted or metric.lower() in wanted):
                     rows.append({**head, SUITE: suite, METRIC: metric, VALUE: float(value)})
-    return pd.DataFrame(rows, columns=BASELINE_COLUMNS)
+    return pd.DataFrame(rows, columns=BASELINE_COLUMNS), notes

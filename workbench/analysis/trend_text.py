@@ -1,8 +1,9 @@
 """The trend as a table: text for a terminal, markdown for a pull-request comment.
 
-One block per line (target, suite, metric), its runs oldest first with the baselines recorded on
-the corpus between them; the ``step`` column flags a significant move from the run before
-(``REGRESSED`` or ``IMPROVED`` with its p), a new corpus version, and a baseline's commit.
+One block per line (target, suite, metric), its runs oldest first with every recording of each
+baseline between them; the ``step`` column flags a significant move from the run before
+(``REGRESSED`` or ``IMPROVED`` with its p), a new corpus version, and a recording's commits (the
+one its run was made at, the one that stored it, and ``(current)`` for the file on disk now).
 """
 
 from __future__ import annotations
@@ -59,8 +60,10 @@ def trend_rows(trend: Trend) -> pd.DataFrame:
 def _baseline_row(trend: Trend, b: Any) -> list[str]:
     """A baseline's mark on its line: when it was recorded, its value, and the commit."""
     where = _version_of(trend, b.corpus_sha256)
-    commit = str(b.git_commit or "?")[:12]
-    mark = f"baseline recorded at commit {commit}"
+    mark = f"baseline recorded at commit {_short(b.git_commit, 12)}"
+    committed = _short(getattr(b, "committed_in", None), 12)
+    mark += f", committed in {committed}" if committed != "?" else ""
+    mark += " (current)" if getattr(b, "on_disk", None) is True else ""
     return [_when(b.recorded), f"baseline {b.name}", where, b.target, b.suite, b.metric, _num(b.value), "", "", mark]
 
 
@@ -84,6 +87,11 @@ def _version_of(trend: Trend, sha: object) -> str:
     return f"v{found[0]}" if found else "other"
 
 
+def _short(commit: object, length: int) -> str:
+    """A commit's first ``length`` characters, ``?`` when there is none (None or NaN)."""
+    return str(commit)[:length] if isinstance(commit, str) and commit else "?"
+
+
 def _when(stamp: object) -> str:
     return str(stamp or "?").replace("T", " ").removesuffix("Z")[:16]
 
@@ -101,9 +109,11 @@ def trend_summary(trend: Trend) -> str:
     runs = trend.points["run_id"].nunique()
     steps = int(trend.points["step"].notna().sum()) if "step" in trend.points else 0
     marks = trend.baselines["name"].nunique() if len(trend.baselines) else 0
+    takes = len(trend.baselines.drop_duplicates(["name", "recorded", "run_id"])) if len(trend.baselines) else 0
     return (
         f"Trend of {trend.corpus}: {runs} run(s), {len(trend.versions)} corpus version(s), "
-        f"{marks} baseline(s), {steps} significant step(s) between consecutive runs (paired t, p < 0.05)"
+        f"{marks} baseline(s) in {takes} recording(s), "
+        f"{steps} significant step(s) between consecutive runs (paired t, p < 0.05)"
     )
 
 

@@ -167,8 +167,9 @@ def trend_command(
     out_dir: Path | None,
 ) -> None:
     """Every run of a corpus over time: one line per metric and target with its 95% interval,
-    grouped by corpus version, the baselines recorded on it with their commit, and each significant
-    step between consecutive runs (paired t-test on their shared cases)."""
+    grouped by corpus version, every recording of each baseline (earlier ones from git history)
+    with its commits, and each significant step between consecutive runs (paired t-test on their
+    shared cases)."""
     from ..analysis import trend
 
     result = trend(corpus_path, runs_dir, since, split_values(targets) or None, split_values(metrics) or None)

@@ -1,5 +1,6 @@
 """The trend page's figure: each metric over time, one line per target with its 95% band, the
-points where the corpus changed, the baselines (with their commit) and each significant step.
+points where the corpus changed, every recording of each baseline (a dotted line with its short
+commit) and each significant step.
 Re-exported by ``workbench.report.plots`` (``wb.plots.trend_lines``)."""
 
 from __future__ import annotations
@@ -80,16 +81,30 @@ def _panel(ax: Any, trend: Trend, suite: str, metric: str, position: dict[str, i
 
 
 def _baselines(ax: Any, trend: Trend, suite: str, metric: str, position: dict[str, int]) -> None:
-    """A star at the run each baseline was recorded from (else at the right edge), with its commit."""
+    """Each recording of each baseline: a dotted vertical line at the run it was recorded from (else
+    at the right edge) labelled with the short commit that stored it (else its run's commit), and a
+    star at its value."""
     marks = trend.baselines[(trend.baselines["suite"] == suite) & (trend.baselines["metric"] == metric)]
     right = max(position.values(), default=0) + 0.3
-    for mark in marks.itertuples(index=False):
+    for i, mark in enumerate(marks.itertuples(index=False)):
         x = position.get(str(mark.run_id), right) if not pd.isna(mark.run_id) else right
+        ax.axvline(x, color="#f29900", linestyle=":", linewidth=1, label="baseline recording")
         ax.scatter([x], [mark.value], marker="*", s=120, color="#f29900", zorder=4, label="baseline")
         ax.annotate(
-            f"{mark.name} @ {str(mark.git_commit or '?')[:7]}",
-            (x, mark.value),
+            f"{str(mark.name)[:40]} @ {_commit_of(mark)}",
+            (x, 0.95 - 0.08 * (i % 4)),
+            xycoords=("data", "axes fraction"),
             fontsize=7,
-            xytext=(4, 4),
+            xytext=(3, 0),
             textcoords="offset points",
+            color="#b06000",
+            parse_math=False,  # a name from a file (or its history) is text, never mathtext
         )
+
+
+def _commit_of(mark: Any) -> str:
+    """The short commit a recording is known by: the one that stored it, else its run's, else ``?``."""
+    for commit in (getattr(mark, "committed_in", None), mark.git_commit):
+        if isinstance(commit, str) and commit:
+            return commit[:7]
+    return "?"
