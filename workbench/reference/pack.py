@@ -153,8 +153,10 @@ def _score(index: RepoIndex, q: Query) -> Scored:
     """Rank every file of one repository for ``q`` and add the evidence signals."""
     base, coverage, matched, hits = _rank(index, q)
     factors = kind_factors(index, q)
-    priors = factors * centrality(index) * size_prior(index)
-    scored = Scored(index, _propagate(index, base) * priors, coverage, matched, hits)
+    lexical = _propagate(index, base) * factors * centrality(index) * size_prior(index)
+    if not is_long(q.raw):
+        lexical = _with_prose(index, q, lexical, factors)
+    scored = Scored(index, lexical, coverage, matched, hits)
     pins = {**named_symbols(index, q), **named_files(index, q)}
     # How each kind of evidence meets a demoted file: a pin or a named language is the task's
     # own word and counts in full; a route counts demoted; a message found in a test or a doc
@@ -173,11 +175,19 @@ def _score(index: RepoIndex, q: Query) -> Scored:
             scored.reasons[doc] = reason
             if strength >= SYMBOL_PIN and policy == "full":
                 scored.pinned.add(doc)
-    if is_long(q.raw):  # prose: blend in what textbook BM25 does right with it (``prose``)
-        from .prose import blended
-
-        scored.final = blended(index, q.raw, scored.final, factors)
+    if is_long(q.raw):
+        scored.final = _with_prose(index, q, scored.final, factors)
     return scored
+
+
+def _with_prose(index: RepoIndex, q: Query, scores: np.ndarray, factors: np.ndarray) -> np.ndarray:
+    """``scores`` blended with what textbook BM25 does right with the task's words (``prose``).
+    A short task's evidence (a named file, symbol, route) is its point and is added after the
+    blend, in full; in a long one (``is_long``) a name is one mention among many and is blended
+    with the rest."""
+    from .prose import blended
+
+    return blended(index, q, scores, factors)
 
 
 def ranked(scored: list[Scored]) -> Iterator[tuple[float, int, int]]:

@@ -26,7 +26,8 @@ from ..contract import FileRef, Repo, SearchHit, SymbolRef
 from ..errors import TargetError
 from .index import RepoIndex, load_index
 from .pack import kind_factors
-from .query import Query, analyse, is_long
+from .prose import posting_scores
+from .query import Query, analyse
 from .ranking import K1, Ranker
 from .routes import match
 from .signals import route_matches
@@ -55,7 +56,7 @@ def _share(ranker: Ranker, terms: list[str], weights: np.ndarray) -> np.ndarray:
     known = [j for j, t in enumerate(terms) if t in ranker.vocab]
     if not known:
         return np.zeros(ranker.size, dtype=np.float32)
-    scores, _, _ = ranker.score([ranker.vocab[terms[j]] for j in known], weights[known])
+    scores = posting_scores(ranker, [ranker.vocab[terms[j]] for j in known], weights[known])
     return scores / ((float((idf * weights).sum()) or 1.0) * (K1 + 1.0))
 
 
@@ -189,8 +190,7 @@ def search_index(index: RepoIndex, query: str, top_k: int = 20) -> list[SearchHi
     factors = kind_factors(index, q)
     files = _file_scores(index, q, terms, weights, factors)
     own = _share(table.ranker, terms, weights) if table.name else np.zeros(0, dtype=np.float32)
-    if is_long(q.raw):
-        own, files = _prose(index, table, q.raw, own, files, factors)
+    own, files = _prose(index, table, q, own, files, factors)
     lift = _evidence(index, table, q)
     if not own.any() and not lift.any():
         order = _ranked(files)[:top_k]
@@ -208,17 +208,17 @@ def search_index(index: RepoIndex, query: str, top_k: int = 20) -> list[SearchHi
 
 
 def _prose(
-    index: RepoIndex, table: SymbolTable, raw: str, own: np.ndarray, files: np.ndarray, factors: np.ndarray
+    index: RepoIndex, table: SymbolTable, q: Query, own: np.ndarray, files: np.ndarray, factors: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """A long task's symbol and file scores with what textbook BM25 does right with prose
     (``prose``): each symbol's score half its own, half BM25 with the task's term counts; the
     files blended as the pack blends them."""
-    from .prose import blended, counted_scores, unit
+    from .prose import blended, prose_legs, unit
 
     if table.name:
-        counted = counted_scores(table.ranker, raw)
+        counted = prose_legs(index, q, factors)[0]
         own = (PROSE_SHARE * unit(counted) + (1.0 - PROSE_SHARE) * unit(own)) * float(own.max() or 1.0)
-    return own, blended(index, raw, files, factors)
+    return own, blended(index, q, files, factors)
 
 
 def _hit(index: RepoIndex, table: SymbolTable, c: int, score: float) -> SearchHit:
