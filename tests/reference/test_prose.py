@@ -54,6 +54,8 @@ def test_long_means_more_than_the_threshold_and_the_title_is_its_first_line() ->
     assert is_long(long) and title(long) == "Retry with exponential backoff"
     assert "test" in analyse(short).intents
     assert "test" not in analyse(long).intents  # a body listing "add tests" does not lift the tests
+    short_with_body = "Fix tab issue\n\nAdd a test for it."
+    assert title(short_with_body) == "Fix tab issue" and "test" not in analyse(short_with_body).intents
 
 
 def test_term_counts_count_repeats_and_skip_unknown_words() -> None:

@@ -188,11 +188,13 @@ def is_long(raw: str) -> bool:
 
 
 def title(raw: str) -> str:
-    """The words that frame a task: all of a short one; a long one's first line (its title).
+    """The words that frame a task: the first line (its title) of a long one or of one with a
+    body below its first line; all of a one-line task.
 
     In an issue or a commit message the body lists everything the change touched (``add tests``,
     ``update the README``); only the title says what kind of file the task is about."""
-    return raw.strip().split("\n", 1)[0] if is_long(raw) else raw
+    first, _, body = raw.strip().partition("\n")
+    return first if is_long(raw) or body.strip() else raw
 
 
 @functools.lru_cache(maxsize=8)
