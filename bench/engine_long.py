@@ -419,6 +419,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
                 "file acc@5 vs chunks": _paired(sel, "file", "acc@5", "chunks"),
                 "file acc@5 vs control": _paired(sel, "file", "acc@5", "control"),
                 "file mrr vs textbook": _paired(sel, "file", "mrr", "textbook"),
+                "file mrr vs control": _paired(sel, "file", "mrr", "control"),
                 "symbol ndcg@10 vs textbook": _paired(sel, "symbol", "ndcg@10", "textbook"),
                 "symbol ndcg@10 vs control": _paired(sel, "symbol", "ndcg@10", "control"),
             }
