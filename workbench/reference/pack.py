@@ -4,8 +4,9 @@ Scores: BM25F per repository as a share of what a perfect match of every query t
 would score there (so packs over several repositories compare), plus a bonus for query
 words in the file's own name, lifted one step down the import graph, times a kind
 factor (tests, catalogs, docs, examples demoted unless the task is about them), a slight lift
-for files many others import and a lift for long modules (where changes land), plus evidence
-(named file or symbol, route handler, quoted message). Primary files fill the pack
+for files many others import and a lift for long modules (where changes land), blended with
+BM25 counting the task's words over definitions and whole files (``prose``), plus evidence
+(named file or symbol, route handler, quoted message: after the blend for a short task). Primary files fill the pack
 while the scores stay flat (a task's second and third file) and are cut where they
 really drop; tests, docs and config only lead a pack, they never fill it.
 """
