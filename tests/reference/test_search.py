@@ -422,3 +422,20 @@ def test_a_name_defined_twice_in_one_file_is_one_hit(tmp_path: Path) -> None:
     found = [(hit.file, hit.symbol) for hit in search("gauge reading", tmp_path, 5)]
     assert found.count(("temp.py", "Gauge.reading")) == 1
     assert len(found) == len(set(found))
+
+
+def test_lookup_keys_are_each_symbols_own_keys() -> None:
+    """The table's lookup keys, made once per distinct owner and member, are what ``symbol_keys``
+    gives each symbol's member and qualified name; a table that never looked a name up makes them
+    on first use."""
+    from workbench.reference.text import symbol_keys
+
+    names = ["HTTPServer.do_GET", "parse", "_", "_.x", "Orders.cancelled", "getUserByID_v2", "A.B.c", "Orders.cancel"]
+    split = [name.rpartition(".") for name in names]
+    expected: dict[str, list[int]] = {}
+    for sid, name in enumerate(names):
+        owner, _, member = split[sid]
+        for key in set(symbol_keys(member)) | (set(symbol_keys(name)) if owner else set()):
+            expected.setdefault(key, []).append(sid)
+    assert symtable._lookup_keys(split) == expected
+    assert expected["httpserverdoget"] == [0] and expected["cancel"] == [4, 7]

@@ -30,7 +30,7 @@ from .extract import FileFacts
 from .fields import compound_parts, path_fields
 from .index import INDEX_VERSION, LARGE_TREE_PARSED, RepoIndex
 from .memo import BoundedMemo
-from .text import identifier_terms, split_identifier, symbol_keys, terms
+from .text import identifier_terms, split_identifier, stem, terms
 
 TABLE_VERSION = f"{INDEX_VERSION}-{bodies.BODIES_VERSION}-{cache.code_digest('symtable')}"
 WEIGHTS = {"name": 6.0, "owner": 2.0, "file": 1.5, "dir": 0.5, "body": 1.0}
@@ -51,9 +51,17 @@ class SymbolTable:
     line: np.ndarray
     prior: np.ndarray
     ranker: ranking.Ranker
-    keys: dict[str, list[int]]  # lookup key (bare or qualified, as written or stemmed) -> symbols
     bare_files: np.ndarray  # files defining no symbol: they take part as file-level hits
     size: np.ndarray  # lines of each symbol's own text (its span, as the body field reads it)
+    lookup: dict[str, list[int]] | None = None  # ``keys``, once something looked a name up
+
+    @property
+    def keys(self) -> dict[str, list[int]]:
+        """Lookup key (bare or qualified, as written or stemmed) -> symbols. Made on first use: a
+        pack's file ranking reads only the fitted model, a search looks names up."""
+        if self.lookup is None:
+            self.lookup = _lookup_keys([name.rpartition(".") for name in self.name])
+        return self.lookup
 
 
 def _prior(kind: str) -> float:
@@ -131,6 +139,26 @@ def _bodies(source: Source, docs: list[int]) -> list[list[Body]]:
     return out
 
 
+def _lookup_keys(split: list[tuple[str, str, str]]) -> dict[str, list[int]]:
+    """Lookup key -> symbols (``symbol_keys`` of each member and of ``Owner.member``). A dot parts
+    words, so a qualified name's parts are its owner's then its member's: each distinct owner and
+    member is split and stemmed once, and the qualified keys are joined from theirs."""
+    joined: dict[str, tuple[str, str]] = {}
+    for name in dict.fromkeys(part for owner, _, member in split for part in (owner, member)):
+        parts = split_identifier(name)
+        joined[name] = ("".join(parts), "".join(stem(p) for p in parts))
+    bare = {member: {raw} | {stemmed} for _, _, member in split for raw, stemmed in [joined[member]]}
+    keys: dict[str, list[int]] = {}
+    for sid, (owner, _, member) in enumerate(split):
+        found = bare[member]
+        if owner:
+            raw, stemmed = (a + b for a, b in zip(joined[owner], joined[member], strict=True))
+            found = found | {raw, stemmed}
+        for key in found:
+            keys.setdefault(key, []).append(sid)
+    return keys
+
+
 def build_table(index: RepoIndex) -> SymbolTable:
     """Read the symbols' bodies and fit the symbol-level BM25F model."""
     return _build(Source.of(index))
@@ -154,11 +182,6 @@ def _build(source: Source) -> SymbolTable:
         "dir": [paths[doc][1] for doc, _, _, _ in symbols],
         "body": [terms for terms, _ in body_rows],
     }
-    bare = {member: set(symbol_keys(member)) for member in members}
-    keys: dict[str, list[int]] = {}
-    for sid, (owner, _, member) in enumerate(split):
-        for key in bare[member] | set(symbol_keys(f"{owner}.{member}")) if owner else bare[member]:
-            keys.setdefault(key, []).append(sid)
     model = ranking.fit(fields, weights=WEIGHTS, b=B, sublinear=frozenset({"body"}), name_field="name")
     return SymbolTable(
         source.tree,
@@ -167,7 +190,6 @@ def _build(source: Source) -> SymbolTable:
         np.asarray([s[3] for s in symbols], dtype=np.int32),
         np.asarray([_prior(s[2]) for s in symbols], dtype=np.float32),
         model,
-        keys,
         np.setdiff1d(np.arange(len(source.files)), docs).astype(np.int32),
         np.asarray([lines for _, lines in body_rows], dtype=np.int32),
     )
@@ -197,7 +219,9 @@ def prebuild(source: Source) -> None:
 
 def _build_and_save(source: Source) -> None:
     with collector_paused():
-        cache.save(source.root, "symbols", TABLE_VERSION, _build(source))
+        table = _build(source)
+        table.keys  # noqa: B018  (a table prebuilt for a search: its lookup keys made here, off the parent)
+        cache.save(source.root, "symbols", TABLE_VERSION, table)
 
 
 def _cancel(key: str) -> None:
