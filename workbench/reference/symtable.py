@@ -88,11 +88,17 @@ def compound_words(names: list[str]) -> frozenset[str]:
     )
 
 
-def name_terms(member: str, words: frozenset[str]) -> dict[str, int]:
-    """Terms of a symbol's own name, plus the known words a run-together name is made of."""
+def name_terms(member: str, words: frozenset[str], known: dict[str, list[str]] | None = None) -> dict[str, int]:
+    """Terms of a symbol's own name, plus the known words a run-together name is made of.
+    ``known`` keeps each part's compound terms across the names of one table (parts repeat)."""
     counts = _counts(identifier_terms(member))
     for part in split_identifier(member):
-        _counts([t for w in compound_parts(part, words) for t in terms(w)], counts)
+        found = None if known is None else known.get(part)
+        if found is None:
+            found = [t for w in compound_parts(part, words) for t in terms(w)]
+            if known is not None:
+                known[part] = found
+        _counts(found, counts)
     return counts
 
 
@@ -173,7 +179,8 @@ def _build(source: Source) -> SymbolTable:
     words = compound_words(distinct)
     paths = {doc: path_fields(source.files[doc], source.words) for doc in docs}
     body_rows = [body for file_bodies in _bodies(source, docs) for body in file_bodies]
-    members = {member: name_terms(member, words) for member in distinct}
+    known: dict[str, list[str]] = {}
+    members = {member: name_terms(member, words, known) for member in distinct}
     owners = {owner: _counts(identifier_terms(owner)) for owner in dict.fromkeys(owner for owner, _, _ in split)}
     fields: dict[str, list[dict[str, int]]] = {
         "name": [members[member] for _, _, member in split],
