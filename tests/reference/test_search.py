@@ -439,3 +439,21 @@ def test_lookup_keys_are_each_symbols_own_keys() -> None:
             expected.setdefault(key, []).append(sid)
     assert symtable._lookup_keys(split) == expected
     assert expected["httpserverdoget"] == [0] and expected["cancel"] == [4, 7]
+
+
+def test_a_table_a_pack_cached_without_lookup_keys_is_saved_with_them_at_the_first_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pack reads only the fitted model, so the table it caches has no lookup keys; the first
+    search makes them and saves the table again, so a later process's search reads them."""
+    monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "orders.py").write_text("class OrdersService:\n    def cancel(self, order):\n        return order\n")
+    index = index_module.load_index(root)
+    table = symtable.symbol_table(index)
+    assert table.lookup is None
+    assert symtable.searchable(index) is table and table.lookup is not None
+    cached = symtable.cache.load(index.root, "symbols", symtable.TABLE_VERSION)
+    assert isinstance(cached, symtable.SymbolTable) and cached.lookup == table.lookup
+    assert cached.lookup["ordersservicecancel"] == [1]

@@ -4,7 +4,9 @@ Each symbol of every file's outline (functions, classes, methods, types, constan
 variables) becomes a BM25F document with four fields: its own name split into words,
 its owner (the class of a method), its file's name and folders, and its body (the lines
 from the comments and decorators just above it to the next symbol, so doc comments,
-docstrings and route decorators count). Bodies come from the cold index, which computed
+docstrings and route decorators count). The lookup keys of every name (``SymbolTable.keys``) are
+made at the first lookup: a pack's file ranking reads only the fitted model (``prose``), a search
+looks names up. Bodies come from the cold index, which computed
 them where it parsed each file (``bodies``); the table is kept in memory per tree and in
 the disk cache beside the index. Once this module is loaded, a large tree parsed afresh has its
 table built in a forked child while the index links (``prebuild``), so a first search finds it
@@ -271,4 +273,15 @@ def symbol_table(index: RepoIndex) -> SymbolTable:
                     table = build_table(index)
                 cache.save(index.root, "symbols", TABLE_VERSION, table)
             _MEMO[key] = table
+    return table
+
+
+def searchable(index: RepoIndex) -> SymbolTable:
+    """``symbol_table(index)`` with its lookup keys made. A table a pack built or cached without them
+    (``SymbolTable.keys``) is saved again with them, once, so the next process's search reads them."""
+    table = symbol_table(index)
+    if table.lookup is None:
+        with collector_paused():
+            table.keys  # noqa: B018
+        cache.save(index.root, "symbols", TABLE_VERSION, table)
     return table
