@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 
 from workbench.contract import Repo
-from workbench.reference.index import load_index
 from workbench.reference.text import tokens
 from workbench.targets import bm25_symbols, okapi
 from workbench.targets.controls import Bm25Target
@@ -77,7 +76,7 @@ def test_empty_corpus_and_empty_query_score_nothing() -> None:
 def test_control_search_scores_are_bm25okapi_over_its_symbol_documents(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path / "cache"))
     root = write_tree(tmp_path / "repo", BILLING)
-    files, symbols, docs = bm25_symbols._documents(load_index(root))
+    files, symbols, docs = bm25_symbols.documents(root)
     reference = rank_bm25.BM25Okapi(docs)
     hits = Bm25Target().search("tax amount", Repo("repo", root), 20)
     full = reference.get_scores(tokens("tax amount"))
