@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections import Counter
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -33,11 +31,12 @@ from ..code.walk import list_files
 from ..contract import PACK_LIMIT, FileRef, GoldScope, Pack, Repo, SearchHit
 from ..errors import TargetError
 from ..paths import is_snapshot
-from ..reference import blobstore, cache
+from ..reference import cache
 from ..reference.index import snapshot, stat_paths
 from ..reference.memo import BoundedMemo
 from ..reference.text import tokens
 from . import okapi
+from .bm25_blobs import BLOB_TERMS, BlobTerms, blob_terms, file_chunks, path_terms
 
 if TYPE_CHECKING:
     from .bm25_symbols import SymbolModel
@@ -89,59 +88,7 @@ class RandomTarget:
 
 
 BEST_CHUNKS = 3  # a file's score: the sum of its best three chunks' scores
-
-
-def file_chunks(rel: str, text: str) -> list[str]:
-    """A file's chunks: each outermost definition (``code.enclosing.definition_ranges``: a class
-    with its methods, a function, a Go method), then the lines outside every definition as one more
-    chunk when they hold anything; a file without definitions is one chunk."""
-    from ..code.enclosing import definition_ranges
-
-    lines = text.split("\n")
-    chunks, outside, end = [], [], 0
-    for _, first, last in sorted(definition_ranges(rel, text.encode("utf-8", "surrogateescape")), key=_span):
-        if first <= end:
-            continue  # inside the definition taken before it
-        outside += lines[end : first - 1]
-        chunks.append("\n".join(lines[first - 1 : last]))
-        end = last
-    rest = "\n".join(outside + lines[end:])
-    return [*chunks, rest] if rest.strip() or not chunks else chunks
-
-
-def _span(item: tuple[str, int, int]) -> tuple[int, int]:
-    return item[1], -item[2]  # by first line, the widest first
-
-
-@dataclass(frozen=True)
-class BlobTerms:
-    """What the control counts in one blob: its chunks' terms (``file_chunks``, a document each) and
-    its definitions' names and terms (``bm25_symbols.definitions``, a document each)."""
-
-    chunks: okapi.Bag
-    names: tuple[str, ...]
-    definitions: okapi.Bag
-
-
-# Kept per blob (by content digest, salted with the extension the chunking reads, and the version of
-# the tokenizer and the document rules): a revision counts only the blobs never seen before.
-BLOB_TERMS: blobstore.Part[BlobTerms] = blobstore.Part("bm25-terms", okapi.TERMS_VERSION, memory=8 * blobstore.MEMORY)
-
-
-def blob_terms(rel: str, data: bytes) -> BlobTerms:
-    """Count one file's chunks (its text as ``read_text`` decodes it) and definitions."""
-    from . import bm25_symbols
-
-    text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
-    chunks = okapi.bag([Counter(tokens(chunk)) for chunk in file_chunks(rel, text)])
-    found = bm25_symbols.definitions(rel, data)
-    return BlobTerms(chunks, tuple(name for name, _ in found), okapi.bag([counts for _, counts in found]))
-
-
-@lru_cache(maxsize=1 << 16)
-def _path_terms(rel: str) -> okapi.Bag:
-    """A file's path as a one-document bag (every document of the file holds its path's terms)."""
-    return okapi.bag([Counter(tokens(rel.replace("/", " ")))])
+__all__ = ["BEST_CHUNKS", "Bm25Target", "RandomTarget", "file_chunks"]
 
 
 @dataclass
@@ -186,7 +133,7 @@ def _read_revision(root: Path) -> _Revision:
             fresh[digest] = blob_terms(rel, data)
     BLOB_TERMS.put_many(fresh, root)
     terms = [known[d] if d in known else fresh[d] for d in digests]
-    return _Revision(root, files, kept, terms, [_path_terms(rel) for rel in kept], stamp)
+    return _Revision(root, files, kept, terms, [path_terms(rel) for rel in kept], stamp)
 
 
 class Bm25Target:
