@@ -103,15 +103,13 @@ def bag(documents: Sequence[Mapping[str, int]]) -> Bag:
 @dataclass(frozen=True)
 class Okapi:
     """A fitted BM25Okapi model: per vocabulary term (sorted ids) its postings (documents and tf,
-    ``at[t]:at[t + 1]``) and its factor ``(k1 + 1) * okapi_idf / lucene_idf``; per document its length."""
+    ``at[t]:at[t + 1]``, each with its term factor) and its factor ``(k1 + 1) * okapi_idf / lucene_idf``."""
 
     size: int
     vocab: np.ndarray  # uint64, sorted
     at: np.ndarray  # int64, len(vocab) + 1
     docs: np.ndarray  # int64 document of each posting
-    tf: np.ndarray  # float64 count of each posting
-    lengths: np.ndarray  # int64 tokens per document
-    avgdl: float
+    tfc: np.ndarray  # float64 term factor of each posting: tf / (k1 * (1 - b + b * dl / avgdl) + tf)
     factor: np.ndarray  # float64 per vocabulary term
 
     def scores(self, query: list[str]) -> np.ndarray:
@@ -123,10 +121,8 @@ class Okapi:
         found = np.minimum(np.searchsorted(self.vocab, wanted), len(self.vocab) - 1)
         for term in found[self.vocab[found] == wanted]:  # query order, repeats included
             start, end = int(self.at[term]), int(self.at[term + 1])
-            docs, tf = self.docs[start:end], self.tf[start:end]
             idf = math.log(1 + (self.size - (end - start) + 0.5) / ((end - start) + 0.5))  # lucene's, as bm25s
-            tfc = tf / (K1 * ((1 - B) + B * self.lengths[docs] / self.avgdl) + tf)
-            out[docs] += (idf * tfc) * self.factor[term]
+            out[self.docs[start:end]] += (idf * self.tfc[start:end]) * self.factor[term]
         return out
 
 
@@ -149,8 +145,10 @@ def fit_postings(n_docs: int, docs: np.ndarray, ids: np.ndarray, tf: np.ndarray)
     df = df_int.astype(np.float64)
     factor = (K1 + 1.0) * okapi_idf(df, n_docs) / np.log1p((n_docs - df + 0.5) / (df + 0.5))
     at = np.concatenate(([0], np.cumsum(df_int))).astype(np.int64)
-    avgdl = float(lengths.mean()) if n_docs else 0.0
-    return Okapi(n_docs, vocab, at, pairs % width, counts, lengths, avgdl, factor)
+    docs = pairs % width
+    avgdl = lengths.mean() if n_docs else np.float64(0.0)
+    tfc = counts / (K1 * ((1 - B) + B * lengths[docs] / avgdl) + counts)  # bm25s's term factor, its order
+    return Okapi(n_docs, vocab, at, docs, tfc, factor)
 
 
 def fit_bags(bags: Sequence[Bag], extra: Sequence[Bag] = ()) -> Okapi:
