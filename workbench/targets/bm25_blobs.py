@@ -107,7 +107,8 @@ def _bag(documents: list[np.ndarray]) -> okapi.Bag:
     first = np.ones(len(ids), dtype=bool)
     first[1:] = (ids[1:] != ids[:-1]) | (doc[1:] != doc[:-1])
     starts = np.flatnonzero(first)
-    counts = np.diff(np.append(starts, len(ids))).astype(np.int32)
+    counts = np.diff(np.append(starts, len(ids)))
+    counts = counts.astype(np.min_scalar_type(int(counts.max()) if len(counts) else 0))  # kept small
     ptr = np.searchsorted(doc[starts], np.arange(len(documents) + 1)).astype(np.int64)
     return okapi.Bag(ptr, ids[starts], counts)
 

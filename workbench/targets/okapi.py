@@ -84,7 +84,7 @@ class Bag:
 
     ptr: np.ndarray  # int64, one more than there are documents
     ids: np.ndarray  # uint64
-    tf: np.ndarray  # int32
+    tf: np.ndarray  # unsigned or signed integers (the smallest type that holds them, when kept)
 
     @property
     def size(self) -> int:
@@ -158,7 +158,7 @@ def fit_bags(bags: Sequence[Bag], extra: Sequence[Bag] = ()) -> Okapi:
     n_docs = int(sizes.sum())
     per_doc = _concat([np.diff(b.ptr) for b in bags], np.int64)
     docs = [np.repeat(np.arange(n_docs, dtype=np.int64), per_doc)]
-    ids, tf = [_concat([b.ids for b in bags], np.uint64)], [_concat([b.tf for b in bags], np.int32)]
+    ids, tf = [_concat([b.ids for b in bags], np.uint64)], [_concat([b.tf for b in bags], np.int64)]
     first = np.concatenate(([0], np.cumsum(sizes))).tolist()
     for start, count, more in zip(first, sizes.tolist(), extra, strict=False):
         if count and len(more.ids):  # the extra's terms in each of the bag's documents
