@@ -273,7 +273,7 @@ def bundle_part(bundle: Path, max_cases: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repos", type=Path, default=REPO.parent.parent / "shared" / "repos")
+    parser.add_argument("--repos", type=Path, default=REPO.parent / "shared" / "repos")
     parser.add_argument("--bundle", default="werkzeug", help="a Python bundle in --repos")
     parser.add_argument("--max-cases", type=int, default=80)
     parser.add_argument("--json", action="store_true")
