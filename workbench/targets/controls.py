@@ -158,9 +158,9 @@ class Bm25Target:
             found = self._revisions[str(root)] = _read_revision(root)
         return found
 
-    def _model(self, repo: Repo, gold_scope: GoldScope | None) -> tuple[list[str], np.ndarray, okapi.Okapi]:
+    @staticmethod
+    def _model(revision: _Revision, gold_scope: GoldScope | None) -> tuple[list[str], np.ndarray, okapi.Okapi]:
         """The allowed files, each chunk's file (an index into them) and the fitted chunk model."""
-        revision = self._revision(repo)
         key = str(gold_scope)
         found = revision.models.get(key)
         if found is None:
@@ -174,7 +174,10 @@ class Bm25Target:
 
     def _ranked(self, query: str, repo: Repo, gold_scope: GoldScope | None = None) -> list[tuple[str, float]]:
         """Every file with a positive score: the sum of its best ``BEST_CHUNKS`` chunk scores."""
-        files, owner, model = self._model(repo, gold_scope)
+        return self._ranked_in(query, self._revision(repo), gold_scope)
+
+    def _ranked_in(self, query: str, revision: _Revision, gold_scope: GoldScope | None) -> list[tuple[str, float]]:
+        files, owner, model = self._model(revision, gold_scope)
         scores = model.scores(tokens(query))
         best: dict[int, list[float]] = {}
         for i in np.flatnonzero(scores > 0):
@@ -191,17 +194,21 @@ class Bm25Target:
         (``rank_pack_symbols``: the primary files' definitions first)."""
         from ..reference.search import PACK_SYMBOLS, SYMBOL_DEPTH, rank_pack_symbols
 
-        hits = [(score, repo.name, path) for repo in repos for path, score in self._ranked(query, repo, gold_scope)]
+        trees = [(repo.name, self._revision(repo)) for repo in repos]  # each checked once per pack
+        hits = [(score, name, path) for name, tree in trees for path, score in self._ranked_in(query, tree, gold_scope)]
         hits.sort(key=lambda h: (-h[0], h[1], h[2]))
         primary = [FileRef(name, path, f"bm25 {score:.2f}") for score, name, path in hits[:limit]]
-        found = [(repo.name, _allowed(self.search(query, repo, SYMBOL_DEPTH), gold_scope)) for repo in repos]
+        found = [(name, _allowed(self._search_in(query, tree, SYMBOL_DEPTH), gold_scope)) for name, tree in trees]
         return Pack(primary=primary, symbols=rank_pack_symbols(found, primary, PACK_SYMBOLS))
 
     def search(self, query: str, repo: Repo, top_k: int = 20) -> list[SearchHit]:
         """The ``top_k`` best symbol definitions for ``query`` (textbook BM25, see ``bm25_symbols``)."""
+        return self._search_in(query, self._revision(repo), top_k)
+
+    @staticmethod
+    def _search_in(query: str, revision: _Revision, top_k: int) -> list[SearchHit]:
         from . import bm25_symbols
 
-        revision = self._revision(repo)
         if revision.symbols is None:
             names = [terms.names for terms in revision.terms]
             bags = [terms.definitions for terms in revision.terms]
