@@ -303,22 +303,99 @@ def bench_speed(repos: Path, commits: int, record: bool = False) -> None:
         RECORDED.write_text(json.dumps(fields_digests, indent=1) + "\n")
 
 
+# Issue 40 item 5: a history the size of a large scientific Python library's (tests/library_history.py).
+RECORDED_LIBRARY = ROOT / "bench" / "mining_corpora_library.json"
+
+
+def library_repo(commits: int, modules: int, seed: int) -> Path:
+    """The generated library history for these parameters, made once and kept under the temp dir,
+    keyed by the parameters and the generator's source (so a changed generator makes a new one)."""
+    import hashlib
+    import shutil
+
+    from tests.library_history import library_history
+
+    source = (ROOT / "tests" / "library_history.py").read_bytes() + (ROOT / "tests" / "git_history.py").read_bytes()
+    key = hashlib.sha256(source + f"{commits}/{modules}/{seed}".encode()).hexdigest()[:16]
+    home = Path(os.environ.get("WB_BENCH_CACHE", Path(tempfile.gettempdir()) / "wb-bench-library"))
+    repo = home / f"library-{commits}-{modules}-{seed}-{key}"
+    if not repo.exists():
+        started = time.perf_counter()
+        home.mkdir(parents=True, exist_ok=True)
+        building = Path(tempfile.mkdtemp(prefix="building-", dir=home))
+        library_history(building / "repo", commits, modules, seed)
+        (building / "repo").rename(repo)
+        shutil.rmtree(building)
+        emit(part="library", generated=str(repo), fast_import_s=round(time.perf_counter() - started, 1))
+    return repo
+
+
+def bench_library(commits: int, modules: int, cases: int, rounds: int, record: bool) -> None:
+    """``workbench mine REPO --max-cases cases`` against ``git log -z --no-renames --name-status`` on the
+    generated library history, as whole processes, ``rounds`` pairs (log then mine) in one sitting: each
+    pair's ratio mine / (3 x git log + 1 s), in wall and CPU seconds, mine's peak RSS, and whether the
+    corpus is byte-identical to the one recorded for these parameters (``record`` records it)."""
+    import hashlib
+
+    repo = library_repo(commits, modules, 0)
+    work = Path(tempfile.mkdtemp(prefix="wb-bench-library-"))
+    log = ["git", "-C", str(repo), "log", "-z", "--no-renames", "--name-status"]
+    name = f"{repo.name}/{cases}"
+    recorded = json.loads(RECORDED_LIBRARY.read_text()) if RECORDED_LIBRARY.exists() else {}
+    for round_ in range(rounds):
+        log_s, log_peak, log_cpu = whole_process(log, work)
+        corpus = work / f"corpus-{round_}.json"
+        mine = [sys.executable, "-m", "workbench", "mine", str(repo), "--out", str(corpus), "--max-cases", str(cases)]
+        mine_s, peak, mine_cpu = whole_process(mine, work)
+        digest = hashlib.sha256(corpus.read_bytes()).hexdigest()
+        emit(
+            part="library",
+            repo=repo.name,
+            round=round_,
+            cases=len(json.loads(corpus.read_text())["retrieval"]),
+            git_log_s=round(log_s, 3),
+            mine_s=round(mine_s, 2),
+            ratio_vs_3x_log_plus_1s=round(mine_s / (3 * log_s + 1), 2),
+            git_log_cpu_s=round(log_cpu, 3),
+            mine_cpu_s=round(mine_cpu, 2),
+            cpu_ratio=round(mine_cpu / (3 * log_cpu + 1), 2),
+            peak_rss_mib=round(peak, 1),
+            git_log_peak_rss_mib=round(log_peak, 1),
+            load=round(os.getloadavg()[0], 2),
+            corpus_identical=recorded.get(name) == digest if name in recorded else None,
+        )
+    if record:
+        RECORDED_LIBRARY.write_text(json.dumps({**recorded, name: digest}, indent=1) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--part", default="all", choices=["mine", "materialize", "page", "bundles", "speed", "all"])
+    parts = ["mine", "materialize", "page", "bundles", "speed", "library", "all"]
+    parser.add_argument("--part", default="all", choices=parts)
     parser.add_argument("--repos", type=Path, default=ROOT.parent / "shared" / "repos")
     parser.add_argument("--per-repo", type=int, default=25, help="cases mined per bundle for the bundles part")
     parser.add_argument("--commits", type=int, default=60_000, help="length of the generated history (speed part)")
     parser.add_argument(
-        "--record-digests", action="store_true", help="speed part: record this run's whole-corpus digests"
+        "--record-digests", action="store_true", help="speed and library parts: record this run's corpus digests"
     )
+    parser.add_argument("--library-commits", type=int, default=62_000, help="library part: commits generated")
+    parser.add_argument("--library-modules", type=int, default=2_500, help="library part: source modules at the end")
+    parser.add_argument("--library-cases", type=int, default=2_000, help="library part: cases mined")
+    parser.add_argument("--rounds", type=int, default=3, help="library part: git log / mine pairs")
     args = parser.parse_args()
+    if args.part == "library":  # needs no shared bundle
+        bench_library(args.library_commits, args.library_modules, args.library_cases, args.rounds, args.record_digests)
+        return
     if not all((args.repos / f"{name}.bundle").is_file() for name in BUNDLES):
         print(f"bench/mining.py: skipped, the shared bundles are not in {args.repos}")
         return
-    parts = ["mine", "materialize", "page", "bundles", "speed"] if args.part == "all" else [args.part]
-    for part in parts:
-        if part == "speed":
+    chosen = ["mine", "materialize", "page", "bundles", "speed", "library"] if args.part == "all" else [args.part]
+    for part in chosen:
+        if part == "library":
+            bench_library(
+                args.library_commits, args.library_modules, args.library_cases, args.rounds, args.record_digests
+            )
+        elif part == "speed":
             bench_speed(args.repos, args.commits, args.record_digests)
         elif part == "bundles":
             bench_bundles(args.repos, args.per_repo)
