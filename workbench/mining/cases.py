@@ -9,13 +9,14 @@ gold files are parsed. A gold blob is parsed once for its outline and its ranges
 
 from __future__ import annotations
 
+from concurrent.futures import Executor
 from datetime import UTC, datetime
 from typing import Any
 
 from ..corpus.gitio import CatFile
 from ..corpus.sources import GitRepo
 from ..errors import GitError
-from .blobs import GoldBlobs, parse_helper
+from .blobs import GoldBlobs
 from .filters import Candidate
 from .gold_symbols import Change, commit_patches, diff_changes, symbols_of_changes
 from .shapes import names_file, query_shape
@@ -42,7 +43,9 @@ def _case(candidate: Candidate, fixture: str, shape: str, symbols: list[str]) ->
     return case
 
 
-def shape_cases(repo: GitRepo, picked: list[Candidate], fixture: str) -> list[dict[str, Any]]:
+def shape_cases(
+    repo: GitRepo, picked: list[Candidate], fixture: str, helper: Executor | None = None
+) -> list[dict[str, Any]]:
     """The cases of ``picked``, each with its shape and its ``expectedSymbols`` (gold files read at
     the parent revision; the commits' diffs from one ``git diff-tree --stdin``, run while the first
     gold files are parsed).
@@ -50,13 +53,14 @@ def shape_cases(repo: GitRepo, picked: list[Candidate], fixture: str) -> list[di
     Every gold blob is parsed once, per blob id: its definition ranges are always needed, its names
     only when the query does not already name a file (the shape's first rule); both come from that
     one parse (``blobs.GoldBlobs``; a batch's Python blobs are parsed ahead, partly in a helper
-    process on two cores). Gold files are read ``_CASE_BATCH`` cases at a time."""
+    process on two cores: ``helper``, a ``blobs.parse_helper``). Gold files are read ``_CASE_BATCH``
+    cases at a time."""
     from concurrent.futures import ThreadPoolExecutor
 
     cases = []
     pairs = [(c.commit.sha, c.commit.parents[0]) for c in picked]
     paths = [path for c in picked for path in c.source]
-    with parse_helper(len(picked)) as helper, ThreadPoolExecutor(1) as pool, CatFile(repo.git_dir) as objects:
+    with ThreadPoolExecutor(1) as pool, CatFile(repo.git_dir) as objects:
         facts = GoldBlobs(helper=helper)
         diffs = pool.submit(commit_patches, repo.git_dir, pairs, paths)
         for start in range(0, len(picked), _CASE_BATCH):

@@ -162,9 +162,11 @@ def count_commits(git_dir: Path, rev: str = "HEAD") -> int:
 _BATCH = 256
 
 
-def log_entries(git_dir: Path, rev: str = "HEAD") -> Iterator[LogEntry]:
-    """What ``git log`` says of every commit reachable from ``rev``, newest first (streamed)."""
+def log_entries(git_dir: Path, rev: str = "HEAD", skip: int = 0) -> Iterator[LogEntry]:
+    """What ``git log`` says of every commit reachable from ``rev``, newest first (streamed), after
+    the first ``skip`` of them (which git walks without diffing)."""
     args = ["log", rev, "-z", "--no-renames", "--name-status", "--no-color", "--no-show-signature"]
+    args += [f"--skip={skip}"] if skip else []
     return parse_log(stream_records(git_dir, [*args, f"--format={_FORMAT}", "--"], b"\0", keep_empty=True))
 
 
