@@ -5,14 +5,16 @@ speed rests on: the commits' diffs limited by file suffix, git cat-file asked ah
 from __future__ import annotations
 
 import ast
+import threading
 from pathlib import Path
 
 import pytest
 
 from tests.git_history import git
 from tests.library_history import library_history
-from workbench.corpus.gitio import CatFile
-from workbench.mining.gold_symbols import commit_patches, suffix_pathspecs
+from workbench.corpus.gitio import CatFile, git_bytes
+from workbench.errors import GitError
+from workbench.mining.gold_symbols import PatchReader, commit_patches, suffix_pathspecs
 from workbench.mining.mine import mine
 
 
@@ -79,3 +81,41 @@ def test_cat_file_asked_ahead_answers_in_order(library: Path) -> None:
         got = objects.answers(first) + objects.answers(second)
     assert [g[0] if g else None for g in got] == [*shas[:400], None, None]
     assert all(g is not None and g[1] == "commit" for g in got[:400])
+
+
+def _whole_output_patches(git_dir: Path, pairs: list[tuple[str, str]], paths: list[str]) -> dict[str, str]:
+    """The patches as ``commit_patches`` cut them before they were read line by line (from all of
+    git's output at once; limited by suffix as now)."""
+    args = ["diff-tree", "--stdin", "-p", "-U0", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv"]
+    args += ["--src-prefix=a/", "--dst-prefix=b/", "--", *suffix_pathspecs(paths)]
+    stdout = git_bytes(git_dir, *args, input="".join(f"{c} {p}\n" for c, p in pairs).encode())
+    pending, out, current = {c for c, _ in pairs}, {}, None
+    for line in stdout.decode("utf-8", "replace").split("\n"):
+        if line in pending:
+            pending.discard(line)
+            current = out.setdefault(line, [])
+        elif current is not None:
+            current.append(line)
+    return {commit: "\n".join(lines) for commit, lines in out.items()}
+
+
+def test_patches_read_as_git_writes_them_are_the_whole_output_cut(library: Path) -> None:
+    result = mine(library, max_cases=40, seed=4, fixture="lib", progress=False)
+    pairs = [(c["source"]["commit"], c["revision"]) for c in result.cases]
+    paths = [p for c in result.cases for p in c["expectedPrimary"]]
+    expected = _whole_output_patches(library / ".git", pairs, paths)
+    reader = PatchReader(library / ".git", pairs, paths)
+    thread = threading.Thread(target=reader.run)
+    thread.start()
+    first = reader.upto(1, [pairs[0][0]])
+    assert first == {pairs[0][0]: expected[pairs[0][0]]}
+    assert reader.upto(len(pairs)) == expected
+    thread.join()
+
+
+def test_a_failing_diff_is_raised_where_its_patches_are_waited_for(library: Path) -> None:
+    head = git(library, "rev-parse", "HEAD").strip()
+    reader = PatchReader(library / ".git", [(head, "0" * 40)], ["a.py"])
+    reader.run()
+    with pytest.raises(GitError, match="diff-tree failed"):
+        reader.upto(1)

@@ -2,9 +2,9 @@
 the definitions the commit's diff edits (``expectedSymbols``).
 
 Gold files come from one ``git cat-file --batch`` process, ``_CASE_BATCH`` cases at a time; the
-diffs of every sampled commit from one ``git diff-tree --stdin``, run in a thread while the first
-gold files are parsed. A gold blob is parsed once for its outline and its ranges
-(``blobs.GoldBlobs``).
+diffs of every sampled commit from one ``git diff-tree --stdin``, read in a thread as git writes
+them while the gold files are parsed (a batch waits only for its own). A gold blob is parsed once
+for its outline and its ranges (``blobs.GoldBlobs``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from ..corpus.sources import GitRepo
 from ..errors import GitError
 from .blobs import GoldBlobs
 from .filters import Candidate
-from .gold_symbols import Change, commit_patches, diff_changes, symbols_of_changes
+from .gold_symbols import Change, PatchReader, diff_changes, symbols_of_changes
 from .shapes import names_file, query_shape
 
 _CASE_BATCH = 32
@@ -47,8 +47,8 @@ def shape_cases(
     repo: GitRepo, picked: list[Candidate], fixture: str, helper: Executor | None = None
 ) -> list[dict[str, Any]]:
     """The cases of ``picked``, each with its shape and its ``expectedSymbols`` (gold files read at
-    the parent revision; the commits' diffs from one ``git diff-tree --stdin``, run while the first
-    gold files are parsed).
+    the parent revision; the commits' diffs from one ``git diff-tree --stdin``, read while the gold
+    files are parsed: ``gold_symbols.PatchReader``).
 
     Every gold blob is parsed once, per blob id: its definition ranges are always needed, its names
     only when the query does not already name a file (the shape's first rule); both come from that
@@ -62,13 +62,14 @@ def shape_cases(
     paths = [path for c in picked for path in c.source]
     with ThreadPoolExecutor(1) as pool, CatFile(repo.git_dir) as objects:
         facts = GoldBlobs(helper=helper)
-        diffs = pool.submit(commit_patches, repo.git_dir, pairs, paths)
+        diffs = PatchReader(repo.git_dir, pairs, paths)
+        pool.submit(diffs.run)
         for start in range(0, len(picked), _CASE_BATCH):
             batch = picked[start : start + _CASE_BATCH]
             gold = _gold_blobs(repo, objects, batch)
             facts.parse_ahead([item for blobs in gold for item in blobs])
             shapes = [_shape(candidate, blobs, facts) for candidate, blobs in zip(batch, gold, strict=True)]
-            patches = diffs.result()
+            patches = diffs.upto(start + len(batch), [c.commit.sha for c in batch])
             for candidate, blobs, shape in zip(batch, gold, shapes, strict=True):
                 changes = diff_changes(patches.get(candidate.commit.sha, ""))
                 cases.append(_case(candidate, fixture, shape, _expected_symbols(blobs, changes, facts)))
