@@ -358,6 +358,10 @@ def bench_library(
     name = f"{repo.name}/{cases}"
     recorded = json.loads(RECORDED_LIBRARY.read_text()) if RECORDED_LIBRARY.exists() else {}
     sides = [("after", None), ("before", before)] if before is not None else [("after", None)]
+    for pack in (repo / ".git" / "objects" / "pack").glob("*.pack"):  # the first mine must not pay the disk
+        with pack.open("rb") as stream:
+            while stream.read(1 << 24):
+                pass
     digest = ""
     for round_ in range(rounds):
         log_s, log_peak, log_cpu = whole_process(["git", "-C", str(repo), "log", *_LOG_ARGS], work)
