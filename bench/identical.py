@@ -104,7 +104,7 @@ def digests(work: Path) -> dict[str, str]:
         "scores.parquet": _scores_digest(fixed / "scores.parquet"),
     }
     for page in sorted((work / "html").rglob("*.html")):
-        text = page.read_text().replace(str(work), "WORK")
+        text = page.read_text().replace(str(work), "WORK").replace(str(REPO), "CHECKOUT")  # any clone alike
         found[f"page {page.relative_to(work / 'html')}"] = _digest(text.encode())
     return found
 
