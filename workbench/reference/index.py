@@ -202,10 +202,10 @@ FACTS: blobstore.Part[FileFacts] = blobstore.Part("facts", EXTRACTOR_VERSION)
 
 def _build(root: Path) -> RepoIndex:
     files = list_files(root)
-    sizes, digests = file_digests(root, files)
+    snapshot = is_snapshot(root)
+    sizes, digests = file_digests(root, files, fixed=snapshot)
     tree = cache.digest("\n".join(f"{r}\t{d}" for r, d in zip(files, digests, strict=True)).encode())
     source = _source_key(root, files, tree)
-    snapshot = is_snapshot(root)
     if not snapshot:  # a snapshot's index is linked from parts held in memory: cheaper than a read
         built = cache.load_shared(source, "index", INDEX_VERSION)
         if isinstance(built, RepoIndex) and getattr(built, "tree", None) == tree:
@@ -248,15 +248,36 @@ def _parts(
     return parts, parsed
 
 
-def file_digests(root: Path, files: list[str]) -> tuple[list[int], list[str]]:
+def file_digests(root: Path, files: list[str], fixed: bool = False) -> tuple[list[int], list[str]]:
     """Each file's size and content digest (salted with its extension), one file's bytes at a time:
-    a large repository never sits in memory."""
+    a large repository never sits in memory. A file of a revision snapshot (``fixed``: never
+    rewritten, hard-linked from one store) is read once per process: known by its inode."""
     sizes, digests = [], []
+    base = str(root)
     for rel in files:
-        data = (root / rel).read_bytes()
+        path = os.path.join(base, rel)
+        key = None
+        if fixed:
+            st = os.stat(path)
+            key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, extension(rel))
+            found = _DIGESTS.get(key)
+            if found is not None:
+                sizes.append(st.st_size)
+                digests.append(found)
+                continue
+        with open(path, "rb") as handle:
+            data = handle.read()
         sizes.append(len(data))
         digests.append(cache.digest(data, extension(rel)))
+        if key is not None:
+            if len(_DIGESTS) >= DIGESTS_HELD:
+                _DIGESTS.clear()
+            _DIGESTS[key] = digests[-1]
     return sizes, digests
+
+
+DIGESTS_HELD = 1 << 16  # snapshot files whose digest a process remembers
+_DIGESTS: dict[tuple[int, int, int, int, str], str] = {}
 
 
 def _parse(
