@@ -7,8 +7,9 @@ splits into the repository's words), a revision is linked by joining them: numpy
 in place of a pass over every term of every file, and no facts read back from the blob store.
 
 Terms are numbered by one ``Interner`` for the process; it starts afresh (and every part with it)
-past ``MAX_TERMS``. Parts are held up to ``MEMORY`` bytes (least recently used go first), so a run
-over hundreds of revisions holds what the recent ones share, not every blob it has seen.
+past ``MAX_TERMS``. Parts are held up to ``HELD_REVISIONS`` times the last revision's (at least
+``FLOOR``, at most ``MEMORY`` bytes; least recently used go first), so a run over hundreds of
+revisions holds what the recent ones share, not every blob it has seen.
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ from .messages import Messages
 from .ranking import Counts, Interner, counts_of
 from .routes import Route
 
-MEMORY = 64 * 1024 * 1024  # bytes of parts held (about one revision's worth of a 5,000-file tree)
+MEMORY = 64 * 1024 * 1024  # at most, bytes of parts held (about one revision's worth of a 5,000-file tree)
+HELD_REVISIONS = 3  # what is held: as much as the last revision's parts times this (its files' older versions)
+FLOOR = 4 * 1024 * 1024  # and at least this much
 PATH_MEMORY = 8 * 1024 * 1024
 MAX_TERMS = 2_000_000  # distinct terms and message words numbered before the numbering starts afresh
 _OBJECT = 64  # bytes counted per small Python object a part holds (a key, a symbol, an import)
@@ -78,11 +81,17 @@ class Held(Generic[K, V]):
         self._items.move_to_end(key)
         return found[0]
 
-    def put(self, key: K, value: V) -> None:
+    def put(self, key: K, value: V, trim: bool = True) -> None:
+        """Hold ``value`` (the most recently used); ``trim`` False: nothing goes until ``trim()``."""
         size = self._size(value)
         old = self._items.pop(key, None)
         self._bytes += size - (old[1] if old is not None else 0)
         self._items[key] = (value, size)
+        if trim:
+            self.trim()
+
+    def trim(self) -> None:
+        """Drop the least recently used values until the rest fit ``memory`` (the newest stays)."""
         while self._bytes > self.memory and len(self._items) > 1:
             self._bytes -= self._items.popitem(last=False)[1][1]
 
@@ -99,6 +108,7 @@ class Linking:
 
     def __init__(self, memory: int = MEMORY, path_memory: int = PATH_MEMORY, max_terms: int = MAX_TERMS) -> None:
         self.max_terms = max_terms
+        self.max_memory = memory
         self.interner = Interner()
         self.blobs: Held[str, BlobPart] = Held(memory, lambda part: part.nbytes)
         self.paths: Held[tuple[str, tuple], Counts] = Held(path_memory, lambda counts: counts.nbytes + 256)
@@ -112,6 +122,12 @@ class Linking:
             self.blobs.clear()
             self.paths.clear()
 
+    def fit(self, parts: dict[str, BlobPart]) -> None:
+        """Bound what is held by the size of a revision's ``parts`` (``HELD_REVISIONS`` times)."""
+        revision = sum(part.nbytes for part in parts.values())
+        self.blobs.memory = min(self.max_memory, max(FLOOR, HELD_REVISIONS * revision))
+        self.blobs.trim()
+
     def known(self, keys: list[str]) -> dict[str, BlobPart]:
         """The parts held for ``keys`` (numbered by the current interner)."""
         found = {}
@@ -122,10 +138,11 @@ class Linking:
         return found
 
     def add(self, facts: dict[str, FileFacts]) -> dict[str, BlobPart]:
-        """Parts made from ``facts`` (by facts key), held for the next revisions."""
+        """Parts made from ``facts`` (by facts key), held for the next revisions (none dropped
+        before ``fit`` bounds them by their revision)."""
         made = dict(zip(facts, blob_parts(list(facts.values()), self.interner), strict=True))
         for key, part in made.items():
-            self.blobs.put(key, part)
+            self.blobs.put(key, part, trim=False)
         return made
 
     def path_counts(self, rels: list[str], words: frozenset[str], signatures: list[tuple]) -> list[Counts]:

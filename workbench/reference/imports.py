@@ -241,8 +241,8 @@ class Resolutions:
     """Each file's resolved imports, kept across revisions: a resolution (of a path and its blob)
     stays valid in the next revision while no key it looked up changed, i.e. no file answering
     one of them was added or removed and no configuration file changed. Consecutive revisions
-    then resolve only their new blobs. Holds at most ``limit`` resolutions (the least recently
-    used go), the last ``CONTEXTS`` states and their configurations."""
+    then resolve only their new blobs. Holds about three revisions' resolutions (at most ``limit``;
+    the least recently used go), the last ``CONTEXTS`` states and their configurations."""
 
     CONTEXTS = 4
 
@@ -273,7 +273,7 @@ class Resolutions:
                 todo.append(i)
         if todo:
             self._resolve_into(out, todo, Resolver(root, files, self._config(root, files, config)), blobs, imports)
-        while len(self._held) > self.limit:
+        while len(self._held) > min(self.limit, max(4096, 3 * len(files))):  # about three revisions' worth
             self._held.popitem(last=False)
         return [paths or () for paths in out]
 

@@ -123,6 +123,7 @@ def link(root: Path, files: list[str], facts: list[FileFacts], digests: list[str
     with LINKING.lock:
         LINKING.begin()
         made = LINKING.add(dict(zip(keys, facts, strict=True)))
+        LINKING.fit(made)
         return link_parts(root, files, [made[key] for key in keys], keys, digests)
 
 
@@ -217,6 +218,7 @@ def _build(root: Path) -> RepoIndex:
     with LINKING.lock:
         LINKING.begin()
         parts, parsed = _parts(root, files, sizes, digests, keys)
+        LINKING.fit(parts)
         if parsed and forking_pays(sum(sizes)):
             facts = [parts[k].facts() for k in keys]
             for hook in LARGE_TREE_PARSED:
