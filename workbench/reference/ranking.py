@@ -183,10 +183,9 @@ class Interner:
         import numpy as np
 
         ids = self.ids
-        for term in dict.fromkeys(terms):
-            if term not in ids:
-                ids[term] = len(self.strings)
-                self.strings.append(term)
+        new = [term for term in dict.fromkeys(terms) if term not in ids]
+        ids.update(zip(new, range(len(self.strings), len(self.strings) + len(new))))
+        self.strings += new
         return np.fromiter(map(ids.__getitem__, terms), dtype=np.int64, count=len(terms))
 
 
