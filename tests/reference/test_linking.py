@@ -148,10 +148,10 @@ def test_digests_of_fixed_files_are_known_by_inode(tmp_path: Path) -> None:
     file put in place of another (a new inode) is read afresh."""
     root = write_tree(tmp_path / "snap", {"a.py": "x = 1\n", "b.py": "y = 2\n"})
     files = ["a.py", "b.py"]
-    read = index_module.file_digests(root, files)
-    assert index_module.file_digests(root, files, fixed=True) == read
-    assert index_module.file_digests(root, files, fixed=True) == read  # from memory
+    read = cache.file_digests(root, files)
+    assert cache.file_digests(root, files, fixed=True) == read
+    assert cache.file_digests(root, files, fixed=True) == read  # from memory
     (tmp_path / "new").write_text("x = 10\n")
     (tmp_path / "new").replace(root / "a.py")
-    sizes, digests = index_module.file_digests(root, files, fixed=True)
+    sizes, digests = cache.file_digests(root, files, fixed=True)
     assert digests[0] == cache.digest(b"x = 10\n", ".py") and digests[1] == read[1][1] and sizes[0] == 7

@@ -4,11 +4,14 @@ Cold: list the files, parse each (in worker processes when there is a lot to
 parse; the same pass reads each symbol's body for the symbol table, cached apart),
 then link them: imports resolved to files, mount prefixes applied to routes, kinds
 refined by what files serve or call, BM25F fitted. Warm: the facts
-of unchanged files come from the repository's on-disk cache by content digest, and
-a tree seen before loads its built index in one read (the index cache is keyed by
-content, so a temp copy of a tree reuses the entry of the original). Within a
-process, an index is reused while nothing in its tree changed: inotify says so without
-touching the tree (``watch``), else a stat of its files and directories.
+of unchanged files come from the per-blob store by content digest, and a work tree seen
+before loads its built index in one read (the index cache is keyed by content, so a temp
+copy of a tree reuses the entry of the original). A revision snapshot is linked from what
+the revisions before it left in memory (``blobparts``: each blob's part, each path's counts,
+each import resolved while what it looked up is unchanged), which costs less than reading a
+saved index back, so none is saved. Within a process, an index is reused while nothing in
+its tree changed: inotify says so without touching the tree (``watch``), else a stat of its
+files and directories.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from stat import S_ISDIR
 from typing import Any
 
 from ..code.collector import collector_paused
-from ..code.kinds import extension, file_kind, is_code
+from ..code.kinds import file_kind, is_code
 from ..code.walk import list_directories, list_files
 from ..paths import is_snapshot
 from . import blobstore, bodies, cache, ranking
@@ -204,7 +207,7 @@ FACTS: blobstore.Part[FileFacts] = blobstore.Part("facts", EXTRACTOR_VERSION)
 def _build(root: Path) -> RepoIndex:
     files = list_files(root)
     snapshot = is_snapshot(root)
-    sizes, digests = file_digests(root, files, fixed=snapshot)
+    sizes, digests = cache.file_digests(root, files, fixed=snapshot)
     tree = cache.digest("\n".join(f"{r}\t{d}" for r, d in zip(files, digests, strict=True)).encode())
     source = _source_key(root, files, tree)
     if not snapshot:  # a snapshot's index is linked from parts held in memory: cheaper than a read
@@ -248,38 +251,6 @@ def _parts(
     fresh, parsed = _parse(root, files, sizes, todo)
     parts.update(LINKING.add({key: known[key] if key in known else fresh[key] for key in missing}))
     return parts, parsed
-
-
-def file_digests(root: Path, files: list[str], fixed: bool = False) -> tuple[list[int], list[str]]:
-    """Each file's size and content digest (salted with its extension), one file's bytes at a time:
-    a large repository never sits in memory. A file of a revision snapshot (``fixed``: never
-    rewritten, hard-linked from one store) is read once per process: known by its inode."""
-    sizes, digests = [], []
-    base = str(root)
-    for rel in files:
-        path = os.path.join(base, rel)
-        key = None
-        if fixed:
-            st = os.stat(path)
-            key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, extension(rel))
-            found = _DIGESTS.get(key)
-            if found is not None:
-                sizes.append(st.st_size)
-                digests.append(found)
-                continue
-        with open(path, "rb") as handle:
-            data = handle.read()
-        sizes.append(len(data))
-        digests.append(cache.digest(data, extension(rel)))
-        if key is not None:
-            if len(_DIGESTS) >= DIGESTS_HELD:
-                _DIGESTS.clear()
-            _DIGESTS[key] = digests[-1]
-    return sizes, digests
-
-
-DIGESTS_HELD = 1 << 16  # snapshot files whose digest a process remembers
-_DIGESTS: dict[tuple[int, int, int, int, str], str] = {}
 
 
 def _parse(
