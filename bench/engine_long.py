@@ -1,7 +1,8 @@
 """The reference engine against textbook BM25 on long, issue-like tasks over real history (issue 39).
 
     python bench/engine_long.py [--half dev|held|all] [--repos DIR] [--cases 30] [--work DIR]
-                                [--only REPO] [--body-words LO,HI] [--rows FILE] [--json]
+                                [--only REPO] [--body-words LO,HI] [--fresh | --fix-fresh]
+                                [--rows FILE] [--json]
 
 **Cases.** Each bundle of ``--repos`` (default ``../shared/repos``) is mined with
 ``workbench.mining.mine`` (up to ``MINED`` candidate cases, seed 0): commits that change 1-3
@@ -15,6 +16,12 @@ per repository.
 **Halves, by repository, fixed before any tuning** (the same split as ``bench/search_real.py``):
 development werkzeug, commander, echo, viper (tuned on); held-out attrs, koa, ky, logrus (looked at
 once, at the end).
+
+**A fresh held-out set** (``--fix-fresh`` chose it once, into ``bench/engine_long_fresh.json``, before
+it was ever measured; ``--fresh`` measures it): per held-out repository, the ``--cases`` longest
+messages whose body adds at least ``FRESH_BODY_WORDS`` words among the mined cases no earlier look
+used (not the long set above, looked at twice, nor ``bench/engine_real.py``'s subject-only sample
+of ``REAL_CASES``, seed 0), compared by commit.
 
 **Rankers.** At file level, over each case's tree at its revision:
 
@@ -59,6 +66,9 @@ HALVES = {
 }
 MINED = 600  # candidate cases mined per repository before the long-body filter
 MIN_BODY_WORDS = 15
+FRESH = REPO / "bench" / "engine_long_fresh.json"  # the fresh held-out cases' commits, fixed before any look
+FRESH_BODY_WORDS = 6  # a fresh case's body adds at least this many words
+REAL_CASES = 50  # bench/engine_real.py's cases per repository (seed 0): subject-only looks, excluded too
 TOP_K = 20
 BEST_CHUNKS = 3
 FILE_METRICS = ("acc@1", "acc@5", "acc@10", "mrr")
@@ -146,6 +156,65 @@ def build_corpus(bundle: Path, work: Path, cases: int, span: tuple[int, int] = (
         "k": 5,
         "fixtureRoots": {bundle.stem: str(bundle)},
         "retrieval": sorted(kept, key=lambda c: c["name"]),
+    }
+    out.write_text(json.dumps(data, indent=1))
+    return out
+
+
+def _unseen(bundle: Path, work: Path, cases: int) -> list[tuple[int, str]]:
+    """(body words, commit) of every mined case of ``bundle`` that no earlier look used, longest first:
+    not among the ``cases`` longest (the long set looked at twice) nor bench/engine_real.py's sample."""
+    from workbench.mining import mine
+
+    looked = json.loads(build_corpus(bundle, work, cases).read_text())["retrieval"]
+    used = {case["source"]["commit"] for case in looked}
+    with tempfile.TemporaryDirectory(prefix="engine-long-") as tmp:
+        clone = Path(tmp) / bundle.stem
+        subprocess.run(["git", "-c", "advice.detachedHead=false", "clone", "-q", str(bundle), str(clone)], check=True)
+        mined = mine(clone, max_cases=MINED, seed=0, progress=False, fixture=bundle.stem).cases
+        real = mine(clone, max_cases=REAL_CASES, seed=0, progress=False, fixture=bundle.stem).cases
+        texts = _messages(clone, [c["source"]["commit"] for c in mined])
+    used |= {case["source"]["commit"] for case in real}
+    found = []
+    for case in mined:
+        subject, body = texts[case["source"]["commit"]]
+        if case["source"]["commit"] not in used:
+            found.append((len(words(message(subject, body))) - len(words(subject)), case["source"]["commit"]))
+    return sorted(found, key=lambda pair: (-pair[0], pair[1]))
+
+
+def fix_fresh(bundles: list[Path], work: Path, cases: int) -> None:
+    """Write ``FRESH``: per held-out repository, the ``cases`` longest unseen messages whose body adds
+    at least ``FRESH_BODY_WORDS`` words. Run once, before the fresh set is ever evaluated."""
+    chosen = {}
+    for bundle in bundles:
+        unseen = [sha for extra, sha in _unseen(bundle, work, cases) if extra >= FRESH_BODY_WORDS]
+        chosen[bundle.stem] = unseen[:cases]
+    FRESH.write_text(json.dumps(chosen, indent=1) + "\n")
+
+
+def fresh_corpus(bundle: Path, work: Path) -> Path:
+    """The fresh held-out corpus of one repository: the commits ``FRESH`` lists, whole messages as queries."""
+    out = work / f"{bundle.stem}-fresh.json"
+    if out.exists():
+        return out
+    from workbench.mining import mine
+
+    wanted = set(json.loads(FRESH.read_text())[bundle.stem])
+    with tempfile.TemporaryDirectory(prefix="engine-long-") as tmp:
+        clone = Path(tmp) / bundle.stem
+        subprocess.run(["git", "-c", "advice.detachedHead=false", "clone", "-q", str(bundle), str(clone)], check=True)
+        mined = [c for c in mine(clone, max_cases=MINED, seed=0, progress=False, fixture=bundle.stem).cases]
+        kept = [c for c in mined if c["source"]["commit"] in wanted]
+        texts = _messages(clone, [c["source"]["commit"] for c in kept])
+    if len(kept) != len(wanted):
+        raise SystemExit(f"{bundle.stem}: {len(wanted) - len(kept)} fresh commits no longer mined")
+    retrieval = [dict(c, query=message(*texts[c["source"]["commit"]])) for c in kept]
+    data = {
+        "description": f"Fresh held-out cases of {bundle.stem} (bench/engine_long.py --fresh).",
+        "k": 5,
+        "fixtureRoots": {bundle.stem: str(bundle)},
+        "retrieval": sorted(retrieval, key=lambda c: c["name"]),
     }
     out.write_text(json.dumps(data, indent=1))
     return out
@@ -350,6 +419,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
                 "file acc@5 vs chunks": _paired(sel, "file", "acc@5", "chunks"),
                 "file acc@5 vs control": _paired(sel, "file", "acc@5", "control"),
                 "file mrr vs textbook": _paired(sel, "file", "mrr", "textbook"),
+                "file mrr vs control": _paired(sel, "file", "mrr", "control"),
                 "symbol ndcg@10 vs textbook": _paired(sel, "symbol", "ndcg@10", "textbook"),
                 "symbol ndcg@10 vs control": _paired(sel, "symbol", "ndcg@10", "control"),
             }
@@ -408,10 +478,13 @@ def main() -> None:
     parser.add_argument(
         "--body-words", default=f"{MIN_BODY_WORDS},{10**9}", help="LO,HI: keep bodies adding LO to HI (excluded) words"
     )
+    parser.add_argument("--fix-fresh", action="store_true", help=f"choose the fresh held-out commits into {FRESH.name}")
+    parser.add_argument("--fresh", action="store_true", help=f"measure the fresh held-out cases {FRESH.name} lists")
     parser.add_argument("--rows", type=Path, default=None, help="write per-case rows (JSON lines) here")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     names = HALVES["dev"] + HALVES["held"] if args.half == "all" else HALVES[args.half]
+    names = HALVES["held"] if args.fresh or args.fix_fresh else names
     names = tuple(n for n in names if args.only in (None, n))
     bundles = [args.repos / f"{n}.bundle" for n in names if (args.repos / f"{n}.bundle").exists()]
     if not bundles:
@@ -420,11 +493,16 @@ def main() -> None:
     work = Path(args.work or tempfile.mkdtemp(prefix="engine-long-"))
     work.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("WORKBENCH_CACHE_DIR", str(work / "cache"))
+    if args.fix_fresh:
+        fix_fresh(bundles, work, args.cases)
+        print(f"wrote {FRESH}")
+        return
     started = time.perf_counter()
     rows: list[dict[str, Any]] = []
     for bundle in bundles:
         low, high = (int(x) for x in args.body_words.split(","))
-        rows += run_repo(build_corpus(bundle, work, args.cases, (low, high)), work)
+        corpus = fresh_corpus(bundle, work) if args.fresh else build_corpus(bundle, work, args.cases, (low, high))
+        rows += run_repo(corpus, work)
     if args.rows:
         args.rows.write_text("".join(json.dumps(r) + "\n" for r in rows))
     result = summary(rows)

@@ -32,7 +32,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_page_tables_say_what_the_terminal_says(repo: Path) -> None:
     result = calibrate(repo, PayTarget(), Window(days=30))
     data = json.loads(json.dumps(result.to_json()))  # exactly what --json prints
-    table = views.calibration_flags(views.open_calibration(data), "either")
+    table = views.calibration_flags(views.open_calibration(data), "either").data.set_index("flag")
     money = table.loc["concept:money flow"]
     assert (money["flagged"], money["unflagged"]) == (41, 60)
     assert money["lift [95%]"].startswith(f"{(14 / 41) / (4 / 60):.2f} [") and money["lift [95%]"] in render_text(

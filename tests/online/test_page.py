@@ -50,15 +50,27 @@ def log(tmp_path: Path) -> Path:
 
 def test_the_page_tables_hold_the_hand_counts(log: Path) -> None:
     data = views.open_interleaving(json.loads(json.dumps(analyze_log(log).to_dict())))
-    by_repo = views.interleaving_by_repo(data)
+    by_repo = views.interleaving_by_repo(data).data.set_index("repositories")
     assert by_repo.loc["api"].tolist() == [3, 2, 0, 1, round((1 - 2) / 3, 3)]
     assert by_repo.loc["web"].tolist() == [2, 0, 1, 1, 0.5]
-    won_a = views.interleaving_won(data, "a")
+    won_a = views.interleaving_won(data, "a").data
     assert won_a["query"].tolist() == ["task i1", "task i2"]  # oldest first, whatever the log's order
-    assert views.interleaving_won(data, "b")["query"].tolist() == ["task i3", "task i4"]
+    assert views.interleaving_won(data, "b").data["query"].tolist() == ["task i3", "task i4"]
     header = views.interleaving_header(data)
     assert "5 with feedback" in header and "unknown impression 1" in header and "Wins A 2, ties 1, wins B 2" in header
     assert plots.preference_over_time(data) is not None
+
+
+def test_a_long_query_is_shown_whole_and_escaped(tmp_path: Path) -> None:
+    query = "a long task " * 12 + "<b>bold</b>"  # under the 200 characters analyze keeps
+    path = tmp_path / "one.jsonl"
+    first = _impression("i1", "2026-12-01T10:01:00Z", "api")
+    path.write_text(
+        json.dumps({**first, "query": query}) + "\n" + json.dumps({"feedback": "i1", "opened": ["x.py"]}) + "\n"
+    )
+    data = analyze_log(path).to_dict()
+    html = views.interleaving_won(data, data["cases"][0]["outcome"])._repr_html_()  # what a notebook shows
+    assert query.replace("<", "&lt;").replace(">", "&gt;") in html and "<b>bold" not in html and "..." not in html
 
 
 def test_a_file_that_is_no_analysis_fails_in_one_line(tmp_path: Path) -> None:

@@ -13,6 +13,7 @@ from workbench.reference.index import load_index
 from workbench.reference.pack import rank_files
 from workbench.reference.query import analyse, is_long, title
 from workbench.reference.search import search
+from workbench.reference.text import terms
 
 FILLER = "the change keeps behaviour the same for every other caller and adds a note to the changelog".split()
 
@@ -53,6 +54,8 @@ def test_long_means_more_than_the_threshold_and_the_title_is_its_first_line() ->
     assert is_long(long) and title(long) == "Retry with exponential backoff"
     assert "test" in analyse(short).intents
     assert "test" not in analyse(long).intents  # a body listing "add tests" does not lift the tests
+    short_with_body = "Fix tab issue\n\nAdd a test for it."
+    assert title(short_with_body) == "Fix tab issue" and "test" not in analyse(short_with_body).intents
 
 
 def test_term_counts_count_repeats_and_skip_unknown_words() -> None:
@@ -77,7 +80,7 @@ def test_blended_stays_on_the_engine_scale_and_lifts_the_dense_file(repo: Path) 
     engine = np.array([2.0 if path == "pkg/core.py" else 0.5 for path in index.files], dtype=np.float32)
     factors = np.ones(len(index.files), dtype=np.float32)
     task = "Retry backoff is too short\n\n" + " ".join(FILLER) + " retry retry backoff retry"
-    mixed = prose.blended(index, task, engine, factors)
+    mixed = prose.blended(index, analyse(task), engine, factors)
     assert 0 < mixed.max() <= 2.0 + 1e-6  # on the engine's scale: a file best in all three would keep 2.0
     retry = index.files.index("pkg/retry.py")
     assert mixed[retry] > engine[retry]
@@ -93,3 +96,51 @@ def test_a_long_task_ranks_the_code_its_text_keeps_returning_to(repo: Path) -> N
     files = [path for _, path in rank_files(task, [Repo("pkg", repo)], 5)]
     assert files[0] == "pkg/retry.py"
     assert search(task, repo, 3)[0].symbol == "backoff"
+
+
+def test_posting_scores_equal_the_rankers_own_bm25(repo: Path) -> None:
+    index = load_index(repo)
+    ids = [index.ranker.vocab[t] for t in terms("retry backoff")]
+    weights = np.array([2.0, 1.0], dtype=np.float32)
+    expected, _, _ = index.ranker.score(ids, weights)
+    assert np.allclose(prose.posting_scores(index.ranker, ids, weights), expected, atol=1e-5)
+
+
+def test_the_legs_are_kept_per_task_and_kind_factors(repo: Path) -> None:
+    index = load_index(repo)
+    q = analyse("retry backoff")
+    ones = np.ones(len(index.files), dtype=np.float32)
+    first = prose.prose_legs(index, q, ones)
+    assert prose.prose_legs(index, q, ones) is first  # the pack and its symbol search share them
+    other = prose.prose_legs(index, q, ones * 0.5)
+    assert other is not first  # other factors (a demotion changed) are other legs
+
+
+def test_a_file_matching_outside_its_definitions_keeps_its_whole_text_in_the_chunk_leg(tmp_path: Path) -> None:
+    """A module docstring lies in no definition's chunk; the file's whole-text leg stands in."""
+    root = _write(
+        tmp_path / "pkg",
+        {
+            "pkg/pump.py": '"""Retry failed uploads with exponential backoff."""\n\ndef run(job):\n    return job\n',
+            "pkg/misc.py": "def noop():\n    return None\n",
+        },
+    )
+    index = load_index(root)
+    _, chunks, files = prose.prose_legs(index, analyse("retry uploads"), np.ones(len(index.files), dtype=np.float32))
+    pump = index.files.index("pkg/pump.py")
+    assert chunks[pump] == files[pump] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("fixture", "task", "first"),
+    [
+        ("py-billing", "POST /invoices/<id>/pay marks an invoice paid twice", "billing/api/routes.py"),
+        ("i18n-storefront", "fix the German translation of the place order button", "src/locales/de.json"),
+    ],
+)
+def test_a_short_tasks_own_evidence_counts_after_the_blend(fixture: str, task: str, first: str) -> None:
+    """The textbook legs join every task's ranking; a short task's evidence (a route, a named
+    language) counts in full after the blend, so a file that only says the words more often
+    does not pass the one the task points at."""
+    root = Path(__file__).resolve().parents[2] / "fixtures" / fixture
+    assert [path for _, path in rank_files(task, [Repo(fixture, root)], 3)][0] == first

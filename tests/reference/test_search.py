@@ -150,16 +150,10 @@ def test_hits_carry_line_and_score(repo: Repo) -> None:
     assert hit.line == 7 and hit.score is not None and hit.score > 0
 
 
-def test_a_crowded_file_gives_way_to_others(repo: Repo) -> None:
+def test_equal_hits_of_one_file_come_in_file_order_beside_other_files(repo: Repo) -> None:
     found = pairs("cart helper", repo, top_k=10)
     assert {("web/cart.ts", "Cart"), ("web/checkout.ts", "checkoutCart")} <= set(found)
     assert [s for f, s in found if f == "web/many.ts"] == [f"cartHelper{i}" for i in range(6)]  # file order
-    # six equal symbols of file 0 and one of file 1 worth 0.6: beyond PER_FILE (3) each further
-    # one of file 0 counts CROWDED (0.8) times less again: 0.8, 0.64, then 0.512 < 0.6
-    values = np.array([1.0] * 6 + [0.6])
-    files = np.array([0] * 6 + [1])
-    order = search_module._diverse(np.arange(7), files, np.zeros(7, dtype=bool), values)
-    assert order.tolist() == [0, 1, 2, 3, 4, 6, 5]
 
 
 def test_longer_definitions_rank_first_when_the_words_match_alike(tmp_path: Path) -> None:
@@ -413,3 +407,18 @@ def test_pack_symbols_rank_the_pack_files_definitions_first(repo: Repo) -> None:
     assert [(s.path, s.name) for s in ranked] == (inside + [h for h in hits if h not in inside])[:20]
     pack = BuiltinTarget().context_pack("parse header", [repo])
     assert pack.symbols and all(s.name for s in pack.symbols)
+
+
+def test_a_name_defined_twice_in_one_file_is_one_hit(tmp_path: Path) -> None:
+    """A property's getter and setter are two definitions of one name: the hits name it once."""
+    (tmp_path / "temp.py").write_text(
+        "class Gauge:\n"
+        "    @property\n"
+        "    def reading(self):\n        return self._reading\n\n"
+        "    @reading.setter\n"
+        "    def reading(self, value):\n        self._reading = value\n\n"
+        "    def reset(self):\n        self._reading = 0\n"
+    )
+    found = [(hit.file, hit.symbol) for hit in search("gauge reading", tmp_path, 5)]
+    assert found.count(("temp.py", "Gauge.reading")) == 1
+    assert len(found) == len(set(found))

@@ -4,8 +4,9 @@ Scores: BM25F per repository as a share of what a perfect match of every query t
 would score there (so packs over several repositories compare), plus a bonus for query
 words in the file's own name, lifted one step down the import graph, times a kind
 factor (tests, catalogs, docs, examples demoted unless the task is about them), a slight lift
-for files many others import and a lift for long modules (where changes land), plus evidence
-(named file or symbol, route handler, quoted message). Primary files fill the pack
+for files many others import and a lift for long modules (where changes land), blended with
+BM25 counting the task's words over definitions and whole files (``prose``), plus evidence
+(named file or symbol, route handler, quoted message: after the blend for a short task). Primary files fill the pack
 while the scores stay flat (a task's second and third file) and are cut where they
 really drop; tests, docs and config only lead a pack, they never fill it.
 """
@@ -153,8 +154,10 @@ def _score(index: RepoIndex, q: Query) -> Scored:
     """Rank every file of one repository for ``q`` and add the evidence signals."""
     base, coverage, matched, hits = _rank(index, q)
     factors = kind_factors(index, q)
-    priors = factors * centrality(index) * size_prior(index)
-    scored = Scored(index, _propagate(index, base) * priors, coverage, matched, hits)
+    lexical = _propagate(index, base) * factors * centrality(index) * size_prior(index)
+    if not is_long(q.raw):
+        lexical = _with_prose(index, q, lexical, factors)
+    scored = Scored(index, lexical, coverage, matched, hits)
     pins = {**named_symbols(index, q), **named_files(index, q)}
     # How each kind of evidence meets a demoted file: a pin or a named language is the task's
     # own word and counts in full; a route counts demoted; a message found in a test or a doc
@@ -173,11 +176,19 @@ def _score(index: RepoIndex, q: Query) -> Scored:
             scored.reasons[doc] = reason
             if strength >= SYMBOL_PIN and policy == "full":
                 scored.pinned.add(doc)
-    if is_long(q.raw):  # prose: blend in what textbook BM25 does right with it (``prose``)
-        from .prose import blended
-
-        scored.final = blended(index, q.raw, scored.final, factors)
+    if is_long(q.raw):
+        scored.final = _with_prose(index, q, scored.final, factors)
     return scored
+
+
+def _with_prose(index: RepoIndex, q: Query, scores: np.ndarray, factors: np.ndarray) -> np.ndarray:
+    """``scores`` blended with what textbook BM25 does right with the task's words (``prose``).
+    A short task's evidence (a named file, symbol, route) is its point and is added after the
+    blend, in full; in a long one (``is_long``) a name is one mention among many and is blended
+    with the rest."""
+    from .prose import blended
+
+    return blended(index, q, scores, factors)
 
 
 def ranked(scored: list[Scored]) -> Iterator[tuple[float, int, int]]:

@@ -9,6 +9,7 @@ those kinds of files.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -38,6 +39,7 @@ INTENTS: dict[str, frozenset[str]] = {
     "style": frozenset("css style styles styling stylesheet theme".split()),
 }
 LONG_WORDS = 20  # a task longer than this is prose: its title frames it, its body describes it
+PROSE_WORDS = 0  # a task longer than this is ranked with the textbook legs blended in (``prose``)
 ERROR_WORDS = frozenset(
     "error errors exception exceptions throws thrown throw raises raised raise message "
     "traceback panic panics crash crashes fails failing says shows warning".split()
@@ -186,15 +188,19 @@ def is_long(raw: str) -> bool:
 
 
 def title(raw: str) -> str:
-    """The words that frame a task: all of a short one; a long one's first line (its title).
+    """The words that frame a task: the first line (its title) of a long one or of one with a
+    body below its first line; all of a one-line task.
 
     In an issue or a commit message the body lists everything the change touched (``add tests``,
     ``update the README``); only the title says what kind of file the task is about."""
-    return raw.strip().split("\n", 1)[0] if is_long(raw) else raw
+    first, _, body = raw.strip().partition("\n")
+    return first if is_long(raw) or body.strip() else raw
 
 
+@functools.lru_cache(maxsize=8)
 def analyse(raw: str) -> Query:
-    """Analyse one task description (never raises: any text is a query)."""
+    """Analyse one task description (never raises: any text is a query). Kept for the last tasks:
+    a pack ranks files and searches symbols for one task, so callers treat the Query as read-only."""
     q = Query(raw=raw)
     text, naming = _shapes(q, raw)
     lower_words = re.findall(r"[a-z0-9]+", raw.lower())

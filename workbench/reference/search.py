@@ -10,14 +10,16 @@ mentions (``OrdersService.cancel``, ``compute_tax``, a one-word query naming a s
 are pinned first, and a route-shaped query lifts the handlers its routes name. Adjacent
 words count joined too (``shut down`` meets ``shutdown``, ``send overdue reminders``
 meets ``send_overdue_reminders``).
-Beyond ``PER_FILE`` symbols of one file, each further one counts ``CROWDED`` times less,
-so other files get their turn; files defining no symbol take part as file-level hits
-(symbol ``""``), and when no symbol matches at all the answer is the file ranking.
+A long task's symbols also score by BM25 counting its words (``prose``). The hits are ranked
+by score alone (a file's definitions are not spread out: the right file's next definitions are
+the next best guesses) and name each (file, symbol) once; files defining no symbol take part as
+file-level hits (symbol ``""``), and when no symbol matches at all the answer is the file ranking.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +28,7 @@ from ..contract import FileRef, Repo, SearchHit, SymbolRef
 from ..errors import TargetError
 from .index import RepoIndex, load_index
 from .pack import kind_factors
+from .prose import posting_scores
 from .query import Query, analyse, is_long
 from .ranking import K1, Ranker
 from .routes import match
@@ -33,8 +36,6 @@ from .signals import route_matches
 from .symtable import SymbolTable, symbol_table
 from .text import stem, symbol_keys
 
-PER_FILE = 3  # symbols of one file ranked on their own score ...
-CROWDED = 0.8  # ... then each further one of that file counts this much less again
 FILE_SHARE = 0.5  # weight of the file's own score
 JOINED_WEIGHT = 0.5  # adjacent query words spelled as one identifier
 PIN = 4.0  # an exact identifier mention: above anything ranking can reach (times the largest size prior)
@@ -55,7 +56,7 @@ def _share(ranker: Ranker, terms: list[str], weights: np.ndarray) -> np.ndarray:
     known = [j for j, t in enumerate(terms) if t in ranker.vocab]
     if not known:
         return np.zeros(ranker.size, dtype=np.float32)
-    scores, _, _ = ranker.score([ranker.vocab[terms[j]] for j in known], weights[known])
+    scores = posting_scores(ranker, [ranker.vocab[terms[j]] for j in known], weights[known])
     return scores / ((float((idf * weights).sum()) or 1.0) * (K1 + 1.0))
 
 
@@ -167,18 +168,6 @@ def _ranked(values: np.ndarray) -> np.ndarray:
     return candidates[np.lexsort((candidates, -np.round(values[candidates], 5)))]
 
 
-def _diverse(order: np.ndarray, files: np.ndarray, pinned: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Re-rank ``order`` (best first) so a file's symbols beyond its best ``PER_FILE`` give way:
-    each further one counts ``CROWDED`` times less. Pinned symbols keep their place."""
-    by_file = np.lexsort((np.arange(len(order)), files[order]))
-    group_start = np.r_[True, files[order][by_file][1:] != files[order][by_file][:-1]]
-    position = np.arange(len(order)) - np.maximum.accumulate(np.where(group_start, np.arange(len(order)), 0))
-    beyond = np.empty(len(order), dtype=np.int64)
-    beyond[by_file] = np.maximum(position - PER_FILE + 1, 0)
-    adjusted = np.where(pinned[order], values[order], values[order] * CROWDED**beyond)
-    return order[np.lexsort((np.arange(len(order)), -adjusted))]
-
-
 def search_index(index: RepoIndex, query: str, top_k: int = 20) -> list[SearchHit]:
     """Ranked (file, symbol) hits of ``query`` over an already loaded index."""
     if top_k <= 0 or not index.files:
@@ -190,7 +179,7 @@ def search_index(index: RepoIndex, query: str, top_k: int = 20) -> list[SearchHi
     files = _file_scores(index, q, terms, weights, factors)
     own = _share(table.ranker, terms, weights) if table.name else np.zeros(0, dtype=np.float32)
     if is_long(q.raw):
-        own, files = _prose(index, table, q.raw, own, files, factors)
+        own, files = _prose(index, table, q, own, files, factors)
     lift = _evidence(index, table, q)
     if not own.any() and not lift.any():
         order = _ranked(files)[:top_k]
@@ -201,24 +190,36 @@ def search_index(index: RepoIndex, query: str, top_k: int = 20) -> list[SearchHi
             FILE_SHARE * files[table.bare_files],
         ]
     )
-    file_of = np.concatenate([table.file, table.bare_files])
-    pinned = np.concatenate([lift >= PIN * (1.0 + SYMBOL_SIZE), np.zeros(len(table.bare_files), dtype=bool)])
-    chosen = _diverse(_ranked(values), file_of, pinned, values)[:top_k]
-    return [_hit(index, table, int(c), float(values[c])) for c in chosen]
+    chosen = _ranked(values)
+    return _distinct((_hit(index, table, int(c), float(values[c])) for c in chosen), top_k)
+
+
+def _distinct(hits: Iterable[SearchHit], top_k: int) -> list[SearchHit]:
+    """The first ``top_k`` hits naming distinct (file, symbol) pairs: a property's getter, setter
+    and deleter, or a function defined per platform, are one name to whoever reads the hits."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for hit in hits:
+        if (hit.file, hit.symbol) not in seen:
+            seen.add((hit.file, hit.symbol))
+            out.append(hit)
+            if len(out) == top_k:
+                break
+    return out
 
 
 def _prose(
-    index: RepoIndex, table: SymbolTable, raw: str, own: np.ndarray, files: np.ndarray, factors: np.ndarray
+    index: RepoIndex, table: SymbolTable, q: Query, own: np.ndarray, files: np.ndarray, factors: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """A long task's symbol and file scores with what textbook BM25 does right with prose
     (``prose``): each symbol's score half its own, half BM25 with the task's term counts; the
     files blended as the pack blends them."""
-    from .prose import blended, counted_scores, unit
+    from .prose import blended, prose_legs, unit
 
     if table.name:
-        counted = counted_scores(table.ranker, raw)
+        counted = prose_legs(index, q, factors)[0]
         own = (PROSE_SHARE * unit(counted) + (1.0 - PROSE_SHARE) * unit(own)) * float(own.max() or 1.0)
-    return own, blended(index, raw, files, factors)
+    return own, blended(index, q, files, factors)
 
 
 def _hit(index: RepoIndex, table: SymbolTable, c: int, score: float) -> SearchHit:

@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from pandas.io.formats.style import Styler
 
 from ...calibration import OUTCOMES, lift_text, rate_text
 from .._html import escaped
-from .common import Html, Note, open_result
+from .common import Html, Note, open_result, table
 
 _NEEDS = ("repo", "target", "flags", "outcomes", "observed", "changes")
 
@@ -43,12 +44,13 @@ def calibration_header(data: dict[str, Any]) -> Html:
     return Html(text + (f"<ul>{notes}</ul>" if notes else ""))
 
 
-def calibration_flags(data: dict[str, Any], outcome: str = "either") -> pd.DataFrame | Note:
-    """Per flag, for one outcome: changes flagged and not, the two rates with intervals, and the lift."""
+def calibration_flags(data: dict[str, Any], outcome: str = "either") -> Styler | Note:
+    """Per flag, for one outcome: changes flagged and not, the two rates with intervals, and the lift
+    (its frame is ``.data``; every cell is shown whole and escaped)."""
     rows = [r for r in data["flags"] if r["outcome"] == outcome]
     if not rows:
         return Note(f"No flag to show for '{outcome}': the target flagged no observed change.")
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {
             "flag": [r["flag"] for r in rows],
             "flagged": [r["flagged"] for r in rows],
@@ -62,17 +64,18 @@ def calibration_flags(data: dict[str, Any], outcome: str = "either") -> pd.DataF
             ],
             "lift [95%]": [lift_text(r) for r in rows],
         }
-    ).set_index("flag")
+    )
+    return table(frame, f"calibration-flags-{outcome}")
 
 
-def brier_scores(data: dict[str, Any]) -> pd.DataFrame | Note:
+def brier_scores(data: dict[str, Any]) -> Styler | Note:
     """Per scored flag: the Brier score against 'either' (withheld under the minimum), with its count."""
     rows = data.get("brier")
     if not rows:
         return Note("The target gave no scores (risk_concepts answered sets), so there is no Brier score.")
-    frame = pd.DataFrame(rows).set_index("flag")
+    frame = pd.DataFrame(rows)
     frame["brier"] = [None if w else b for b, w in zip(frame["brier"], frame["withheld"], strict=True)]
-    return frame[["changes", "brier", "withheld"]]
+    return table(frame[["flag", "changes", "brier", "withheld"]], "brier-scores")
 
 
 __all__ = ["brier_scores", "calibration_flags", "calibration_header", "open_calibration"]

@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+from pandas.io.formats.style import Styler
 
 from ...columns import CLICKS_A, CLICKS_B, OUTCOME, REPOS, SHOWN_AT
 from ...errors import RenderError
 from .._html import escaped
-from .common import Html, Note, open_result
+from .common import Html, Note, open_result, table
 
 _NEEDS = ("log", "a", "b", "counts", "problems", "preference", "cases")
 WON = {"a": "A", "b": "B"}
@@ -70,18 +71,18 @@ def _tally(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def interleaving_by_repo(data: dict[str, Any]) -> pd.DataFrame | Note:
+def interleaving_by_repo(data: dict[str, Any]) -> Styler | Note:
     """Per repository (the repositories an impression showed files of): tasks, wins and the preference."""
     frame = tasks(data)
     if frame.empty:
         return Note("No task with feedback, so no repository to compare on.")
-    table = _tally(frame.assign(**{REPOS: frame[REPOS].replace("", "(none shown)")}))
-    table.index.name = "repositories"
-    return table.sort_values(["tasks", "preference"], ascending=[False, True])
+    tally = _tally(frame.assign(**{REPOS: frame[REPOS].replace("", "(none shown)")}))
+    tally.index.name = "repositories"
+    return table(tally.sort_values(["tasks", "preference"], ascending=[False, True]).reset_index(), "by-repo")
 
 
-def interleaving_won(data: dict[str, Any], team: str) -> pd.DataFrame | Note:
-    """The tasks engine ``team`` (``a`` or ``b``) won: when, where, the query and both click counts."""
+def interleaving_won(data: dict[str, Any], team: str) -> Styler | Note:
+    """The tasks engine ``team`` (``a`` or ``b``) won: when, where, the whole query and both click counts."""
     if team not in WON:
         raise RenderError(f"interleaving_won: team should be 'a' or 'b', got {team!r}")
     frame = tasks(data)
@@ -89,8 +90,7 @@ def interleaving_won(data: dict[str, Any], team: str) -> pd.DataFrame | Note:
     name = data[team]
     if won.empty:
         return Note(f"{name} ({WON[team]}) won no task.")
-    return (
-        won[[SHOWN_AT, REPOS, "query", CLICKS_A, CLICKS_B]]
-        .rename(columns={CLICKS_A: f"clicks A ({data['a']})", CLICKS_B: f"clicks B ({data['b']})"})
-        .reset_index(drop=True)
+    frame = won[[SHOWN_AT, REPOS, "query", CLICKS_A, CLICKS_B]].rename(
+        columns={CLICKS_A: f"clicks A ({data['a']})", CLICKS_B: f"clicks B ({data['b']})"}
     )
+    return table(frame.reset_index(drop=True), f"won-{team}")
