@@ -169,14 +169,19 @@ def _tree_entries(objects: CatFile, sha: str) -> list[tuple[str, str, str]]:
         read = objects.read_object(sha)
         if read is None or read[1] != "tree":
             raise GitError(f"{objects.git_dir}: tree {sha} is missing (a shallow or damaged repository?)")
-        if len(_TREE_ENTRIES) >= TREES_HELD:
+        global _held_entries
+        found = _entries(read[2], len(sha) // 2)
+        if _held_entries + len(found) > ENTRIES_HELD:
             _TREE_ENTRIES.clear()
-        found = _TREE_ENTRIES[sha] = _entries(read[2], len(sha) // 2)
+            _held_entries = 0
+        _TREE_ENTRIES[sha] = found
+        _held_entries += len(found)
     return found
 
 
-TREES_HELD = 8192
+ENTRIES_HELD = 1 << 16  # tree entries a process remembers (a few MB)
 _TREE_ENTRIES: dict[str, list[tuple[str, str, str]]] = {}
+_held_entries = 0
 _STORED: set[str] = set()  # blob files this process has linked from (pruning may remove one: then written anew)
 
 
