@@ -28,7 +28,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -74,11 +73,9 @@ def _means(rows: list[tuple[float, float]]) -> dict[str, float | None]:
 
 def control_documents(root: Path) -> tuple[list[tuple[str, str]], list[list[str]]]:
     """The control's symbol documents of ``root`` as (file, symbol) keys and token lists."""
-    from workbench.reference.index import load_index
     from workbench.targets import bm25_symbols
 
-    files, symbols, rows = bm25_symbols._documents(load_index(root))
-    docs = [list(Counter(r).elements()) if isinstance(r, dict) else list(r) for r in rows]
+    files, symbols, docs = bm25_symbols.documents(root)
     return list(zip(files, symbols)), docs
 
 
@@ -276,7 +273,7 @@ def bundle_part(bundle: Path, max_cases: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repos", type=Path, default=REPO.parent.parent / "shared" / "repos")
+    parser.add_argument("--repos", type=Path, default=REPO.parent / "shared" / "repos")
     parser.add_argument("--bundle", default="werkzeug", help="a Python bundle in --repos")
     parser.add_argument("--max-cases", type=int, default=80)
     parser.add_argument("--json", action="store_true")

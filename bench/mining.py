@@ -1,7 +1,8 @@
 """Benchmark: mining a long history, materializing revisions, the retrieval page for 2,000 cases,
 and mining + validating + running the eight shared bundles.
 
-    .venv/bin/python bench/mining.py [--part mine|materialize|page|bundles|speed|all] [--repos ../shared/repos]
+    .venv/bin/python bench/mining.py [--part mine|materialize|page|bundles|speed|library|all] [--repos ../shared/repos]
+        [--rounds 3] [--before <a tree with older workbench/>] [--record-digests]
 
 ``speed`` (issue 24) generates a 60,000-commit history with git fast-import and times
 ``workbench mine`` against ``git log`` on it and on each bundle, as whole processes, with
@@ -12,6 +13,15 @@ without ``expectedSymbols`` (``bench/mining_corpora.json``) and the whole corpus
 (``bench/mining_corpora_symbols.json``); ``--record-digests`` rewrites both from this run, after a
 change meant to change what is mined.
 ``PYTHONPATH=<an export of older code>`` times that code instead (the children run in a temp dir).
+
+``library`` (issue 40 item 5) times ``workbench mine REPO --max-cases 2000`` against its own ``git log``
+on a 62,000-commit history shaped like a large scientific Python library's
+(``tests/library_history.py``: 2,500 modules of 2-40 KB, pull requests merged, messages as real ones
+are written; made once, about a minute, and kept under ``$WB_BENCH_CACHE`` or the temp dir, keyed by
+its parameters and the generator's source), ``--rounds`` rounds in one sitting, each with mine's peak
+RSS, CPU seconds and a check of its corpus against ``bench/mining_corpora_library.json``;
+``--before DIR`` runs DIR's ``workbench/`` beside this code's in every round (alternating which goes
+first), for ratios paired on a shared machine. It needs no shared bundle.
 
 Each part uses a fresh cache directory (``$WORKBENCH_CACHE_DIR`` in a temp dir), so the first
 pass pays every clone and snapshot and the second shows the cache. Results go to stdout as
@@ -230,12 +240,12 @@ _PROBE = (
 )
 
 
-def whole_process(command: list[str], cwd: Path) -> tuple[float, float, float]:
+def whole_process(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float, float]:
     """Wall seconds, peak RSS (MiB) and CPU seconds (user + sys) of one command and the processes it
     waits for (getrusage of the children), in a fresh probe. It runs in ``cwd`` (a temp dir), so
-    ``$PYTHONPATH`` decides which workbench ``-m workbench`` is."""
+    ``$PYTHONPATH`` (``env`` is added to the environment) decides which workbench ``-m workbench`` is."""
     probe = [sys.executable, "-c", _PROBE, *command]
-    out = subprocess.run(probe, capture_output=True, text=True, check=True, cwd=cwd)
+    out = subprocess.run(probe, capture_output=True, text=True, check=True, cwd=cwd, env={**os.environ, **(env or {})})
     seconds, peak_kib, cpu, code = out.stdout.split()
     if code != "0":
         raise SystemExit(f"bench/mining.py: {command[:3]} exited {code}")
@@ -303,22 +313,114 @@ def bench_speed(repos: Path, commits: int, record: bool = False) -> None:
         RECORDED.write_text(json.dumps(fields_digests, indent=1) + "\n")
 
 
+# Issue 40 item 5: a history the size of a large scientific Python library's (tests/library_history.py).
+RECORDED_LIBRARY = ROOT / "bench" / "mining_corpora_library.json"
+_LOG_ARGS = ("-z", "--no-renames", "--name-status")  # the bound's git log (issue 24)
+
+
+def library_repo(commits: int, modules: int, seed: int) -> Path:
+    """The generated library history for these parameters, made once and kept under the temp dir,
+    keyed by the parameters and the generator's source (so a changed generator makes a new one)."""
+    import hashlib
+    import shutil
+
+    from tests.library_history import library_history
+
+    source = (ROOT / "tests" / "library_history.py").read_bytes() + (ROOT / "tests" / "git_history.py").read_bytes()
+    key = hashlib.sha256(source + f"{commits}/{modules}/{seed}".encode()).hexdigest()[:16]
+    home = Path(os.environ.get("WB_BENCH_CACHE", Path(tempfile.gettempdir()) / "wb-bench-library"))
+    repo = home / f"library-{commits}-{modules}-{seed}-{key}"
+    if not repo.exists():
+        started = time.perf_counter()
+        home.mkdir(parents=True, exist_ok=True)
+        building = Path(tempfile.mkdtemp(prefix="building-", dir=home))
+        library_history(building / "repo", commits, modules, seed)
+        (building / "repo").rename(repo)
+        shutil.rmtree(building)
+        emit(part="library", generated=str(repo), fast_import_s=round(time.perf_counter() - started, 1))
+    return repo
+
+
+def bench_library(
+    commits: int, modules: int, cases: int, rounds: int, record: bool, before: Path | None = None
+) -> None:
+    """``workbench mine REPO --max-cases cases`` against ``git log -z --no-renames --name-status`` on the
+    generated library history, as whole processes, ``rounds`` rounds in one sitting: each round's git
+    log, then mine (with ``before``, a tree holding older code's ``workbench/``, that code's mine too,
+    the two in alternating order), each mine's ratio mine / (3 x git log + 1 s) in wall and CPU
+    seconds, its peak RSS (its largest process: git log's own, at this size; ``git_log_peak_rss_mib``
+    beside it), and whether its corpus is byte-identical to the one recorded for these parameters
+    (``record`` records this code's)."""
+    import hashlib
+
+    repo = library_repo(commits, modules, 0)
+    work = Path(tempfile.mkdtemp(prefix="wb-bench-library-"))
+    name = f"{repo.name}/{cases}"
+    recorded = json.loads(RECORDED_LIBRARY.read_text()) if RECORDED_LIBRARY.exists() else {}
+    sides = [("after", None), ("before", before)] if before is not None else [("after", None)]
+    for pack in (repo / ".git" / "objects" / "pack").glob("*.pack"):  # the first mine must not pay the disk
+        with pack.open("rb") as stream:
+            while stream.read(1 << 24):
+                pass
+    digest = ""
+    for round_ in range(rounds):
+        log_s, log_peak, log_cpu = whole_process(["git", "-C", str(repo), "log", *_LOG_ARGS], work)
+        for side, code in sides if round_ % 2 == 0 else sides[::-1]:
+            corpus = work / f"corpus-{side}-{round_}.json"
+            mine = [sys.executable, "-m", "workbench", "mine", str(repo), "--out", str(corpus)]
+            env = {"PYTHONPATH": str(code)} if code is not None else {}
+            mine_s, peak, mine_cpu = whole_process([*mine, "--max-cases", str(cases)], work, env)
+            found = hashlib.sha256(corpus.read_bytes()).hexdigest()
+            digest = found if side == "after" else digest
+            emit(
+                part="library",
+                repo=repo.name,
+                round=round_,
+                code=side,
+                cases=len(json.loads(corpus.read_text())["retrieval"]),
+                git_log_s=round(log_s, 3),
+                mine_s=round(mine_s, 2),
+                ratio_vs_3x_log_plus_1s=round(mine_s / (3 * log_s + 1), 2),
+                git_log_cpu_s=round(log_cpu, 3),
+                mine_cpu_s=round(mine_cpu, 2),
+                cpu_ratio=round(mine_cpu / (3 * log_cpu + 1), 2),
+                peak_rss_mib=round(peak, 1),
+                git_log_peak_rss_mib=round(log_peak, 1),
+                load=round(os.getloadavg()[0], 2),
+                corpus_identical=recorded.get(name) == found if name in recorded else None,
+            )
+    if record:
+        RECORDED_LIBRARY.write_text(json.dumps({**recorded, name: digest}, indent=1) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--part", default="all", choices=["mine", "materialize", "page", "bundles", "speed", "all"])
+    parts = ["mine", "materialize", "page", "bundles", "speed", "library", "all"]
+    parser.add_argument("--part", default="all", choices=parts)
     parser.add_argument("--repos", type=Path, default=ROOT.parent / "shared" / "repos")
     parser.add_argument("--per-repo", type=int, default=25, help="cases mined per bundle for the bundles part")
     parser.add_argument("--commits", type=int, default=60_000, help="length of the generated history (speed part)")
     parser.add_argument(
-        "--record-digests", action="store_true", help="speed part: record this run's whole-corpus digests"
+        "--record-digests", action="store_true", help="speed and library parts: record this run's corpus digests"
     )
+    parser.add_argument("--library-commits", type=int, default=62_000, help="library part: commits generated")
+    parser.add_argument("--library-modules", type=int, default=2_500, help="library part: source modules at the end")
+    parser.add_argument("--library-cases", type=int, default=2_000, help="library part: cases mined")
+    parser.add_argument("--rounds", type=int, default=3, help="library part: rounds of git log and mine")
+    parser.add_argument("--before", type=Path, help="library part: a tree with older workbench/ code to pair with")
     args = parser.parse_args()
+    library = (args.library_commits, args.library_modules, args.library_cases, args.rounds, args.record_digests)
+    if args.part == "library":  # needs no shared bundle
+        bench_library(*library, args.before)
+        return
     if not all((args.repos / f"{name}.bundle").is_file() for name in BUNDLES):
         print(f"bench/mining.py: skipped, the shared bundles are not in {args.repos}")
         return
-    parts = ["mine", "materialize", "page", "bundles", "speed"] if args.part == "all" else [args.part]
-    for part in parts:
-        if part == "speed":
+    chosen = ["mine", "materialize", "page", "bundles", "speed", "library"] if args.part == "all" else [args.part]
+    for part in chosen:
+        if part == "library":
+            bench_library(*library, args.before)
+        elif part == "speed":
             bench_speed(args.repos, args.commits, args.record_digests)
         elif part == "bundles":
             bench_bundles(args.repos, args.per_repo)

@@ -9,7 +9,7 @@ the commit edits, at its parent revision). Each case runs at its revision, mater
 retrieval suite does (``Corpus.repo_dir``), and is asked of three rankers, top 20:
 
 * **builtin**: the reference engine's ``search`` (``workbench.reference.search``);
-* **bm25**: the ``bm25`` control's ``search`` (BM25Okapi via bm25s over the same chunks as textbook);
+* **bm25**: the ``bm25`` control's ``search`` (BM25Okapi, numpy over term counts, over the same chunks as textbook);
 * **textbook**: rank-bm25's ``BM25Okapi`` (k1 1.5, b 0.75) over one chunk per definition of
   ``workbench.code.enclosing.definition_ranges`` (ast for Python, tree-sitter elsewhere: the
   ranges gold symbols are named by): its path, qualified name and source lines, in

@@ -12,6 +12,7 @@ sample without numpy, shared TS/JS ranges).
 
 from __future__ import annotations
 
+import importlib
 import json
 import multiprocessing
 import threading
@@ -97,7 +98,7 @@ def _spawned_helper(cases: int) -> Iterator[Executor]:
 def test_a_helper_process_parsing_half_the_blobs_mines_the_same_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from workbench.mining import blobs, cases
+    from workbench.mining import blobs
 
     used: list[int] = []
     submit = ProcessPoolExecutor.submit
@@ -106,7 +107,7 @@ def test_a_helper_process_parsing_half_the_blobs_mines_the_same_bytes(
         used.append(len(args[0]) if fn is blobs._python_facts_of else 0)
         return submit(self, fn, *args)
 
-    monkeypatch.setattr(cases, "parse_helper", _spawned_helper)
+    monkeypatch.setattr(importlib.import_module("workbench.mining.mine"), "parse_helper", _spawned_helper)
     monkeypatch.setattr(ProcessPoolExecutor, "submit", counted)
     languages = (".py", ".ts", ".js", ".go")
     repo = fast_import_history(tmp_path / "poly", 900, files=48, seed=11, languages=languages, varied=True)
@@ -170,3 +171,57 @@ def test_no_helper_for_a_few_cases_or_beside_another_thread() -> None:
     finally:
         stop.set()
         other.join()
+
+
+@pytest.mark.parametrize("least", [400, 1_000, 1_800])
+def test_a_history_read_in_two_halves_mines_the_same_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, least: int
+) -> None:
+    """The older half read by the helper (``split``), from the count or from the middle of the newer
+    half's read (``least`` 400: K = 450 is known before; 1,000: this process waits for it at 500),
+    or not split at all (1,800: 900 commits is too few): the recorded corpus either way."""
+    from workbench.mining import split
+
+    handed: list[int] = []
+    submit = ProcessPoolExecutor.submit
+
+    def counted(self: ProcessPoolExecutor, fn: Any, *args: Any) -> Any:
+        if fn is split.older_half:
+            handed.append(args[1])  # K, the commits the newer half reads
+        return submit(self, fn, *args)
+
+    monkeypatch.setattr(split, "SPLIT_MIN", least)
+    monkeypatch.setattr(importlib.import_module("workbench.mining.mine"), "parse_helper", _spawned_helper)
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", counted)
+    languages = (".py", ".ts", ".js", ".go")
+    repo = fast_import_history(tmp_path / "poly", 900, files=48, seed=11, languages=languages, varied=True)
+    result = mine(repo, max_cases=60, seed=5, fixture="poly", progress=False)
+    assert json.dumps(_mined(result), indent=1, sort_keys=True) + "\n" == RECORDED_POLYGLOT.read_text()
+    assert handed == ([] if least > 900 else [450])
+
+
+def test_a_dead_helper_leaves_the_older_half_to_this_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from workbench.mining import split
+
+    class DiesOnTheHalf(Executor):
+        """Counts the commits, then dies when handed the older half."""
+
+        def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+            future: Future[Any] = Future()
+            if fn is split.older_half:
+                future.set_exception(BrokenProcessPool("killed"))
+            else:
+                future.set_result(fn(*args))
+            return future
+
+    @contextmanager
+    def dying(cases: int) -> Iterator[Executor]:
+        yield DiesOnTheHalf()
+
+    monkeypatch.setattr(split, "SPLIT_MIN", 400)
+    monkeypatch.setattr(importlib.import_module("workbench.mining.mine"), "parse_helper", dying)
+    repo = fast_import_history(tmp_path / "gen", 600, files=40, seed=7)
+    split_result = mine(repo, max_cases=40, seed=3, fixture="gen", progress=False)
+    monkeypatch.setattr(split, "SPLIT_MIN", 10_000)
+    whole = mine(repo, max_cases=40, seed=3, fixture="gen", progress=False)
+    assert _mined(split_result) == _mined(whole) and split_result.commits == 600

@@ -56,3 +56,32 @@ def test_the_dangling_check_searches_only_the_end_and_finds_what_a_full_search_f
         assert dangles(query) == full, query
         found += full
     assert 2_000 < found < 18_000
+
+
+GUARD_PIECES = [
+    "release", "Releasing", "prepare", "for", "the", "version", "bump", "Bumped", "new", "tag", "start", "back",
+    "to", "dev", "development", "chore", "build", "(", ")", "v", "1", ".2", "3", "-rc", "this is", "update", "go",
+    "set", "cycle", "next", "final", "is out", "ver.", "deps", "deps-dev", "dependencies", "from", "upgrade", "pin",
+    "lock files", "requirements", "docs", "ci", "style", "tests", ":", "!", "[", "]", "pre-commit", "changelog",
+    "README", "copyright", "typos", "misspelled", "spelling", "whitespace", "indentation", "trailing spaces",
+    "formatting", "reformatted", "linting", "eslint", "flake8", "isort", "prettier", "gofmt", "go fmt", "goimports",
+    "ruff", "mypy", "black", "code", "s/", "/", "reorder", "sort", "organize", "tidy", "clean up", "remove unused",
+    "imports", "order", "fix", "comments", "docstring", "godoc", "jsdoc", "doc", "x", " ", "  ", "\t", "_", "ſ", "K",
+    "İ", "ǅ", "\u3000",
+]  # fmt: skip
+
+
+def test_a_guarded_subject_pattern_is_skipped_only_where_it_cannot_match() -> None:
+    from workbench.mining import messages
+
+    guarded = [messages.RELEASE_SUBJECT, messages.DEPENDENCY_SUBJECT, messages.CHORE_SUBJECT, messages.STYLE_SUBJECT]
+    rng = random.Random(5)
+    skipped = matched = 0
+    for _ in range(20_000):
+        subject = "".join(rng.choice(GUARD_PIECES) for _ in range(rng.randrange(1, 7)))
+        for each in guarded:
+            found = each.pattern.search(subject) is not None
+            assert each.search(subject) == found, (each.pattern.pattern[:40], subject)
+            skipped += subject.isascii() and each._guard.search(subject.lower()) is None
+            matched += found
+    assert skipped > 20_000 and matched > 1_500  # both sides of every guard were exercised

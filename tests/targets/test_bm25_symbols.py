@@ -9,10 +9,9 @@ import pytest
 
 from workbench.contract import Repo
 from workbench.corpus import load_corpus
-from workbench.reference.index import load_index
 from workbench.reference.text import tokens
 from workbench.run.runner import RunOptions, run
-from workbench.targets.bm25_symbols import _documents
+from workbench.targets.bm25_symbols import documents
 from workbench.targets.controls import Bm25Target
 
 from ..conftest import REPO_ROOT, write_tree
@@ -86,7 +85,7 @@ def test_each_definition_is_one_document_of_its_path_name_and_source_lines(tmp_p
         "        return 1\n"
     )
     root = write_tree(tmp_path / "repo", {"pkg/util.py": source, "notes.txt": "outer box\n"})
-    files, symbols, docs = _documents(load_index(root))
+    files, symbols, docs = documents(root)
     assert list(zip(files, symbols)) == [("pkg/util.py", "outer"), ("pkg/util.py", "Box"), ("pkg/util.py", "Box.open")]
     lines = source.split("\n")
     # the same tokens (BM25 reads counts and lengths; a document keeps its terms as counts per blob)

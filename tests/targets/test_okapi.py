@@ -2,22 +2,25 @@
 
 Compared formula (both sides): sum over query tokens, repeats included, of
 idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl)), idf(t) = ln((N - n + 0.5) / (n + 0.5)),
-floored at 0.25 x the mean idf of the vocabulary where negative. bm25s alone differs (its ``robertson``
-idf clamps negatives to 0 and drops the (k1 + 1) factor; ``lucene`` uses ln(1 + ...)): ``okapi.fit``
-rescales its columns, and the last test pins that the floor is really applied. rank-bm25 is a dev
-dependency (``make test`` installs it).
+floored at 0.25 x the mean idf of the vocabulary where negative (a test pins that the floor is really
+applied). The scorer reads term counts (``okapi.Bag``); a property test holds it to rank-bm25 on random
+small corpora, and the control's own models (chunks with their file's path terms, symbol documents) are
+checked against rank-bm25 over the same documents as token lists. rank-bm25 is a dev dependency
+(``make test`` installs it).
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from workbench.contract import Repo
-from workbench.reference.index import load_index
 from workbench.reference.text import tokens
 from workbench.targets import bm25_symbols, okapi
 from workbench.targets.controls import Bm25Target
@@ -55,6 +58,29 @@ def test_scores_equal_bm25okapi_on_every_document(query: str) -> None:
     np.testing.assert_allclose(ours, reference, rtol=0, atol=1e-6)
 
 
+WORDS = ["parse", "config", "user", "store", "load", "the", "cache", "x"]
+DOCS = st.lists(st.lists(st.sampled_from(WORDS), max_size=9), min_size=1, max_size=12).filter(any)
+
+
+@given(docs=DOCS, query=st.lists(st.sampled_from([*WORDS, "zebra"]), max_size=5))
+@settings(max_examples=200, derandomize=True, deadline=None)
+def test_scores_equal_bm25okapi_on_random_small_corpora(docs: list[list[str]], query: list[str]) -> None:
+    ours = okapi.fit(docs).scores(query)
+    np.testing.assert_allclose(ours, rank_bm25.BM25Okapi(docs).get_scores(query), rtol=0, atol=1e-6)
+
+
+@given(docs=DOCS, extra=st.lists(st.lists(st.sampled_from(WORDS), max_size=3), min_size=4, max_size=4))
+@settings(max_examples=100, derandomize=True, deadline=None)
+def test_a_bags_extra_terms_join_each_of_its_documents(docs: list[list[str]], extra: list[list[str]]) -> None:
+    groups = [docs[i::4] for i in range(4)]  # four files, some without documents
+    bags = [okapi.bag([Counter(doc) for doc in group]) for group in groups]
+    paths = [okapi.bag([Counter(terms)]) for terms in extra]
+    merged = [terms + doc for group, terms in zip(groups, extra, strict=True) for doc in group]
+    for query in (["parse"], ["user", "x", "user"], WORDS):
+        fitted = okapi.fit_bags(bags, paths).scores(query)
+        np.testing.assert_allclose(fitted, rank_bm25.BM25Okapi(merged).get_scores(query), rtol=0, atol=1e-6)
+
+
 def test_a_term_in_every_document_gets_the_epsilon_floor() -> None:
     docs = [["a", "b", "e"], ["a", "f"], ["a", "c", "c"], ["a", "b", "d"]]
     # idf: a (n=4) ln(0.5/4.5) < 0; b (n=2) 0; c, d, e, f (n=1) ln(3.5/1.5); floor = 0.25 x mean of the six.
@@ -77,7 +103,7 @@ def test_empty_corpus_and_empty_query_score_nothing() -> None:
 def test_control_search_scores_are_bm25okapi_over_its_symbol_documents(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path / "cache"))
     root = write_tree(tmp_path / "repo", BILLING)
-    files, symbols, docs = bm25_symbols._documents(load_index(root))
+    files, symbols, docs = bm25_symbols.documents(root)
     reference = rank_bm25.BM25Okapi(docs)
     hits = Bm25Target().search("tax amount", Repo("repo", root), 20)
     full = reference.get_scores(tokens("tax amount"))

@@ -119,20 +119,30 @@ class CatFile:
         instead of a round trip per object. A group's requests stay far below a pipe's buffer, so
         writing them all before reading the answers cannot block."""
         found: list[tuple[str, str, bytes] | None] = []
-        group: list[bytes] = []
+        group: list[str] = []
         size = 0
         for spec in specs:
-            group.append(spec.encode() + b"\n" if "\n" not in spec else b"")  # b"": unreadable, never asked
-            size += len(group[-1])
+            group.append(spec)
+            size += len(spec) + 1
             if size > _GROUP_BYTES:
-                found += self._answers(group)
+                found += self.answers(self.ask(group))
                 group, size = [], 0
-        return found + self._answers(group)
+        return found + self.answers(self.ask(group))
 
-    def _answers(self, requests: list[bytes]) -> list[tuple[str, str, bytes] | None]:
-        self._in.write(b"".join(requests))
+    def ask(self, specs: list[str]) -> list[bool]:
+        """Send the requests for ``specs`` without waiting for the answers (which of them were asked:
+        a spec holding a newline cannot be, and is missing). Read them with ``answers``, keeping the
+        requests asked and not yet answered to about two groups of ``_GROUP_BYTES`` (far below a
+        pipe's 64 KiB, so neither side blocks): a caller asks its next group, then reads the
+        previous one, and git works meanwhile."""
+        asked = ["\n" not in spec for spec in specs]
+        self._in.write(b"".join(spec.encode() + b"\n" for spec, ok in zip(specs, asked, strict=True) if ok))
         self._in.flush()
-        return [self._answer() if request else None for request in requests]
+        return asked
+
+    def answers(self, asked: list[bool]) -> list[tuple[str, str, bytes] | None]:
+        """The answers to one ``ask``, in order (None for a missing object)."""
+        return [self._answer() if ok else None for ok in asked]
 
     def _answer(self) -> tuple[str, str, bytes] | None:
         header = self._out.readline()

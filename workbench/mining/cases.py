@@ -2,22 +2,23 @@
 the definitions the commit's diff edits (``expectedSymbols``).
 
 Gold files come from one ``git cat-file --batch`` process, ``_CASE_BATCH`` cases at a time; the
-diffs of every sampled commit from one ``git diff-tree --stdin``, run in a thread while the first
-gold files are parsed. A gold blob is parsed once for its outline and its ranges
-(``blobs.GoldBlobs``).
+diffs of every sampled commit from one ``git diff-tree --stdin``, read in a thread as git writes
+them while the gold files are parsed (a batch waits only for its own). A gold blob is parsed once
+for its outline and its ranges (``blobs.GoldBlobs``).
 """
 
 from __future__ import annotations
 
+from concurrent.futures import Executor
 from datetime import UTC, datetime
 from typing import Any
 
 from ..corpus.gitio import CatFile
 from ..corpus.sources import GitRepo
 from ..errors import GitError
-from .blobs import GoldBlobs, parse_helper
+from .blobs import GoldBlobs
 from .filters import Candidate
-from .gold_symbols import Change, commit_patches, diff_changes, symbols_of_changes
+from .gold_symbols import Change, PatchReader, diff_changes, symbols_of_changes
 from .shapes import names_file, query_shape
 
 _CASE_BATCH = 32
@@ -42,29 +43,33 @@ def _case(candidate: Candidate, fixture: str, shape: str, symbols: list[str]) ->
     return case
 
 
-def shape_cases(repo: GitRepo, picked: list[Candidate], fixture: str) -> list[dict[str, Any]]:
+def shape_cases(
+    repo: GitRepo, picked: list[Candidate], fixture: str, helper: Executor | None = None
+) -> list[dict[str, Any]]:
     """The cases of ``picked``, each with its shape and its ``expectedSymbols`` (gold files read at
-    the parent revision; the commits' diffs from one ``git diff-tree --stdin``, run while the first
-    gold files are parsed).
+    the parent revision; the commits' diffs from one ``git diff-tree --stdin``, read while the gold
+    files are parsed: ``gold_symbols.PatchReader``).
 
     Every gold blob is parsed once, per blob id: its definition ranges are always needed, its names
     only when the query does not already name a file (the shape's first rule); both come from that
     one parse (``blobs.GoldBlobs``; a batch's Python blobs are parsed ahead, partly in a helper
-    process on two cores). Gold files are read ``_CASE_BATCH`` cases at a time."""
+    process on two cores: ``helper``, a ``blobs.parse_helper``). Gold files are read ``_CASE_BATCH``
+    cases at a time."""
     from concurrent.futures import ThreadPoolExecutor
 
     cases = []
     pairs = [(c.commit.sha, c.commit.parents[0]) for c in picked]
     paths = [path for c in picked for path in c.source]
-    with parse_helper(len(picked)) as helper, ThreadPoolExecutor(1) as pool, CatFile(repo.git_dir) as objects:
+    with ThreadPoolExecutor(1) as pool, CatFile(repo.git_dir) as objects:
         facts = GoldBlobs(helper=helper)
-        diffs = pool.submit(commit_patches, repo.git_dir, pairs, paths)
+        diffs = PatchReader(repo.git_dir, pairs, paths)
+        pool.submit(diffs.run)
         for start in range(0, len(picked), _CASE_BATCH):
             batch = picked[start : start + _CASE_BATCH]
             gold = _gold_blobs(repo, objects, batch)
             facts.parse_ahead([item for blobs in gold for item in blobs])
             shapes = [_shape(candidate, blobs, facts) for candidate, blobs in zip(batch, gold, strict=True)]
-            patches = diffs.result()
+            patches = diffs.upto(start + len(batch), [c.commit.sha for c in batch])
             for candidate, blobs, shape in zip(batch, gold, shapes, strict=True):
                 changes = diff_changes(patches.get(candidate.commit.sha, ""))
                 cases.append(_case(candidate, fixture, shape, _expected_symbols(blobs, changes, facts)))

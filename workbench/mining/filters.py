@@ -15,7 +15,17 @@ from typing import TYPE_CHECKING, Protocol
 from ..code.kinds import CODE_EXTENSIONS, excluded_by, extension, file_kind, is_test_path
 from ..corpus.scope import MINED_SCOPE
 from .history import Commit, LogEntry
-from .messages import BOT, CHORE, DEPENDENCY, RELEASE, REVERT, STYLE, VAGUE, cut_off, dangles
+from .messages import (
+    CHORE_SUBJECT,
+    DEPENDENCY_SUBJECT,
+    RELEASE_SUBJECT,
+    REVERT,
+    STYLE_SUBJECT,
+    VAGUE,
+    cut_off,
+    dangles,
+    is_bot,
+)
 from .queries import build_query, query_key
 
 if TYPE_CHECKING:
@@ -273,24 +283,26 @@ LOG_FILTERS: tuple[LogFilter, ...] = (
 )
 # The rest, in order, after the log filters.
 FILTERS: tuple[Filter, ...] = (
-    Filter("bot", "commits by bots", lambda c, o: not (BOT.search(c.commit.author) or BOT.search(c.commit.email))),
+    Filter("bot", "commits by bots", lambda c, o: not (is_bot(c.commit.author) or is_bot(c.commit.email))),
     Filter(
         "date",
         "outside --since/--until",
         lambda c, o: (o.since is None or c.commit.time >= o.since) and (o.until is None or c.commit.time <= o.until),
     ),
     Filter("revert", "reverts", lambda c, o: not REVERT.search(c.commit.subject)),
-    Filter("release", "releases and version bumps", lambda c, o: not RELEASE.search(c.commit.subject)),
+    Filter("release", "releases and version bumps", lambda c, o: not RELEASE_SUBJECT.search(c.commit.subject)),
     Filter(
         "dependency",
         "dependency-only changes",
-        lambda c, o: not (DEPENDENCY.search(c.commit.subject) or _only_manifests(c)),
+        lambda c, o: not (DEPENDENCY_SUBJECT.search(c.commit.subject) or _only_manifests(c)),
     ),
-    Filter("docs-ci-chore", "docs, CI, test and chore changes", lambda c, o: not CHORE.search(c.commit.subject)),
+    Filter(
+        "docs-ci-chore", "docs, CI, test and chore changes", lambda c, o: not CHORE_SUBJECT.search(c.commit.subject)
+    ),
     Filter(
         "style-only",
         "style, formatting, import order, comment and typo changes",
-        lambda c, o: not STYLE.search(c.commit.subject),
+        lambda c, o: not STYLE_SUBJECT.search(c.commit.subject),
     ),
     Filter(
         "out-of-scope",

@@ -20,11 +20,16 @@ swebench`` (the gold patch against ``base_commit``), read from a unified diff wi
 from __future__ import annotations
 
 import re
+import subprocess
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, cast
 
 from ..code.enclosing import Range, definition_ranges, enclosing
-from ..corpus.gitio import git_bytes
+from ..corpus.gitio import git_command, git_env
+from ..errors import GitError
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 _OLD = re.compile(r"^--- (?:a/)?(.+?)\t?$")
@@ -151,21 +156,115 @@ def patch_symbols(patch: str, files: dict[str, bytes]) -> list[str]:
 
 
 def commit_patches(git_dir: Path, pairs: list[tuple[str, str]], paths: list[str]) -> dict[str, str]:
-    """The ``-U0`` diff of each ``(commit, parent)`` limited to ``paths``, keyed by commit, from one
-    ``git diff-tree --stdin`` process (a commit with no change to ``paths`` is absent)."""
-    if not pairs or not paths:
-        return {}
-    args = ["diff-tree", "--stdin", "-p", "-U0", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv"]
-    args += ["--src-prefix=a/", "--dst-prefix=b/", "--", *sorted(set(paths))]
-    feed = "".join(f"{commit} {parent}\n" for commit, parent in pairs).encode()
-    stdout = git_bytes(git_dir, *args, input=feed)
-    pending = {commit for commit, _ in pairs}
-    out: dict[str, list[str]] = {}
-    current: list[str] | None = None
-    for line in stdout.decode("utf-8", "replace").split("\n"):
-        if line in pending:  # a commit's id line (no diff line is 40 or 64 bare hex digits)
-            pending.discard(line)
-            current = out.setdefault(line, [])
-        elif current is not None:
-            current.append(line)
-    return {commit: "\n".join(lines) for commit, lines in out.items()}
+    """The ``-U0`` diff of each ``(commit, parent)``, keyed by commit, from one ``git diff-tree --stdin``
+    process, for at least ``paths`` (a commit with no change to them may be absent). A file's patch
+    does not depend on the others, so it is the same however the diff is limited."""
+    reader = PatchReader(git_dir, pairs, paths)
+    reader.run()
+    return reader.upto(len(pairs))
+
+
+class PatchReader:
+    """``commit_patches`` read as git writes them: ``run`` (in a thread) fills them in, pair by pair,
+    and ``upto(n)`` waits only until the first ``n`` pairs' diffs are in, so the first cases need not
+    wait for the last one's (git answers in the order it is asked)."""
+
+    def __init__(self, git_dir: Path, pairs: list[tuple[str, str]], paths: list[str]) -> None:
+        self._git_dir, self._pairs, self._paths = git_dir, pairs, paths
+        self._index = {commit: index for index, (commit, _) in enumerate(pairs)}
+        self._lines: dict[str, list[str]] = {}
+        self._settled = 0  # pairs whose diff is complete (or absent)
+        self._error: BaseException | None = None
+        self._ready = threading.Condition()
+
+    def run(self) -> None:
+        """Run git and take its output in; an error is raised by ``upto``."""
+        try:
+            if self._pairs and self._paths:
+                self._read()
+        except BaseException as error:  # handed to the waiting thread
+            self._error = error
+        with self._ready:
+            self._settled = len(self._pairs)
+            self._ready.notify_all()
+
+    def upto(self, count: int, commits: list[str] | None = None) -> dict[str, str]:
+        """The diffs of ``commits`` (by default all) among the first ``count`` pairs, keyed by commit,
+        once those pairs are in."""
+        with self._ready:
+            self._ready.wait_for(lambda: self._settled >= count)
+            if self._error is not None:
+                raise self._error
+            wanted = [c for c, _ in self._pairs[:count]] if commits is None else commits
+            return {commit: "\n".join(self._lines[commit]) for commit in wanted if commit in self._lines}
+
+    def _read(self) -> None:
+        args = ["diff-tree", "--stdin", "-p", "-U0", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv"]
+        args += ["--src-prefix=a/", "--dst-prefix=b/", "--", *suffix_pathspecs(self._paths)]
+        feed = "".join(f"{commit} {parent}\n" for commit, parent in self._pairs).encode()
+        pending = set(self._index)
+        current: list[str] | None = None
+        for line in feed_lines(self._git_dir, args, feed):
+            if line in pending:  # a commit's id line (no diff line is 40 or 64 bare hex digits)
+                pending.discard(line)
+                with self._ready:
+                    current = self._lines.setdefault(line, [])
+                    self._settled = self._index[line]  # the pairs before it are complete
+                    self._ready.notify_all()
+            elif current is not None:
+                current.append(line)
+
+
+def feed_lines(git_dir: Path, args: list[str], feed: bytes) -> Iterator[str]:
+    """The lines of one git command's stdout (``stdout.decode("utf-8", "replace").split("\n")``, as
+    git writes them), ``feed`` written to its stdin meanwhile; its failure is a GitError at the end."""
+    try:
+        process = subprocess.Popen(
+            git_command(git_dir, *args), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=git_env(),
+        )  # fmt: skip
+    except FileNotFoundError:
+        raise GitError("git is not installed (needed to read repository history)") from None
+    stdin, stdout, stderr = (
+        cast(IO[bytes], process.stdin),
+        cast(IO[bytes], process.stdout),
+        cast(IO[bytes], process.stderr),
+    )
+    writer = threading.Thread(target=_write_and_close, args=(stdin, feed), daemon=True)
+    writer.start()
+    last = b"\n"
+    for raw in stdout:
+        last = raw
+        yield (raw[:-1] if raw.endswith(b"\n") else raw).decode("utf-8", "replace")
+    if last.endswith(b"\n"):
+        yield ""
+    writer.join()
+    message = stderr.read().decode("utf-8", "replace").strip().splitlines()
+    if process.wait() != 0:
+        raise GitError(f"{git_dir}: git {args[0]} failed: {message[-1] if message else process.returncode}")
+
+
+def _write_and_close(stream: IO[bytes], data: bytes) -> None:
+    try:
+        stream.write(data)
+        stream.close()
+    except OSError:  # git stopped reading: its exit status says why
+        pass
+
+
+_GLOB_CHARS = frozenset("*?[]\\")
+
+
+def suffix_pathspecs(paths: list[str]) -> list[str]:
+    """Pathspecs matching every one of ``paths``: one ``*<suffix>`` per file-name suffix (``*.py``), else
+    the paths themselves. Git matches each changed file against every pathspec, so thousands of
+    literal paths (a 2,000-case mine) cost seconds a handful of suffixes does not (a pathspec's ``*``
+    crosses ``/``)."""
+    suffixes: set[str] = set()
+    for path in paths:
+        name = path.rsplit("/", 1)[-1]
+        dot = name.rfind(".")
+        if dot <= 0 or _GLOB_CHARS.intersection(name[dot:]):
+            return sorted(set(paths))
+        suffixes.add("*" + name[dot:])
+    return sorted(suffixes)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from ..corpus.gitio import CatFile, git_text, stream_records
@@ -40,8 +41,9 @@ class Commit:
     changes: tuple[tuple[str, str], ...] = field(default=())
     odd_paths: bool = False  # a changed path with a control character or bytes that are not UTF-8
 
-    @property
+    @cached_property
     def subject(self) -> str:
+        """The message's first line (worked out once: every message filter reads it)."""
         return self.message.partition("\n")[0].strip()
 
     @property
@@ -160,24 +162,32 @@ def count_commits(git_dir: Path, rev: str = "HEAD") -> int:
 _BATCH = 256
 
 
-def log_entries(git_dir: Path, rev: str = "HEAD") -> Iterator[LogEntry]:
-    """What ``git log`` says of every commit reachable from ``rev``, newest first (streamed)."""
+def log_entries(git_dir: Path, rev: str = "HEAD", skip: int = 0) -> Iterator[LogEntry]:
+    """What ``git log`` says of every commit reachable from ``rev``, newest first (streamed), after
+    the first ``skip`` of them (which git walks without diffing)."""
     args = ["log", rev, "-z", "--no-renames", "--name-status", "--no-color", "--no-show-signature"]
+    args += [f"--skip={skip}"] if skip else []
     return parse_log(stream_records(git_dir, [*args, f"--format={_FORMAT}", "--"], b"\0", keep_empty=True))
 
 
 def read_commits(git_dir: Path, entries: Iterable[LogEntry]) -> Iterator[Commit]:
     """The ``Commit`` of each log entry, its object read through one ``git cat-file --batch``, a batch
-    of entries at a time (streamed: at most one batch is held)."""
+    of entries at a time, the next batch asked before the last one's answers are read (so git reads
+    objects while the caller works; streamed: at most two batches are held)."""
     objects = CatFile(git_dir)
     try:
+        waiting: tuple[list[LogEntry], list[bool]] | None = None
         batch: list[LogEntry] = []
         for entry in entries:
             batch.append(entry)
             if len(batch) >= _BATCH:
-                yield from _commits_of(git_dir, objects, batch)
-                batch = []
-        yield from _commits_of(git_dir, objects, batch)
+                asked = objects.ask([e.sha for e in batch])
+                if waiting is not None:
+                    yield from _commits_of(git_dir, objects, *waiting)
+                waiting, batch = (batch, asked), []
+        if waiting is not None:
+            yield from _commits_of(git_dir, objects, *waiting)
+        yield from _commits_of(git_dir, objects, batch, objects.ask([e.sha for e in batch]))
     finally:
         objects.close()
 
@@ -187,8 +197,8 @@ def iter_commits(git_dir: Path, rev: str = "HEAD") -> Iterator[Commit]:
     return read_commits(git_dir, log_entries(git_dir, rev))
 
 
-def _commits_of(git_dir: Path, objects: CatFile, batch: list[LogEntry]) -> Iterator[Commit]:
-    for entry, found in zip(batch, objects.read_many([e.sha for e in batch]), strict=True):
+def _commits_of(git_dir: Path, objects: CatFile, batch: list[LogEntry], asked: list[bool]) -> Iterator[Commit]:
+    for entry, found in zip(batch, objects.answers(asked), strict=True):
         if found is None or found[1] != "commit":
             raise GitError(f"{git_dir}: commit {entry.sha} listed by git log cannot be read")
         yield to_commit(entry, found[2])

@@ -8,6 +8,7 @@ changes (formatting, import order, comments, typos), vague subjects, and queries
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .history import Commit
 
@@ -73,6 +74,45 @@ VAGUE = re.compile(
     r"clean\s*up|tweaks?|improvements?|updates?|refactor(?:ing)?|stuff|wip)$",
     re.IGNORECASE,
 )
+
+
+class Guarded:
+    """A subject pattern searched only where it may match. Every branch of the pattern needs one of a
+    few plain marks (a word, a digit, a ``:``); an ASCII subject whose lower-case form holds none
+    of them cannot match, so it is never searched (a non-ASCII one always is: under
+    ``re.IGNORECASE``, ``ſ`` matches ``s`` and ``K`` matches ``k``). Most subjects hold none of
+    them, and the patterns are much of what filtering a long history costs.
+    ``tests/mining/test_queries.py`` checks each guard against its pattern."""
+
+    __slots__ = ("_guard", "pattern")
+
+    def __init__(self, pattern: re.Pattern[str], marks: str) -> None:
+        self.pattern = pattern
+        self._guard = re.compile(marks)
+
+    def search(self, text: str) -> bool:
+        """Whether ``pattern`` is found in ``text``."""
+        if text.isascii() and self._guard.search(text.lower()) is None:
+            return False
+        return self.pattern.search(text) is not None
+
+
+# The marks each pattern's every branch needs (a branch's word, or a digit for a version number).
+RELEASE_SUBJECT = Guarded(RELEASE, r"releas|version|dev|cycle|[0-9]")
+DEPENDENCY_SUBJECT = Guarded(DEPENDENCY, r"dep|bump|lock|requirements")
+CHORE_SUBJECT = Guarded(CHORE, r"doc|ci|style|test|chore|build|pre-commit|changelog|readme|copyright")
+STYLE_SUBJECT = Guarded(
+    STYLE,
+    r"typo|misspell|spelling|whitespace|indentation|trailing|formatting|reformat|lint|flake8|isort|prettier|"
+    r"fmt|import|ruff|mypy|black|style|/|comment|doc",
+)
+
+
+@lru_cache(maxsize=4096)
+def is_bot(ident: str) -> bool:
+    """Whether an author name or e-mail address is a bot's (``BOT``), worked out once per identity:
+    a history has far fewer authors than commits."""
+    return BOT.search(ident) is not None
 
 
 def dangles(query: str) -> bool:

@@ -7,7 +7,8 @@ newest) becomes the cases. Each case runs at the commit's parent (``revision``),
 expects the modified source files, records the tests the commit changed (not
 scored) and its provenance, and carries its ``shape`` and ``expectedSymbols`` (the definitions
 the commit edits, ``gold_symbols``; ``cases``). The filters that need only ``git log``'s entry run
-first, so the commits they drop are never read.
+first, so the commits they drop are never read. On two cores, one forked helper process reads the
+older half of a long history meanwhile (``split``), then parses gold files (``blobs.parse_helper``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import sys
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from concurrent.futures import Executor
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, time
@@ -25,10 +27,12 @@ from ..code.collector import collector_paused
 from ..console import Progress
 from ..corpus.sources import GitRepo, open_repo
 from ..options import MineOptions
+from .blobs import HELPER_MIN_CASES, parse_helper
 from .cases import shape_cases
 from .filters import Candidate, MineFilters, apply_filters, filter_names, listed_commits
 from .history import LogEntry, count_commits, log_entries, read_commits
 from .sample import spread_sample
+from .split import Split
 
 DEFAULT_MAX_CASES = MineOptions.max_cases  # written once, in workbench/options.py
 
@@ -69,16 +73,27 @@ def parse_date(text: str, end: bool = False) -> int:
     return int(moment.timestamp())
 
 
-def _candidates(repo: GitRepo, options: MineFilters, result: MineResult, progress: bool) -> list[Candidate]:
+def _candidates(
+    repo: GitRepo, options: MineFilters, result: MineResult, progress: bool, helper: Executor | None
+) -> list[Candidate]:
     """The commits every filter keeps, oldest first. The log filters run on git log's entries, so the
-    commits they drop (merges, the root) are never read."""
-    entries = _counting(log_entries(repo.git_dir), result)
+    commits they drop (merges, the root) are never read. With a helper process, a long history's
+    older half is read there meanwhile (``split``)."""
+    split = Split(helper, repo.git_dir, options) if helper is not None else None
+    entries = log_entries(repo.git_dir)
+    entries = _counting(split.newer(entries) if split is not None else entries, result)
     # The total (one more git process) only where a bar shows it; a log gets the count and the rate.
     total = count_commits(repo.git_dir) if progress and sys.stderr.isatty() else None
     with Progress(total, f"mining {repo.name}", "commit", progress) as bar:
         entries = _shown(entries, bar)
         commits = read_commits(repo.git_dir, listed_commits(entries, result.dropped))
         kept = list(apply_filters(commits, options, result.dropped))
+        if split is not None:
+            older, dropped, count = split.older(kept)
+            kept += older
+            result.dropped.update(dropped)
+            result.commits += count
+            bar.update(count)
     kept.reverse()  # oldest first: the sample's slices run through the history in order
     result.candidates = len(kept)
     return kept
@@ -113,12 +128,13 @@ def mine(
     else:
         repo = open_repo(repo_path, fixture)
     result = MineResult(repo=repo, fixture=repo.name)
-    with collector_paused():
-        picked = spread_sample(_candidates(repo, options, result, progress), max_cases, seed)
+    # One helper process (two cores or more): it reads a long history's older half, then parses gold files.
+    with collector_paused(), parse_helper(HELPER_MIN_CASES if max_cases is None else max_cases) as helper:
+        picked = spread_sample(_candidates(repo, options, result, progress, helper), max_cases, seed)
         if dry_run:
             result.cases = [{"name": c.commit.sha} for c in picked]
         else:
-            result.cases = shape_cases(repo, picked, result.fixture)
+            result.cases = shape_cases(repo, picked, result.fixture, helper)
     return result
 
 

@@ -117,7 +117,7 @@ def fit(
     """Fit BM25F on per-field term counts (one dict per document, same order in every field).
 
     With one field of weight 1 this is Okapi BM25 with Lucene's idf and k1 1.2; the ``bm25`` control uses
-    ``targets.okapi`` (rank-bm25's BM25Okapi via bm25s) instead.
+    ``targets.okapi`` (rank-bm25's BM25Okapi, numpy over term counts) instead.
     """
     import numpy as np
 

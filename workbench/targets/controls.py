@@ -2,22 +2,27 @@
 
 ``random`` draws a seeded pack of the size the reference engine typically returns,
 so its token savings equal a perfect pack's while its accuracy is chance. ``bm25``
-is textbook Okapi BM25 (rank-bm25's BM25Okapi formula, k1 1.5, b 0.75, computed with
-bm25s: see ``okapi``) over definition chunks (``file_chunks``), each its file's path and its
+is textbook Okapi BM25 (rank-bm25's BM25Okapi formula, k1 1.5, b 0.75, scored with numpy from
+term counts: see ``okapi``) over definition chunks (``file_chunks``), each its file's path and its
 text in code-aware tokens (``reference.text.tokens``: camelCase/snake_case split, path
 segments, plural folding); a file scores the sum of its best three chunks (issue 38's
 ablations, bench/BENCHMARKS.md). For ``search`` it ranks each symbol's definition and its file:
 the lexical-search baseline an engine has to beat. Both see the files the engine sees that the
 corpus's ``goldScope`` allows (all of them when it has none).
+
+A run over a mined corpus meets hundreds of revisions that share most files, so ``bm25`` counts each
+blob's terms once (``BlobTerms``, kept in the blob store by content digest) and fits a revision's
+models from those counts: it lists a revision once, reads its files to digest them, and never
+builds the reference engine's index.
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
-from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,11 +30,16 @@ from ..code.kinds import excluded_by, extension
 from ..code.walk import list_files
 from ..contract import PACK_LIMIT, FileRef, GoldScope, Pack, Repo, SearchHit
 from ..errors import TargetError
-from ..reference import blobstore, cache
-from ..reference.index import load_index, snapshot, stat_paths
+from ..paths import is_snapshot
+from ..reference import cache
+from ..reference.index import snapshot, stat_paths
 from ..reference.memo import BoundedMemo
 from ..reference.text import tokens
 from . import okapi
+from .bm25_blobs import BLOB_TERMS, BlobTerms, blob_terms, file_chunks, path_terms
+
+if TYPE_CHECKING:
+    from .bm25_symbols import SymbolModel
 
 RANDOM_PRIMARY = 3
 RANDOM_RELATED = 3
@@ -78,50 +88,52 @@ class RandomTarget:
 
 
 BEST_CHUNKS = 3  # a file's score: the sum of its best three chunks' scores
+__all__ = ["BEST_CHUNKS", "Bm25Target", "RandomTarget", "file_chunks"]
 
 
-def file_chunks(rel: str, text: str) -> list[str]:
-    """A file's chunks: each outermost definition (``code.enclosing.definition_ranges``: a class
-    with its methods, a function, a Go method), then the lines outside every definition as one more
-    chunk when they hold anything; a file without definitions is one chunk."""
-    from ..code.enclosing import definition_ranges
+@dataclass
+class _Revision:
+    """One tree as the control sees it: its files (listed once), each one's counts and path terms,
+    and the models fitted from them (per goldScope for files; one for symbols)."""
 
-    lines = text.split("\n")
-    chunks, outside, end = [], [], 0
-    for _, first, last in sorted(definition_ranges(rel, text.encode("utf-8", "surrogateescape")), key=_span):
-        if first <= end:
-            continue  # inside the definition taken before it
-        outside += lines[end : first - 1]
-        chunks.append("\n".join(lines[first - 1 : last]))
-        end = last
-    rest = "\n".join(outside + lines[end:])
-    return [*chunks, rest] if rest.strip() or not chunks else chunks
+    root: Path
+    listed: list[str]
+    files: list[str]  # those listed that could be read
+    terms: list[BlobTerms]
+    paths: list[okapi.Bag]
+    stamp: tuple | None  # sizes and mtimes when read (None: a revision snapshot, which never changes)
+    models: dict[str, tuple[list[str], np.ndarray, okapi.Okapi]] = field(default_factory=dict)
+    symbols: SymbolModel | None = None  # once searched
 
-
-def _span(item: tuple[str, int, int]) -> tuple[int, int]:
-    return item[1], -item[2]  # by first line, the widest first
-
-
-CHUNK_TERMS: blobstore.Part[list[dict[str, int]]] = blobstore.Part("bm25-chunks", okapi.TERMS_VERSION)
+    def current(self) -> bool:
+        """Whether the tree is still as read: a snapshot always; else the same files, sizes and mtimes."""
+        if self.stamp is None:
+            return True
+        listed = list_files(self.root)
+        return listed == self.listed and snapshot(stat_paths(self.root, listed)) == self.stamp
 
 
-def _chunk_terms(root: Path, files: list[str]) -> list[list[dict[str, int]]]:
-    """Per file, the token counts of each of its chunks (``file_chunks`` of its text as ``read_text``
-    decodes it), kept per blob (``blobstore``: by content digest, salted with the extension the
-    chunking reads, and the tokenizer's and chunking's version): a revision tokenizes only new blobs."""
-    datas = [(root / path).read_bytes() for path in files]
-    digests = [cache.digest(data, extension(path)) for path, data in zip(files, datas, strict=True)]
-    known = CHUNK_TERMS.get_many(digests)
-    fresh: dict[str, list[dict[str, int]]] = {}
-    out = []
-    for path, data, digest in zip(files, datas, digests, strict=True):
-        chunks = known[digest] if digest in known else fresh.get(digest)
-        if chunks is None:
-            text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")  # as read_text reads
-            chunks = fresh[digest] = [dict(Counter(tokens(chunk))) for chunk in file_chunks(path, text)]
-        out.append(chunks)
-    CHUNK_TERMS.put_many(fresh, root)
-    return out
+def _read_revision(root: Path) -> _Revision:
+    """List ``root`` once, read each file, and take its counts from the blob store (counting new blobs)."""
+    files = list_files(root)
+    stamp = None if is_snapshot(root) else snapshot(stat_paths(root, files))  # before reading: see edits made meanwhile
+    kept, datas, digests = [], [], []
+    for rel in files:
+        try:
+            data = (root / rel).read_bytes()
+        except OSError:
+            continue  # gone since it was listed
+        kept.append(rel)
+        datas.append(data)
+        digests.append(cache.digest(data, extension(rel)))
+    known = BLOB_TERMS.get_many(digests)
+    fresh: dict[str, BlobTerms] = {}
+    for rel, data, digest in zip(kept, datas, digests, strict=True):
+        if digest not in known and digest not in fresh:
+            fresh[digest] = blob_terms(rel, data)
+    BLOB_TERMS.put_many(fresh, root)
+    terms = [known[d] if d in known else fresh[d] for d in digests]
+    return _Revision(root, files, kept, terms, [path_terms(rel) for rel in kept], stamp)
 
 
 class Bm25Target:
@@ -133,32 +145,39 @@ class Bm25Target:
     version = "4"  # 4: only the files goldScope allows; definition chunks, a file's best three summed
 
     def __init__(self) -> None:
-        self._models: BoundedMemo[tuple[tuple, list[str], np.ndarray, okapi.Okapi]] = BoundedMemo()
-        self._symbol_models: BoundedMemo[Any] = BoundedMemo()
+        self._revisions: BoundedMemo[_Revision] = BoundedMemo()
 
-    def _model(self, repo: Repo, gold_scope: GoldScope | None) -> tuple[list[str], np.ndarray, okapi.Okapi]:
+    def _revision(self, repo: Repo) -> _Revision:
+        """The tree at ``repo``: kept while unchanged (a revision snapshot never changes)."""
+        root = Path(repo.path)
+        if not root.is_dir():
+            raise TargetError(f"{root}: repository directory not found (fixture {repo.name!r})")
+        root = root.resolve()
+        found = self._revisions.get(str(root))
+        if found is None or not found.current():
+            found = self._revisions[str(root)] = _read_revision(root)
+        return found
+
+    @staticmethod
+    def _model(revision: _Revision, gold_scope: GoldScope | None) -> tuple[list[str], np.ndarray, okapi.Okapi]:
         """The allowed files, each chunk's file (an index into them) and the fitted chunk model."""
-        files = _files(repo, gold_scope)
-        root = Path(repo.path).resolve()
-        stamp = snapshot(stat_paths(root, files))
-        key = f"{root}\0{gold_scope}"
-        cached = self._models.get(key)
-        if cached is not None and cached[0] == stamp and cached[1] == files:
-            return cached[1], cached[2], cached[3]
-        owners, docs = [], []
-        for number, (path, chunks) in enumerate(zip(files, _chunk_terms(root, files), strict=True)):
-            path_terms = tokens(path.replace("/", " "))
-            for counts in chunks:
-                owners.append(number)
-                docs.append(path_terms + okapi.expand(counts))
-        owner = np.asarray(owners, dtype=np.int64)
-        model = okapi.fit(docs)
-        self._models[key] = (stamp, files, owner, model)
-        return files, owner, model
+        key = str(gold_scope)
+        found = revision.models.get(key)
+        if found is None:
+            exclude = gold_scope.exclude if gold_scope is not None else None
+            allowed = [i for i, rel in enumerate(revision.files) if not exclude or excluded_by(rel, exclude) is None]
+            chunks = [revision.terms[i].chunks for i in allowed]
+            owner = np.repeat(np.arange(len(allowed), dtype=np.int64), [bag.size for bag in chunks])
+            model = okapi.fit_bags(chunks, [revision.paths[i] for i in allowed])
+            found = revision.models[key] = ([revision.files[i] for i in allowed], owner, model)
+        return found
 
     def _ranked(self, query: str, repo: Repo, gold_scope: GoldScope | None = None) -> list[tuple[str, float]]:
         """Every file with a positive score: the sum of its best ``BEST_CHUNKS`` chunk scores."""
-        files, owner, model = self._model(repo, gold_scope)
+        return self._ranked_in(query, self._revision(repo), gold_scope)
+
+    def _ranked_in(self, query: str, revision: _Revision, gold_scope: GoldScope | None) -> list[tuple[str, float]]:
+        files, owner, model = self._model(revision, gold_scope)
         scores = model.scores(tokens(query))
         best: dict[int, list[float]] = {}
         for i in np.flatnonzero(scores > 0):
@@ -175,19 +194,23 @@ class Bm25Target:
         (``rank_pack_symbols``: the primary files' definitions first)."""
         from ..reference.search import PACK_SYMBOLS, SYMBOL_DEPTH, rank_pack_symbols
 
-        hits = [(score, repo.name, path) for repo in repos for path, score in self._ranked(query, repo, gold_scope)]
+        trees = [(repo.name, self._revision(repo)) for repo in repos]  # each checked once per pack
+        hits = [(score, name, path) for name, tree in trees for path, score in self._ranked_in(query, tree, gold_scope)]
         hits.sort(key=lambda h: (-h[0], h[1], h[2]))
         primary = [FileRef(name, path, f"bm25 {score:.2f}") for score, name, path in hits[:limit]]
-        found = [(repo.name, _allowed(self.search(query, repo, SYMBOL_DEPTH), gold_scope)) for repo in repos]
+        found = [(name, _allowed(self._search_in(query, tree, SYMBOL_DEPTH), gold_scope)) for name, tree in trees]
         return Pack(primary=primary, symbols=rank_pack_symbols(found, primary, PACK_SYMBOLS))
 
     def search(self, query: str, repo: Repo, top_k: int = 20) -> list[SearchHit]:
         """The ``top_k`` best symbol definitions for ``query`` (textbook BM25, see ``bm25_symbols``)."""
+        return self._search_in(query, self._revision(repo), top_k)
+
+    @staticmethod
+    def _search_in(query: str, revision: _Revision, top_k: int) -> list[SearchHit]:
         from . import bm25_symbols
 
-        _files(repo)
-        root = Path(repo.path).resolve()
-        model = self._symbol_models.get(str(root))
-        if model is None or model.tree != load_index(root).tree:
-            model = self._symbol_models[str(root)] = bm25_symbols.fit(root)
-        return bm25_symbols.search(model, query, top_k)
+        if revision.symbols is None:
+            names = [terms.names for terms in revision.terms]
+            bags = [terms.definitions for terms in revision.terms]
+            revision.symbols = bm25_symbols.fit(revision.files, names, bags, revision.paths)
+        return bm25_symbols.search(revision.symbols, query, top_k)

@@ -1,0 +1,140 @@
+"""What the ``bm25`` control counts in one blob, once per blob: its chunks' and its definitions' terms.
+
+A run over a mined corpus meets hundreds of revisions that share most files, so the control keeps,
+per blob (``reference.blobstore``: by content digest, salted with the extension the chunking reads,
+and ``okapi.TERMS_VERSION``), its documents as term counts (``okapi.Bag``): the chunks of
+``file_chunks`` and the definitions of ``bm25_symbols.definitions``. Each line is tokenized once and
+each document's counts are summed from its lines' term ids (``tokens`` never joins words across
+whitespace, so a document's terms are its lines' terms, and a line's its pieces'); the ranges are parsed
+once when the text the chunks read is the blob's bytes (valid UTF-8 without a carriage return).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from ..code.enclosing import definition_ranges
+from ..reference import blobstore
+from ..reference.text import tokens
+from . import okapi
+
+Span = tuple[int, int]  # lines [start, stop), 0-based
+
+
+def chunk_spans(ranges: list[tuple[str, int, int]], n_lines: int) -> list[list[Span]]:
+    """The line spans of each chunk of ``file_chunks`` (given the file's definition ranges), the
+    lines outside every definition last (whether or not they hold anything)."""
+    chunks, outside, end = [], [], 0
+    for _, first, last in sorted(ranges, key=_span):
+        if first <= end:
+            continue  # inside the definition taken before it
+        outside.append((end, first - 1))
+        chunks.append([(first - 1, last)])
+        end = last
+    return [*chunks, [*outside, (end, n_lines)]]
+
+
+def _span(item: tuple[str, int, int]) -> tuple[int, int]:
+    return item[1], -item[2]  # by first line, the widest first
+
+
+def _lines_of(lines: list[str], spans: list[Span]) -> list[str]:
+    return [line for start, stop in spans for line in lines[start:stop]]
+
+
+def file_chunks(rel: str, text: str) -> list[str]:
+    """A file's chunks: each outermost definition (``code.enclosing.definition_ranges``: a class
+    with its methods, a function, a Go method), then the lines outside every definition as one more
+    chunk when they hold anything; a file without definitions is one chunk."""
+    lines = text.split("\n")
+    spans = chunk_spans(definition_ranges(rel, text.encode("utf-8", "surrogateescape")), len(lines))
+    chunks = ["\n".join(_lines_of(lines, each)) for each in spans]
+    return chunks if chunks[-1].strip() or len(chunks) == 1 else chunks[:-1]
+
+
+@dataclass(frozen=True)
+class BlobTerms:
+    """What the control counts in one blob: its chunks' terms (``file_chunks``, a document each) and
+    its definitions' names and terms (``bm25_symbols.definitions``, a document each)."""
+
+    chunks: okapi.Bag
+    names: tuple[str, ...]
+    definitions: okapi.Bag
+
+
+# 8 MB of pickles held in memory: a revision's blobs and the next one's (most of them the same).
+BLOB_TERMS: blobstore.Part[BlobTerms] = blobstore.Part("bm25-terms", okapi.TERMS_VERSION, memory=8 * blobstore.MEMORY)
+
+
+@lru_cache(maxsize=1 << 18)
+def _piece_ids(piece: str) -> tuple[int, ...]:
+    """The term ids of ``tokens(piece)`` for a whitespace-free piece of text."""
+    return tuple(okapi.term_ids(tokens(piece)).tolist())
+
+
+class _Lines:
+    """A text's lines, each tokenized once: their term ids end to end, line i's at ``at[i]:at[i + 1]``.
+    ``tokens`` never joins words across whitespace, so a line's terms are its pieces' terms in order."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.split("\n")
+        found: list[int] = []
+        ends = []
+        for line in self.lines:
+            for piece in line.split():
+                found.extend(_piece_ids(piece))
+            ends.append(len(found))
+        self.at = np.zeros(len(self.lines) + 1, dtype=np.int64)
+        self.at[1:] = ends
+        self.ids = np.array(found, dtype=np.uint64)
+
+    def ids_of(self, spans: list[Span]) -> np.ndarray:
+        n = len(self.lines)
+        parts = [self.ids[self.at[min(a, n)] : self.at[min(b, n)]] for a, b in spans if a < b]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+
+
+def _bag(documents: list[np.ndarray]) -> okapi.Bag:
+    """The bag of documents given as term ids (repeats counted): one sort for them all."""
+    doc = np.repeat(np.arange(len(documents), dtype=np.int64), [len(ids) for ids in documents])
+    ids = np.concatenate(documents).astype(np.uint64) if documents else np.zeros(0, dtype=np.uint64)
+    order = np.lexsort((ids, doc))
+    ids, doc = ids[order], doc[order]
+    first = np.ones(len(ids), dtype=bool)
+    first[1:] = (ids[1:] != ids[:-1]) | (doc[1:] != doc[:-1])
+    starts = np.flatnonzero(first)
+    counts = np.diff(np.append(starts, len(ids)))
+    counts = counts.astype(np.min_scalar_type(int(counts.max()) if len(counts) else 0))  # kept small
+    ptr = np.searchsorted(doc[starts], np.arange(len(documents) + 1)).astype(np.int64)
+    return okapi.Bag(ptr, ids[starts], counts)
+
+
+def blob_terms(rel: str, data: bytes) -> BlobTerms:
+    """Count one file's chunks (``file_chunks`` of its text as ``read_text`` decodes it) and its
+    definitions (``bm25_symbols.definitions`` of its bytes)."""
+    raw = data.decode("utf-8", "replace")
+    text = raw.replace("\r\n", "\n").replace("\r", "\n")
+    encoded = text.encode("utf-8", "surrogateescape")
+    ranges = definition_ranges(rel, data)
+    chunk_lines = _Lines(text)
+    spans = chunk_spans(ranges if encoded == data else definition_ranges(rel, encoded), len(chunk_lines.lines))
+    if len(spans) > 1 and not any(line.strip() for line in _lines_of(chunk_lines.lines, spans[-1])):
+        spans.pop()  # nothing outside the definitions
+    chunks = _bag([chunk_lines.ids_of(each) for each in spans])
+    source = chunk_lines if raw == text else _Lines(raw)
+    found = sorted(ranges, key=lambda r: (r[1], r[0]))
+    named = [
+        np.concatenate((okapi.term_ids(tokens(name)), source.ids_of([(first - 1, last)])))
+        for name, first, last in found
+    ]
+    return BlobTerms(chunks, tuple(name for name, _, _ in found), _bag(named))
+
+
+@lru_cache(maxsize=1 << 16)
+def path_terms(rel: str) -> okapi.Bag:
+    """A file's path as a one-document bag (every document of the file holds its path's terms)."""
+    return okapi.bag([Counter(tokens(rel.replace("/", " ")))])
