@@ -158,7 +158,7 @@ def _keep_file(entry: os.DirEntry[str], fixed: bool) -> bool:
     key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
     found = _PROBED.get(key)
     if found is None:
-        found = _bounded(_PROBED, 1 << 16)[key] = not _is_binary(entry.path)
+        found = _bounded(_PROBED, 1 << 15)[key] = not _is_binary(entry.path)
     return found
 
 

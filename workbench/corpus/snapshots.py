@@ -179,7 +179,7 @@ def _tree_entries(objects: CatFile, sha: str) -> list[tuple[str, str, str]]:
     return found
 
 
-ENTRIES_HELD = 1 << 16  # tree entries a process remembers (a few MB)
+ENTRIES_HELD = 1 << 14  # tree entries a process remembers (about 4 MB)
 _TREE_ENTRIES: dict[str, list[tuple[str, str, str]]] = {}
 _held_entries = 0
 _STORED: set[str] = set()  # blob files this process has linked from (pruning may remove one: then written anew)
@@ -196,7 +196,7 @@ def _link_blob(objects: CatFile, sha: str, executable: bool, path: str, blobs: s
         os.link(stored, path)
     except OSError:  # a file system without hard links: copy
         shutil.copy2(stored, path)
-    if len(_STORED) >= 1 << 16:
+    if len(_STORED) >= 1 << 14:
         _STORED.clear()
     _STORED.add(stored)
 

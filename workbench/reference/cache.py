@@ -93,7 +93,7 @@ def file_digests(root: Path, files: list[str], fixed: bool = False) -> tuple[lis
     return sizes, digests
 
 
-DIGESTS_HELD = 1 << 16  # snapshot files whose digest a process remembers
+DIGESTS_HELD = 1 << 15  # snapshot files whose digest a process remembers (a few MB)
 _DIGESTS: dict[tuple[int, int, int, int, str], str] = {}
 
 
