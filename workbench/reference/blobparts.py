@@ -18,6 +18,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Generic, TypeVar
 
 from ..code.outline import Import, Outline
@@ -39,7 +40,7 @@ V = TypeVar("V")
 
 
 @dataclass(frozen=True)
-class BlobPart:
+class BlobPart:  # not slotted: ``nbytes`` is computed once
     """Everything ``link`` reads of one blob's facts, its terms numbered (``generation``'s interner)."""
 
     generation: int
@@ -54,7 +55,7 @@ class BlobPart:
     name_parts: frozenset[str]
     slim: FileFacts  # what the index keeps of the facts (``FileFacts.slim``)
 
-    @property
+    @cached_property
     def nbytes(self) -> int:
         objects = len(self.imports) + len(self.routes) + len(self.templates) + len(self.keys)
         objects += len(self.lookup_keys) + len(self.name_parts) + len(self.slim.outline.symbols)
@@ -157,18 +158,19 @@ class Linking:
 
 
 def blob_parts(facts: list[FileFacts], interner: Interner) -> list[BlobPart]:
-    """The parts of ``facts``, their ranking counts made in one pass."""
+    """The parts of ``facts``, their ranking counts and message words numbered in one pass each."""
     rows = [[f.symbol_terms, f.export_terms, f.doc_terms, f.route_terms, f.content] for f in facts]
     counts = counts_of(rows, interner, (False, False, False, False, True))
+    messages = Messages.of_many(
+        [[(text, "") for text in f.literals] + [(text, key) for key, text in f.catalog] for f in facts],
+        [f.message_words for f in facts],
+        interner,
+    )
     return [
         BlobPart(
             interner.generation,
             c,
-            Messages.of(
-                [(text, "") for text in f.literals] + [(text, key) for key, text in f.catalog],
-                f.message_words,
-                interner,
-            ),
+            m,
             tuple(f.outline.imports),
             f.outline.package,
             tuple(f.routes),
@@ -178,7 +180,7 @@ def blob_parts(facts: list[FileFacts], interner: Interner) -> list[BlobPart]:
             f.name_parts,
             f.slim(),
         )
-        for f, c in zip(facts, counts, strict=True)
+        for f, c, m in zip(facts, counts, messages, strict=True)
     ]
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from .text import stem
@@ -116,14 +117,26 @@ class Messages:
     sizes: np.ndarray  # int64, per entry its number of distinct words
 
     @classmethod
-    def of(cls, texts: list[tuple[str, str]], words: list[tuple[str, ...]], interner: Interner) -> Messages:
+    def of_many(
+        cls, texts: list[list[tuple[str, str]]], words: list[list[tuple[str, ...]]], interner: Interner
+    ) -> list[Messages]:
+        """Per blob, its ``Messages`` (``texts[b]`` its entries, ``words[b]`` their words), numbered at once."""
         import numpy as np
 
-        distinct = [list(dict.fromkeys(found)) for found in words]
-        ids = interner.numbers([word for found in distinct for word in found])
-        return cls(tuple(texts), ids, np.fromiter(map(len, distinct), dtype=np.int64, count=len(distinct)))
+        distinct = [[list(dict.fromkeys(found)) for found in blob] for blob in words]
+        sizes = [np.fromiter(map(len, blob), dtype=np.int64, count=len(blob)) for blob in distinct]
+        ids = interner.numbers([word for blob in distinct for found in blob for word in found])
+        cuts = np.cumsum([0, *(int(size.sum()) for size in sizes)]).tolist()
+        return [
+            cls(tuple(rows), ids[a:b].copy(), size)
+            for rows, size, a, b in zip(texts, sizes, cuts[:-1], cuts[1:], strict=True)
+        ]
 
-    @property
+    @classmethod
+    def of(cls, texts: list[tuple[str, str]], words: list[tuple[str, ...]], interner: Interner) -> Messages:
+        return cls.of_many([texts], [words], interner)[0]
+
+    @cached_property
     def nbytes(self) -> int:
         return int(self.words.nbytes + self.sizes.nbytes) + sum(len(a) + len(b) + 120 for a, b in self.texts)
 
