@@ -422,3 +422,38 @@ def test_a_name_defined_twice_in_one_file_is_one_hit(tmp_path: Path) -> None:
     found = [(hit.file, hit.symbol) for hit in search("gauge reading", tmp_path, 5)]
     assert found.count(("temp.py", "Gauge.reading")) == 1
     assert len(found) == len(set(found))
+
+
+def test_lookup_keys_are_each_symbols_own_keys() -> None:
+    """The table's lookup keys, made once per distinct owner and member, are what ``symbol_keys``
+    gives each symbol's member and qualified name; a table that never looked a name up makes them
+    on first use."""
+    from workbench.reference.text import symbol_keys
+
+    names = ["HTTPServer.do_GET", "parse", "_", "_.x", "Orders.cancelled", "getUserByID_v2", "A.B.c", "Orders.cancel"]
+    split = [name.rpartition(".") for name in names]
+    expected: dict[str, list[int]] = {}
+    for sid, name in enumerate(names):
+        owner, _, member = split[sid]
+        for key in set(symbol_keys(member)) | (set(symbol_keys(name)) if owner else set()):
+            expected.setdefault(key, []).append(sid)
+    assert symtable._lookup_keys(split) == expected
+    assert expected["httpserverdoget"] == [0] and expected["cancel"] == [4, 7]
+
+
+def test_a_table_a_pack_cached_without_lookup_keys_is_saved_with_them_at_the_first_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pack reads only the fitted model, so the table it caches has no lookup keys; the first
+    search makes them and saves the table again, so a later process's search reads them."""
+    monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path / "cache"))
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "orders.py").write_text("class OrdersService:\n    def cancel(self, order):\n        return order\n")
+    index = index_module.load_index(root)
+    table = symtable.symbol_table(index)
+    assert table.lookup is None
+    assert symtable.searchable(index) is table and table.lookup is not None
+    cached = symtable.cache.load(index.root, "symbols", symtable.TABLE_VERSION)
+    assert isinstance(cached, symtable.SymbolTable) and cached.lookup == table.lookup
+    assert cached.lookup["ordersservicecancel"] == [1]

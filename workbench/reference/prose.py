@@ -24,6 +24,7 @@ short tasks too on its medium-length development set and on the development repo
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING
 
@@ -43,14 +44,20 @@ _WORD = re.compile(r"[A-Za-z_$][\w$]*")
 
 
 def term_counts(raw: str, vocab: dict[str, int]) -> dict[str, int]:
-    """How often the task says each term the model knows (stop words aside)."""
+    """How often the task says each term the model knows (stop words aside), in order of first mention."""
+    return {term: count for term, count in _said(raw).items() if term in vocab}
+
+
+@functools.lru_cache(maxsize=8)
+def _said(raw: str) -> dict[str, int]:
+    """How often the task says each term, in order of first mention (stop words aside). Kept for
+    the last tasks (each is counted against two models); callers only read it."""
     counts: dict[str, int] = {}
     for word in _WORD.findall(raw):
         if word.lower() in STOP_WORDS:
             continue
         for term in identifier_terms(word):
-            if term in vocab:
-                counts[term] = counts.get(term, 0) + 1
+            counts[term] = counts.get(term, 0) + 1
     return counts
 
 
@@ -75,16 +82,16 @@ def counted_scores(ranker: Ranker, raw: str) -> np.ndarray:
 def best_per_file(scores: np.ndarray, owner: np.ndarray, n_files: int, best: int = BEST_CHUNKS) -> np.ndarray:
     """Per file, the sum of the ``best`` highest ``scores`` of the chunks it owns. Only chunks
     scoring above zero are read (a task matches a few of a large tree's), sorted once by one key:
-    their file, then their score, highest first."""
+    their file, then their score, highest first. Sorted so, a chunk is among its file's best
+    exactly when the chunk ``best`` places before it belongs to another file."""
     hit = np.flatnonzero(scores > 0)
     if not len(hit):
         return np.zeros(n_files, dtype=np.float32)
     values, files = scores[hit], owner[hit]
     order = np.argsort(files.astype(np.float64) * (2.0 * float(values.max()) + 1.0) - values)
     files, values = files[order], values[order]
-    at = np.arange(len(files))
-    start = np.r_[True, files[1:] != files[:-1]]
-    keep = at - np.maximum.accumulate(np.where(start, at, 0)) < best
+    keep = np.ones(len(files), dtype=bool)
+    keep[best:] = files[best:] != files[:-best]
     return np.bincount(files[keep], weights=values[keep], minlength=n_files).astype(np.float32)
 
 

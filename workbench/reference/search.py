@@ -33,7 +33,7 @@ from .query import Query, analyse, is_long
 from .ranking import K1, Ranker
 from .routes import match
 from .signals import route_matches
-from .symtable import SymbolTable, symbol_table
+from .symtable import SymbolTable, searchable
 from .text import stem, symbol_keys
 
 FILE_SHARE = 0.5  # weight of the file's own score
@@ -173,7 +173,7 @@ def search_index(index: RepoIndex, query: str, top_k: int = 20) -> list[SearchHi
     if top_k <= 0 or not index.files:
         return []
     q = analyse(query)
-    table = symbol_table(index)
+    table = searchable(index)
     terms, weights = _query_terms(q, index.ranker, table.ranker)
     factors = kind_factors(index, q)
     files = _file_scores(index, q, terms, weights, factors)

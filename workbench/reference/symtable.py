@@ -4,7 +4,9 @@ Each symbol of every file's outline (functions, classes, methods, types, constan
 variables) becomes a BM25F document with four fields: its own name split into words,
 its owner (the class of a method), its file's name and folders, and its body (the lines
 from the comments and decorators just above it to the next symbol, so doc comments,
-docstrings and route decorators count). Bodies come from the cold index, which computed
+docstrings and route decorators count). The lookup keys of every name (``SymbolTable.keys``) are
+made at the first lookup: a pack's file ranking reads only the fitted model (``prose``), a search
+looks names up. Bodies come from the cold index, which computed
 them where it parsed each file (``bodies``); the table is kept in memory per tree and in
 the disk cache beside the index. Once this module is loaded, a large tree parsed afresh has its
 table built in a forked child while the index links (``prebuild``), so a first search finds it
@@ -30,7 +32,7 @@ from .extract import FileFacts
 from .fields import compound_parts, path_fields
 from .index import INDEX_VERSION, LARGE_TREE_PARSED, RepoIndex
 from .memo import BoundedMemo
-from .text import identifier_terms, split_identifier, symbol_keys, terms
+from .text import identifier_terms, split_identifier, stem, terms
 
 TABLE_VERSION = f"{INDEX_VERSION}-{bodies.BODIES_VERSION}-{cache.code_digest('symtable')}"
 WEIGHTS = {"name": 6.0, "owner": 2.0, "file": 1.5, "dir": 0.5, "body": 1.0}
@@ -51,9 +53,17 @@ class SymbolTable:
     line: np.ndarray
     prior: np.ndarray
     ranker: ranking.Ranker
-    keys: dict[str, list[int]]  # lookup key (bare or qualified, as written or stemmed) -> symbols
     bare_files: np.ndarray  # files defining no symbol: they take part as file-level hits
     size: np.ndarray  # lines of each symbol's own text (its span, as the body field reads it)
+    lookup: dict[str, list[int]] | None = None  # ``keys``, once something looked a name up
+
+    @property
+    def keys(self) -> dict[str, list[int]]:
+        """Lookup key (bare or qualified, as written or stemmed) -> symbols. Made on first use: a
+        pack's file ranking reads only the fitted model, a search looks names up."""
+        if self.lookup is None:
+            self.lookup = _lookup_keys([name.rpartition(".") for name in self.name])
+        return self.lookup
 
 
 def _prior(kind: str) -> float:
@@ -80,11 +90,17 @@ def compound_words(names: list[str]) -> frozenset[str]:
     )
 
 
-def name_terms(member: str, words: frozenset[str]) -> dict[str, int]:
-    """Terms of a symbol's own name, plus the known words a run-together name is made of."""
+def name_terms(member: str, words: frozenset[str], known: dict[str, list[str]] | None = None) -> dict[str, int]:
+    """Terms of a symbol's own name, plus the known words a run-together name is made of.
+    ``known`` keeps each part's compound terms across the names of one table (parts repeat)."""
     counts = _counts(identifier_terms(member))
     for part in split_identifier(member):
-        _counts([t for w in compound_parts(part, words) for t in terms(w)], counts)
+        found = None if known is None else known.get(part)
+        if found is None:
+            found = [t for w in compound_parts(part, words) for t in terms(w)]
+            if known is not None:
+                known[part] = found
+        _counts(found, counts)
     return counts
 
 
@@ -131,6 +147,26 @@ def _bodies(source: Source, docs: list[int]) -> list[list[Body]]:
     return out
 
 
+def _lookup_keys(split: list[tuple[str, str, str]]) -> dict[str, list[int]]:
+    """Lookup key -> symbols (``symbol_keys`` of each member and of ``Owner.member``). A dot parts
+    words, so a qualified name's parts are its owner's then its member's: each distinct owner and
+    member is split and stemmed once, and the qualified keys are joined from theirs."""
+    joined: dict[str, tuple[str, str]] = {}
+    for name in dict.fromkeys(part for owner, _, member in split for part in (owner, member)):
+        parts = split_identifier(name)
+        joined[name] = ("".join(parts), "".join(stem(p) for p in parts))
+    bare = {member: {raw} | {stemmed} for _, _, member in split for raw, stemmed in [joined[member]]}
+    keys: dict[str, list[int]] = {}
+    for sid, (owner, _, member) in enumerate(split):
+        found = bare[member]
+        if owner:
+            raw, stemmed = (a + b for a, b in zip(joined[owner], joined[member], strict=True))
+            found = found | {raw, stemmed}
+        for key in found:
+            keys.setdefault(key, []).append(sid)
+    return keys
+
+
 def build_table(index: RepoIndex) -> SymbolTable:
     """Read the symbols' bodies and fit the symbol-level BM25F model."""
     return _build(Source.of(index))
@@ -145,7 +181,8 @@ def _build(source: Source) -> SymbolTable:
     words = compound_words(distinct)
     paths = {doc: path_fields(source.files[doc], source.words) for doc in docs}
     body_rows = [body for file_bodies in _bodies(source, docs) for body in file_bodies]
-    members = {member: name_terms(member, words) for member in distinct}
+    known: dict[str, list[str]] = {}
+    members = {member: name_terms(member, words, known) for member in distinct}
     owners = {owner: _counts(identifier_terms(owner)) for owner in dict.fromkeys(owner for owner, _, _ in split)}
     fields: dict[str, list[dict[str, int]]] = {
         "name": [members[member] for _, _, member in split],
@@ -154,11 +191,6 @@ def _build(source: Source) -> SymbolTable:
         "dir": [paths[doc][1] for doc, _, _, _ in symbols],
         "body": [terms for terms, _ in body_rows],
     }
-    bare = {member: set(symbol_keys(member)) for member in members}
-    keys: dict[str, list[int]] = {}
-    for sid, (owner, _, member) in enumerate(split):
-        for key in bare[member] | set(symbol_keys(f"{owner}.{member}")) if owner else bare[member]:
-            keys.setdefault(key, []).append(sid)
     model = ranking.fit(fields, weights=WEIGHTS, b=B, sublinear=frozenset({"body"}), name_field="name")
     return SymbolTable(
         source.tree,
@@ -167,7 +199,6 @@ def _build(source: Source) -> SymbolTable:
         np.asarray([s[3] for s in symbols], dtype=np.int32),
         np.asarray([_prior(s[2]) for s in symbols], dtype=np.float32),
         model,
-        keys,
         np.setdiff1d(np.arange(len(source.files)), docs).astype(np.int32),
         np.asarray([lines for _, lines in body_rows], dtype=np.int32),
     )
@@ -197,7 +228,9 @@ def prebuild(source: Source) -> None:
 
 def _build_and_save(source: Source) -> None:
     with collector_paused():
-        cache.save(source.root, "symbols", TABLE_VERSION, _build(source))
+        table = _build(source)
+        table.keys  # noqa: B018  (a table prebuilt for a search: its lookup keys made here, off the parent)
+        cache.save(source.root, "symbols", TABLE_VERSION, table)
 
 
 def _cancel(key: str) -> None:
@@ -240,4 +273,15 @@ def symbol_table(index: RepoIndex) -> SymbolTable:
                     table = build_table(index)
                 cache.save(index.root, "symbols", TABLE_VERSION, table)
             _MEMO[key] = table
+    return table
+
+
+def searchable(index: RepoIndex) -> SymbolTable:
+    """``symbol_table(index)`` with its lookup keys made. A table a pack built or cached without them
+    (``SymbolTable.keys``) is saved again with them, once, so the next process's search reads them."""
+    table = symbol_table(index)
+    if table.lookup is None:
+        with collector_paused():
+            table.keys  # noqa: B018
+        cache.save(index.root, "symbols", TABLE_VERSION, table)
     return table
