@@ -18,6 +18,8 @@ case per revision for each count of ``--revisions``, run with builtin + bm25 on 
 peak RSS of the run (its largest process) against the number of revisions.
 
 Results go to stdout as JSON lines, with the 1-minute load average; bench/BENCHMARKS.md records them.
+Each ``workbench run``'s output is kept in ``$TMPDIR/bench-history-logs/``; a run that fails (an exit
+other than 0 or 1) adds a ``failed`` line with its exit code and the end of its log.
 """
 
 from __future__ import annotations
@@ -54,10 +56,33 @@ def _mine(repo: Path, out: Path, cases: int, seed: int, cache: Path) -> None:
 
 
 def _run(corpus: Path, cache: Path, work: Path) -> tuple[float, float, float]:
-    """Wall seconds, peak RSS MiB and CPU seconds of ``workbench run`` (builtin + bm25) over ``corpus``."""
+    """Wall seconds, peak RSS MiB and CPU seconds of ``workbench run`` (builtin + bm25) over ``corpus``.
+    Its output goes to ``LOGS/<corpus>.log``, kept after the temp dir is gone: a run exiting other
+    than 0 or 1 (thresholds) is reported with its exit code and the end of that log."""
     os.environ["WORKBENCH_CACHE_DIR"] = str(cache)
+    LOGS.mkdir(parents=True, exist_ok=True)
+    log = LOGS / f"{corpus.stem}.log"
     command = [*WORKBENCH, "run", "--corpus", str(corpus), "--target", "builtin", "--target", "bm25"]
-    return whole_process([*command, "--out", str(work / "runs")], work)
+    probe = [sys.executable, "-c", _LOGGED, str(log), *command, "--out", str(work / "runs")]
+    seconds, peak_kib, cpu, code = subprocess.run(
+        probe, capture_output=True, text=True, check=True, cwd=work
+    ).stdout.split()
+    if code not in ("0", "1"):
+        tail = log.read_text(errors="replace").splitlines()[-15:]
+        emit(part="failed", corpus=corpus.name, exit=int(code), log=str(log), tail=tail)
+    return float(seconds), int(peak_kib) / 1024, float(cpu)
+
+
+LOGS = Path(tempfile.gettempdir()) / "bench-history-logs"
+# ``bench.mining``'s whole-process probe, the command's output written to a log (argv[1]) instead of dropped.
+_LOGGED = (
+    "import resource, subprocess, sys, time\n"
+    "t = time.perf_counter()\n"
+    "with open(sys.argv[1], 'wb') as log:\n"
+    "    code = subprocess.run(sys.argv[2:], stdout=log, stderr=log).returncode\n"
+    "used = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "print(time.perf_counter() - t, used.ru_maxrss, used.ru_utime + used.ru_stime, code)"
+)
 
 
 _ANCHOR = r"""

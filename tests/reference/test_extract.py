@@ -6,10 +6,14 @@ import random
 import re
 from collections import Counter
 
+import numpy as np
+import pytest
+
 from workbench.code.pysymbols import python_outline
 from workbench.code.tssymbols import tree_outline
 from workbench.reference.extract import content_terms, extract_file
-from workbench.reference.messages import MessageIndex, catalog_entries, code_literals, message_words
+from workbench.reference.messages import MessageIndex, Messages, catalog_entries, code_literals, message_words
+from workbench.reference.ranking import Interner
 from workbench.reference.routes import extract_routes, match, normalize
 from workbench.reference.text import identifier_terms
 
@@ -212,3 +216,50 @@ def test_content_terms_equal_the_regex_definition_in_value_and_order():
     for _ in range(300):
         data = bytes(rng.choice(alphabet) for _ in range(rng.randrange(0, 200)))
         assert list(content_terms(data).items()) == list(_regex_content_terms(data).items()), data
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_message_index_joined_from_blob_parts_matches_one_built_whole(seed: int):
+    """Per-blob ``Messages`` (numbered by an interner shared with other blobs) joined per revision
+    answer every query as the index built from the revision's entries at once."""
+    rnd = random.Random(seed)
+    vocabulary = [f"w{i}" for i in range(30)]
+    interner = Interner()
+    interner.numbers([f"unrelated{i}" for i in range(rnd.randint(0, 9))])
+    per_doc = [
+        [
+            (f"text {d}.{e}", rnd.choice(["", "a.key"]), tuple(rnd.choices(vocabulary, k=rnd.randint(0, 7))))
+            for e in range(rnd.randint(0, 4))
+        ]
+        for d in range(rnd.randint(0, 8))
+    ]
+    whole = MessageIndex(
+        [(d, text, key) for d, rows in enumerate(per_doc) for text, key, _ in rows],
+        [words for rows in per_doc for _, _, words in rows],
+    )
+    parts = [
+        (d, Messages.of([(text, key) for text, key, _ in rows], [words for _, _, words in rows], interner))
+        for d, rows in enumerate(per_doc)
+    ]
+    joined = MessageIndex.joined(parts, interner.strings)
+    assert joined.entries == whole.entries
+    distinct = [set(words) for rows in per_doc for _, _, words in rows]
+    for _ in range(20):
+        asked = set(rnd.sample(vocabulary + ["unknown"], rnd.randint(0, 6)))
+        minimum, coverage = rnd.randint(1, 4), rnd.choice([0.3, 0.5, 0.8, 1.0])
+        expected = _matched_one_by_one(distinct, asked, minimum, coverage)
+        assert joined.match(asked, minimum, coverage) == whole.match(asked, minimum, coverage) == expected
+
+
+def _matched_one_by_one(
+    distinct: list[set[str]], asked: set[str], minimum: int, least: float
+) -> list[tuple[int, float, int]]:
+    """``MessageIndex.match`` as a loop over the entries."""
+    found = []
+    for entry, words in enumerate(distinct):
+        hits = len(words & asked)
+        if hits and words:
+            share = float(np.float32(hits) / np.float32(len(words)))
+            if hits >= min(minimum, len(asked)) and share >= least:
+                found.append((entry, share, hits))
+    return sorted(found, key=lambda row: (-row[1], -row[2], row[0]))

@@ -86,3 +86,43 @@ def test_postings_match_a_per_document_computation(seed: int) -> None:
     assert got.keys() == expected.keys()
     for key, tf in expected.items():
         assert got[key] == pytest.approx(tf * (ranking.K1 + 1) / (tf + ranking.K1), rel=1e-5)
+
+
+def _postings(model: ranking.Ranker) -> dict[str, tuple[list[int], bytes, bytes, list[int]]]:
+    """Per term: its documents, their saturated weights and its idf as bytes, the documents naming it."""
+    out = {}
+    for term, t in model.vocab.items():
+        lo, hi = model.saturated.indptr[t], model.saturated.indptr[t + 1]
+        named = model.named
+        assert named is not None
+        out[term] = (
+            model.saturated.docs[lo:hi].tolist(),
+            model.saturated.values[lo:hi].tobytes(),
+            model.idf[t].tobytes(),
+            named.docs[named.indptr[t] : named.indptr[t + 1]].tolist(),
+        )
+    return out
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_fit_from_counts_is_fit_to_the_last_bit(seed: int) -> None:
+    """Counts made per document (in batches of any size, numbered by one interner shared with
+    other documents) give the model ``fit`` gives: every weight and idf bit for bit."""
+    rnd = random.Random(seed)
+    words = [f"w{i}" for i in range(60)]
+    n = rnd.randint(0, 25)
+    fields = {
+        name: [{w: rnd.randint(1, 300) for w in rnd.sample(words, rnd.randint(0, 12))} for _ in range(n)]
+        for name in ranking.PATH_FIELDS + ranking.BLOB_FIELDS
+    }
+    expected = ranking.fit(fields)
+    interner = ranking.Interner()
+    interner.numbers([f"other{i}" for i in range(rnd.randint(0, 50))] + words[::-3])  # numbered elsewhere first
+    cut = rnd.randint(0, n)
+    blob_rows = [[fields[name][d] for name in ranking.BLOB_FIELDS] for d in range(n)]
+    damped = tuple(name in ranking.SUBLINEAR for name in ranking.BLOB_FIELDS)
+    blobs = ranking.counts_of(blob_rows[:cut], interner, damped) + ranking.counts_of(blob_rows[cut:], interner, damped)
+    paths = ranking.counts_of([[fields["name"][d], fields["dir"][d]] for d in range(n)], interner, (False, False))
+    got = ranking.fit_counts(paths, blobs, interner.strings)
+    assert got.size == expected.size == n
+    assert _postings(got) == _postings(expected)

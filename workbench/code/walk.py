@@ -7,6 +7,7 @@ consumer (the reference engine, the controls, the naive dump) sees the same set.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from collections import OrderedDict
@@ -94,43 +95,83 @@ MAX_BYTES = 512 * 1024
 BINARY_PROBE = 8192
 
 
-def _is_binary(path: Path) -> bool:
+def _is_binary(path: str) -> bool:
     try:
-        with path.open("rb") as handle:
+        with open(path, "rb") as handle:
             return b"\0" in handle.read(BINARY_PROBE)
     except OSError:
         return True
 
 
-def _ignore_spec(directory: Path) -> pathspec.GitIgnoreSpec | None:
-    import pathspec
-
-    gitignore = directory / ".gitignore"
-    if not gitignore.is_file():
-        return None
+def _ignore_spec(directory: str) -> tuple[str, pathspec.GitIgnoreSpec] | None:
+    """The ``.gitignore`` of ``directory`` as (its content's digest, its compiled patterns), compiled
+    once per content (a mined corpus's revisions mostly share them)."""
     try:
-        lines = gitignore.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
+        with open(os.path.join(directory, ".gitignore"), "rb") as handle:
+            data = handle.read()
+    except OSError:  # none, or a directory named so
         return None
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+    key = hashlib.blake2b(data, digest_size=16).hexdigest()
+    spec = _SPECS.get(key)
+    if spec is None:
+        import pathspec
+
+        spec = pathspec.GitIgnoreSpec.from_lines(data.decode("utf-8", errors="replace").splitlines())
+        _bounded(_SPECS, 64)[key] = spec
+    return key, spec
 
 
-def _ignored(rel_to_spec: str, specs: list[tuple[str, pathspec.GitIgnoreSpec]], is_dir: bool) -> bool:
-    for base, spec in specs:
-        rel = rel_to_spec[len(base) :] if base else rel_to_spec
-        if spec.match_file(rel + "/" if is_dir else rel):
-            return True
-    return False
+Specs = tuple[tuple[str, str, "pathspec.GitIgnoreSpec"], ...]  # (folder, its .gitignore's digest, its patterns)
 
 
-def _keep_file(path: Path, name: str) -> bool:
+def _ignored(rel_to_spec: str, specs: Specs, is_dir: bool) -> bool:
+    """Whether a ``.gitignore`` of ``specs`` ignores the path (remembered per path and patterns)."""
+    if not specs:
+        return False
+    key = (tuple((base, digest) for base, digest, _ in specs), rel_to_spec, is_dir)
+    found = _IGNORED.get(key)
+    if found is None:
+        found = False
+        for base, _, spec in specs:
+            rel = rel_to_spec[len(base) :] if base else rel_to_spec
+            if spec.match_file(rel + "/" if is_dir else rel):
+                found = True
+                break
+        _bounded(_IGNORED, 1 << 16)[key] = found
+    return found
+
+
+def _keep_file(entry: os.DirEntry[str], fixed: bool) -> bool:
+    """Whether the walk lists a file: not generated, binary or too large. A file of a revision
+    snapshot (``fixed``: never rewritten, hard-linked from one store) is probed once per process."""
+    name = entry.name
     if name in GENERATED_NAMES or name.endswith(SKIP_SUFFIXES):
         return False
     try:
-        size = path.stat().st_size
+        st = entry.stat()
     except OSError:
         return False
-    return size <= MAX_BYTES and not _is_binary(path)
+    if st.st_size > MAX_BYTES:
+        return False
+    if not fixed:
+        return not _is_binary(entry.path)
+    key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    found = _PROBED.get(key)
+    if found is None:
+        found = _bounded(_PROBED, 1 << 15)[key] = not _is_binary(entry.path)
+    return found
+
+
+_SPECS: dict[str, pathspec.GitIgnoreSpec] = {}
+_IGNORED: dict[tuple[tuple[tuple[str, str], ...], str, bool], bool] = {}
+_PROBED: dict[tuple[int, int, int, int], bool] = {}
+
+
+def _bounded(memo: dict, limit: int) -> dict:
+    """``memo``, emptied when it holds ``limit`` entries (what the walks of one run share is small)."""
+    if len(memo) >= limit:
+        memo.clear()
+    return memo
 
 
 def list_files(root: Path | str) -> list[str]:
@@ -179,14 +220,15 @@ def _walk(root: Path, enter: Callable[[str], object] | None, files: bool) -> lis
     """The kept files under ``root`` (when ``files``), skipping ignored and vendored trees;
     ``enter`` is called with each directory's path before it is scanned."""
     found: list[str] = []
-    stack: list[tuple[Path, str, list[tuple[str, pathspec.GitIgnoreSpec]]]] = [(root, "", [])]
+    fixed = files and is_snapshot(Path(root).resolve())
+    stack: list[tuple[str, str, Specs]] = [(str(root), "", ())]
     while stack:
         directory, rel_dir, specs = stack.pop()
         if enter is not None:
-            enter(str(directory))
+            enter(directory)
         spec = _ignore_spec(directory)
         if spec is not None:
-            specs = specs + [(rel_dir, spec)]
+            specs = (*specs, (rel_dir, *spec))
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError:
@@ -196,9 +238,9 @@ def _walk(root: Path, enter: Callable[[str], object] | None, files: bool) -> lis
             if entry.is_dir(follow_symlinks=False):
                 if entry.name in SKIP_DIRS or _ignored(rel, specs, True):
                     continue
-                stack.append((Path(entry.path), rel + "/", specs))
+                stack.append((entry.path, rel + "/", specs))
             elif files and entry.is_file(follow_symlinks=False):
-                if not _ignored(rel, specs, False) and _keep_file(Path(entry.path), entry.name):
+                if not _ignored(rel, specs, False) and _keep_file(entry, fixed):
                     found.append(rel)
     return found
 

@@ -143,42 +143,73 @@ def _entries(data: bytes, width: int) -> list[tuple[str, str, str]]:
 def _fill(objects: CatFile, tree: str, root: Path, blobs: Path) -> list[Path]:
     """Write ``tree`` under ``root``; the directories made (to be made read-only)."""
     made: list[Path] = []
-    pending = [(tree, root)]
+    pending = [(tree, str(root))]
     while pending:
         sha, directory = pending.pop()
-        found = objects.read_object(sha)
-        if found is None or found[1] != "tree":
-            raise GitError(f"{objects.git_dir}: tree {sha} is missing (a shallow or damaged repository?)")
-        for mode, name, child in _entries(found[2], len(sha) // 2):
+        for mode, name, child in _tree_entries(objects, sha):
             if name in (".", "..") or "/" in name:
                 continue
-            path = directory / name
+            path = os.path.join(directory, name)
             if mode == "40000":
-                path.mkdir()
-                made.append(path)
+                os.mkdir(path)
+                made.append(Path(path))
                 pending.append((child, path))
             elif mode in ("100644", "100755", "100664"):
-                _link_blob(objects, child, mode == "100755", path, blobs)
+                _link_blob(objects, child, mode == "100755", path, str(blobs))
             elif mode == "120000":
-                _symlink(objects, child, path, root)
+                _symlink(objects, child, Path(path), root)
     return made
 
 
-def _link_blob(objects: CatFile, sha: str, executable: bool, path: Path, blobs: Path) -> None:
-    stored = blobs / f"{sha}.{'x' if executable else 'r'}"
-    if not stored.exists():
-        found = objects.read_object(sha)
-        if found is None:
-            raise GitError(f"{objects.git_dir}: blob {sha} is missing")
-        fd, temp = tempfile.mkstemp(dir=blobs, prefix=f".{sha[:12]}-")
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(found[2])
-        os.chmod(temp, 0o555 if executable else 0o444)
-        os.replace(temp, stored)
+def _tree_entries(objects: CatFile, sha: str) -> list[tuple[str, str, str]]:
+    """The entries of tree ``sha``, read once per process (a tree's id names its entries for good;
+    consecutive revisions share most of their folders)."""
+    found = _TREE_ENTRIES.get(sha)
+    if found is None:
+        read = objects.read_object(sha)
+        if read is None or read[1] != "tree":
+            raise GitError(f"{objects.git_dir}: tree {sha} is missing (a shallow or damaged repository?)")
+        global _held_entries
+        found = _entries(read[2], len(sha) // 2)
+        if _held_entries + len(found) > ENTRIES_HELD:
+            _TREE_ENTRIES.clear()
+            _held_entries = 0
+        _TREE_ENTRIES[sha] = found
+        _held_entries += len(found)
+    return found
+
+
+ENTRIES_HELD = 1 << 14  # tree entries a process remembers (about 4 MB)
+_TREE_ENTRIES: dict[str, list[tuple[str, str, str]]] = {}
+_held_entries = 0
+_STORED: set[str] = set()  # blob files this process has linked from (pruning may remove one: then written anew)
+
+
+def _link_blob(objects: CatFile, sha: str, executable: bool, path: str, blobs: str) -> None:
+    stored = os.path.join(blobs, f"{sha}.{'x' if executable else 'r'}")
+    if stored not in _STORED and not os.path.exists(stored):
+        _write_blob(objects, sha, executable, stored, blobs)
     try:
+        os.link(stored, path)
+    except FileNotFoundError:  # pruned since: write it again
+        _write_blob(objects, sha, executable, stored, blobs)
         os.link(stored, path)
     except OSError:  # a file system without hard links: copy
         shutil.copy2(stored, path)
+    if len(_STORED) >= 1 << 14:
+        _STORED.clear()
+    _STORED.add(stored)
+
+
+def _write_blob(objects: CatFile, sha: str, executable: bool, stored: str, blobs: str) -> None:
+    found = objects.read_object(sha)
+    if found is None:
+        raise GitError(f"{objects.git_dir}: blob {sha} is missing")
+    fd, temp = tempfile.mkstemp(dir=blobs, prefix=f".{sha[:12]}-")
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(found[2])
+    os.chmod(temp, 0o555 if executable else 0o444)
+    os.replace(temp, stored)
 
 
 def _symlink(objects: CatFile, sha: str, path: Path, root: Path) -> None:

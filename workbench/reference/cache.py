@@ -42,6 +42,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..code.kinds import extension
 from ..paths import CACHE_MAX_ENTRIES as MAX_ENTRIES
 from ..paths import CACHE_PRUNE_INTERVAL as PRUNE_INTERVAL
 from ..paths import CACHE_TEMP_AGE as TEMP_AGE
@@ -62,6 +63,38 @@ _last_prune = float("-inf")
 def digest(data: bytes, salt: str = "") -> str:
     """A content digest (``salt`` separates the same bytes parsed as different languages)."""
     return hashlib.blake2b(data, digest_size=16, person=salt.encode()[:16].ljust(16, b"\0")).hexdigest()
+
+
+def file_digests(root: Path, files: list[str], fixed: bool = False) -> tuple[list[int], list[str]]:
+    """Each file's size and content digest (salted with its extension), one file's bytes at a time:
+    a large repository never sits in memory. A file of a revision snapshot (``fixed``: never
+    rewritten, hard-linked from one store) is read once per process: known by its inode."""
+    sizes, digests = [], []
+    base = str(root)
+    for rel in files:
+        path = os.path.join(base, rel)
+        key = None
+        if fixed:
+            st = os.stat(path)
+            key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, extension(rel))
+            found = _DIGESTS.get(key)
+            if found is not None:
+                sizes.append(st.st_size)
+                digests.append(found)
+                continue
+        with open(path, "rb") as handle:
+            data = handle.read()
+        sizes.append(len(data))
+        digests.append(digest(data, extension(rel)))
+        if key is not None:
+            if len(_DIGESTS) >= DIGESTS_HELD:
+                _DIGESTS.clear()
+            _DIGESTS[key] = digests[-1]
+    return sizes, digests
+
+
+DIGESTS_HELD = 1 << 15  # snapshot files whose digest a process remembers (a few MB)
+_DIGESTS: dict[tuple[int, int, int, int, str], str] = {}
 
 
 def code_digest(*modules: str) -> str:

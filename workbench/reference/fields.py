@@ -8,6 +8,7 @@ live under different paths.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ..code.kinds import extension
 from ..code.outline import MAJOR_KINDS, Outline
@@ -137,3 +138,24 @@ def lookup_keys(outline: Outline) -> tuple[str, ...]:
     names = {n for n, kind, _ in outline.symbols if kind in DEFINING}
     names |= {n.rsplit(".", 1)[-1] for n in names}
     return tuple(sorted({k for n in names for k in symbol_keys(n)}))
+
+
+@lru_cache(maxsize=1 << 16)
+def _compoundable(rel: str) -> tuple[str, ...]:
+    """The parts of ``rel`` (its name's, then its folders') that ``path_fields`` may split into known
+    words: only these make its fields depend on the repository's words."""
+    directory, _, base = rel.rpartition("/")
+    stem = base[: -len(extension(base))] if extension(base) else base
+    return tuple(part for part in split_identifier(stem) + split_identifier(directory) if len(part) >= 6)
+
+
+def path_signature(rel: str, words: frozenset[str], splits: dict[str, tuple[str, ...]]) -> tuple[tuple[str, ...], ...]:
+    """What ``path_fields(rel, words)`` reads of ``words``: how each compoundable part splits
+    (``splits`` memoizes them for one ``words``). Equal signatures, equal fields."""
+    out = []
+    for part in _compoundable(rel):
+        split = splits.get(part)
+        if split is None:
+            split = splits[part] = tuple(compound_parts(part, words))
+        out.append(split)
+    return tuple(out)

@@ -4,11 +4,14 @@ Cold: list the files, parse each (in worker processes when there is a lot to
 parse; the same pass reads each symbol's body for the symbol table, cached apart),
 then link them: imports resolved to files, mount prefixes applied to routes, kinds
 refined by what files serve or call, BM25F fitted. Warm: the facts
-of unchanged files come from the repository's on-disk cache by content digest, and
-a tree seen before loads its built index in one read (the index cache is keyed by
-content, so a temp copy of a tree reuses the entry of the original). Within a
-process, an index is reused while nothing in its tree changed: inotify says so without
-touching the tree (``watch``), else a stat of its files and directories.
+of unchanged files come from the per-blob store by content digest, and a work tree seen
+before loads its built index in one read (the index cache is keyed by content, so a temp
+copy of a tree reuses the entry of the original). A revision snapshot is linked from what
+the revisions before it left in memory (``blobparts``: each blob's part, each path's counts,
+each import resolved while what it looked up is unchanged), which costs less than reading a
+saved index back, so none is saved. Within a process, an index is reused while nothing in
+its tree changed: inotify says so without touching the tree (``watch``), else a stat of its
+files and directories.
 """
 
 from __future__ import annotations
@@ -24,16 +27,16 @@ from stat import S_ISDIR
 from typing import Any
 
 from ..code.collector import collector_paused
-from ..code.kinds import extension, file_kind, is_code
+from ..code.kinds import file_kind, is_code
 from ..code.walk import list_directories, list_files
 from ..paths import is_snapshot
 from . import blobstore, bodies, cache, ranking
 from . import watch as watching
+from .blobparts import LINKING, BlobPart
 from .cache import code_digest
 from .entry import entry_points
 from .extract import EXTRACTOR_VERSION, FileFacts, facts_key
-from .fields import path_fields
-from .imports import Resolver
+from .fields import path_signature
 from .memo import BoundedMemo
 from .messages import MessageIndex
 from .parallel import extract_batches, forking_pays
@@ -43,7 +46,9 @@ from .text import identifier_terms, terms
 from .watch import Watch
 
 # The built index is only valid for the code that built it; the version names that code.
-INDEX_VERSION = f"{EXTRACTOR_VERSION}-{code_digest('index', 'imports', 'ranking', 'entry', 'walk', 'templates')}"
+INDEX_VERSION = (
+    f"{EXTRACTOR_VERSION}-{code_digest('index', 'blobparts', 'imports', 'ranking', 'entry', 'walk', 'templates')}"
+)
 # Read by entry_points at the root whether or not the walk lists them.
 ROOT_INPUTS = ("package.json", "pyproject.toml")
 # Called with (root, tree, files, digests, facts, the bodies just parsed by digest) of a large tree parsed
@@ -84,89 +89,91 @@ class RepoIndex:
         self.__dict__.update(state, derived={})
 
 
-def _refined_kind(rel: str, facts: FileFacts) -> str:
+def _refined_kind(rel: str, routes: tuple[Route, ...]) -> str:
     kind = file_kind(rel)
     if kind not in ("source", "other") or not is_code(rel):
         return kind
-    roles = {route.role for route in facts.routes}
+    roles = {route.role for route in routes}
     if "serve" in roles:
         return "route"
     return "api client" if "call" in roles else kind
 
 
-def _mounted(files: list[str], facts: list[FileFacts], imports: list[tuple[int, ...]]) -> list[tuple[int, Route]]:
+def _mounted(
+    files: list[str], routes: list[tuple[Route, ...]], imports: list[tuple[int, ...]]
+) -> list[tuple[int, Route]]:
     """Routes with mount prefixes applied: ``app.use('/orders', ordersRouter)`` prefixes the
     imported file whose name shares the most words with ``ordersRouter``."""
     prefix: dict[int, tuple[str, ...]] = {}
-    for i, f in enumerate(facts):
-        for route in (r for r in f.routes if r.role == "mount"):
+    for i, found in enumerate(routes):
+        for route in (r for r in found if r.role == "mount"):
             wanted = set(identifier_terms(route.handler.rsplit(".", 1)[-1]))
             best = max(imports[i], default=None, key=lambda j: len(wanted & set(terms(files[j]))))
             if best is not None and wanted & set(terms(files[best])):
                 prefix[best] = route.segments
     return [
         (i, r._replace(segments=prefix.get(i, ()) + r.segments) if r.role == "serve" else r)
-        for i, f in enumerate(facts)
-        for r in f.routes
+        for i, found in enumerate(routes)
+        for r in found
         if r.role != "mount"
     ]
 
 
-def _messages(facts: list[FileFacts]) -> MessageIndex:
-    entries: list[tuple[int, str, str]] = []
-    for i, f in enumerate(facts):
-        entries += [(i, text, "") for text in f.literals] + [(i, text, key) for key, text in f.catalog]
-    return MessageIndex(entries, [words for f in facts for words in f.message_words])
+def link(root: Path, files: list[str], facts: list[FileFacts], digests: list[str]) -> RepoIndex:
+    """Everything that depends on more than one file, built from per-file facts (of the contents
+    whose digests are ``digests``)."""
+    keys = [facts_key(rel, digest) for rel, digest in zip(files, digests, strict=True)]
+    with LINKING.lock:
+        LINKING.begin()
+        made = LINKING.add(dict(zip(keys, facts, strict=True)))
+        LINKING.fit(made)
+        return link_parts(root, files, [made[key] for key in keys], keys, digests)
 
 
-def link(root: Path, files: list[str], facts: list[FileFacts]) -> RepoIndex:
-    """Everything that depends on more than one file, built from per-file facts."""
-    resolver = Resolver(root, files)
-    rendered = template_edges(files, [getattr(f, "templates", []) for f in facts])
-    imports = [
-        tuple(sorted(set(resolver.resolve(rel, f.outline)) | rendered[i]))
-        for i, (rel, f) in enumerate(zip(files, facts, strict=True))
-    ]
+def link_parts(root: Path, files: list[str], parts: list[BlobPart], keys: list[str], digests: list[str]) -> RepoIndex:
+    """``link`` from each file's ``BlobPart`` (its facts key ``keys[i]``, content digest ``digests[i]``)."""
+    imports = _imports(root, files, parts, keys, digests)
     importers: list[list[int]] = [[] for _ in files]
     for i, targets in enumerate(imports):
         for j in targets:
             importers[j].append(i)
-    words = frozenset[str]().union(*(f.name_parts for f in facts))
-    paths = [path_fields(rel, words) for rel in files]
-    ranker = ranking.fit(
-        {
-            "name": [p[0] for p in paths],
-            "dir": [p[1] for p in paths],
-            "symbols": [f.symbol_terms for f in facts],
-            "exports": [f.export_terms for f in facts],
-            "docs": [getattr(f, "doc_terms", {}) for f in facts],
-            "routes": [f.route_terms for f in facts],
-            "content": [f.content for f in facts],
-        }
-    )
+    words = frozenset[str]().union(*(p.name_parts for p in parts))
+    splits: dict[str, tuple[str, ...]] = {}
+    paths = LINKING.path_counts(files, words, [path_signature(rel, words, splits) for rel in files])
+    ranker = ranking.fit_counts(paths, [p.counts for p in parts], LINKING.interner.strings)
     symbols: dict[str, list[int]] = {}
-    for i, f in enumerate(facts):
-        for key in f.lookup_keys:
-            symbols.setdefault(key, []).append(i)
     key_users: dict[str, list[int]] = {}
-    for i, f in enumerate(facts):
-        for key in f.keys:
+    for i, p in enumerate(parts):
+        for key in p.lookup_keys:
+            symbols.setdefault(key, []).append(i)
+        for key in p.keys:
             key_users.setdefault(key.replace(":", "."), []).append(i)
+    routes = [p.routes for p in parts]
     return RepoIndex(
         root,
         files,
-        [_refined_kind(rel, f) for rel, f in zip(files, facts, strict=True)],
-        [f.slim() for f in facts],
+        [_refined_kind(rel, p.routes) for rel, p in zip(files, parts, strict=True)],
+        [p.slim for p in parts],
         imports,
         [tuple(x) for x in importers],
         ranker,
         symbols,
-        _mounted(files, facts, imports),
-        _messages(facts),
-        entry_points(root, files, [f.outline.package for f in facts]),
+        _mounted(files, routes, imports),
+        MessageIndex.joined(list(enumerate(p.messages for p in parts)), LINKING.interner.strings),
+        entry_points(root, files, [p.package for p in parts]),
         key_users,
         words=words,
     )
+
+
+def _imports(
+    root: Path, files: list[str], parts: list[BlobPart], keys: list[str], digests: list[str]
+) -> list[tuple[int, ...]]:
+    """Per file, the files it imports or renders, by position."""
+    resolved = LINKING.resolutions.resolve(root, files, keys, [p.imports for p in parts], digests)
+    rendered = template_edges(files, [list(p.templates) for p in parts])
+    ids = {rel: i for i, rel in enumerate(files)}
+    return [tuple(sorted({ids[rel] for rel in found} | extra)) for found, extra in zip(resolved, rendered, strict=True)]
 
 
 def stat_paths(root: Path, files: list[str]) -> list[str]:
@@ -199,40 +206,51 @@ FACTS: blobstore.Part[FileFacts] = blobstore.Part("facts", EXTRACTOR_VERSION)
 
 def _build(root: Path) -> RepoIndex:
     files = list_files(root)
-    sizes, digests = [], []
-    for rel in files:  # one file's bytes at a time: a large repository never sits in memory
-        data = (root / rel).read_bytes()
-        sizes.append(len(data))
-        digests.append(cache.digest(data, extension(rel)))
+    snapshot = is_snapshot(root)
+    sizes, digests = cache.file_digests(root, files, fixed=snapshot)
     tree = cache.digest("\n".join(f"{r}\t{d}" for r, d in zip(files, digests, strict=True)).encode())
     source = _source_key(root, files, tree)
-    built = cache.load_shared(source, "index", INDEX_VERSION)
-    if isinstance(built, RepoIndex) and getattr(built, "tree", None) == tree:
-        try:
-            return replace(built, root=root)
-        except AttributeError:
-            pass  # pickled by an older shape of RepoIndex
+    if not snapshot:  # a snapshot's index is linked from parts held in memory: cheaper than a read
+        built = cache.load_shared(source, "index", INDEX_VERSION)
+        if isinstance(built, RepoIndex) and getattr(built, "tree", None) == tree:
+            try:
+                return replace(built, root=root)
+            except AttributeError:
+                pass  # pickled by an older shape of RepoIndex
     keys = [facts_key(rel, d) for rel, d in zip(files, digests, strict=True)]
-    known = FACTS.get_many(keys)
-    todo, seen = [], set(known)
-    for i, key in enumerate(keys):  # a blob held twice is parsed once
-        if key not in seen:
-            seen.add(key)
-            todo.append(i)
-    fresh, parsed = _parse(root, files, sizes, [(i, keys[i], digests[i]) for i in todo])
-    facts = [known[k] if k in known else fresh[k] for k in keys]
-    if parsed and forking_pays(sum(sizes)):
-        for hook in LARGE_TREE_PARSED:
-            hook(root, tree, files, digests, facts, parsed)
-    index = replace(link(root, files, facts), tree=tree, digests=digests)
+    with LINKING.lock:
+        LINKING.begin()
+        parts, parsed = _parts(root, files, sizes, digests, keys)
+        LINKING.fit(parts)
+        if parsed and forking_pays(sum(sizes)):
+            facts = [parts[k].facts() for k in keys]
+            for hook in LARGE_TREE_PARSED:
+                hook(root, tree, files, digests, facts, parsed)
+        index = replace(link_parts(root, files, [parts[k] for k in keys], keys, digests), tree=tree, digests=digests)
+    if snapshot:
+        return index  # a snapshot never changes: no tree of it before an edit to drop
     cache.save_shared(source, "index", INDEX_VERSION, index, root)
-    if not is_snapshot(root):  # a snapshot never changes: no tree of it before an edit to drop
-        previous = cache.load(root, "tree", INDEX_VERSION)
-        if previous != source:
-            cache.save(root, "tree", INDEX_VERSION, source)
-            if isinstance(previous, str):
-                cache.drop_shared(previous, "index", INDEX_VERSION)  # this repository's tree before the edit
+    previous = cache.load(root, "tree", INDEX_VERSION)
+    if previous != source:
+        cache.save(root, "tree", INDEX_VERSION, source)
+        if isinstance(previous, str):
+            cache.drop_shared(previous, "index", INDEX_VERSION)  # this repository's tree before the edit
     return index
+
+
+def _parts(
+    root: Path, files: list[str], sizes: list[int], digests: list[str], keys: list[str]
+) -> tuple[dict[str, BlobPart], dict[str, bytes]]:
+    """The part of every file by facts key: held in memory, else made from facts kept in the blob
+    store, else parsed (a blob held twice is parsed once); and the bodies parsed, by digest."""
+    parts = LINKING.known(keys)
+    missing = [key for key in dict.fromkeys(keys) if key not in parts]
+    known = FACTS.get_many(missing)
+    first = {key: i for i, key in reversed(list(enumerate(keys)))}
+    todo = [(first[key], key, digests[first[key]]) for key in missing if key not in known]
+    fresh, parsed = _parse(root, files, sizes, todo)
+    parts.update(LINKING.add({key: known[key] if key in known else fresh[key] for key in missing}))
+    return parts, parsed
 
 
 def _parse(

@@ -9,8 +9,16 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from .text import stem
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .ranking import Interner
 
 # A quote not glued to a word on its left (so ``don't ... it's`` is no literal);
 # f/r/b prefixes are allowed.
@@ -99,8 +107,42 @@ def catalog_entries(rel: str, text: str) -> list[tuple[str, str]]:
     return []
 
 
+@dataclass(frozen=True)
+class Messages:
+    """One blob's message literals and catalog entries with the ids of their distinct words (an
+    ``Interner``'s): made once per blob, joined per revision by ``MessageIndex.joined``."""
+
+    texts: tuple[tuple[str, str], ...]  # (message, catalog key or "")
+    words: np.ndarray  # int64, each entry's distinct word ids, entry after entry
+    sizes: np.ndarray  # int64, per entry its number of distinct words
+
+    @classmethod
+    def of_many(
+        cls, texts: list[list[tuple[str, str]]], words: list[list[tuple[str, ...]]], interner: Interner
+    ) -> list[Messages]:
+        """Per blob, its ``Messages`` (``texts[b]`` its entries, ``words[b]`` their words), numbered at once."""
+        import numpy as np
+
+        distinct = [[list(dict.fromkeys(found)) for found in blob] for blob in words]
+        sizes = [np.fromiter(map(len, blob), dtype=np.int64, count=len(blob)) for blob in distinct]
+        ids = interner.numbers([word for blob in distinct for found in blob for word in found])
+        cuts = np.cumsum([0, *(int(size.sum()) for size in sizes)]).tolist()
+        return [
+            cls(tuple(rows), ids[a:b].copy(), size)
+            for rows, size, a, b in zip(texts, sizes, cuts[:-1], cuts[1:], strict=True)
+        ]
+
+    @classmethod
+    def of(cls, texts: list[tuple[str, str]], words: list[tuple[str, ...]], interner: Interner) -> Messages:
+        return cls.of_many([texts], [words], interner)[0]
+
+    @cached_property
+    def nbytes(self) -> int:
+        return int(self.words.nbytes + self.sizes.nbytes) + sum(len(a) + len(b) + 120 for a, b in self.texts)
+
+
 class MessageIndex:
-    """Every message literal of a repository with an inverted index from word to literal.
+    """Every message literal of a repository, with each literal's distinct words.
 
     ``match`` counts, for all literals at once, how many of each literal's distinct
     words a query contains; a literal the query (almost) quotes is what raised it.
@@ -110,15 +152,28 @@ class MessageIndex:
         import numpy as np
 
         self.entries = entries  # (document, message, catalog key or ""), with ``words[i]`` its message_words
-        postings: dict[str, list[int]] = {}
-        lengths = []
-        for i, found in enumerate(words):
-            distinct = set(found)
-            lengths.append(len(distinct))
-            for word in distinct:
-                postings.setdefault(word, []).append(i)
-        self.postings = {w: np.asarray(ids, dtype=np.int64) for w, ids in postings.items()}
-        self.lengths = np.asarray(lengths, dtype=np.float32)
+        distinct = [list(dict.fromkeys(found)) for found in words]
+        self.vocab: dict[str, int] = {}
+        every = [self.vocab.setdefault(word, len(self.vocab)) for found in distinct for word in found]
+        self.words = np.asarray(every, dtype=np.int64)  # each entry's distinct words, entry after entry
+        self.lengths = np.fromiter(map(len, distinct), dtype=np.float32, count=len(distinct))
+        self.entry_of = np.repeat(np.arange(len(distinct), dtype=np.int64), self.lengths.astype(np.int64))
+
+    @classmethod
+    def joined(cls, parts: list[tuple[int, Messages]], strings: list[str]) -> MessageIndex:
+        """The index of every (document, blob messages) of ``parts`` (``strings``: words by id)."""
+        import numpy as np
+
+        index = cls([], [])
+        index.entries = [(doc, text, key) for doc, part in parts for text, key in part.texts]
+        words = np.concatenate([part.words for _, part in parts]) if parts else np.zeros(0, dtype=np.int64)
+        sizes = np.concatenate([part.sizes for _, part in parts]) if parts else np.zeros(0, dtype=np.int64)
+        present, local = np.unique(words, return_inverse=True)
+        index.vocab = dict(zip(map(strings.__getitem__, present.tolist()), range(len(present)), strict=True))
+        index.words = local.astype(np.int64)
+        index.lengths = sizes.astype(np.float32)
+        index.entry_of = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
+        return index
 
     def match(self, words: set[str], min_words: int = 3, min_coverage: float = 0.8) -> list[tuple[int, float, int]]:
         """(entry, coverage, words matched) of literals with >= ``min_words`` words, at least
@@ -127,11 +182,12 @@ class MessageIndex:
 
         if not self.entries or not words:
             return []
-        found = [ids for ids in map(self.postings.get, words) if ids is not None]
-        if not found:
+        asked = [self.vocab[word] for word in words if word in self.vocab]
+        if not asked:
             return []
-        touched, counts = np.unique(np.concatenate(found), return_counts=True)  # only literals sharing a word
-        hits = counts.astype(np.float32)
+        counted = np.bincount(self.entry_of[np.isin(self.words, asked)], minlength=len(self.lengths))
+        touched = np.flatnonzero(counted)  # only literals sharing a word
+        hits = counted[touched].astype(np.float32)
         lengths = self.lengths[touched]
         coverage = np.divide(hits, lengths, out=np.zeros_like(hits), where=lengths > 0)
         keep = np.flatnonzero((hits >= min(min_words, len(words))) & (coverage >= min_coverage))

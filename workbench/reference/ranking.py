@@ -148,3 +148,133 @@ def fit(
     combined = Postings.from_sorted(terms, docs, values, len(vocab))  # np.unique sorted them by (term, doc)
     combined.values = combined.values * (K1 + 1.0) / (combined.values + K1)  # float32, as a query used to
     return Ranker(vocab, combined, named, idf, n_docs)
+
+
+# What ``link`` fits, split by where it comes from: a file's path gives the first fields, its bytes
+# the rest (the order ``fit`` sums them in).
+PATH_FIELDS = ("name", "dir")
+BLOB_FIELDS = ("symbols", "exports", "docs", "routes", "content")
+
+
+@dataclass(frozen=True)
+class Counts:
+    """One document's counts over some fields by term id (an ``Interner``'s): what ``fit_counts`` sums.
+    Made once per blob (or path) and shared by every revision that holds it."""
+
+    terms: np.ndarray  # int64, distinct term ids, ascending
+    values: np.ndarray  # float32 (terms, fields): each field's count, damped where sublinear, 0 where absent
+    lengths: np.ndarray  # float64 (fields,): each field's counts summed in the order ``fit`` sums them
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.terms.nbytes + self.values.nbytes + self.lengths.nbytes)
+
+
+class Interner:
+    """Term -> a number that never changes while the interner lives (``generation`` names a life)."""
+
+    def __init__(self, generation: int = 0) -> None:
+        self.ids: dict[str, int] = {}
+        self.strings: list[str] = []
+        self.generation = generation
+
+    def numbers(self, terms: list[str]) -> np.ndarray:
+        """The ids of ``terms`` (int64), numbering the new ones."""
+        import numpy as np
+
+        ids = self.ids
+        new = [term for term in dict.fromkeys(terms) if term not in ids]
+        ids.update(zip(new, range(len(self.strings), len(self.strings) + len(new))))
+        self.strings += new
+        return np.fromiter(map(ids.__getitem__, terms), dtype=np.int64, count=len(terms))
+
+
+def counts_of(rows: list[list[dict[str, int]]], interner: Interner, sublinear: tuple[bool, ...]) -> list[Counts]:
+    """``Counts`` of each document of ``rows`` (per document, one term count dict per field), made
+    in one vectorized pass; lengths are summed per field in dict order, as ``fit`` sums them."""
+    import numpy as np
+
+    n_fields = len(sublinear)
+    cells = [cell for row in rows for cell in row]
+    every = list(chain.from_iterable(cells))
+    ids = interner.numbers(every)
+    sizes = np.fromiter(map(len, cells), dtype=np.int64, count=len(cells))
+    counts = np.fromiter(chain.from_iterable(map(dict.values, cells)), dtype=np.float32, count=len(every))
+    cell = np.repeat(np.arange(len(cells), dtype=np.int64), sizes)
+    field = cell % n_fields
+    for f in (f for f, damped in enumerate(sublinear) if damped):
+        chosen = field == f
+        counts[chosen] = 1.0 + np.log(counts[chosen])
+    lengths = np.bincount(cell, weights=counts, minlength=len(cells)).reshape(len(rows), n_fields)
+    doc = cell // n_fields
+    keys, where = np.unique(doc * max(len(interner.strings), 1) + ids, return_inverse=True)
+    values = np.zeros((len(keys), n_fields), dtype=np.float32)
+    values[where, field] = counts
+    cuts = np.searchsorted(keys // max(len(interner.strings), 1), np.arange(len(rows) + 1))
+    terms = keys % max(len(interner.strings), 1)
+    return [
+        Counts(terms[a:b].copy(), values[a:b].copy(), lengths[d].copy())
+        for d, (a, b) in enumerate(zip(cuts[:-1].tolist(), cuts[1:].tolist(), strict=True))
+    ]
+
+
+def fit_counts(paths: list[Counts], blobs: list[Counts], strings: list[str]) -> Ranker:
+    """``fit`` of the ``PATH_FIELDS`` then ``BLOB_FIELDS`` of each document (``paths[d]``, ``blobs[d]``),
+    from counts made once per path and blob: the same model to the last bit (every sum is taken in
+    the order ``fit`` takes it), without a dict of the repository's terms. ``strings``: the terms by id."""
+    import numpy as np
+
+    n_docs = len(blobs)
+    if not n_docs:
+        return fit({name: [] for name in PATH_FIELDS + BLOB_FIELDS})
+    names = PATH_FIELDS + BLOB_FIELDS
+    lengths = np.ascontiguousarray(np.hstack([np.stack([c.lengths for c in part]) for part in (paths, blobs)]).T)
+    averages = [row.mean() if row.mean() > 0 else 1.0 for row in lengths]
+    norms = [
+        (WEIGHTS[name] / (1.0 - B[name] + B[name] * lengths[f] / averages[f])).astype(np.float32)
+        for f, name in enumerate(names)
+    ]
+    p_terms, p_docs, p_values = _stacked(paths)
+    b_terms, b_docs, b_values = _stacked(blobs)
+    width = max(len(strings), 1)
+    b_keys = b_docs * width + b_terms
+    at = np.searchsorted(b_keys, p_docs * width + p_terms)
+    hit = at < len(b_keys)
+    hit[hit] = b_keys[at[hit]] == (p_docs * width + p_terms)[hit]
+    from_path = np.zeros(len(p_terms), dtype=np.float64)
+    for f in range(len(PATH_FIELDS)):
+        from_path += p_values[:, f] * norms[f][p_docs]
+    total = np.zeros(len(b_terms), dtype=np.float64)
+    total[at[hit]] = from_path[hit]
+    for f in range(len(BLOB_FIELDS)):
+        total += b_values[:, f] * norms[len(PATH_FIELDS) + f][b_docs]
+    terms = np.concatenate([b_terms, p_terms[~hit]])
+    docs = np.concatenate([b_docs, p_docs[~hit]])
+    order = np.argsort(terms * n_docs + docs)
+    terms, docs = terms[order], docs[order]
+    values = np.concatenate([total, from_path[~hit]])[order].astype(np.float32)
+    first = np.r_[True, terms[1:] != terms[:-1]] if len(terms) else np.zeros(0, dtype=bool)
+    present, local = terms[first], np.cumsum(first) - 1
+    vocab = dict(zip(map(strings.__getitem__, present.tolist()), range(len(present)), strict=True))
+    df = np.bincount(local, minlength=len(present))
+    idf = np.log1p((n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
+    named = p_values[:, 0] > 0
+    name_terms = np.searchsorted(present, p_terms[named])
+    combined = Postings.from_sorted(local, docs, values, len(present))
+    combined.values = combined.values * (K1 + 1.0) / (combined.values + K1)
+    return Ranker(
+        vocab,
+        combined,
+        Postings.from_triples(name_terms, p_docs[named], np.ones(len(name_terms)), len(present)),
+        idf,
+        n_docs,
+    )
+
+
+def _stacked(docs: list[Counts]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(term, doc, per-field values) of every document's counts, documents in order."""
+    import numpy as np
+
+    sizes = np.fromiter((len(c.terms) for c in docs), dtype=np.int64, count=len(docs))
+    doc = np.repeat(np.arange(len(docs), dtype=np.int64), sizes)
+    return np.concatenate([c.terms for c in docs]), doc, np.concatenate([c.values for c in docs])
