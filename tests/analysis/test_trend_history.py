@@ -152,3 +152,12 @@ def test_a_hostile_name_from_history_is_drawn_as_text(tmp_path: Path) -> None:
     assert "$\\frac{<script>$" in set(result.baselines["name"])
     figure = trend_lines(result)
     figure.savefig(io.BytesIO(), format="png")  # mathtext would raise on the unclosed brace
+
+
+def test_the_figure_names_the_corpus_by_its_folder_not_the_checkout(tmp_path: Path) -> None:
+    from workbench.report.trend_plots import trend_lines
+
+    root, _ = build_git_trend_project(tmp_path / "repo")
+    result = _trend(root)
+    alt = trend_lines(result).alt_text()
+    assert "corpus/corpus.json" in alt and str(tmp_path) not in alt  # the same picture from any clone

@@ -5,6 +5,7 @@ Re-exported by ``workbench.report.plots`` (``wb.plots.trend_lines``)."""
 
 from __future__ import annotations
 
+from pathlib import PurePath
 from typing import Any
 
 import pandas as pd
@@ -18,6 +19,12 @@ MAX_PANELS = 12
 STEP_COLOURS = {REGRESSED: "#c5221f", IMPROVED: "#137333"}
 
 
+def _short(corpus: str) -> str:
+    """The corpus file and its folder (``corpus/corpus.json``): the page's text gives the whole path,
+    and a figure then looks the same from any checkout."""
+    return str(PurePath(*PurePath(corpus).parts[-2:])) if corpus else corpus
+
+
 def trend_lines(trend: Trend) -> ReportFigure | Note:
     """One panel per (suite, metric), up to ``MAX_PANELS``: each target's mean per run over time
     (runs in order, the x axis is the run's position), its band, dashed lines where the corpus
@@ -29,7 +36,7 @@ def trend_lines(trend: Trend) -> ReportFigure | Note:
     panels = list(dict.fromkeys(zip(points["suite"], points["metric"], strict=True)))[:MAX_PANELS]
     cols = min(2, len(panels))
     rows = -(-len(panels) // cols)
-    fig, axes = figure(f"Trend over {len(runs)} run(s) of {trend.corpus}", rows=rows, cols=cols, height=3.0)
+    fig, axes = figure(f"Trend over {len(runs)} run(s) of {_short(trend.corpus)}", rows=rows, cols=cols, height=3.0)
     position = {run: i for i, run in enumerate(runs)}
     when = dict(zip(points["run_id"], points["created"].astype(str).str[5:10], strict=True))
     for ax, (suite, metric) in zip(axes.flat, panels, strict=False):
