@@ -46,14 +46,21 @@ def _lines_of(lines: list[str], spans: list[Span]) -> list[str]:
     return [line for start, stop in spans for line in lines[start:stop]]
 
 
+def _kept(lines: list[str], spans: list[list[Span]]) -> list[list[Span]]:
+    """``spans`` without the last chunk (the lines outside every definition) when it holds nothing
+    and is not the file's only chunk."""
+    if len(spans) > 1 and not any(line.strip() for line in _lines_of(lines, spans[-1])):
+        return spans[:-1]
+    return spans
+
+
 def file_chunks(rel: str, text: str) -> list[str]:
     """A file's chunks: each outermost definition (``code.enclosing.definition_ranges``: a class
     with its methods, a function, a Go method), then the lines outside every definition as one more
     chunk when they hold anything; a file without definitions is one chunk."""
     lines = text.split("\n")
     spans = chunk_spans(definition_ranges(rel, text.encode("utf-8", "surrogateescape")), len(lines))
-    chunks = ["\n".join(_lines_of(lines, each)) for each in spans]
-    return chunks if chunks[-1].strip() or len(chunks) == 1 else chunks[:-1]
+    return ["\n".join(_lines_of(lines, each)) for each in _kept(lines, spans)]
 
 
 @dataclass(frozen=True)
@@ -122,9 +129,7 @@ def blob_terms(rel: str, data: bytes) -> BlobTerms:
     ranges = definition_ranges(rel, data)
     chunk_lines = _Lines(text)
     spans = chunk_spans(ranges if encoded == data else definition_ranges(rel, encoded), len(chunk_lines.lines))
-    if len(spans) > 1 and not any(line.strip() for line in _lines_of(chunk_lines.lines, spans[-1])):
-        spans.pop()  # nothing outside the definitions
-    chunks = _bag([chunk_lines.ids_of(each) for each in spans])
+    chunks = _bag([chunk_lines.ids_of(each) for each in _kept(chunk_lines.lines, spans)])
     source = chunk_lines if raw == text else _Lines(raw)
     found = sorted(ranges, key=lambda r: (r[1], r[0]))
     named = [

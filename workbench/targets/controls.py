@@ -45,22 +45,27 @@ RANDOM_PRIMARY = 3
 RANDOM_RELATED = 3
 
 
-def _files(repo: Repo, gold_scope: GoldScope | None = None) -> list[str]:
-    """The files a control sees: those ``list_files`` keeps that the corpus's goldScope allows."""
+def _root(repo: Repo) -> Path:
+    """The checkout of ``repo``; a TargetError naming the fixture when it is not a directory."""
     root = Path(repo.path)
     if not root.is_dir():
         raise TargetError(f"{root}: repository directory not found (fixture {repo.name!r})")
-    files = list_files(root)
-    if gold_scope is None or not gold_scope.exclude:
-        return files
-    return [path for path in files if excluded_by(path, gold_scope.exclude) is None]
+    return root
+
+
+def _allows(gold_scope: GoldScope | None, rel: str) -> bool:
+    """Whether the corpus's goldScope lets ``rel`` be seen (every file when it excludes nothing)."""
+    return gold_scope is None or not gold_scope.exclude or excluded_by(rel, gold_scope.exclude) is None
+
+
+def _files(repo: Repo, gold_scope: GoldScope | None = None) -> list[str]:
+    """The files a control sees: those ``list_files`` keeps that the corpus's goldScope allows."""
+    return [rel for rel in list_files(_root(repo)) if _allows(gold_scope, rel)]
 
 
 def _allowed(hits: list[SearchHit], gold_scope: GoldScope | None) -> list[SearchHit]:
     """The hits in files ``gold_scope`` allows."""
-    if gold_scope is None or not gold_scope.exclude:
-        return hits
-    return [hit for hit in hits if excluded_by(hit.file, gold_scope.exclude) is None]
+    return [hit for hit in hits if _allows(gold_scope, hit.file)]
 
 
 class RandomTarget:
@@ -149,10 +154,7 @@ class Bm25Target:
 
     def _revision(self, repo: Repo) -> _Revision:
         """The tree at ``repo``: kept while unchanged (a revision snapshot never changes)."""
-        root = Path(repo.path)
-        if not root.is_dir():
-            raise TargetError(f"{root}: repository directory not found (fixture {repo.name!r})")
-        root = root.resolve()
+        root = _root(repo).resolve()
         found = self._revisions.get(str(root))
         if found is None or not found.current():
             found = self._revisions[str(root)] = _read_revision(root)
@@ -164,8 +166,7 @@ class Bm25Target:
         key = str(gold_scope)
         found = revision.models.get(key)
         if found is None:
-            exclude = gold_scope.exclude if gold_scope is not None else None
-            allowed = [i for i, rel in enumerate(revision.files) if not exclude or excluded_by(rel, exclude) is None]
+            allowed = [i for i, rel in enumerate(revision.files) if _allows(gold_scope, rel)]
             chunks = [revision.terms[i].chunks for i in allowed]
             owner = np.repeat(np.arange(len(allowed), dtype=np.int64), [bag.size for bag in chunks])
             model = okapi.fit_bags(chunks, [revision.paths[i] for i in allowed])
