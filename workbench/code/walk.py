@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..paths import is_snapshot
+from .held import bounded
 
 if TYPE_CHECKING:
     import pathspec
@@ -117,7 +118,7 @@ def _ignore_spec(directory: str) -> tuple[str, pathspec.GitIgnoreSpec] | None:
         import pathspec
 
         spec = pathspec.GitIgnoreSpec.from_lines(data.decode("utf-8", errors="replace").splitlines())
-        _bounded(_SPECS, 64)[key] = spec
+        bounded(_SPECS, 64)[key] = spec
     return key, spec
 
 
@@ -137,7 +138,7 @@ def _ignored(rel_to_spec: str, specs: Specs, is_dir: bool) -> bool:
             if spec.match_file(rel + "/" if is_dir else rel):
                 found = True
                 break
-        _bounded(_IGNORED, 1 << 16)[key] = found
+        bounded(_IGNORED, 1 << 16)[key] = found
     return found
 
 
@@ -158,20 +159,13 @@ def _keep_file(entry: os.DirEntry[str], fixed: bool) -> bool:
     key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
     found = _PROBED.get(key)
     if found is None:
-        found = _bounded(_PROBED, 1 << 15)[key] = not _is_binary(entry.path)
+        found = bounded(_PROBED, 1 << 15)[key] = not _is_binary(entry.path)
     return found
 
 
 _SPECS: dict[str, pathspec.GitIgnoreSpec] = {}
 _IGNORED: dict[tuple[tuple[tuple[str, str], ...], str, bool], bool] = {}
 _PROBED: dict[tuple[int, int, int, int], bool] = {}
-
-
-def _bounded(memo: dict, limit: int) -> dict:
-    """``memo``, emptied when it holds ``limit`` entries (what the walks of one run share is small)."""
-    if len(memo) >= limit:
-        memo.clear()
-    return memo
 
 
 def list_files(root: Path | str) -> list[str]:

@@ -28,6 +28,7 @@ import threading
 import time
 from pathlib import Path
 
+from ..code.held import bounded
 from ..errors import GitError
 from ..paths import CACHE_MAX_ENTRIES, CACHE_PRUNE_INTERVAL, CACHE_TEMP_AGE, GIT_SHA, cache_max_bytes, snapshots_dir
 from .gitio import CatFile
@@ -196,9 +197,7 @@ def _link_blob(objects: CatFile, sha: str, executable: bool, path: str, blobs: s
         os.link(stored, path)
     except OSError:  # a file system without hard links: copy
         shutil.copy2(stored, path)
-    if len(_STORED) >= 1 << 14:
-        _STORED.clear()
-    _STORED.add(stored)
+    bounded(_STORED, 1 << 14).add(stored)
 
 
 def _write_blob(objects: CatFile, sha: str, executable: bool, stored: str, blobs: str) -> None:

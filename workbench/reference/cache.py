@@ -42,6 +42,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ..code.held import bounded
 from ..code.kinds import extension
 from ..paths import CACHE_MAX_ENTRIES as MAX_ENTRIES
 from ..paths import CACHE_PRUNE_INTERVAL as PRUNE_INTERVAL
@@ -87,9 +88,7 @@ def file_digests(root: Path, files: list[str], fixed: bool = False) -> tuple[lis
         sizes.append(len(data))
         digests.append(digest(data, extension(rel)))
         if key is not None:
-            if len(_DIGESTS) >= DIGESTS_HELD:
-                _DIGESTS.clear()
-            _DIGESTS[key] = digests[-1]
+            bounded(_DIGESTS, DIGESTS_HELD)[key] = digests[-1]
     return sizes, digests
 
 
