@@ -151,11 +151,16 @@ def build_corpus(bundle: Path, work: Path, cases: int, span: tuple[int, int] = (
         if span[0] <= extra < span[1]:
             long.append((-extra, case["name"], dict(case, query=query)))
     kept = [case for _, _, case in sorted(long)[:cases]]
+    return _write_corpus(out, bundle, f"Long-message cases of {bundle.stem} (bench/engine_long.py).", kept)
+
+
+def _write_corpus(out: Path, bundle: Path, description: str, cases: list[dict[str, Any]]) -> Path:
+    """A retrieval corpus of ``cases`` (by name) over ``bundle``'s fixture, written to ``out``."""
     data = {
-        "description": f"Long-message cases of {bundle.stem} (bench/engine_long.py).",
+        "description": description,
         "k": 5,
         "fixtureRoots": {bundle.stem: str(bundle)},
-        "retrieval": sorted(kept, key=lambda c: c["name"]),
+        "retrieval": sorted(cases, key=lambda c: c["name"]),
     }
     out.write_text(json.dumps(data, indent=1))
     return out
@@ -210,14 +215,8 @@ def fresh_corpus(bundle: Path, work: Path) -> Path:
     if len(kept) != len(wanted):
         raise SystemExit(f"{bundle.stem}: {len(wanted) - len(kept)} fresh commits no longer mined")
     retrieval = [dict(c, query=message(*texts[c["source"]["commit"]])) for c in kept]
-    data = {
-        "description": f"Fresh held-out cases of {bundle.stem} (bench/engine_long.py --fresh).",
-        "k": 5,
-        "fixtureRoots": {bundle.stem: str(bundle)},
-        "retrieval": sorted(retrieval, key=lambda c: c["name"]),
-    }
-    out.write_text(json.dumps(data, indent=1))
-    return out
+    description = f"Fresh held-out cases of {bundle.stem} (bench/engine_long.py --fresh)."
+    return _write_corpus(out, bundle, description, retrieval)
 
 
 # ---- the textbook rankers ----

@@ -240,6 +240,24 @@ _PROBE = (
 )
 
 
+def against_log(log: tuple[float, float, float], mine: tuple[float, float, float]) -> dict[str, float]:
+    """The figures of one ``mine`` against its own ``git log`` (each ``whole_process``'s wall s, peak
+    MiB, CPU s): times, the ratios to the bound 3x log + 1 s, peaks and the machine's load."""
+    (log_s, log_peak, log_cpu), (mine_s, peak, mine_cpu) = log, mine
+    return {
+        "git_log_s": round(log_s, 3),
+        "mine_s": round(mine_s, 2),
+        "ratio_vs_3x_log_plus_1s": round(mine_s / (3 * log_s + 1), 2),
+        # the same in CPU seconds (mine's git processes included): what a busy machine moves least
+        "git_log_cpu_s": round(log_cpu, 3),
+        "mine_cpu_s": round(mine_cpu, 2),
+        "cpu_ratio": round(mine_cpu / (3 * log_cpu + 1), 2),
+        "peak_rss_mib": round(peak, 1),
+        "git_log_peak_rss_mib": round(log_peak, 1),  # mine's peak is its largest process: git log's, at 60k
+        "load": round(os.getloadavg()[0], 2),
+    }
+
+
 def whole_process(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float, float]:
     """Wall seconds, peak RSS (MiB) and CPU seconds (user + sys) of one command and the processes it
     waits for (getrusage of the children), in a fresh probe. It runs in ``cwd`` (a temp dir), so
@@ -288,23 +306,14 @@ def bench_speed(repos: Path, commits: int, record: bool = False) -> None:
         log_s, log_peak, log_cpu = (min(s for s, _, _ in logs), max(p for _, p, _ in logs), min(c for *_, c in logs))
         corpus = work / f"{name}.corpus.json"
         mine = [sys.executable, "-m", "workbench", "mine", str(repo), "--out", str(corpus)]
-        mine_s, peak, mine_cpu = whole_process(mine, work)
+        timing = whole_process(mine, work)
         raw = corpus.read_bytes()
         digests[name] = digest = hashlib.sha256(raw).hexdigest()
         fields_digests[name] = fields = hashlib.sha256(_without_symbols(raw)).hexdigest()
         emit(
             part="speed",
             repo=name,
-            git_log_s=round(log_s, 3),
-            mine_s=round(mine_s, 2),
-            ratio_vs_3x_log_plus_1s=round(mine_s / (3 * log_s + 1), 2),
-            # the same in CPU seconds (mine's git processes included): what a busy machine moves least
-            git_log_cpu_s=round(log_cpu, 3),
-            mine_cpu_s=round(mine_cpu, 2),
-            cpu_ratio=round(mine_cpu / (3 * log_cpu + 1), 2),
-            peak_rss_mib=round(peak, 1),
-            git_log_peak_rss_mib=round(log_peak, 1),  # mine's peak is its largest process: git log's, at 60k
-            load=round(os.getloadavg()[0], 2),
+            **against_log((log_s, log_peak, log_cpu), timing),
             fields_identical=recorded.get(name) == fields if name in recorded else None,
             corpus_identical=whole.get(name) == digest if name in whole else None,
         )
@@ -364,12 +373,12 @@ def bench_library(
                 pass
     digest = ""
     for round_ in range(rounds):
-        log_s, log_peak, log_cpu = whole_process(["git", "-C", str(repo), "log", *_LOG_ARGS], work)
+        log = whole_process(["git", "-C", str(repo), "log", *_LOG_ARGS], work)
         for side, code in sides if round_ % 2 == 0 else sides[::-1]:
             corpus = work / f"corpus-{side}-{round_}.json"
             mine = [sys.executable, "-m", "workbench", "mine", str(repo), "--out", str(corpus)]
             env = {"PYTHONPATH": str(code)} if code is not None else {}
-            mine_s, peak, mine_cpu = whole_process([*mine, "--max-cases", str(cases)], work, env)
+            timing = whole_process([*mine, "--max-cases", str(cases)], work, env)
             found = hashlib.sha256(corpus.read_bytes()).hexdigest()
             digest = found if side == "after" else digest
             emit(
@@ -378,15 +387,7 @@ def bench_library(
                 round=round_,
                 code=side,
                 cases=len(json.loads(corpus.read_text())["retrieval"]),
-                git_log_s=round(log_s, 3),
-                mine_s=round(mine_s, 2),
-                ratio_vs_3x_log_plus_1s=round(mine_s / (3 * log_s + 1), 2),
-                git_log_cpu_s=round(log_cpu, 3),
-                mine_cpu_s=round(mine_cpu, 2),
-                cpu_ratio=round(mine_cpu / (3 * log_cpu + 1), 2),
-                peak_rss_mib=round(peak, 1),
-                git_log_peak_rss_mib=round(log_peak, 1),
-                load=round(os.getloadavg()[0], 2),
+                **against_log(log, timing),
                 corpus_identical=recorded.get(name) == found if name in recorded else None,
             )
     if record:
