@@ -55,11 +55,17 @@ def test_generated_history_mines_the_recorded_cases(tmp_path: Path) -> None:
         )
 
 
-def test_a_polyglot_history_mines_the_recorded_cases_byte_for_byte(tmp_path: Path) -> None:
+def _mine_polyglot(tmp_path: Path) -> MineResult:
+    """Mine the generated polyglot history and check it gives the recorded corpus byte for byte."""
     languages = (".py", ".ts", ".js", ".go")
     repo = fast_import_history(tmp_path / "poly", 900, files=48, seed=11, languages=languages, varied=True)
     result = mine(repo, max_cases=60, seed=5, fixture="poly", progress=False)
     assert json.dumps(_mined(result), indent=1, sort_keys=True) + "\n" == RECORDED_POLYGLOT.read_text()
+    return result
+
+
+def test_a_polyglot_history_mines_the_recorded_cases_byte_for_byte(tmp_path: Path) -> None:
+    result = _mine_polyglot(tmp_path)
     gold = {path.rsplit(".", 1)[1] for case in result.cases for path in case["expectedPrimary"]}
     assert gold == {"py", "ts", "js", "go"} and all(case.get("expectedSymbols") for case in result.cases)
 
@@ -109,10 +115,7 @@ def test_a_helper_process_parsing_half_the_blobs_mines_the_same_bytes(
 
     monkeypatch.setattr(importlib.import_module("workbench.mining.mine"), "parse_helper", _spawned_helper)
     monkeypatch.setattr(ProcessPoolExecutor, "submit", counted)
-    languages = (".py", ".ts", ".js", ".go")
-    repo = fast_import_history(tmp_path / "poly", 900, files=48, seed=11, languages=languages, varied=True)
-    result = mine(repo, max_cases=60, seed=5, fixture="poly", progress=False)
-    assert json.dumps(_mined(result), indent=1, sort_keys=True) + "\n" == RECORDED_POLYGLOT.read_text()
+    _mine_polyglot(tmp_path)
     assert sum(used) > 0  # the helper did parse some of the Python blobs
 
 
@@ -193,10 +196,7 @@ def test_a_history_read_in_two_halves_mines_the_same_bytes(
     monkeypatch.setattr(split, "SPLIT_MIN", least)
     monkeypatch.setattr(importlib.import_module("workbench.mining.mine"), "parse_helper", _spawned_helper)
     monkeypatch.setattr(ProcessPoolExecutor, "submit", counted)
-    languages = (".py", ".ts", ".js", ".go")
-    repo = fast_import_history(tmp_path / "poly", 900, files=48, seed=11, languages=languages, varied=True)
-    result = mine(repo, max_cases=60, seed=5, fixture="poly", progress=False)
-    assert json.dumps(_mined(result), indent=1, sort_keys=True) + "\n" == RECORDED_POLYGLOT.read_text()
+    _mine_polyglot(tmp_path)
     assert handed == ([] if least > 900 else [450])
 
 
