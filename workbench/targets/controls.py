@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..code.collector import collector_paused
 from ..code.kinds import excluded_by, extension
 from ..code.walk import list_files
 from ..contract import PACK_LIMIT, FileRef, GoldScope, Pack, Repo, SearchHit
@@ -133,9 +134,10 @@ def _read_revision(root: Path) -> _Revision:
         digests.append(cache.digest(data, extension(rel)))
     known = BLOB_TERMS.get_many(digests)
     fresh: dict[str, BlobTerms] = {}
-    for rel, data, digest in zip(kept, datas, digests, strict=True):
-        if digest not in known and digest not in fresh:
-            fresh[digest] = blob_terms(rel, data)
+    with collector_paused():  # parse trees and term lists: many small objects, no cycles
+        for rel, data, digest in zip(kept, datas, digests, strict=True):
+            if digest not in known and digest not in fresh:
+                fresh[digest] = blob_terms(rel, data)
     BLOB_TERMS.put_many(fresh, root)
     terms = [known[d] if d in known else fresh[d] for d in digests]
     return _Revision(root, files, kept, terms, [path_terms(rel) for rel in kept], stamp)
