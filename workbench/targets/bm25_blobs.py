@@ -14,11 +14,15 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
 from ..code.enclosing import definition_ranges
+from ..code.kinds import extension
+from ..code.tsranges import Range
 from ..reference import blobstore
+from ..reference.extract import RANGES
 from ..reference.text import tokens
 from . import okapi
 
@@ -120,13 +124,14 @@ def _bag(documents: list[np.ndarray]) -> okapi.Bag:
     return okapi.Bag(ptr, ids[starts], counts)
 
 
-def blob_terms(rel: str, data: bytes) -> BlobTerms:
+def blob_terms(rel: str, data: bytes, ranges: list[Range] | None = None) -> BlobTerms:
     """Count one file's chunks (``file_chunks`` of its text as ``read_text`` decodes it) and its
-    definitions (``bm25_symbols.definitions`` of its bytes)."""
+    definitions (``bm25_symbols.definitions`` of its bytes); ``ranges``: ``definition_ranges(rel,
+    data)`` when known already (else parsed here)."""
     raw = data.decode("utf-8", "replace")
     text = raw.replace("\r\n", "\n").replace("\r", "\n")
     encoded = text.encode("utf-8", "surrogateescape")
-    ranges = definition_ranges(rel, data)
+    ranges = definition_ranges(rel, data) if ranges is None else ranges
     chunk_lines = _Lines(text)
     spans = chunk_spans(ranges if encoded == data else definition_ranges(rel, encoded), len(chunk_lines.lines))
     chunks = _bag([chunk_lines.ids_of(each) for each in _kept(chunk_lines.lines, spans)])
@@ -137,6 +142,21 @@ def blob_terms(rel: str, data: bytes) -> BlobTerms:
         for name, first, last in found
     ]
     return BlobTerms(chunks, tuple(name for name, _, _ in found), _bag(named))
+
+
+def fresh_terms(blobs: dict[str, tuple[str, bytes]], source: Path) -> dict[str, BlobTerms]:
+    """``blob_terms`` of blobs never counted (by digest: a path and its bytes, read from the tree at
+    ``source``): a Python blob's definition ranges taken from ``reference.extract.RANGES`` when the
+    engine parsed it already, else parsed here and kept there (so neither parses it twice)."""
+    python = [digest for digest, (rel, _) in blobs.items() if extension(rel.rsplit("/", 1)[-1]) in _PYTHON]
+    known = RANGES.get_many(python)
+    parsed = {digest: definition_ranges(*blobs[digest]) for digest in python if digest not in known}
+    RANGES.put_many(parsed, source)
+    ranges = {**known, **parsed}
+    return {digest: blob_terms(rel, data, ranges.get(digest)) for digest, (rel, data) in blobs.items()}
+
+
+_PYTHON = (".py", ".pyi")
 
 
 @lru_cache(maxsize=1 << 16)

@@ -37,7 +37,7 @@ from ..reference.index import snapshot, stat_paths
 from ..reference.memo import BoundedMemo
 from ..reference.text import tokens
 from . import okapi
-from .bm25_blobs import BLOB_TERMS, BlobTerms, blob_terms, file_chunks, path_terms
+from .bm25_blobs import BLOB_TERMS, BlobTerms, file_chunks, fresh_terms, path_terms
 
 if TYPE_CHECKING:
     from .bm25_symbols import SymbolModel
@@ -133,11 +133,12 @@ def _read_revision(root: Path) -> _Revision:
         datas.append(data)
         digests.append(cache.digest(data, extension(rel)))
     known = BLOB_TERMS.get_many(digests)
-    fresh: dict[str, BlobTerms] = {}
+    new: dict[str, tuple[str, bytes]] = {}
+    for rel, data, digest in zip(kept, datas, digests, strict=True):
+        if digest not in known:
+            new.setdefault(digest, (rel, data))
     with collector_paused():  # parse trees and term lists: many small objects, no cycles
-        for rel, data, digest in zip(kept, datas, digests, strict=True):
-            if digest not in known and digest not in fresh:
-                fresh[digest] = blob_terms(rel, data)
+        fresh = fresh_terms(new, root)
     BLOB_TERMS.put_many(fresh, root)
     terms = [known[d] if d in known else fresh[d] for d in digests]
     return _Revision(root, files, kept, terms, [path_terms(rel) for rel in kept], stamp)
