@@ -6,7 +6,9 @@ and ``okapi.TERMS_VERSION``), its documents as term counts (``okapi.Bag``): the 
 ``file_chunks`` and the definitions of ``bm25_symbols.definitions``. Each line is tokenized once and
 each document's counts are summed from its lines' term ids (``tokens`` never joins words across
 whitespace, so a document's terms are its lines' terms, and a line's its pieces'); the ranges are parsed
-once when the text the chunks read is the blob's bytes (valid UTF-8 without a carriage return).
+once when the text the chunks read is the blob's bytes (valid UTF-8 without a carriage return). A
+Python blob's ranges come from ``reference.extract.RANGES`` when the engine parsed it already in this
+run (or any run before), so each Python blob is parsed once (``fresh_terms``).
 """
 
 from __future__ import annotations
