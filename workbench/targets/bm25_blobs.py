@@ -13,9 +13,11 @@ run (or any run before), so each Python blob is parsed once (``fresh_terms``).
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -89,21 +91,24 @@ def _piece_ids(piece: str) -> tuple[int, ...]:
     return tuple(okapi.term_ids(tokens(piece)).tolist())
 
 
+@lru_cache(maxsize=1 << 16)
+def _line_ids(line: str) -> bytes:
+    """The term ids of one line's pieces end to end, as uint64 bytes. Consecutive versions of a
+    file share most of their lines, and a tree repeats many (blank ones, ``return self``): each
+    distinct line is tokenized once."""
+    return array("Q", chain.from_iterable(map(_piece_ids, line.split()))).tobytes()
+
+
 class _Lines:
     """A text's lines, each tokenized once: their term ids end to end, line i's at ``at[i]:at[i + 1]``.
     ``tokens`` never joins words across whitespace, so a line's terms are its pieces' terms in order."""
 
     def __init__(self, text: str) -> None:
         self.lines = text.split("\n")
-        found: list[int] = []
-        ends = []
-        for line in self.lines:
-            for piece in line.split():
-                found.extend(_piece_ids(piece))
-            ends.append(len(found))
+        found = list(map(_line_ids, self.lines))
         self.at = np.zeros(len(self.lines) + 1, dtype=np.int64)
-        self.at[1:] = ends
-        self.ids = np.array(found, dtype=np.uint64)
+        np.cumsum(np.fromiter(map(len, found), dtype=np.int64, count=len(found)) // 8, out=self.at[1:])
+        self.ids = np.frombuffer(b"".join(found), dtype=np.uint64)
 
     def ids_of(self, spans: list[Span]) -> np.ndarray:
         n = len(self.lines)
