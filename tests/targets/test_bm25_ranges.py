@@ -150,3 +150,28 @@ def test_the_control_first_parses_once_and_keeps_the_ranges(tmp_path: Path, monk
     for rel, digest in digests.items():
         if rel != "README.md":
             assert kept[digest] == definition_ranges(rel, (root / rel).read_bytes()), rel
+
+
+def test_a_snapshot_is_digested_by_inode_and_only_its_new_blobs_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A revision snapshot's files are digested as the engine digests them (once per inode) and
+    read only when their blob is new: the counts are a work tree's, file for file."""
+    work = _tree(tmp_path, "work")
+    expected = _counts(work, controls._read_revision(work.resolve()))
+    snap = write_tree(paths.snapshots_dir() / ("a" * 40), {rel: (work / rel).read_text() for rel in SOURCES})
+    assert paths.is_snapshot(snap.resolve())
+    read: list[str] = []
+    real = Path.read_bytes
+
+    def counted(self: Path) -> bytes:
+        read.append(self.name)
+        return real(self)
+
+    monkeypatch.setattr(Path, "read_bytes", counted)
+    revision = controls._read_revision(snap.resolve())
+    assert read == [] and revision.stamp is None  # every blob counted already, in the work tree
+    assert _counts(snap, revision) == expected
+    files = {rel: (work / rel).read_text() for rel in SOURCES} | {"pkg/new.py": "def fresh():\n    return 2\n"}
+    revision = controls._read_revision(write_tree(paths.snapshots_dir() / ("b" * 40), files).resolve())
+    assert read == ["new.py"] and "pkg/new.py" in revision.files
