@@ -12,8 +12,10 @@ corpus's ``goldScope`` allows (all of them when it has none).
 
 A run over a mined corpus meets hundreds of revisions that share most files, so ``bm25`` counts each
 blob's terms once (``BlobTerms``, kept in the blob store by content digest) and fits a revision's
-models from those counts: it lists a revision once, reads its files to digest them, and never
-builds the reference engine's index.
+models from those counts: it lists a revision once, digests its files (a revision snapshot's once per
+inode, as the engine does, reading only the new blobs' bytes), and never builds the reference
+engine's index. A Python blob's definition ranges come from the engine's parse when it made one
+(``reference.extract.RANGES``), so neither target parses a blob the other parsed.
 """
 
 from __future__ import annotations
