@@ -73,6 +73,7 @@ TOP_K = 20
 BEST_CHUNKS = 3
 FILE_METRICS = ("acc@1", "acc@5", "acc@10", "mrr")
 SYMBOL_METRICS = ("ndcg@10", "acc@10", "pack acc@10")
+SCOPED = True  # builtin gets the corpus's goldScope, as the control does (``--no-scope``: it ranks every file)
 _TOKEN = re.compile(r"\w+")
 _TRAILER = re.compile(r"^[A-Z][\w-]*(?:-by)?:\s|^(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|refs?)\s+#\d+", re.I)
 _REF = re.compile(r"\(#\d+\)|(?<![\w&])#\d+\b|https?://\S+")
@@ -299,17 +300,20 @@ def symbol_scores(hits: list[tuple[str, str]], pack: list[tuple[str, str]], case
 
 
 def builtin(root: Path, name: str, query: str) -> dict[str, list[Any]]:
-    """The engine's file ranking, its search hits and its pack's symbols."""
+    """The engine's file ranking, its search hits and its pack's symbols; the file ranking and the
+    pack over the files the mined corpus's goldScope allows, as the control's (unless ``SCOPED`` is off)."""
     from workbench.contract import Repo
+    from workbench.corpus.scope import MINED_SCOPE
     from workbench.reference.index import load_index
     from workbench.reference.pack import rank_files
     from workbench.reference.search import search_index
     from workbench.targets.builtin import BuiltinTarget
 
     repo = Repo(name, root)
-    files = [path for _, path in rank_files(query, [repo], TOP_K)]
+    scope = MINED_SCOPE if SCOPED else None
+    files = [path for _, path in rank_files(query, [repo], TOP_K, scope)]
     hits = [[h.file, h.symbol] for h in search_index(load_index(root), query, TOP_K)]
-    pack = BuiltinTarget().context_pack(query, [repo], 8)
+    pack = BuiltinTarget().context_pack(query, [repo], 8, scope)
     return {"files": files, "symbols": hits, "pack": [[s.path, s.name] for s in pack.symbols or []]}
 
 
@@ -479,9 +483,14 @@ def main() -> None:
     )
     parser.add_argument("--fix-fresh", action="store_true", help=f"choose the fresh held-out commits into {FRESH.name}")
     parser.add_argument("--fresh", action="store_true", help=f"measure the fresh held-out cases {FRESH.name} lists")
+    parser.add_argument(
+        "--no-scope", action="store_true", help="builtin ranks every file (no goldScope; the control keeps it)"
+    )
     parser.add_argument("--rows", type=Path, default=None, help="write per-case rows (JSON lines) here")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    global SCOPED
+    SCOPED = not args.no_scope
     names = HALVES["dev"] + HALVES["held"] if args.half == "all" else HALVES[args.half]
     names = HALVES["held"] if args.fresh or args.fix_fresh else names
     names = tuple(n for n in names if args.only in (None, n))
