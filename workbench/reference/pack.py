@@ -8,7 +8,8 @@ for files many others import and a lift for long modules (where changes land), b
 BM25 counting the task's words over definitions and whole files (``prose``), plus evidence
 (named file or symbol, route handler, quoted message: after the blend for a short task). Primary files fill the pack
 while the scores stay flat (a task's second and third file) and are cut where they
-really drop; tests, docs and config only lead a pack, they never fill it.
+really drop; tests, docs and config only lead a pack, they never fill it. Given an evaluation
+corpus's ``goldScope``, only the files it allows are ranked and packed (``in_scope``).
 """
 
 from __future__ import annotations
