@@ -1,5 +1,5 @@
 """What a run over history keeps in memory from one revision for the next (issue 40) gives the values
-the plain computation gives, whatever was kept before: the bm25 control's line term ids, the symbols'
+the plain computation gives, whatever was kept before: the bm25 control's line term ids and document counts, the symbols'
 body counts and the symbol table's name terms and lookup keys."""
 
 from __future__ import annotations
@@ -89,3 +89,29 @@ def test_lookup_keys_kept_across_tables_equal_the_plain_ones() -> None:
         assert {k: sorted(v) for k, v in symtable._lookup_keys(split).items()} == {
             k: sorted(v) for k, v in _plain_keys(split).items()
         }
+
+
+def _plain_bag(documents: list[np.ndarray]) -> okapi.Bag:
+    """``bm25_blobs._bag`` as it read before documents' counts were kept: one sort for them all."""
+    doc = np.repeat(np.arange(len(documents), dtype=np.int64), [len(ids) for ids in documents])
+    ids = np.concatenate(documents).astype(np.uint64) if documents else np.zeros(0, dtype=np.uint64)
+    order = np.lexsort((ids, doc))
+    ids, doc = ids[order], doc[order]
+    first = np.ones(len(ids), dtype=bool)
+    first[1:] = (ids[1:] != ids[:-1]) | (doc[1:] != doc[:-1])
+    starts = np.flatnonzero(first)
+    counts = np.diff(np.append(starts, len(ids)))
+    counts = counts.astype(np.min_scalar_type(int(counts.max()) if len(counts) else 0))
+    ptr = np.searchsorted(doc[starts], np.arange(len(documents) + 1)).astype(np.int64)
+    return okapi.Bag(ptr, ids[starts], counts)
+
+
+def test_bags_from_kept_document_counts_equal_one_sort_of_them_all() -> None:
+    rng = np.random.default_rng(7)
+    words = okapi.term_ids([f"w{i}" for i in range(40)])
+    docs = [rng.choice(words, size=n) for n in (0, 1, 5, 300, 17)]
+    for documents in ([], [docs[0]], docs, [*docs[::-1], docs[3], docs[0]], [np.repeat(words[:1], 70_000)]):
+        for _ in range(2):  # the second time from what the first kept
+            got, want = bm25_blobs._bag(documents), _plain_bag(documents)
+            for a, b in ((got.ptr, want.ptr), (got.ids, want.ids), (got.tf, want.tf)):
+                assert a.dtype == b.dtype and a.tolist() == b.tolist()

@@ -13,6 +13,7 @@ run (or any run before), so each Python blob is parsed once (``fresh_terms``).
 
 from __future__ import annotations
 
+import hashlib
 from array import array
 from collections import Counter
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ..code.enclosing import definition_ranges
+from ..code.held import bounded
 from ..code.kinds import extension
 from ..code.tsranges import Range
 from ..reference import blobstore
@@ -117,18 +119,30 @@ class _Lines:
 
 
 def _bag(documents: list[np.ndarray]) -> okapi.Bag:
-    """The bag of documents given as term ids (repeats counted): one sort for them all."""
-    doc = np.repeat(np.arange(len(documents), dtype=np.int64), [len(ids) for ids in documents])
-    ids = np.concatenate(documents).astype(np.uint64) if documents else np.zeros(0, dtype=np.uint64)
-    order = np.lexsort((ids, doc))
-    ids, doc = ids[order], doc[order]
-    first = np.ones(len(ids), dtype=bool)
-    first[1:] = (ids[1:] != ids[:-1]) | (doc[1:] != doc[:-1])
-    starts = np.flatnonzero(first)
-    counts = np.diff(np.append(starts, len(ids)))
-    counts = counts.astype(np.min_scalar_type(int(counts.max()) if len(counts) else 0))  # kept small
-    ptr = np.searchsorted(doc[starts], np.arange(len(documents) + 1)).astype(np.int64)
-    return okapi.Bag(ptr, ids[starts], counts)
+    """The bag of documents given as term ids (repeats counted). Each document's distinct ids and
+    counts are kept by a digest of its ids (``_counted``): most definitions and chunks of a file's
+    next version are the same, so only the changed ones are sorted."""
+    rows = [_counted(ids) for ids in documents]
+    ptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter((len(ids) for ids, _ in rows), dtype=np.int64, count=len(rows)), out=ptr[1:])
+    ids = np.concatenate([ids for ids, _ in rows]) if rows else np.zeros(0, dtype=np.uint64)
+    counts = np.concatenate([counts for _, counts in rows]) if rows else np.zeros(0, dtype=np.uint32)
+    return okapi.Bag(ptr, ids, counts.astype(np.min_scalar_type(int(counts.max()) if len(counts) else 0)))
+
+
+COUNTED = 1 << 13  # documents whose counts a process keeps (emptied whole when full: a few MB)
+_COUNTED: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _counted(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct term ids (ascending, uint64) of one document and how often each occurs (uint32)."""
+    ids = ids.astype(np.uint64, copy=False)
+    key = hashlib.blake2b(ids.tobytes(), digest_size=16).digest()
+    found = _COUNTED.get(key)
+    if found is None:
+        distinct, counts = np.unique(ids, return_counts=True)
+        found = bounded(_COUNTED, COUNTED)[key] = (distinct, counts.astype(np.uint32))
+    return found
 
 
 def blob_terms(rel: str, data: bytes, ranges: list[Range] | None = None) -> BlobTerms:
