@@ -1,6 +1,6 @@
 """What a run over history keeps in memory from one revision for the next (issue 40) gives the values
-the plain computation gives, whatever was kept before: the bm25 control's line term ids and document counts, the symbols'
-body counts and the symbol table's name terms and lookup keys."""
+the plain computation gives, whatever was kept before: the bm25 control's line term ids and document
+counts, the symbols' body counts and the symbol table's name terms and lookup keys."""
 
 from __future__ import annotations
 
