@@ -13,7 +13,6 @@ bytes in one forked helper process (``parse_helper``) that sends back only names
 
 from __future__ import annotations
 
-import ast
 import multiprocessing
 import signal
 from collections import OrderedDict
@@ -23,13 +22,13 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Any
 
-from ..code.enclosing import Range, python_ranges
+from ..code.enclosing import Range
 from ..code.forking import fork_is_safe, workers
 from ..code.kinds import extension
 from ..code.outline import Outline
-from ..code.pysymbols import outline_from_tree
 from ..code.tsranges import tree_ranges
 from ..code.tssymbols import GRAMMARS, outline_from_root
+from .pyfacts import Found, read, whole_facts
 from .reparse import Reparser
 from .shapes import symbol_names
 
@@ -43,20 +42,15 @@ _IGNORE_SIGINT = (signal.SIGINT, signal.SIG_IGN)
 def python_facts(data: bytes) -> Facts:
     """Names and definition ranges of one Python blob from one ``ast`` parse (as ``GoldBlobs.names``
     and ``GoldBlobs.ranges`` give them: none of either when it does not parse)."""
-    try:
-        tree = ast.parse(data)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return frozenset(symbol_names(Outline())), []
-    try:
-        outline = outline_from_tree(tree)
-    except (ValueError, RecursionError):
-        outline = Outline()
-    return frozenset(symbol_names(outline)), python_ranges(tree)
+    return whole_facts(data)
 
 
-def _python_facts_of(blobs: list[bytes]) -> list[Facts]:
-    """``python_facts`` of each blob: what the helper process runs."""
-    return [python_facts(data) for data in blobs]
+Need = tuple[bytes, frozenset[int], frozenset[bytes], frozenset[int]]  # data, lines, words, groups done
+
+
+def _read_many(needs: list[Need]) -> list[Found]:
+    """``pyfacts.read`` of each need: what the helper process runs."""
+    return [read(*need) for need in needs]
 
 
 @contextmanager
@@ -74,67 +68,100 @@ def parse_helper(cases: int) -> Iterator[Executor | None]:
         yield helper
 
 
+Request = tuple[str, str, bytes, frozenset[int], frozenset[bytes]]  # blob id, path, bytes, lines, query words
+
+
 class GoldBlobs:
-    """Symbol names and definition ranges of gold blobs, each computed once per (blob, extension)."""
+    """Symbol names and definition ranges of gold blobs, each computed once per (blob, extension).
+
+    A Python blob's are read from the parts of it the cases look at (``pyfacts``): ``parse_ahead``
+    is told each blob's changed lines and its case's query words, and ``names`` and ``ranges`` then
+    give what was read, enough for those lines and words (the whole file's when it was read whole,
+    or when a blob is asked for before ``parse_ahead`` saw it)."""
 
     def __init__(self, keep_trees: int = 3, helper: Executor | None = None) -> None:
         self._names: dict[Key, frozenset[str]] = {}
         self._ranges: dict[Key, list[Range]] = {}
+        self._done: dict[Key, frozenset[int] | None] = {}  # Python blobs: groups read (None: whole)
         self._trees: OrderedDict[tuple[str, str], Any] = OrderedDict()
         self._keep = keep_trees
         self._reparser = Reparser()
         self._helper = helper
-        self.parses = 0  # files parsed (what the cache saves is visible in tests)
+        self._side: dict[str, int] = {}  # path -> the process that read it (its groups are cached there)
+        self.parses = 0  # files parsed or read (what the cache saves is visible in tests)
 
-    def parse_ahead(self, blobs: list[tuple[str, str, bytes]]) -> None:
-        """Names and ranges of the Python blobs among ``blobs`` (blob id, path, bytes) not seen yet, one
-        parse each: about half of their bytes in the helper process meanwhile, if there is one."""
-        todo: dict[Key, bytes] = {}
-        for blob, path, data in blobs:
+    def parse_ahead(self, requests: list[Request]) -> None:
+        """Read the Python blobs among ``requests`` for their lines and words (``pyfacts.read``), each
+        once however many requests name it: about half of their bytes in the helper process
+        meanwhile, if there is one; a path goes where it went before (its groups are known there)."""
+        todo: dict[Key, tuple[str, bytes, set[int], set[bytes]]] = {}
+        for blob, path, data, lines, words in requests:
             key = (blob, extension(path.rsplit("/", 1)[-1]))
-            if key[1] in _PYTHON and key not in self._ranges:
-                todo.setdefault(key, data)
+            if key[1] not in _PYTHON or self._done.get(key, frozenset()) is None:
+                continue
+            entry = todo.setdefault(key, (path, data, set(), set()))
+            entry[2].update(lines)
+            entry[3].update(words)
         here: list[Key] = []
         there: list[Key] = []
         weight = [0, 0]
-        for key in sorted(todo, key=lambda k: -len(todo[k])):  # largest first, onto the lighter side
-            side = 0 if weight[0] <= weight[1] or self._helper is None else 1
+        for key in sorted(todo, key=lambda k: -len(todo[k][1])):  # largest first, onto the lighter side
+            path = todo[key][0]
+            side = self._side.get(path, 0 if weight[0] <= weight[1] else 1) if self._helper is not None else 0
+            self._side[path] = side
             (here, there)[side].append(key)
-            weight[side] += len(todo[key])
-        job = self._helper.submit(_python_facts_of, [todo[k] for k in there]) if there and self._helper else None
+            weight[side] += len(todo[key][1])
+        needs = {key: self._need(key, *todo[key][1:]) for key in todo}
+        job = self._helper.submit(_read_many, [needs[k] for k in there]) if there and self._helper else None
         for key in here:
-            self._store(key, python_facts(todo[key]))
+            self._store(key, read(*needs[key]))
         if job is None:
             return
         try:
             found = job.result()
-        except (BrokenProcessPool, OSError):  # the helper died: parse its share here
+        except (BrokenProcessPool, OSError):  # the helper died: read its share here
             self._helper = None
-            found = _python_facts_of([todo[k] for k in there])
+            found = _read_many([needs[k] for k in there])
         for key, facts in zip(there, found, strict=True):
             self._store(key, facts)
 
-    def _store(self, key: Key, facts: Facts) -> None:
+    def _need(self, key: Key, data: bytes, lines: set[int], words: set[bytes]) -> Need:
+        done = self._done.get(key)
+        return data, frozenset(lines), frozenset(words), frozenset() if done is None else done
+
+    def _store(self, key: Key, found: Found) -> None:
         self.parses += 1
-        self._names[key], self._ranges[key] = facts
+        done, names, ranges = found
+        if done is None or key not in self._done:
+            self._names[key], self._ranges[key] = names, ranges
+        else:
+            self._names[key] = self._names[key] | names
+            self._ranges[key] = self._ranges[key] + ranges
+        self._done[key] = done
+
+    def _whole(self, key: Key, data: bytes) -> None:
+        self.parses += 1
+        self._names[key], self._ranges[key] = python_facts(data)
+        self._done[key] = None
 
     def names(self, blob: str, path: str, data: bytes) -> frozenset[str]:
         """The names ``path`` (bytes ``data``, git blob ``blob``) defines, as ``shapes.symbol_names``
-        of ``shapes.outline_of``."""
+        of ``shapes.outline_of`` (of a Python blob read ahead: those of the parts read)."""
         key = (blob, extension(path.rsplit("/", 1)[-1]))
         if key not in self._names:
             if key[1] in _PYTHON:
-                self._store(key, python_facts(data))
+                self._whole(key, data)
             else:
                 self._names[key] = frozenset(symbol_names(self._outline(key, path, data)))
         return self._names[key]
 
     def ranges(self, blob: str, path: str, data: bytes) -> list[Range]:
-        """The definition ranges of ``path``, as ``code.enclosing.definition_ranges``."""
+        """The definition ranges of ``path``, as ``code.enclosing.definition_ranges`` (of a Python blob
+        read ahead: those of the parts read)."""
         key = (blob, extension(path.rsplit("/", 1)[-1]))
         if key not in self._ranges:
             if key[1] in _PYTHON:
-                self._store(key, python_facts(data))
+                self._whole(key, data)
             else:
                 self._ranges[key] = self._definitions(key, path, data)
         return self._ranges[key]

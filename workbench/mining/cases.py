@@ -16,13 +16,15 @@ from typing import Any
 from ..corpus.gitio import CatFile
 from ..corpus.sources import GitRepo
 from ..errors import GitError
-from .blobs import GoldBlobs
+from .blobs import GoldBlobs, Request
 from .filters import Candidate
 from .gold_symbols import Change, PatchReader, diff_changes, symbols_of_changes
+from .pyfacts import name_words
 from .shapes import names_file, query_shape
 
 _CASE_BATCH = 32
 Gold = list[tuple[str, str, bytes]]  # (blob id, path, bytes) of each gold file of a case
+_NONE: frozenset[bytes] = frozenset()
 
 
 def _case(candidate: Candidate, fixture: str, shape: str, symbols: list[str]) -> dict[str, Any]:
@@ -67,13 +69,32 @@ def shape_cases(
         for start in range(0, len(picked), _CASE_BATCH):
             batch = picked[start : start + _CASE_BATCH]
             gold = _gold_blobs(repo, objects, batch)
-            facts.parse_ahead([item for blobs in gold for item in blobs])
-            shapes = [_shape(candidate, blobs, facts) for candidate, blobs in zip(batch, gold, strict=True)]
             patches = diffs.upto(start + len(batch), [c.commit.sha for c in batch])
-            for candidate, blobs, shape in zip(batch, gold, shapes, strict=True):
-                changes = diff_changes(patches.get(candidate.commit.sha, ""))
-                cases.append(_case(candidate, fixture, shape, _expected_symbols(blobs, changes, facts)))
+            changes = [diff_changes(patches.get(c.commit.sha, "")) for c in batch]
+            named = [names_file(c.query, c.source) for c in batch]
+            facts.parse_ahead(_requests(batch, gold, changes, named))
+            for candidate, blobs, change, by_file in zip(batch, gold, changes, named, strict=True):
+                shape = "names-file" if by_file else _shape(candidate, blobs, facts)
+                cases.append(_case(candidate, fixture, shape, _expected_symbols(blobs, change, facts)))
     return cases
+
+
+def _requests(
+    batch: list[Candidate], gold: list[Gold], changes: list[dict[str, list[Change]]], named: list[bool]
+) -> list[Request]:
+    """What each gold blob is read for: the old lines its commit changes, and, when the query names no
+    gold file (the shape then depends on the names), the query's words that could name a symbol."""
+    return [
+        (
+            blob,
+            path,
+            data,
+            frozenset(c.line for c in change.get(path, [])),
+            name_words(c.query) if not by_file else _NONE,
+        )
+        for c, blobs, change, by_file in zip(batch, gold, changes, named, strict=True)
+        for blob, path, data in blobs
+    ]
 
 
 def _expected_symbols(blobs: Gold, changes: dict[str, list[Change]], facts: GoldBlobs) -> list[str]:
@@ -105,14 +126,6 @@ def _gold_blobs(repo: GitRepo, objects: CatFile, batch: list[Candidate]) -> list
 
 
 def _shape(candidate: Candidate, blobs: Gold, facts: GoldBlobs) -> str:
-    """The case's shape; every gold blob's definition ranges are worked out here too, while the
-    parse it shares with the outline is at hand."""
-    gold = list(candidate.source)
-    if names_file(candidate.query, gold):
-        shape = "names-file"
-    else:
-        symbols = set().union(*(facts.names(blob, path, data) for blob, path, data in blobs))
-        shape = query_shape(candidate.query, gold, symbols)
-    for blob, path, data in blobs:
-        facts.ranges(blob, path, data)
-    return shape
+    """The shape of a case whose query names no gold file: names-symbol or words-only."""
+    symbols = set().union(*(facts.names(blob, path, data) for blob, path, data in blobs))
+    return query_shape(candidate.query, list(candidate.source), symbols)
