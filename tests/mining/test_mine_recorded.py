@@ -233,3 +233,30 @@ def test_a_dead_helper_leaves_the_older_half_to_this_process(tmp_path: Path, mon
     monkeypatch.setattr(split, "SPLIT_MIN", 10_000)
     whole = mine(repo, max_cases=40, seed=3, fixture="gen", progress=False)
     assert _mined(split_result) == _mined(whole) and split_result.commits == 600
+
+
+def test_the_helpers_share_grows_when_it_waits_and_shrinks_when_it_is_behind() -> None:
+    from workbench.mining import blobs
+
+    class Instant(Executor):
+        def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+            future: Future[Any] = Future()
+            future.set_result(fn(*args))
+            return future
+
+    cache = blobs.GoldBlobs(helper=Instant())
+    items = [
+        (f"b{i}", f"m{i}.py", b"def f%d():\n    return %d\n" % (i, i), frozenset({1}), frozenset()) for i in range(4)
+    ]
+    batch = cache.start(items)
+    assert batch.here and batch.there  # both sides read some
+    cache.read_here(batch)
+    cache.finish(batch)  # the helper was done before it was waited for: it gets more next time
+    assert cache._share > 0.5
+    slow: Future[Any] = Future()
+    late = blobs.Batch([], ["x"], {}, slow)
+    slow.set_running_or_notify_cancel()
+    threading.Timer(0.05, slow.set_result, [[(frozenset(), frozenset(), [])]]).start()
+    share = cache._share
+    cache.finish(late)
+    assert cache._share < share  # it was still at work: less next time

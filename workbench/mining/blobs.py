@@ -17,9 +17,10 @@ import multiprocessing
 import signal
 from collections import OrderedDict
 from collections.abc import Iterator
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from ..code.enclosing import Range
@@ -69,6 +70,17 @@ def parse_helper(cases: int) -> Iterator[Executor | None]:
 
 
 Request = tuple[str, str, bytes, frozenset[int], frozenset[bytes]]  # blob id, path, bytes, lines, query words
+_STEP, _LEAST, _MOST = 0.04, 0.2, 0.8  # how the helper's share moves, and its bounds
+
+
+@dataclass
+class Batch:
+    """One batch's blobs to read: this process's, the helper's (sent as ``job``), and what each needs."""
+
+    here: list[Key]
+    there: list[Key]
+    needs: dict[Key, Need]
+    job: Future[list[Found]] | None
 
 
 class GoldBlobs:
@@ -88,12 +100,22 @@ class GoldBlobs:
         self._reparser = Reparser()
         self._helper = helper
         self._side: dict[str, int] = {}  # path -> the process that read it (its groups are cached there)
+        self._share = 0.5  # the helper's share of a batch's bytes (``finish`` moves it)
         self.parses = 0  # files parsed or read (what the cache saves is visible in tests)
 
     def parse_ahead(self, requests: list[Request]) -> None:
         """Read the Python blobs among ``requests`` for their lines and words (``pyfacts.read``), each
-        once however many requests name it: about half of their bytes in the helper process
-        meanwhile, if there is one; a path goes where it went before (its groups are known there)."""
+        once however many requests name it, part of them in the helper process meanwhile, if there is
+        one: ``start``, ``read_here`` and ``finish`` at once."""
+        batch = self.start(requests)
+        self.read_here(batch)
+        self.finish(batch)
+
+    def start(self, requests: list[Request]) -> Batch:
+        """Hand the helper its share of ``requests`` (the rest is ``read_here``'s): a share of the bytes
+        that follows how far behind it was (``finish``), largest blobs first; a path goes where it went
+        before (its groups are known there). Nothing waits here, so the helper may work on the next
+        batch while this process builds the last one's cases."""
         todo: dict[Key, tuple[str, bytes, set[int], set[bytes]]] = {}
         for blob, path, data, lines, words in requests:
             key = (blob, extension(path.rsplit("/", 1)[-1]))
@@ -102,27 +124,39 @@ class GoldBlobs:
             entry = todo.setdefault(key, (path, data, set(), set()))
             entry[2].update(lines)
             entry[3].update(words)
-        here: list[Key] = []
-        there: list[Key] = []
+        sides: tuple[list[Key], list[Key]] = ([], [])
         weight = [0, 0]
-        for key in sorted(todo, key=lambda k: -len(todo[k][1])):  # largest first, onto the lighter side
+        target = (1.0 - self._share, self._share)
+        for key in sorted(todo, key=lambda k: -len(todo[k][1])):
             path = todo[key][0]
-            side = self._side.get(path, 0 if weight[0] <= weight[1] else 1) if self._helper is not None else 0
-            self._side[path] = side
-            (here, there)[side].append(key)
+            side = 0
+            if self._helper is not None:
+                lighter = 0 if weight[0] * target[1] <= weight[1] * target[0] else 1
+                side = self._side.setdefault(path, lighter)
+            sides[side].append(key)
             weight[side] += len(todo[key][1])
         needs = {key: self._need(key, *todo[key][1:]) for key in todo}
-        job = self._helper.submit(_read_many, [needs[k] for k in there]) if there and self._helper else None
-        for key in here:
-            self._store(key, read(*needs[key]))
-        if job is None:
+        there = [needs[k] for k in sides[1]]
+        job = self._helper.submit(_read_many, there) if there and self._helper is not None else None
+        return Batch(sides[0], sides[1], needs, job)
+
+    def read_here(self, batch: Batch) -> None:
+        """Read this process's share of ``batch``."""
+        for key in batch.here:
+            self._store(key, read(*batch.needs[key]))
+
+    def finish(self, batch: Batch) -> None:
+        """Take the helper's share of ``batch`` in (read here if the helper died). A helper found done
+        already may have idled: it gets a larger share of the next batch; one still at work, less."""
+        if batch.job is None:
             return
+        self._share = min(self._share + _STEP, _MOST) if batch.job.done() else max(self._share - _STEP, _LEAST)
         try:
-            found = job.result()
+            found = batch.job.result()
         except (BrokenProcessPool, OSError):  # the helper died: read its share here
             self._helper = None
-            found = _read_many([needs[k] for k in there])
-        for key, facts in zip(there, found, strict=True):
+            found = _read_many([batch.needs[k] for k in batch.there])
+        for key, facts in zip(batch.there, found, strict=True):
             self._store(key, facts)
 
     def _need(self, key: Key, data: bytes, lines: set[int], words: set[bytes]) -> Need:
@@ -130,13 +164,19 @@ class GoldBlobs:
         return data, frozenset(lines), frozenset(words), frozenset() if done is None else done
 
     def _store(self, key: Key, found: Found) -> None:
+        """Add what a read found (a blob read in two batches at once may bring a group twice: kept once)."""
         self.parses += 1
         done, names, ranges = found
+        before = self._done.get(key, frozenset())
+        if before is None:
+            return  # already read whole
         if done is None or key not in self._done:
             self._names[key], self._ranges[key] = names, ranges
         else:
             self._names[key] = self._names[key] | names
-            self._ranges[key] = self._ranges[key] + ranges
+            known = set(self._ranges[key])
+            self._ranges[key] = self._ranges[key] + [found for found in ranges if found not in known]
+            done = done | before
         self._done[key] = done
 
     def _whole(self, key: Key, data: bytes) -> None:

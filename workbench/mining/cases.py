@@ -10,13 +10,14 @@ for its outline and its ranges (``blobs.GoldBlobs``).
 from __future__ import annotations
 
 from concurrent.futures import Executor
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from ..corpus.gitio import CatFile
 from ..corpus.sources import GitRepo
 from ..errors import GitError
-from .blobs import GoldBlobs, Request
+from .blobs import Batch, GoldBlobs, Request
 from .filters import Candidate
 from .gold_symbols import Change, PatchReader, diff_changes, symbols_of_changes
 from .pyfacts import name_words
@@ -66,17 +67,44 @@ def shape_cases(
         facts = GoldBlobs(helper=helper)
         diffs = PatchReader(repo.git_dir, pairs, paths)
         pool.submit(diffs.run)
+        last: _Pending | None = None
         for start in range(0, len(picked), _CASE_BATCH):
             batch = picked[start : start + _CASE_BATCH]
             gold = _gold_blobs(repo, objects, batch)
             patches = diffs.upto(start + len(batch), [c.commit.sha for c in batch])
             changes = [diff_changes(patches.get(c.commit.sha, "")) for c in batch]
             named = [names_file(c.query, c.source) for c in batch]
-            facts.parse_ahead(_requests(batch, gold, changes, named))
-            for candidate, blobs, change, by_file in zip(batch, gold, changes, named, strict=True):
-                shape = "names-file" if by_file else _shape(candidate, blobs, facts)
-                cases.append(_case(candidate, fixture, shape, _expected_symbols(blobs, change, facts)))
+            reads = facts.start(_requests(batch, gold, changes, named))
+            facts.read_here(reads)
+            if last is not None:  # the last batch's cases, while the helper reads this one's share
+                cases += _cases(last, fixture, facts)
+            last = _Pending(batch, gold, changes, named, reads)
+        if last is not None:
+            cases += _cases(last, fixture, facts)
     return cases
+
+
+@dataclass
+class _Pending:
+    """A batch whose blobs are being read: its candidates, gold files, changes and names-file flags."""
+
+    batch: list[Candidate]
+    gold: list[Gold]
+    changes: list[dict[str, list[Change]]]
+    named: list[bool]
+    reads: Batch
+
+
+def _cases(pending: _Pending, fixture: str, facts: GoldBlobs) -> list[dict[str, Any]]:
+    """The cases of a batch, once the helper's share of its blobs is in."""
+    facts.finish(pending.reads)
+    out = []
+    for candidate, blobs, change, by_file in zip(
+        pending.batch, pending.gold, pending.changes, pending.named, strict=True
+    ):
+        shape = "names-file" if by_file else _shape(candidate, blobs, facts)
+        out.append(_case(candidate, fixture, shape, _expected_symbols(blobs, change, facts)))
+    return out
 
 
 def _requests(
