@@ -65,7 +65,9 @@ def shape_cases(
     paths = [path for c in picked for path in c.source]
     with ThreadPoolExecutor(1) as pool, CatFile(repo.git_dir) as objects:
         facts = GoldBlobs(helper=helper)
-        diffs = PatchReader(repo.git_dir, pairs, paths)
+        expected = set(paths)
+        others = {path for c in picked for _, path in c.commit.changes if path not in expected}
+        diffs = PatchReader(repo.git_dir, pairs, paths, others)
         pool.submit(diffs.run)
         last: _Pending | None = None
         for start in range(0, len(picked), _CASE_BATCH):
