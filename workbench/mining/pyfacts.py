@@ -55,7 +55,7 @@ _DEEPER = 40  # frames added under the symtable check: its depth limit then bind
 _JOINS = 8  # groups joined at most before the file is parsed whole
 _HELD = 40_000  # groups remembered per process (emptied when full: ``code.held.bounded``)
 _checked: dict[bytes, bool] = {}  # group digest -> parses
-_parsed: dict[bytes, Facts | None] = {}  # group digest -> names and ranges (None: no outline)
+_parsed: dict[bytes, tuple[bool, Facts | None]] = {}  # group digest -> parses, names and ranges
 
 
 def whole_facts(data: bytes) -> Facts:
@@ -116,41 +116,40 @@ def _declares_coding(data: bytes) -> bool:
 def read(data: bytes, lines: Iterable[int], words: frozenset[bytes], done: frozenset[int] = frozenset()) -> Found:
     """The names and ranges of the groups of ``data`` (a Python file) that hold one of ``lines`` or
     one of ``words``, less the groups in ``done``: (the groups read, names, ranges); the whole file's
-    (groups None) when it is not cut or a group does not parse."""
+    (groups None) when it is not cut or a group does not parse. A group read is parsed with ``ast``
+    once, for its parse check too; the others are only checked (``_parses``). A group that does not
+    parse alone is joined to the next ones until it does (a cut inside a string)."""
     cut = groups_of(data)
-    groups = None if cut is None else _parsing(data, cut)
-    if groups is None:
+    if cut is None:
         return (None, *whole_facts(data))
-    texts = [
-        data[start : groups[i + 1][0] if i + 1 < len(groups) else len(data)] for i, (start, _) in enumerate(groups)
-    ]
-    wanted = _holding(groups, lines) | _naming(data, groups, texts, words)
+    ends = [start for start, _ in cut[1:]] + [len(data)]
+    wanted = _holding(cut, lines) | _naming(data, cut, ends, words)
     names: set[str] = set()
     ranges: list[Range] = []
-    for index in sorted(wanted - done):
-        facts = _group_facts(texts[index])
-        if facts is None:
+    read_now: set[int] = set()
+    index = group = 0  # the next cut, and the index of the group it starts
+    while index < len(cut):
+        facts: Facts | None = None
+        for end in range(index + 1, min(index + _JOINS, len(cut)) + 1):
+            text = data[cut[index][0] : ends[end - 1]]
+            if group in done or wanted.isdisjoint(range(index, end)):
+                if _parses(text):
+                    break
+            else:
+                parses, facts = _group_facts(text)
+                if parses and facts is None:  # its outline cannot be read: nor can the whole file's
+                    return (None, *whole_facts(data))
+                if parses:
+                    break
+        else:  # a group that does not parse however far it is joined: the file is parsed whole
             return (None, *whole_facts(data))
-        names |= facts[0]
-        shift = groups[index][1] - 1
-        ranges += [(name, start + shift, end + shift) for name, start, end in facts[1]]
-    return frozenset(wanted | done), frozenset(names), ranges
-
-
-def _parsing(data: bytes, groups: list[tuple[int, int]]) -> list[tuple[int, int]] | None:
-    """``groups`` with each one that does not parse alone joined to the next ones until it does (a cut
-    inside a string), or None when that fails (the file is then parsed whole)."""
-    out: list[tuple[int, int]] = []
-    index = 0
-    while index < len(groups):
-        for end in range(index + 1, min(index + _JOINS, len(groups)) + 1):
-            if _parses(data[groups[index][0] : groups[end][0] if end < len(groups) else len(data)]):
-                break
-        else:
-            return None
-        out.append(groups[index])
-        index = end
-    return out
+        if facts is not None:
+            read_now.add(group)
+            names |= facts[0]
+            shift = cut[index][1] - 1
+            ranges += [(name, start + shift, last + shift) for name, start, last in facts[1]]
+        index, group = end, group + 1
+    return frozenset(read_now | done), frozenset(names), ranges
 
 
 def _holding(groups: list[tuple[int, int]], lines: Iterable[int]) -> set[int]:
@@ -163,11 +162,11 @@ def _holding(groups: list[tuple[int, int]], lines: Iterable[int]) -> set[int]:
     return out
 
 
-def _naming(data: bytes, groups: list[tuple[int, int]], texts: list[bytes], words: frozenset[bytes]) -> set[int]:
+def _naming(data: bytes, groups: list[tuple[int, int]], ends: list[int], words: frozenset[bytes]) -> set[int]:
     """The groups that may define one of ``words``: where one is a whole word, and every non-ASCII group."""
     if not words:
         return set()
-    out = {index for index, text in enumerate(texts) if not text.isascii()}
+    out = {index for index, (start, _) in enumerate(groups) if not data[start : ends[index]].isascii()}
     offsets = [start for start, _ in groups]
     for word in words:
         at = data.find(word)
@@ -197,19 +196,26 @@ def _parses(text: bytes) -> bool:
     return known
 
 
-def _group_facts(text: bytes) -> Facts | None:
-    """One group's names and ranges (its own lines), or None when its outline cannot be read."""
+def _group_facts(text: bytes) -> tuple[bool, Facts | None]:
+    """Whether one group parses, and its names and ranges (its own lines; None when it does not parse
+    or its outline cannot be read)."""
     key = _digest(text)
-    if key in _parsed:
-        return _parsed[key]
-    facts: Facts | None
-    try:
-        tree = ast.parse(text)
-        facts = frozenset(symbol_names(outline_from_tree(tree))), python_ranges(tree)
-    except (*_PARSE_ERRORS,):
-        facts = None
-    bounded(_parsed, _HELD)[key] = facts
-    return facts
+    known = _parsed.get(key)
+    if known is None:
+        facts: Facts | None = None
+        try:
+            tree = ast.parse(text)
+        except _PARSE_ERRORS:
+            known = False, None
+        else:
+            try:
+                facts = frozenset(symbol_names(outline_from_tree(tree))), python_ranges(tree)
+            except (ValueError, RecursionError):
+                facts = None
+            known = True, facts
+        bounded(_parsed, _HELD)[key] = known
+        bounded(_checked, _HELD)[key] = known[0]
+    return known
 
 
 def _digest(text: bytes) -> bytes:
