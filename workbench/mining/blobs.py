@@ -5,10 +5,12 @@ ranges. Both are kept per (blob id, extension), so a file unchanged across sampl
 read once however many cases expect it. A blob that needs both is parsed once (``ast`` for
 Python, tree-sitter for TypeScript, JavaScript and Go, starting from the tree of the same path's
 previous revision: ``reparse``): parsing is most of what mining costs.
-A Python blob's names and ranges are read from its tree at once (``python_facts``) and the tree
-dropped; only the last few tree-sitter trees are kept, so memory stays flat in the number of cases.
-On two cores or more, the Python blobs of a batch of cases are parsed ahead, about half of their
-bytes in one forked helper process (``parse_helper``) that sends back only names and ranges.
+A Python blob is read in groups of top-level statements, each checked by the compiler's symbol
+pass and parsed with ``ast`` only where a case looks (``pyfacts``: the same names and ranges for
+those lines and words as the whole parse); only the last few tree-sitter trees are kept, so memory
+stays flat in the number of cases. On two cores or more, the Python blobs of a batch of cases are
+read ahead, a share of their bytes in one forked helper process (``parse_helper``) that sends back
+only names and ranges, while this process builds the previous batch's cases.
 """
 
 from __future__ import annotations

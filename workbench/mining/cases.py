@@ -3,8 +3,10 @@ the definitions the commit's diff edits (``expectedSymbols``).
 
 Gold files come from one ``git cat-file --batch`` process, ``_CASE_BATCH`` cases at a time; the
 diffs of every sampled commit from one ``git diff-tree --stdin``, read in a thread as git writes
-them while the gold files are parsed (a batch waits only for its own). A gold blob is parsed once
-for its outline and its ranges (``blobs.GoldBlobs``).
+them (a batch waits only for its own; folders holding only the commits' other files, their tests,
+are left out). A gold blob is read once for its names and ranges (``blobs.GoldBlobs``), a Python
+one only where its case looks: its changed lines and its query's words (``pyfacts``). The helper
+process reads its share of a batch's blobs while this process builds the last batch's cases.
 """
 
 from __future__ import annotations
@@ -53,11 +55,11 @@ def shape_cases(
     the parent revision; the commits' diffs from one ``git diff-tree --stdin``, read while the gold
     files are parsed: ``gold_symbols.PatchReader``).
 
-    Every gold blob is parsed once, per blob id: its definition ranges are always needed, its names
-    only when the query does not already name a file (the shape's first rule); both come from that
-    one parse (``blobs.GoldBlobs``; a batch's Python blobs are parsed ahead, partly in a helper
-    process on two cores: ``helper``, a ``blobs.parse_helper``). Gold files are read ``_CASE_BATCH``
-    cases at a time."""
+    Every gold blob is read once, per blob id: its definition ranges around the changed lines are
+    always needed, its names only when the query does not already name a file (the shape's first
+    rule); both come from that one read (``blobs.GoldBlobs``; a batch's Python blobs are read ahead,
+    partly in a helper process on two cores: ``helper``, a ``blobs.parse_helper``). Gold files are
+    read ``_CASE_BATCH`` cases at a time."""
     from concurrent.futures import ThreadPoolExecutor
 
     cases = []
