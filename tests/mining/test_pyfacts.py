@@ -99,6 +99,7 @@ def test_groups_cut_before_top_level_statements_after_a_blank_line() -> None:
     assert groups_of(b'open(f, encoding="utf-8")\n') is not None  # a keyword argument is no coding line
 
 
+@pytest.mark.slow
 def test_a_file_read_in_groups_gives_the_whole_files_names_and_ranges() -> None:
     checked = 0
     for data in _sources():
@@ -110,6 +111,7 @@ def test_a_file_read_in_groups_gives_the_whole_files_names_and_ranges() -> None:
     assert checked > 50  # most of the project's modules were read in groups, not whole
 
 
+@pytest.mark.slow
 def test_the_groups_holding_a_line_give_the_whole_files_symbols_for_it() -> None:
     rng = random.Random(7)
     for data in _sources():
