@@ -51,6 +51,16 @@ def _own_cache_dir(tmp_path_factory: pytest.TempPathFactory):
         os.environ.pop("WORKBENCH_CACHE_DIR", None)
 
 
+@pytest.fixture(autouse=True)
+def _no_table_left_unsaved():
+    """A symbol table a test built and did not save (``symtable.save_pending``) is dropped after it:
+    never saved later into another test's cache directory, nor at exit into the user's."""
+    yield
+    symtable = sys.modules.get("workbench.reference.symtable")
+    if symtable is not None:
+        symtable._UNSAVED.clear()
+
+
 @pytest.fixture
 def tiny_corpus(tmp_path: Path) -> Path:
     """Two single-repo cases, one fallback case, one multi-repo case."""

@@ -457,3 +457,45 @@ def test_a_table_a_pack_cached_without_lookup_keys_is_saved_with_them_at_the_fir
     cached = symtable.cache.load(index.root, "symbols", symtable.TABLE_VERSION)
     assert isinstance(cached, symtable.SymbolTable) and cached.lookup == table.lookup
     assert cached.lookup["ordersservicecancel"] == [1]
+
+
+def test_a_table_a_pack_built_is_saved_once_and_still_saved_without_a_search(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table a pack builds waits for its first search to be saved with its keys (one save, not
+    two); one never searched is saved when the process builds its next table (or exits)."""
+    monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path / "cache"))
+    saved: list[str] = []
+    real_save = symtable.cache.save
+    monkeypatch.setattr(
+        symtable.cache,
+        "save",
+        lambda root, part, *rest: (part == "symbols" and saved.append(root.name), real_save(root, part, *rest)),
+    )
+    roots = []
+    for name in ("one", "two"):
+        root = tmp_path / name
+        root.mkdir()
+        (root / "orders.py").write_text(
+            f"class {name.title()}Service:\n    def cancel(self, order):\n        return order\n"
+        )
+        roots.append(root)
+    first = index_module.load_index(roots[0])
+    symtable.symbol_table(first)
+    assert saved == []
+    symtable.searchable(first)
+    symtable.searchable(first)
+    assert saved == ["one"]
+    second = index_module.load_index(roots[1])
+    symtable.symbol_table(second)
+    assert saved == ["one"] and symtable.cache.load(second.root, "symbols", symtable.TABLE_VERSION) is None
+    symtable.symbol_table(index_module.load_index(roots[0]))  # from memory: nothing built, nothing saved
+    third = tmp_path / "three"
+    third.mkdir()
+    (third / "a.py").write_text("def go():\n    return 1\n")
+    symtable.symbol_table(index_module.load_index(third))
+    assert saved == ["one", "two"]
+    cached = symtable.cache.load(second.root, "symbols", symtable.TABLE_VERSION)
+    assert isinstance(cached, symtable.SymbolTable) and cached.lookup is None
+    symtable.save_pending()
+    assert saved == ["one", "two", "three"]

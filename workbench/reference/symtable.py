@@ -15,6 +15,7 @@ ready or nearly.
 
 from __future__ import annotations
 
+import atexit
 import multiprocessing
 import threading
 from dataclasses import dataclass, field
@@ -301,18 +302,37 @@ def symbol_table(index: RepoIndex) -> SymbolTable:
             _await(key, index.tree)
             table = cache.load(index.root, "symbols", TABLE_VERSION)
             if not isinstance(table, SymbolTable) or table.tree != index.tree or not index.tree:
+                save_pending()
                 with collector_paused():
                     table = build_table(index)
-                cache.save(index.root, "symbols", TABLE_VERSION, table)
+                _UNSAVED[key] = (index.root, table)
             _MEMO[key] = table
     return table
 
 
+_UNSAVED: dict[str, tuple[Path, SymbolTable]] = {}  # root -> a table built here and not saved yet
+
+
+def save_pending() -> None:
+    """Save the tables built and not saved yet (``symbol_table``): a table is saved once, by its first
+    search with its lookup keys, else when the process builds its next table or exits."""
+    while _UNSAVED:
+        root, table = _UNSAVED.popitem()[1]
+        cache.save(root, "symbols", TABLE_VERSION, table)
+
+
+atexit.register(save_pending)
+
+
 def searchable(index: RepoIndex) -> SymbolTable:
     """``symbol_table(index)`` with its lookup keys made. A table a pack built or cached without them
-    (``SymbolTable.keys``) is saved again with them, once, so the next process's search reads them."""
+    (``SymbolTable.keys``) is saved with them, once, so the next process's search reads them."""
     table = symbol_table(index)
-    if table.lookup is None:
+    with _LOCK:
+        pending = _UNSAVED.get(str(index.root), (None, None))[1] is table
+        if pending:
+            _UNSAVED.pop(str(index.root))
+    if table.lookup is None or pending:
         with collector_paused():
             table.keys  # noqa: B018
         cache.save(index.root, "symbols", TABLE_VERSION, table)
