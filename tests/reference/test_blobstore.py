@@ -120,3 +120,35 @@ def test_values_stored_as_pickles_are_held_and_read_back_without_the_store(tmp_p
     assert part.get_many(["a", "c"]) == {"a": values["a"]}  # the store holds the same bad bytes
     part.forget()
     assert part.get_many(["a", "b"]) == values  # from the store, as another process reads them
+
+
+def test_a_store_an_older_version_made_without_rowids_is_read_and_written_alike(
+    tmp_path: Path, cache_dir: Path
+) -> None:
+    """New stores are rowid tables (half the insert CPU); a store whose table is WITHOUT ROWID (as
+    earlier versions made it) keeps working: its rows read, new rows written, pruned alike."""
+    import sqlite3
+
+    path = blobstore.store_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    old = sqlite3.connect(path)
+    old.execute(blobstore._SCHEMA.rstrip().removesuffix(")") + ") WITHOUT ROWID")
+    old.commit()
+    old.close()
+    part: blobstore.Part[list[int]] = blobstore.Part("test", "v1")
+    part.put_many({"a": [1, 2]}, tmp_path / "src")
+    part.forget()
+    blobstore.close()
+    assert part.get_many(["a", "b"]) == {"a": [1, 2]}
+    schema = sqlite3.connect(path).execute("SELECT sql FROM sqlite_master WHERE name = 'blobs'").fetchone()[0]
+    assert "WITHOUT ROWID" in schema
+    assert blobstore.prune(max_bytes=0) == 1
+
+
+def test_a_new_store_is_a_rowid_table(tmp_path: Path, cache_dir: Path) -> None:
+    import sqlite3
+
+    part: blobstore.Part[list[int]] = blobstore.Part("test", "v1")
+    part.put_many({"a": [1]}, tmp_path / "src")
+    schema = sqlite3.connect(blobstore.store_path()).execute("SELECT sql FROM sqlite_master").fetchone()[0]
+    assert "PRIMARY KEY (part, key)" in schema and "WITHOUT ROWID" not in schema
