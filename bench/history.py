@@ -1,11 +1,15 @@
 """Benchmark (issue 40): a run over history at the cost of what changed.
 
     .venv/bin/python bench/history.py [--part first|memory|all] [--bundle ../shared/repos/attrs.bundle]
-        [--cases 200] [--revisions 100,1000] [--files 1500]
+        [--cases 200] [--revisions 100,1000] [--files 1500] [--jobs 2]
+
+Every ``workbench run`` here passes ``--jobs`` (default 2: the machine's two cores; ``run``'s own
+default is 1), so the built-in targets' cases run in that many forked workers (``run.forked``);
+``--jobs 1`` times one process.
 
 ``first``: mine ``--cases`` cases from one bundle (outside the timing, with its own cache), then in one
 sitting, as whole processes: the first run (an empty cache) of ``workbench run --target builtin
---target bm25`` over them, beside the anchor, bm25s indexing every case's revision afresh (its files
+--target bm25 --jobs 2`` over them, beside the anchor, bm25s indexing every case's revision afresh (its files
 read from git objects: a bare clone of the bundle, ``git ls-tree`` and one ``git cat-file --batch``;
 ``bm25s.tokenize`` defaults, ``BM25().index``, the top 5 retrieved; one target). The ratio is
 workbench / anchor. Then a second corpus over the same repository (another seed, so other cases and
@@ -55,6 +59,9 @@ def _mine(repo: Path, out: Path, cases: int, seed: int, cache: Path) -> None:
     subprocess.run(command, check=True, capture_output=True, env=_env(cache), cwd=out.parent)
 
 
+JOBS = 2  # ``--jobs`` of every timed run (main() sets it from the command line)
+
+
 def _run(corpus: Path, cache: Path, work: Path) -> tuple[float, float, float]:
     """Wall seconds, peak RSS MiB and CPU seconds of ``workbench run`` (builtin + bm25) over ``corpus``.
     Its output goes to ``LOGS/<corpus>.log``, kept after the temp dir is gone: a run exiting other
@@ -62,7 +69,8 @@ def _run(corpus: Path, cache: Path, work: Path) -> tuple[float, float, float]:
     os.environ["WORKBENCH_CACHE_DIR"] = str(cache)
     LOGS.mkdir(parents=True, exist_ok=True)
     log = LOGS / f"{corpus.stem}.log"
-    command = [*WORKBENCH, "run", "--corpus", str(corpus), "--target", "builtin", "--target", "bm25"]
+    targets = ["--target", "builtin", "--target", "bm25"]
+    command = [*WORKBENCH, "run", "--corpus", str(corpus), *targets, "--jobs", str(JOBS)]
     probe = [sys.executable, "-c", _LOGGED, str(log), *command, "--out", str(work / "runs")]
     seconds, peak_kib, cpu, code = subprocess.run(
         probe, capture_output=True, text=True, check=True, cwd=work
@@ -135,6 +143,7 @@ def bench_first(bundle: Path, cases: int) -> None:
             bundle=bundle.name,
             cases=cases,
             revisions=revisions,
+            jobs=JOBS,
             anchor_s=round(anchor[0], 2),
             first_run_s=round(first[0], 2),
             ratio=round(first[0] / anchor[0], 2),
@@ -160,7 +169,14 @@ def bench_memory(revisions: list[int], files: int) -> None:
             _mine(repo, corpus, count, 0, work / "mine-cache")
             distinct = len({c["revision"] for c in json.loads(corpus.read_text())["retrieval"]})
             seconds, peak, cpu = _run(corpus, work / f"cache-{count}", work)
-            emit(part="memory", revisions=distinct, cases=count, run_s=round(seconds, 1), peak_rss_mib=round(peak))
+            emit(
+                part="memory",
+                revisions=distinct,
+                cases=count,
+                jobs=JOBS,
+                run_s=round(seconds, 1),
+                peak_rss_mib=round(peak),
+            )
 
 
 def main() -> None:
@@ -171,7 +187,10 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=200)
     parser.add_argument("--revisions", default="100,1000")
     parser.add_argument("--files", type=int, default=1500)
+    parser.add_argument("--jobs", type=int, default=JOBS, help="--jobs of every timed workbench run")
     args = parser.parse_args()
+    global JOBS
+    JOBS = args.jobs
     if args.part == "anchor":  # the anchor alone, as farm-bench's yardstick: --vs 'python bench/history.py ...'
         os.execv(sys.executable, [sys.executable, "-c", _ANCHOR, str(args.corpus), str(args.bundle.resolve())])
     if args.part in ("first", "all"):
