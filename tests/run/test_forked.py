@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -122,6 +123,31 @@ def test_another_target_and_one_job_keep_threads(tmp_path: Path) -> None:
         got = list(executor.run(get_suite("retrieval"), _Scripted(), items, RunContext(corpus=corpus)))
         assert {o.observation["reasons"]["a.py"] for _, o in got} == {str(os.getpid())}
         assert "processes" not in executor.describe()
+
+
+def test_threads_run_the_cases_where_forking_is_not_safe_or_fails(tmp_path: Path, monkeypatch) -> None:
+    corpus = load_corpus(_corpus(tmp_path, ["quick", "quick", "quick"]))
+    items = [WorkItem(n, case) for n, case in enumerate(corpus.cases("retrieval"))]
+    suite, ctx = get_suite("retrieval"), RunContext(corpus=corpus)
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)  # another thread runs: a fork could deadlock
+    other.start()
+    try:
+        beside = LocalExecutor(2, {"scripted"})
+        got = list(beside.run(suite, _Scripted(), items, ctx))
+    finally:
+        release.set()
+        other.join()
+    monkeypatch.setattr("workbench.run.forked.ForkedCases._start", _no_fork)
+    failing = LocalExecutor(2, {"scripted"})
+    again = list(failing.run(suite, _Scripted(), iter(items), ctx))
+    for executor, outcomes in ((beside, got), (failing, again)):
+        assert sorted(item.index for item, _ in outcomes) == [0, 1, 2] and "processes" not in executor.describe()
+        assert {o.observation["reasons"]["a.py"] for _, o in outcomes} == {str(os.getpid())}
+
+
+def _no_fork(self: Any, queue: Any) -> Any:
+    raise OSError(11, "Resource temporarily unavailable")
 
 
 @pytest.fixture

@@ -120,16 +120,26 @@ class ForkedCases:
         theirs.close()  # only the worker holds its end: its death reads as EOF here
         return _Worker(process, ours, queue)
 
-    def run(self, items: Iterable[WorkItem]) -> Generator[tuple[WorkItem, Outcome], None, None]:
+    def start(self, items: Iterable[WorkItem]) -> None:
+        """Fork the workers, each with its range of ``items`` (a list) or none (a feed). A fork that
+        fails (``OSError``: no memory, no processes left) ends those started and is raised: the
+        caller runs the items another way."""
         if isinstance(items, list):
             queues = [deque(items[r.start : r.stop]) for r in ranges(len(items), self.jobs)]
         else:
             self.feed = iter(items)
             queues = [deque() for _ in range(self.jobs)]
-        depth = IN_FLIGHT if self.feed is None else 1  # a feed's item is taken only as it starts
         try:
             for queue in queues:
                 self.workers.append(self._start(queue))
+        except OSError:
+            self._end()
+            raise
+
+    def run(self) -> Generator[tuple[WorkItem, Outcome], None, None]:
+        """Each item with its outcome, as the workers answer (``start`` first)."""
+        depth = IN_FLIGHT if self.feed is None else 1  # a feed's item is taken only as it starts
+        try:
             for worker in self.workers:
                 self._send(worker, depth)
             while True:
@@ -155,8 +165,10 @@ class ForkedCases:
         return None if stop_at is None or self.stopped else max(0.0, stop_at - time.monotonic())
 
     def _deadline_passed(self) -> list[Connection]:
-        """Nothing answered before the deadline: end the workers (their EOFs answer next)."""
-        self.stop()
+        """Nothing answered by the deadline: end the workers (their EOFs answer next)."""
+        stop_at = self.stop_at()
+        if stop_at is not None and time.monotonic() >= stop_at:
+            self.stop()
         return []
 
     def _next(self, worker: _Worker) -> WorkItem | None:
@@ -200,7 +212,10 @@ class ForkedCases:
             error = f"its worker process died ({how})"
             yield running, Outcome(running.case, None, error, 0.0, {"repeat": running.repeat})
         if not self.stopped and forking.fork_is_safe():
-            self.workers[self.workers.index(worker)] = self._start(worker.queue)
+            try:
+                self.workers[self.workers.index(worker)] = self._start(worker.queue)
+            except OSError:  # no fork now: the others take its range, or this process does at the end
+                pass
         for other in self.workers:  # the fresh worker, or an idle one that may now take what is left
             self._send(other, depth)
 

@@ -40,18 +40,33 @@ class LocalExecutor:
     def run(
         self, suite: Suite, target: Any, items: Iterable[WorkItem], ctx: RunContext
     ) -> Generator[tuple[WorkItem, Outcome], None, None]:
-        if self._forks(target, items):
+        workers = self._started(suite, target, items, ctx) if self._forks(target, items) else None
+        if workers is not None:
             self.forked.add(str(target.name))
-            self._workers = ForkedCases(suite, target, ctx, self.jobs, lambda: self.stop_at)
+            self._workers = workers
             try:
-                yield from self._workers.run(items)
+                yield from workers.run()
             finally:
                 self._workers = None
-            return
-        if self.jobs <= 1:
+        elif self.jobs <= 1:
             for item in items:
                 yield item, run_one(suite, target, item.case, ctx, item.repeat)
-            return
+        else:
+            yield from self._threads(suite, target, items, ctx)
+
+    def _started(self, suite: Suite, target: Any, items: Iterable[WorkItem], ctx: RunContext) -> ForkedCases | None:
+        """Forked workers holding ``items``, or None when forking failed (nothing was taken from them)."""
+        workers = ForkedCases(suite, target, ctx, self.jobs, lambda: self.stop_at)
+        try:
+            workers.start(items)
+        except OSError:
+            return None
+        return workers
+
+    def _threads(
+        self, suite: Suite, target: Any, items: Iterable[WorkItem], ctx: RunContext
+    ) -> Generator[tuple[WorkItem, Outcome], None, None]:
+        """``items`` run in ``jobs`` threads, each outcome yielded as it finishes."""
         pool = ThreadPoolExecutor(max_workers=self.jobs)
         pending: dict[Future[Outcome], WorkItem] = {}
         queue = iter(items)
