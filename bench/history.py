@@ -59,10 +59,10 @@ def _mine(repo: Path, out: Path, cases: int, seed: int, cache: Path) -> None:
     subprocess.run(command, check=True, capture_output=True, env=_env(cache), cwd=out.parent)
 
 
-JOBS = 2  # ``--jobs`` of every timed run (main() sets it from the command line)
+JOBS = 2  # ``--jobs`` of every timed run, unless --jobs says otherwise
 
 
-def _run(corpus: Path, cache: Path, work: Path) -> tuple[float, float, float]:
+def _run(corpus: Path, cache: Path, work: Path, jobs: int) -> tuple[float, float, float]:
     """Wall seconds, peak RSS MiB and CPU seconds of ``workbench run`` (builtin + bm25) over ``corpus``.
     Its output goes to ``LOGS/<corpus>.log``, kept after the temp dir is gone: a run exiting other
     than 0 or 1 (thresholds) is reported with its exit code and the end of that log."""
@@ -70,7 +70,7 @@ def _run(corpus: Path, cache: Path, work: Path) -> tuple[float, float, float]:
     LOGS.mkdir(parents=True, exist_ok=True)
     log = LOGS / f"{corpus.stem}.log"
     targets = ["--target", "builtin", "--target", "bm25"]
-    command = [*WORKBENCH, "run", "--corpus", str(corpus), *targets, "--jobs", str(JOBS)]
+    command = [*WORKBENCH, "run", "--corpus", str(corpus), *targets, "--jobs", str(jobs)]
     probe = [sys.executable, "-c", _LOGGED, str(log), *command, "--out", str(work / "runs")]
     seconds, peak_kib, cpu, code = subprocess.run(
         probe, capture_output=True, text=True, check=True, cwd=work
@@ -127,7 +127,7 @@ print(hits)
 """
 
 
-def bench_first(bundle: Path, cases: int) -> None:
+def bench_first(bundle: Path, cases: int, jobs: int) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-history-") as temp:
         work = Path(temp)
         mined = work / "mined"
@@ -136,14 +136,14 @@ def bench_first(bundle: Path, cases: int) -> None:
         _mine(bundle, mined / "second.json", cases, 1, work / "mine-cache")
         revisions = len({c["revision"] for c in json.loads((mined / "corpus.json").read_text())["retrieval"]})
         anchor = whole_process([sys.executable, "-c", _ANCHOR, str(mined / "corpus.json"), str(bundle)], work)
-        first = _run(mined / "corpus.json", work / "cache", work)
-        second = _run(mined / "second.json", work / "cache", work)
+        first = _run(mined / "corpus.json", work / "cache", work, jobs)
+        second = _run(mined / "second.json", work / "cache", work, jobs)
         emit(
             part="first",
             bundle=bundle.name,
             cases=cases,
             revisions=revisions,
-            jobs=JOBS,
+            jobs=jobs,
             anchor_s=round(anchor[0], 2),
             first_run_s=round(first[0], 2),
             ratio=round(first[0] / anchor[0], 2),
@@ -154,7 +154,7 @@ def bench_first(bundle: Path, cases: int) -> None:
         )
 
 
-def bench_memory(revisions: list[int], files: int) -> None:
+def bench_memory(revisions: list[int], files: int, jobs: int) -> None:
     from tests.git_history import fast_import_history
 
     with tempfile.TemporaryDirectory(prefix="bench-history-") as temp:
@@ -168,12 +168,12 @@ def bench_memory(revisions: list[int], files: int) -> None:
             corpus = work / f"corpus-{count}.json"
             _mine(repo, corpus, count, 0, work / "mine-cache")
             distinct = len({c["revision"] for c in json.loads(corpus.read_text())["retrieval"]})
-            seconds, peak, cpu = _run(corpus, work / f"cache-{count}", work)
+            seconds, peak, cpu = _run(corpus, work / f"cache-{count}", work, jobs)
             emit(
                 part="memory",
                 revisions=distinct,
                 cases=count,
-                jobs=JOBS,
+                jobs=jobs,
                 run_s=round(seconds, 1),
                 peak_rss_mib=round(peak),
             )
@@ -189,14 +189,12 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=1500)
     parser.add_argument("--jobs", type=int, default=JOBS, help="--jobs of every timed workbench run")
     args = parser.parse_args()
-    global JOBS
-    JOBS = args.jobs
     if args.part == "anchor":  # the anchor alone, as farm-bench's yardstick: --vs 'python bench/history.py ...'
         os.execv(sys.executable, [sys.executable, "-c", _ANCHOR, str(args.corpus), str(args.bundle.resolve())])
     if args.part in ("first", "all"):
-        bench_first(args.bundle.resolve(), args.cases)
+        bench_first(args.bundle.resolve(), args.cases, args.jobs)
     if args.part in ("memory", "all"):
-        bench_memory([int(n) for n in args.revisions.split(",")], args.files)
+        bench_memory([int(n) for n in args.revisions.split(",")], args.files, args.jobs)
 
 
 if __name__ == "__main__":
