@@ -1,8 +1,8 @@
 """The reference engine against textbook BM25 on long, issue-like tasks over real history (issue 39).
 
     python bench/engine_long.py [--half dev|held|all] [--repos DIR] [--cases 30] [--work DIR]
-                                [--only REPO] [--body-words LO,HI] [--fresh | --fix-fresh]
-                                [--rows FILE] [--json]
+                                [--only REPO] [--body-words LO,HI] [--fresh | --fix-fresh | --unseen]
+                                [--no-scope] [--rows FILE] [--json]
 
 **Cases.** Each bundle of ``--repos`` (default ``../shared/repos``) is mined with
 ``workbench.mining.mine`` (up to ``MINED`` candidate cases, seed 0): commits that change 1-3
@@ -21,12 +21,15 @@ once, at the end).
 it was ever measured; ``--fresh`` measures it): per held-out repository, the ``--cases`` longest
 messages whose body adds at least ``FRESH_BODY_WORDS`` words among the mined cases no earlier look
 used (not the long set above, looked at twice, nor ``bench/engine_real.py``'s subject-only sample
-of ``REAL_CASES``, seed 0), compared by commit.
+of ``REAL_CASES``, seed 0), compared by commit. ``--unseen`` builds the same shape, by the same
+rule, for the development repositories (never written to ``FRESH``): development data to tune on
+that looks like the fresh set (bodies of 6+ words, mostly shorter than the long set's).
 
 **Rankers.** At file level, over each case's tree at its revision:
 
 * ``builtin``: the reference engine's file ranking (``workbench.reference.pack.rank_files``, what
-  its pack picks from), top 20;
+  its pack picks from), top 20, given the mined corpus's goldScope as the control is (the engine
+  then ranks only files that can be gold; ``--no-scope``: every file, as before issue 39's third round);
 * ``textbook``: rank-bm25's ``BM25Okapi`` (k1 1.5, b 0.75) with one document per source file that
   can be gold (code, not a test, doc, example or generated file: ``in_scope``), its path + text,
   lower-cased ``\\w+`` tokens;
@@ -73,6 +76,7 @@ TOP_K = 20
 BEST_CHUNKS = 3
 FILE_METRICS = ("acc@1", "acc@5", "acc@10", "mrr")
 SYMBOL_METRICS = ("ndcg@10", "acc@10", "pack acc@10")
+SCOPED = True  # builtin gets the corpus's goldScope, as the control does (``--no-scope``: it ranks every file)
 _TOKEN = re.compile(r"\w+")
 _TRAILER = re.compile(r"^[A-Z][\w-]*(?:-by)?:\s|^(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|refs?)\s+#\d+", re.I)
 _REF = re.compile(r"\(#\d+\)|(?<![\w&])#\d+\b|https?://\S+")
@@ -191,11 +195,13 @@ def _unseen(bundle: Path, work: Path, cases: int) -> list[tuple[int, str]]:
 def fix_fresh(bundles: list[Path], work: Path, cases: int) -> None:
     """Write ``FRESH``: per held-out repository, the ``cases`` longest unseen messages whose body adds
     at least ``FRESH_BODY_WORDS`` words. Run once, before the fresh set is ever evaluated."""
-    chosen = {}
-    for bundle in bundles:
-        unseen = [sha for extra, sha in _unseen(bundle, work, cases) if extra >= FRESH_BODY_WORDS]
-        chosen[bundle.stem] = unseen[:cases]
+    chosen = {bundle.stem: _fresh_commits(bundle, work, cases) for bundle in bundles}
     FRESH.write_text(json.dumps(chosen, indent=1) + "\n")
+
+
+def _fresh_commits(bundle: Path, work: Path, cases: int) -> list[str]:
+    """The ``cases`` longest unseen commits of ``bundle`` whose body adds at least ``FRESH_BODY_WORDS`` words."""
+    return [sha for extra, sha in _unseen(bundle, work, cases) if extra >= FRESH_BODY_WORDS][:cases]
 
 
 def fresh_corpus(bundle: Path, work: Path) -> Path:
@@ -203,9 +209,29 @@ def fresh_corpus(bundle: Path, work: Path) -> Path:
     out = work / f"{bundle.stem}-fresh.json"
     if out.exists():
         return out
+    wanted = set(json.loads(FRESH.read_text())[bundle.stem])
+    return _commits_corpus(
+        bundle, out, wanted, f"Fresh held-out cases of {bundle.stem} (bench/engine_long.py --fresh)."
+    )
+
+
+def unseen_corpus(bundle: Path, work: Path, cases: int) -> Path:
+    """A development repository's set shaped like the fresh held-out one (``--unseen``): its
+    ``cases`` longest unseen messages whose body adds at least ``FRESH_BODY_WORDS`` words, by
+    the same rule as ``fix_fresh``, chosen afresh (never written to ``FRESH``)."""
+    if bundle.stem not in HALVES["dev"]:
+        raise SystemExit(f"{bundle.stem}: --unseen is for the development half only")
+    out = work / f"{bundle.stem}-unseen-{cases}.json"
+    if out.exists():
+        return out
+    description = f"Unseen development cases of {bundle.stem} (bench/engine_long.py --unseen)."
+    return _commits_corpus(bundle, out, set(_fresh_commits(bundle, work, cases)), description)
+
+
+def _commits_corpus(bundle: Path, out: Path, wanted: set[str], description: str) -> Path:
+    """The corpus of the mined cases of ``bundle`` whose commits are ``wanted``, whole messages as queries."""
     from workbench.mining import mine
 
-    wanted = set(json.loads(FRESH.read_text())[bundle.stem])
     with tempfile.TemporaryDirectory(prefix="engine-long-") as tmp:
         clone = Path(tmp) / bundle.stem
         subprocess.run(["git", "-c", "advice.detachedHead=false", "clone", "-q", str(bundle), str(clone)], check=True)
@@ -213,9 +239,8 @@ def fresh_corpus(bundle: Path, work: Path) -> Path:
         kept = [c for c in mined if c["source"]["commit"] in wanted]
         texts = _messages(clone, [c["source"]["commit"] for c in kept])
     if len(kept) != len(wanted):
-        raise SystemExit(f"{bundle.stem}: {len(wanted) - len(kept)} fresh commits no longer mined")
+        raise SystemExit(f"{bundle.stem}: {len(wanted) - len(kept)} chosen commits no longer mined")
     retrieval = [dict(c, query=message(*texts[c["source"]["commit"]])) for c in kept]
-    description = f"Fresh held-out cases of {bundle.stem} (bench/engine_long.py --fresh)."
     return _write_corpus(out, bundle, description, retrieval)
 
 
@@ -299,17 +324,20 @@ def symbol_scores(hits: list[tuple[str, str]], pack: list[tuple[str, str]], case
 
 
 def builtin(root: Path, name: str, query: str) -> dict[str, list[Any]]:
-    """The engine's file ranking, its search hits and its pack's symbols."""
+    """The engine's file ranking, its search hits and its pack's symbols; the file ranking and the
+    pack over the files the mined corpus's goldScope allows, as the control's (unless ``SCOPED`` is off)."""
     from workbench.contract import Repo
+    from workbench.corpus.scope import MINED_SCOPE
     from workbench.reference.index import load_index
     from workbench.reference.pack import rank_files
     from workbench.reference.search import search_index
     from workbench.targets.builtin import BuiltinTarget
 
     repo = Repo(name, root)
-    files = [path for _, path in rank_files(query, [repo], TOP_K)]
+    scope = MINED_SCOPE if SCOPED else None
+    files = [path for _, path in rank_files(query, [repo], TOP_K, scope)]
     hits = [[h.file, h.symbol] for h in search_index(load_index(root), query, TOP_K)]
-    pack = BuiltinTarget().context_pack(query, [repo], 8)
+    pack = BuiltinTarget().context_pack(query, [repo], 8, scope)
     return {"files": files, "symbols": hits, "pack": [[s.path, s.name] for s in pack.symbols or []]}
 
 
@@ -479,9 +507,19 @@ def main() -> None:
     )
     parser.add_argument("--fix-fresh", action="store_true", help=f"choose the fresh held-out commits into {FRESH.name}")
     parser.add_argument("--fresh", action="store_true", help=f"measure the fresh held-out cases {FRESH.name} lists")
+    parser.add_argument(
+        "--unseen",
+        action="store_true",
+        help="development half only: cases shaped like the fresh set, chosen by its rule",
+    )
+    parser.add_argument(
+        "--no-scope", action="store_true", help="builtin ranks every file (no goldScope; the control keeps it)"
+    )
     parser.add_argument("--rows", type=Path, default=None, help="write per-case rows (JSON lines) here")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    global SCOPED
+    SCOPED = not args.no_scope
     names = HALVES["dev"] + HALVES["held"] if args.half == "all" else HALVES[args.half]
     names = HALVES["held"] if args.fresh or args.fix_fresh else names
     names = tuple(n for n in names if args.only in (None, n))
@@ -500,7 +538,12 @@ def main() -> None:
     rows: list[dict[str, Any]] = []
     for bundle in bundles:
         low, high = (int(x) for x in args.body_words.split(","))
-        corpus = fresh_corpus(bundle, work) if args.fresh else build_corpus(bundle, work, args.cases, (low, high))
+        if args.fresh:
+            corpus = fresh_corpus(bundle, work)
+        elif args.unseen:
+            corpus = unseen_corpus(bundle, work, args.cases)
+        else:
+            corpus = build_corpus(bundle, work, args.cases, (low, high))
         rows += run_repo(corpus, work)
     if args.rows:
         args.rows.write_text("".join(json.dumps(r) + "\n" for r in rows))

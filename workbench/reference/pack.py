@@ -8,7 +8,8 @@ for files many others import and a lift for long modules (where changes land), b
 BM25 counting the task's words over definitions and whole files (``prose``), plus evidence
 (named file or symbol, route handler, quoted message: after the blend for a short task). Primary files fill the pack
 while the scores stay flat (a task's second and third file) and are cut where they
-really drop; tests, docs and config only lead a pack, they never fill it.
+really drop; tests, docs and config only lead a pack, they never fill it. Given an evaluation
+corpus's ``goldScope``, only the files it allows are ranked and packed (``in_scope``).
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ import itertools
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from ..code.kinds import LIFTED_BY, is_code
-from ..contract import PACK_LIMIT, FileRef, Pack, Repo
+from ..code.kinds import LIFTED_BY, excluded_by, is_code
+from ..contract import PACK_LIMIT, FileRef, GoldScope, Pack, Repo
 from .filetable import file_table
 from .index import RepoIndex, load_index
 from .query import Query, analyse, is_long
@@ -61,6 +62,7 @@ NAME_BONUS = 0.5  # share of the query's weight found in the file's own name, ad
 CENTRALITY = 0.1  # a file imported by many others scores up to (1 + this) times its lexical score
 GRAPH_FILL = True  # a pack the ranking leaves short fills with the primary files' import neighbours
 CORE_FILL = 1  # a pack with fewer library code files than this (none) fills with the repository's core files
+EVERY = 1 << 30  # "no cap": the fills are cut after the files a goldScope rules out are dropped
 SIZE = 1.5  # a long source file scores up to (1 + this) times its lexical score: changes land in big files
 
 
@@ -150,8 +152,26 @@ def size_prior(index: RepoIndex) -> np.ndarray:
     return file_table(index).setting(("size", SIZE), compute)
 
 
-def _score(index: RepoIndex, q: Query) -> Scored:
-    """Rank every file of one repository for ``q`` and add the evidence signals."""
+def in_scope(index: RepoIndex, gold_scope: GoldScope | None) -> np.ndarray | None:
+    """Per file, whether the corpus's ``goldScope`` lets it be gold (None: every file may be).
+    An evaluation corpus labelled by such a rule (mined history: no tests, docs, examples or
+    generated files) sends it to every target; the engine then ranks only those files, though
+    the others still lend their words (a test credits the code it tests, ``prose.credited``)."""
+    import numpy as np
+
+    if gold_scope is None or not gold_scope.exclude:
+        return None
+    exclude = tuple(gold_scope.exclude)
+    files = index.files
+    return file_table(index).setting(
+        ("gold scope", exclude),
+        lambda: np.fromiter((excluded_by(path, exclude) is None for path in files), dtype=bool, count=len(files)),
+    )
+
+
+def _score(index: RepoIndex, q: Query, gold_scope: GoldScope | None = None) -> Scored:
+    """Rank every file of one repository for ``q`` and add the evidence signals; a file the
+    ``gold_scope`` rules out scores zero (``in_scope``)."""
     base, coverage, matched, hits = _rank(index, q)
     factors = kind_factors(index, q)
     lexical = _propagate(index, base) * factors * centrality(index) * size_prior(index)
@@ -178,6 +198,10 @@ def _score(index: RepoIndex, q: Query) -> Scored:
                 scored.pinned.add(doc)
     if is_long(q.raw):
         scored.final = _with_prose(index, q, scored.final, factors)
+    allowed = in_scope(index, gold_scope)
+    if allowed is not None:
+        scored.final[~allowed] = 0.0
+        scored.pinned = {d for d in scored.pinned if allowed[d]}
     return scored
 
 
@@ -323,23 +347,28 @@ def _outline(index: RepoIndex, doc: int) -> str:
     return known[doc]
 
 
-def rank_files(query: str, repos: list[Repo], top_k: int = 20) -> list[tuple[str, str]]:
+def rank_files(
+    query: str, repos: list[Repo], top_k: int = 20, gold_scope: GoldScope | None = None
+) -> list[tuple[str, str]]:
     """(repository name, path) of the ``top_k`` files ``build_pack`` ranks best for ``query``: its
     scores (BM25F, priors, evidence) in its order, before it picks, fills and renders a pack."""
     q = analyse(query)
-    scored = [_score(load_index(repo.path), q) for repo in repos]
+    scored = [_score(load_index(repo.path), q, gold_scope) for repo in repos]
     return [(repos[r].name, scored[r].index.files[d]) for _, r, d in itertools.islice(ranked(scored), top_k)]
 
 
-def build_pack(query: str, repos: list[Repo], limit: int = PACK_LIMIT) -> Pack:
-    """The reference engine's context pack for ``query`` over ``repos`` (at most ``limit`` files)."""
+def build_pack(query: str, repos: list[Repo], limit: int = PACK_LIMIT, gold_scope: GoldScope | None = None) -> Pack:
+    """The reference engine's context pack for ``query`` over ``repos`` (at most ``limit`` files),
+    of files the corpus's ``gold_scope`` allows (``in_scope``; None: any file)."""
     q = analyse(query)
-    scored = [_score(load_index(repo.path), q) for repo in repos]
+    scored = [_score(load_index(repo.path), q, gold_scope) for repo in repos]
+    masks = [in_scope(s.index, gold_scope) for s in scored]
+    allows: Callable[[int, int], bool] = lambda r, d: (mask := masks[r]) is None or bool(mask[d])  # noqa: E731
     chosen = _choose(scored, limit, q)
     if _is_weak(scored, chosen):
-        chosen = _fallback(scored, limit, q)
-    elif GRAPH_FILL:
-        for r, d, reason in graph_fill(scored, chosen, q, min(MAX_PRIMARY, limit) - len(chosen)):
+        chosen = [(r, d) for r, d in _fallback(scored, limit, q) if allows(r, d)]
+    elif GRAPH_FILL and (room := min(MAX_PRIMARY, limit) - len(chosen)) > 0:
+        for r, d, reason in [found for found in graph_fill(scored, chosen, q, EVERY) if allows(*found[:2])][:room]:
             chosen.append((r, d))
             scored[r].reasons.setdefault(d, reason)
     if (
@@ -352,8 +381,9 @@ def build_pack(query: str, repos: list[Repo], limit: int = PACK_LIMIT) -> Pack:
         )
         < CORE_FILL
     ):
-        chosen += _core(scored, chosen, q, min(MAX_PRIMARY, limit) - len(chosen))
-    related = related_files(scored, chosen, q, max(0, limit - len(chosen)))
+        chosen += [(r, d) for r, d in _core(scored, chosen, q, min(MAX_PRIMARY, limit) - len(chosen)) if allows(r, d)]
+    related = [found for found in related_files(scored, chosen, q, EVERY) if allows(*found[:2])]
+    related = related[: max(0, limit - len(chosen))]
     primary = [FileRef(repos[r].name, scored[r].index.files[d], scored[r].reason(d)) for r, d in chosen]
     others = [FileRef(repos[r].name, scored[r].index.files[d], reason) for r, d, reason in related]
     head = _head(scored, chosen)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..contract import PACK_LIMIT, Command, GateResult, Pack, Repo, SearchHit
+from ..contract import PACK_LIMIT, Command, GateResult, GoldScope, Pack, Repo, SearchHit
 from ..reference.index import ENGINE_VERSION
 from ..reference.pack import build_pack
 
@@ -19,13 +19,20 @@ class BuiltinTarget:
     name = "builtin"
     version = ENGINE_VERSION
 
-    def context_pack(self, query: str, repos: list[Repo], limit: int = PACK_LIMIT) -> Pack:
-        """The reference engine's pack for ``query`` over ``repos``, with ranked ``symbols``
-        (``workbench.reference.search.pack_symbols``)."""
-        from ..reference.search import pack_symbols
+    def context_pack(
+        self, query: str, repos: list[Repo], limit: int = PACK_LIMIT, gold_scope: GoldScope | None = None
+    ) -> Pack:
+        """The reference engine's pack for ``query`` over ``repos``, of the files the corpus's
+        ``gold_scope`` allows, with ranked ``symbols`` (``workbench.reference.search.pack_symbols``)."""
+        from ..code.kinds import excluded_by
+        from ..reference.search import PACK_SYMBOLS, SYMBOL_DEPTH, pack_symbols
 
-        pack = build_pack(query, repos, limit)
-        pack.symbols = pack_symbols(query, repos, pack.primary)
+        pack = build_pack(query, repos, limit, gold_scope)
+        if gold_scope is None or not gold_scope.exclude:
+            pack.symbols = pack_symbols(query, repos, pack.primary)
+        else:
+            found = pack_symbols(query, repos, pack.primary, SYMBOL_DEPTH * len(repos))
+            pack.symbols = [ref for ref in found if excluded_by(ref.path, gold_scope.exclude) is None][:PACK_SYMBOLS]
         return pack
 
     def risk_concepts(self, mode: str, text: str) -> set[str]:
