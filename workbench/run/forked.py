@@ -191,7 +191,13 @@ class ForkedCases:
             worker.flight.append(item)
             try:
                 worker.conn.send(item)
-            except OSError:  # it died: its next recv reads EOF, and this item goes back to its queue
+            except OSError:  # it died before taking this item, which goes back for another to run
+                worker.flight.pop()
+                if self.feed is not None:
+                    self.feed = _chain(deque([item]), self.feed)
+                else:
+                    worker.queue.appendleft(item)
+                worker.alive = bool(worker.flight)  # a case it was running is found (and fails) by its EOF
                 return
 
     def _lost(self, worker: _Worker, depth: int) -> Generator[tuple[WorkItem, Outcome], None, None]:
@@ -238,11 +244,9 @@ class ForkedCases:
     def _end(self) -> None:
         """Tell idle workers to go, end busy ones (an early close: their outcomes would not be recorded)."""
         for worker in self.workers:
-            if not worker.alive:
-                continue
-            if worker.flight:
+            if worker.alive and worker.flight:
                 worker.process.terminate()
-            else:
+            elif worker.alive:
                 try:
                     worker.conn.send(None)
                 except OSError:
