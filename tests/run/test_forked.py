@@ -27,10 +27,13 @@ from workbench.targets import NAMED
 from ..conftest import write_corpus, write_tree
 from ..git_history import fast_import_history
 
+TEST_PROCESS = os.getpid()
+
 
 class _Scripted:
     """Answers the query's last word as a path; the first word says what to do first: ``sleep:S``,
-    ``die`` (the process exits at once) or ``fail`` (an error), anything else nothing."""
+    ``die`` (a worker process exits at once; the test's own process raises instead) or ``fail``
+    (an error), anything else nothing."""
 
     name, version = "scripted", "1"
 
@@ -38,11 +41,32 @@ class _Scripted:
         verb = query.split()[0]
         if verb.startswith("sleep:"):
             time.sleep(float(verb.split(":")[1]))
+        elif verb == "die" and os.getpid() == TEST_PROCESS:
+            raise RuntimeError("asked to die in the test's own process: the case was not forked")
         elif verb == "die":
             os._exit(3)
         elif verb == "fail":
             raise ValueError("asked to fail")
         return Pack(primary=[FileRef(repos[0].name, query.split()[-1], str(os.getpid()))])
+
+
+_BEFORE: set[Any] = set()
+
+
+def _new_children() -> set[Any]:
+    """Child processes started since the test began (an earlier test's may outlive it: not ours)."""
+    return set(multiprocessing.active_children()) - _BEFORE
+
+
+@pytest.fixture(autouse=True)
+def _forking_allowed(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fork here, whatever thread an earlier test of this process left behind (each is idle), unless
+    the test is about the rule itself."""
+    _BEFORE.clear()
+    _BEFORE.update(multiprocessing.active_children())
+    if "not_safe" not in request.node.name:
+        monkeypatch.setattr("workbench.run.local.fork_is_safe", lambda: True)
+        monkeypatch.setattr("workbench.code.forking.fork_is_safe", lambda: True)
 
 
 def _corpus(tmp_path: Path, verbs: list[str]) -> Path:
@@ -79,7 +103,7 @@ def test_each_worker_takes_a_contiguous_range_and_an_idle_one_steals_the_back_ha
     first, second = pids["c0"], pids["c4"]
     assert {pids[f"c{n}"] for n in range(4, 8)} == {second}, "the second range ran in one worker"
     assert pids["c3"] == second and pids["c1"] == first, "the idle worker took the back of the slow range"
-    assert multiprocessing.active_children() == []
+    assert not _new_children()
 
 
 def test_a_worker_that_dies_fails_its_case_only_and_a_fresh_one_runs_the_rest(tmp_path: Path) -> None:
@@ -87,7 +111,7 @@ def test_a_worker_that_dies_fails_its_case_only_and_a_fresh_one_runs_the_rest(tm
     errors = {name: o.error for name, o in outcomes.items() if o.error}
     assert errors == {"c1": "its worker process died (exit code 3)", "c5": "its worker process died (exit code 3)"}
     assert len(outcomes) == 7 and all(o.observation["primary"] for n, o in outcomes.items() if n not in errors)
-    assert multiprocessing.active_children() == []
+    assert not _new_children()
 
 
 def test_a_feed_is_taken_in_order_and_every_item_comes_back(tmp_path: Path) -> None:
@@ -102,7 +126,7 @@ def test_the_deadline_ends_a_worker_in_flight(tmp_path: Path) -> None:
     _, outcomes = _run_items(tmp_path, ["sleep:60", "quick", "sleep:60", "quick"], stop_at=started + 0.5)
     assert time.monotonic() - started < 10
     assert outcomes["c0"].error == "its worker process died (ended at the run's deadline)"
-    assert multiprocessing.active_children() == []
+    assert not _new_children()
 
 
 def test_closing_early_ends_the_workers(tmp_path: Path) -> None:
@@ -113,7 +137,7 @@ def test_closing_early_ends_the_workers(tmp_path: Path) -> None:
     first, _ = next(stream)
     assert first.case["name"] in ("c0", "c3")
     stream.close()  # what --strict and Ctrl-C do
-    assert time.monotonic() - started < 10 and multiprocessing.active_children() == []
+    assert time.monotonic() - started < 10 and not _new_children()
 
 
 def test_another_target_and_one_job_keep_threads(tmp_path: Path) -> None:
@@ -175,7 +199,7 @@ def test_strict_stops_at_the_first_error_and_no_worker_outlives_it(tmp_path: Pat
     started = time.monotonic()
     with pytest.raises(RunStopped, match=r"asked to fail \(--strict\)"):
         run(load_corpus(path), options)
-    assert time.monotonic() - started < 15 and multiprocessing.active_children() == []
+    assert time.monotonic() - started < 15 and not _new_children()
 
 
 @pytest.mark.slow
