@@ -14,7 +14,7 @@ from tests.git_history import git
 from tests.library_history import library_history
 from workbench.corpus.gitio import CatFile, git_bytes
 from workbench.errors import GitError
-from workbench.mining.gold_symbols import PatchReader, commit_patches, suffix_pathspecs
+from workbench.mining.gold_symbols import PatchReader, commit_patches, excluded_folders, suffix_pathspecs
 from workbench.mining.mine import mine
 
 
@@ -52,12 +52,28 @@ def test_diffs_limited_by_suffix_are_the_diffs_limited_by_path(library: Path) ->
     paths = [p for c in result.cases for p in c["expectedPrimary"]]
     assert suffix_pathspecs(paths) == ["*.py"]
     by_suffix = commit_patches(library / ".git", pairs, paths)
+    feed = "".join(f"{commit} {parent}\n" for commit, parent in pairs).encode()
+    changed = git_bytes(library / ".git", "diff-tree", "--stdin", "-r", "--name-only", input=feed).decode()
+    others = {line for line in changed.splitlines() if "/" in line and line not in paths}
+    assert excluded_folders(paths, others)  # the tests' folders hold no gold file
+    reader = PatchReader(library / ".git", pairs, paths, others)
+    reader.run()
+    leaner = reader.upto(len(pairs))
     for commit, parent in pairs:
         own = [p for c in result.cases if c["source"]["commit"] == commit for p in c["expectedPrimary"]]
         args = ["diff-tree", "-p", "-U0", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", parent, commit]
         alone = git(library, *args, "--", *own)
         for path in own:
-            assert _file_patch(alone, path) == _file_patch(by_suffix[commit], path)
+            assert _file_patch(alone, path) == _file_patch(by_suffix[commit], path) == _file_patch(leaner[commit], path)
+        assert "/tests/" not in leaner[commit]
+
+
+def test_folders_left_out_of_the_diffs_hold_no_gold_file() -> None:
+    gold = ["pkg/linalg/norm.py", "pkg/core.py", "tools/run.py"]
+    others = ["pkg/linalg/tests/test_norm.py", "pkg/linalg/tests/b.py", "pkg/linalgx/y.py", "docs/a/b.py", "setup.py"]
+    others += ["pkg/linalg/other.py", "tools/x/y.py"]
+    assert excluded_folders(gold, others) == ["docs", "pkg/linalg/tests", "pkg/linalgx", "tools/x"]
+    assert excluded_folders(gold, others, most=1) == ["pkg/linalg/tests"]
 
 
 def _file_patch(patch: str, path: str) -> str:

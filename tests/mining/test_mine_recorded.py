@@ -110,7 +110,7 @@ def test_a_helper_process_parsing_half_the_blobs_mines_the_same_bytes(
     submit = ProcessPoolExecutor.submit
 
     def counted(self: ProcessPoolExecutor, fn: Any, *args: Any) -> Any:
-        used.append(len(args[0]) if fn is blobs._python_facts_of else 0)
+        used.append(len(args[0]) if fn is blobs._read_many else 0)
         return submit(self, fn, *args)
 
     monkeypatch.setattr(importlib.import_module("workbench.mining.mine"), "parse_helper", _spawned_helper)
@@ -120,27 +120,33 @@ def test_a_helper_process_parsing_half_the_blobs_mines_the_same_bytes(
 
 
 def test_parse_ahead_gives_what_names_and_ranges_give_with_or_without_a_helper() -> None:
+    from workbench.code.enclosing import enclosing
     from workbench.mining import blobs
+    from workbench.mining.pyfacts import name_words
+    from workbench.mining.shapes import names_symbol
 
+    big = b"class Big:\n" + b"".join(b"    def m%d(self):\n        return %d\n" % (i, i) for i in range(60))
+    big += b"".join(b"\n\ndef top%d():\n    return %d\n" % (i, i) for i in range(30))
+    query = "make `top7` faster"
     sources = [
-        (
-            "p1",
-            "a/big.py",
-            b"class Big:\n" + b"".join(b"    def m%d(self):\n        return %d\n" % (i, i) for i in range(60)),
-        ),
-        ("p2", "b/small.py", b"def f():\n    pass\n"),
-        ("p2", "b/copy.pyi", b"def f():\n    pass\n"),  # same blob, another extension: its own entry
-        ("p3", "c/broken.py", b"def broken(:\n"),
-        ("t1", "s.ts", b"export function helper() {}\n"),  # not Python: left to names and ranges
-        ("p1", "again/big.py", b"ignored: the blob id says it is p1"),
+        ("p1", "a/big.py", big, frozenset({5, 130}), name_words(query)),
+        ("p2", "b/small.py", b"def f():\n    pass\n", frozenset({2}), frozenset()),
+        ("p2", "b/copy.pyi", b"def f():\n    pass\n", frozenset({1}), frozenset()),  # another extension
+        ("p3", "c/broken.py", b"def broken(:\n", frozenset({1}), frozenset()),
+        ("t1", "s.ts", b"export function helper() {}\n", frozenset({1}), frozenset()),  # left to names and ranges
+        ("p1", "again/big.py", b"ignored: the blob id says it is p1", frozenset({200}), frozenset()),
     ]
     plain = blobs.GoldBlobs()
-    expected = [(plain.names(*item), sorted(plain.ranges(*item))) for item in sources[:-1]]
+    whole = [(plain.names(*item[:3]), plain.ranges(*item[:3])) for item in sources[:-1]]
     with _spawned_helper(len(sources)) as helper:
         for cache in (blobs.GoldBlobs(), blobs.GoldBlobs(helper=helper)):
             cache.parse_ahead(sources)
             assert cache.parses == 4  # p1, p2 (.py and .pyi), p3; not the TypeScript blob, not p1 twice
-            assert [(cache.names(*item), sorted(cache.ranges(*item))) for item in sources[:-1]] == expected
+            for (blob, path, data, lines, _), (names, ranges) in zip(sources[:-1], whole, strict=True):
+                got = cache.ranges(blob, path, data)
+                assert all(enclosing(got, line, line) == enclosing(ranges, line, line) for line in [*lines, 200])
+                assert names_symbol(query, cache.names(blob, path, data)) == names_symbol(query, names)
+            assert len(cache.ranges("p1", "a/big.py", big)) < len(whole[0][1])  # read in part
             assert cache.parses == 5  # only the TypeScript blob was parsed since
 
 
@@ -153,11 +159,13 @@ def test_a_dead_helper_leaves_its_share_to_this_process() -> None:
             future.set_exception(BrokenProcessPool("killed"))
             return future
 
-    items = [(f"b{i}", f"m{i}.py", b"def f%d():\n    return %d\n" % (i, i)) for i in range(6)]
+    items = [
+        (f"b{i}", f"m{i}.py", b"def f%d():\n    return %d\n" % (i, i), frozenset({1}), frozenset()) for i in range(6)
+    ]
     cache = blobs.GoldBlobs(helper=Dead())
     cache.parse_ahead(items)
     assert cache.parses == 6 and cache._helper is None
-    assert [cache.ranges(*item) for item in items] == [[(f"f{i}", 1, 2)] for i in range(6)]
+    assert [cache.ranges(*item[:3]) for item in items] == [[(f"f{i}", 1, 2)] for i in range(6)]
 
 
 def test_no_helper_for_a_few_cases_or_beside_another_thread() -> None:
@@ -225,3 +233,30 @@ def test_a_dead_helper_leaves_the_older_half_to_this_process(tmp_path: Path, mon
     monkeypatch.setattr(split, "SPLIT_MIN", 10_000)
     whole = mine(repo, max_cases=40, seed=3, fixture="gen", progress=False)
     assert _mined(split_result) == _mined(whole) and split_result.commits == 600
+
+
+def test_the_helpers_share_grows_when_it_waits_and_shrinks_when_it_is_behind() -> None:
+    from workbench.mining import blobs
+
+    class Instant(Executor):
+        def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+            future: Future[Any] = Future()
+            future.set_result(fn(*args))
+            return future
+
+    cache = blobs.GoldBlobs(helper=Instant())
+    items = [
+        (f"b{i}", f"m{i}.py", b"def f%d():\n    return %d\n" % (i, i), frozenset({1}), frozenset()) for i in range(4)
+    ]
+    batch = cache.start(items)
+    assert batch.here and batch.there  # both sides read some
+    cache.read_here(batch)
+    cache.finish(batch)  # the helper was done before it was waited for: it gets more next time
+    assert cache._share > 0.5
+    slow: Future[Any] = Future()
+    late = blobs.Batch([], ["x"], {}, slow)
+    slow.set_running_or_notify_cancel()
+    threading.Timer(0.05, slow.set_result, [[(frozenset(), frozenset(), [])]]).start()
+    share = cache._share
+    cache.finish(late)
+    assert cache._share < share  # it was still at work: less next time

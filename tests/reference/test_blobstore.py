@@ -3,6 +3,7 @@ blobs never seen, from any root, in any process; the store is bounded and keys w
 
 from __future__ import annotations
 
+import pickle
 import shutil
 from pathlib import Path
 
@@ -103,3 +104,19 @@ def test_no_store_is_written_inside_the_indexed_tree(tmp_path: Path, monkeypatch
     blobstore.close()
     build(root)
     assert not (root / "cache").exists()
+
+
+def test_values_stored_as_pickles_are_held_and_read_back_without_the_store(tmp_path: Path, monkeypatch) -> None:
+    """``put_pickled`` holds the pickles too: the next read unpickles them in memory, the values equal
+    to the store's; a damaged one is a miss there, read from the store instead."""
+    part: blobstore.Part[list[tuple[dict[str, int], int]]] = blobstore.Part("held-pickles", "1")
+    values = {"a": [({"run": 2}, 3)], "b": [({"helper": 1}, 1)]}
+    part.put_pickled({k: pickle.dumps(v) for k, v in values.items()}, tmp_path / "tree")
+    stored = blobstore._load
+    monkeypatch.setattr(blobstore, "_load", lambda *args: pytest.fail("read from the store"))
+    assert part.get_many(["a", "b"]) == values
+    part.put_pickled({"c": b"not a pickle"}, tmp_path / "tree")
+    monkeypatch.setattr(blobstore, "_load", stored)
+    assert part.get_many(["a", "c"]) == {"a": values["a"]}  # the store holds the same bad bytes
+    part.forget()
+    assert part.get_many(["a", "b"]) == values  # from the store, as another process reads them

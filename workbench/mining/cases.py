@@ -3,26 +3,31 @@ the definitions the commit's diff edits (``expectedSymbols``).
 
 Gold files come from one ``git cat-file --batch`` process, ``_CASE_BATCH`` cases at a time; the
 diffs of every sampled commit from one ``git diff-tree --stdin``, read in a thread as git writes
-them while the gold files are parsed (a batch waits only for its own). A gold blob is parsed once
-for its outline and its ranges (``blobs.GoldBlobs``).
+them (a batch waits only for its own; folders holding only the commits' other files, their tests,
+are left out). A gold blob is read once for its names and ranges (``blobs.GoldBlobs``), a Python
+one only where its case looks: its changed lines and its query's words (``pyfacts``). The helper
+process reads its share of a batch's blobs while this process builds the last batch's cases.
 """
 
 from __future__ import annotations
 
 from concurrent.futures import Executor
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from ..corpus.gitio import CatFile
 from ..corpus.sources import GitRepo
 from ..errors import GitError
-from .blobs import GoldBlobs
+from .blobs import Batch, GoldBlobs, Request
 from .filters import Candidate
 from .gold_symbols import Change, PatchReader, diff_changes, symbols_of_changes
+from .pyfacts import name_words
 from .shapes import names_file, query_shape
 
 _CASE_BATCH = 32
 Gold = list[tuple[str, str, bytes]]  # (blob id, path, bytes) of each gold file of a case
+_NONE: frozenset[bytes] = frozenset()
 
 
 def _case(candidate: Candidate, fixture: str, shape: str, symbols: list[str]) -> dict[str, Any]:
@@ -50,11 +55,11 @@ def shape_cases(
     the parent revision; the commits' diffs from one ``git diff-tree --stdin``, read while the gold
     files are parsed: ``gold_symbols.PatchReader``).
 
-    Every gold blob is parsed once, per blob id: its definition ranges are always needed, its names
-    only when the query does not already name a file (the shape's first rule); both come from that
-    one parse (``blobs.GoldBlobs``; a batch's Python blobs are parsed ahead, partly in a helper
-    process on two cores: ``helper``, a ``blobs.parse_helper``). Gold files are read ``_CASE_BATCH``
-    cases at a time."""
+    Every gold blob is read once, per blob id: its definition ranges around the changed lines are
+    always needed, its names only when the query does not already name a file (the shape's first
+    rule); both come from that one read (``blobs.GoldBlobs``; a batch's Python blobs are read ahead,
+    partly in a helper process on two cores: ``helper``, a ``blobs.parse_helper``). Gold files are
+    read ``_CASE_BATCH`` cases at a time."""
     from concurrent.futures import ThreadPoolExecutor
 
     cases = []
@@ -62,18 +67,66 @@ def shape_cases(
     paths = [path for c in picked for path in c.source]
     with ThreadPoolExecutor(1) as pool, CatFile(repo.git_dir) as objects:
         facts = GoldBlobs(helper=helper)
-        diffs = PatchReader(repo.git_dir, pairs, paths)
+        expected = set(paths)
+        others = {path for c in picked for _, path in c.commit.changes if path not in expected}
+        diffs = PatchReader(repo.git_dir, pairs, paths, others)
         pool.submit(diffs.run)
+        last: _Pending | None = None
         for start in range(0, len(picked), _CASE_BATCH):
             batch = picked[start : start + _CASE_BATCH]
             gold = _gold_blobs(repo, objects, batch)
-            facts.parse_ahead([item for blobs in gold for item in blobs])
-            shapes = [_shape(candidate, blobs, facts) for candidate, blobs in zip(batch, gold, strict=True)]
             patches = diffs.upto(start + len(batch), [c.commit.sha for c in batch])
-            for candidate, blobs, shape in zip(batch, gold, shapes, strict=True):
-                changes = diff_changes(patches.get(candidate.commit.sha, ""))
-                cases.append(_case(candidate, fixture, shape, _expected_symbols(blobs, changes, facts)))
+            changes = [diff_changes(patches.get(c.commit.sha, "")) for c in batch]
+            named = [names_file(c.query, c.source) for c in batch]
+            reads = facts.start(_requests(batch, gold, changes, named))
+            facts.read_here(reads)
+            if last is not None:  # the last batch's cases, while the helper reads this one's share
+                cases += _cases(last, fixture, facts)
+            last = _Pending(batch, gold, changes, named, reads)
+        if last is not None:
+            cases += _cases(last, fixture, facts)
     return cases
+
+
+@dataclass
+class _Pending:
+    """A batch whose blobs are being read: its candidates, gold files, changes and names-file flags."""
+
+    batch: list[Candidate]
+    gold: list[Gold]
+    changes: list[dict[str, list[Change]]]
+    named: list[bool]
+    reads: Batch
+
+
+def _cases(pending: _Pending, fixture: str, facts: GoldBlobs) -> list[dict[str, Any]]:
+    """The cases of a batch, once the helper's share of its blobs is in."""
+    facts.finish(pending.reads)
+    out = []
+    for candidate, blobs, change, by_file in zip(
+        pending.batch, pending.gold, pending.changes, pending.named, strict=True
+    ):
+        shape = "names-file" if by_file else _shape(candidate, blobs, facts)
+        out.append(_case(candidate, fixture, shape, _expected_symbols(blobs, change, facts)))
+    return out
+
+
+def _requests(
+    batch: list[Candidate], gold: list[Gold], changes: list[dict[str, list[Change]]], named: list[bool]
+) -> list[Request]:
+    """What each gold blob is read for: the old lines its commit changes, and, when the query names no
+    gold file (the shape then depends on the names), the query's words that could name a symbol."""
+    return [
+        (
+            blob,
+            path,
+            data,
+            frozenset(c.line for c in change.get(path, [])),
+            name_words(c.query) if not by_file else _NONE,
+        )
+        for c, blobs, change, by_file in zip(batch, gold, changes, named, strict=True)
+        for blob, path, data in blobs
+    ]
 
 
 def _expected_symbols(blobs: Gold, changes: dict[str, list[Change]], facts: GoldBlobs) -> list[str]:
@@ -105,14 +158,6 @@ def _gold_blobs(repo: GitRepo, objects: CatFile, batch: list[Candidate]) -> list
 
 
 def _shape(candidate: Candidate, blobs: Gold, facts: GoldBlobs) -> str:
-    """The case's shape; every gold blob's definition ranges are worked out here too, while the
-    parse it shares with the outline is at hand."""
-    gold = list(candidate.source)
-    if names_file(candidate.query, gold):
-        shape = "names-file"
-    else:
-        symbols = set().union(*(facts.names(blob, path, data) for blob, path, data in blobs))
-        shape = query_shape(candidate.query, gold, symbols)
-    for blob, path, data in blobs:
-        facts.ranges(blob, path, data)
-    return shape
+    """The shape of a case whose query names no gold file: names-symbol or words-only."""
+    symbols = set().union(*(facts.names(blob, path, data) for blob, path, data in blobs))
+    return query_shape(candidate.query, list(candidate.source), symbols)

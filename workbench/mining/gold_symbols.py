@@ -22,7 +22,8 @@ from __future__ import annotations
 import re
 import subprocess
 import threading
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, cast
@@ -169,8 +170,10 @@ class PatchReader:
     and ``upto(n)`` waits only until the first ``n`` pairs' diffs are in, so the first cases need not
     wait for the last one's (git answers in the order it is asked)."""
 
-    def __init__(self, git_dir: Path, pairs: list[tuple[str, str]], paths: list[str]) -> None:
-        self._git_dir, self._pairs, self._paths = git_dir, pairs, paths
+    def __init__(
+        self, git_dir: Path, pairs: list[tuple[str, str]], paths: list[str], others: Iterable[str] = ()
+    ) -> None:
+        self._git_dir, self._pairs, self._paths, self._others = git_dir, pairs, paths, others
         self._index = {commit: index for index, (commit, _) in enumerate(pairs)}
         self._lines: dict[str, list[str]] = {}
         self._settled = 0  # pairs whose diff is complete (or absent)
@@ -200,7 +203,10 @@ class PatchReader:
 
     def _read(self) -> None:
         args = ["diff-tree", "--stdin", "-p", "-U0", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv"]
-        args += ["--src-prefix=a/", "--dst-prefix=b/", "--", *suffix_pathspecs(self._paths)]
+        specs = suffix_pathspecs(self._paths)
+        if any(spec.startswith("*") for spec in specs):
+            specs += [f":(exclude,literal){folder}" for folder in excluded_folders(self._paths, self._others)]
+        args += ["--src-prefix=a/", "--dst-prefix=b/", "--", *specs]
         feed = "".join(f"{commit} {parent}\n" for commit, parent in self._pairs).encode()
         pending = set(self._index)
         current: list[str] | None = None
@@ -253,6 +259,7 @@ def _write_and_close(stream: IO[bytes], data: bytes) -> None:
 
 
 _GLOB_CHARS = frozenset("*?[]\\")
+_EXCLUDED = 32  # folders left out of the diffs at most (git matches each changed file against each)
 
 
 def suffix_pathspecs(paths: list[str]) -> list[str]:
@@ -268,3 +275,18 @@ def suffix_pathspecs(paths: list[str]) -> list[str]:
             return sorted(set(paths))
         suffixes.add("*" + name[dot:])
     return sorted(suffixes)
+
+
+def excluded_folders(paths: Iterable[str], others: Iterable[str], most: int = _EXCLUDED) -> list[str]:
+    """Folders holding none of ``paths`` where ``others`` (other files the commits change: their tests)
+    lie, the shallowest of each and the ``most`` holding most of them: diffs limited by suffix can leave
+    them out, and git then reads and diffs none of their files (a file's patch is the same either way)."""
+    held = {path[:at] for path in paths for at in range(len(path)) if path[at] == "/"}
+    counts: Counter[str] = Counter()
+    for other in others:
+        at = other.find("/")
+        while at >= 0 and other[:at] in held:
+            at = other.find("/", at + 1)
+        if at >= 0:
+            counts[other[:at]] += 1
+    return sorted(folder for folder, _ in counts.most_common(most))

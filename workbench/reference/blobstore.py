@@ -92,6 +92,8 @@ class Part(Generic[V]):
         with self._lock:
             for key in dict.fromkeys(keys):
                 held = self._held.get(key)
+                if held is not None and isinstance(held[0], _Pickle):
+                    held = self._unpickled(key, held[0])
                 if held is None:
                     missing.append(key)
                 else:
@@ -114,9 +116,22 @@ class Part(Generic[V]):
         _store(self.part, rows, source)
 
     def put_pickled(self, pickled: dict[str, bytes], source: Path) -> None:
-        """Store values already pickled, without unpickling them (nothing is held in memory)."""
+        """Store values already pickled, without unpickling them: held in memory as pickles, each
+        unpickled when first read (the next revision reads most of them)."""
         if pickled:
+            self._hold({key: (_Pickle(data), len(data)) for key, data in pickled.items()})  # type: ignore[misc]
             _store(self.part, pickled, source)
+
+    def _unpickled(self, key: str, data: bytes) -> tuple[V, int] | None:
+        """The value of a pickle held for ``key``, held in its place (None, and dropped, when damaged)."""
+        size = self._held[key][1]
+        try:
+            value = pickle.loads(data)
+        except cache.MISS:
+            self._bytes -= self._held.pop(key)[1]
+            return None
+        self._held[key] = (value, size)
+        return value, size
 
     def forget(self) -> None:
         """Drop what this process holds in memory (the store keeps its rows)."""
@@ -132,6 +147,10 @@ class Part(Generic[V]):
                 self._held[key] = (value, size)
             while self._bytes > self.memory and self._held:
                 self._bytes -= self._held.popitem(last=False)[1][1]
+
+
+class _Pickle(bytes):
+    """A value held still pickled (``Part.put_pickled``): unpickled when first read."""
 
 
 def _load(part: str, keys: list[str]) -> dict[str, tuple[Any, int]]:

@@ -11,6 +11,7 @@ blob, then reads no file again. A parse's pickles are stored as the workers made
 from __future__ import annotations
 
 import pickle
+from functools import lru_cache
 from itertools import accumulate
 from pathlib import Path
 
@@ -21,6 +22,7 @@ BODIES_VERSION = f"{EXTRACTOR_VERSION}-{cache.code_digest('bodies')}"
 PART = "bodies"
 _HEADER = (b"//", b"#", b"*", b"/*", b"@", b"--")  # comment and decorator lines above a definition
 
+SPANS = 8192  # symbol texts whose counts are kept in memory (a few revisions' worth of a library)
 Body = tuple[dict[str, int], int]  # a symbol's body term counts and its span's line count
 Symbol = tuple[str, str, int]  # (name, kind, line) as an outline lists it
 
@@ -70,12 +72,19 @@ def bodies_and_content(data: bytes, symbols: list[Symbol]) -> tuple[list[Body], 
     tiles = sorted(read)
     if not tiles or tiles[-1][1] != len(data) or any(a[1] != b[0] for a, b in zip(tiles, tiles[1:])):
         return found, content_terms(data)
-    counts = content_terms(data[: tiles[0][0]])
+    counts = dict(_terms(data[: tiles[0][0]]))
     get = counts.get
     for tile in tiles:
         for term, n in read[tile][0].items():
             counts[term] = get(term, 0) + n
     return found, counts
+
+
+@lru_cache(maxsize=SPANS)
+def _terms(text: bytes) -> dict[str, int]:
+    """``content_terms`` of one symbol's text (or a file's head), kept for the next version of the
+    file: consecutive versions share most definitions byte for byte. Callers get copies."""
+    return content_terms(text)
 
 
 def _read(data: bytes, symbols: list[Symbol]) -> tuple[list[Body], dict[tuple[int, int], Body]]:
@@ -86,7 +95,7 @@ def _read(data: bytes, symbols: list[Symbol]) -> tuple[list[Body], dict[tuple[in
     for a, b in spans(data, [line for _, _, line in distinct]) if distinct else []:
         body = read.get((a, b))
         if body is None:
-            body = read[a, b] = (content_terms(data[a:b]), data.count(b"\n", a, b))
+            body = read[a, b] = (dict(_terms(data[a:b])), data.count(b"\n", a, b))
         out.append(body)
     return out, read
 

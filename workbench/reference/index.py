@@ -28,6 +28,7 @@ from typing import Any
 
 from ..code.collector import collector_paused
 from ..code.kinds import file_kind, is_code
+from ..code.tsranges import Range
 from ..code.walk import list_directories, list_files
 from ..paths import is_snapshot
 from . import blobstore, bodies, cache, ranking
@@ -35,7 +36,7 @@ from . import watch as watching
 from .blobparts import LINKING, BlobPart
 from .cache import code_digest
 from .entry import entry_points
-from .extract import EXTRACTOR_VERSION, FileFacts, facts_key
+from .extract import EXTRACTOR_VERSION, RANGES, FileFacts, facts_key
 from .fields import path_signature
 from .memo import BoundedMemo
 from .messages import MessageIndex
@@ -258,18 +259,25 @@ def _parse(
 ) -> tuple[dict[str, FileFacts], dict[str, bytes]]:
     """The facts of the files ``todo`` names (position, facts key, content digest), by facts key, kept
     in the per-blob store as the workers pickled them (never pickled twice), and their bodies by
-    digest, still pickled (also stored: the symbol table reads them from there, if ever)."""
+    digest, still pickled (also stored: the symbol table reads them from there, if ever). A Python
+    blob's definition ranges, from the same parse, are stored too (``extract.RANGES``)."""
     fresh: dict[str, FileFacts] = {}
     pickled: dict[str, bytes] = {}
     parsed: dict[str, bytes] = {}
-    for batch, facts, spans in extract_batches(root, [files[i] for i, _, _ in todo], [sizes[i] for i, _, _ in todo]):
-        for j, one, body in zip(batch, facts, spans, strict=True):
+    ranges: dict[str, list[Range]] = {}
+    for batch, facts, spans, defined in extract_batches(
+        root, [files[i] for i, _, _ in todo], [sizes[i] for i, _, _ in todo]
+    ):
+        for j, one, body, found in zip(batch, facts, spans, defined, strict=True):
             _, key, digest = todo[j]
             fresh[key] = pickle.loads(one)
             pickled[key] = one
             parsed[digest] = body
+            if found is not None:
+                ranges[digest] = found
     FACTS.put_many(fresh, root, pickled)
     bodies.add(root, pickled=parsed)
+    RANGES.put_many(ranges, root)  # for the ``bm25`` control: no second parse of these blobs
     return fresh, parsed
 
 

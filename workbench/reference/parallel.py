@@ -7,7 +7,8 @@ this process. Either way each file comes back as two pickles, its facts and its 
 bodies (``bodies``; a file's content terms are summed from its bodies' where they tile it, so its
 bytes are tokenized once): the parent unpickles the facts once and stores the same bytes in the
 per-blob store (``blobstore``), and stores the bodies without unpickling them, so nothing is
-pickled twice.
+pickled twice. A Python file also comes back with its definition ranges, walked from the same parse
+(``extract.RANGES``: the ``bm25`` control reads them instead of parsing the file again).
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from pathlib import Path
 
 from ..code.collector import collector_paused
 from ..code.forking import fork_is_safe, workers
+from ..code.tsranges import Range
 from .bodies import Body, bodies_and_content
-from .extract import FileFacts, extract_file
+from .extract import FileFacts, extract_parsed
 
 POOL_MIN_BYTES = 2_000_000
 CHUNKS_PER_WORKER = 4
@@ -33,19 +35,25 @@ def _chunks(sizes: list[int], n: int) -> list[list[int]]:
     return [order[k::n] for k in range(n) if order[k::n]]
 
 
-def _read_and_extract(root: str, rels: list[str]) -> tuple[list[bytes], list[bytes]]:
+Extracted = tuple[list[bytes], list[bytes], list[list[Range] | None]]  # per file: facts, bodies (pickled), ranges
+
+
+def _read_and_extract(root: str, rels: list[str]) -> Extracted:
     """A batch, read one file at a time (no process holds every file's bytes): per file, its
-    pickled facts and its pickled bodies (the parent stores these very bytes per blob)."""
+    pickled facts and its pickled bodies (the parent stores these very bytes per blob), and its
+    definition ranges when it is a Python file (else None)."""
     facts: list[bytes] = []
     bodies: list[bytes] = []
+    ranges: list[list[Range] | None] = []
     with collector_paused():
         for rel in rels:
             data = (Path(root) / rel).read_bytes()
-            found = extract_file(rel, data, count_content=False)
+            found, defined = extract_parsed(rel, data, count_content=False)
             spans, found.content = bodies_and_content(data, found.outline.symbols)
             facts.append(pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL))
             bodies.append(pickle.dumps(spans, protocol=pickle.HIGHEST_PROTOCOL))
-    return facts, bodies
+            ranges.append(defined)
+    return facts, bodies, ranges
 
 
 def forking_pays(total_bytes: int) -> bool:
@@ -58,12 +66,12 @@ def _pool_pays(sizes: list[int]) -> bool:
     return forking_pays(sum(sizes))
 
 
-Batch = tuple[list[int], list[bytes], list[bytes]]  # indices into the files, per file its pickled facts and bodies
+Batch = tuple[list[int], list[bytes], list[bytes], list[list[Range] | None]]  # indices, then ``Extracted``
 
 
 def extract_batches(root: Path, rels: list[str], sizes: list[int]) -> Iterator[Batch]:
-    """The FileFacts and bodies of ``rels`` (paths under ``root``, ``sizes`` in bytes) as batches,
-    each yielded as soon as it is parsed."""
+    """The FileFacts, bodies and (Python) definition ranges of ``rels`` (paths under ``root``,
+    ``sizes`` in bytes) as batches, each yielded as soon as it is parsed."""
     if not _pool_pays(sizes):
         yield list(range(len(rels))), *_read_and_extract(str(root), rels)
         return
@@ -74,9 +82,9 @@ def extract_batches(root: Path, rels: list[str], sizes: list[int]) -> Iterator[B
         with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork")) as pool:
             jobs = [pool.submit(_read_and_extract, str(root), [rels[i] for i in batch]) for batch in batches]
             for batch, job in zip(batches, jobs):
-                facts, bodies = job.result()
+                facts, bodies, ranges = job.result()
                 done += 1
-                yield batch, facts, bodies
+                yield batch, facts, bodies, ranges
     except (OSError, RuntimeError):  # a worker died: parse what is left here
         rest = [i for batch in batches[done:] for i in batch]
         yield rest, *_read_and_extract(str(root), [rels[i] for i in rest])
@@ -85,7 +93,7 @@ def extract_batches(root: Path, rels: list[str], sizes: list[int]) -> Iterator[B
 def extract_all(root: Path, rels: list[str], sizes: list[int]) -> list[tuple[FileFacts, list[Body]]]:
     """FileFacts and bodies of every file of ``rels`` (paths under ``root``, ``sizes`` in bytes), in order."""
     out: list[tuple[FileFacts, list[Body]] | None] = [None] * len(rels)
-    for batch, facts, bodies in extract_batches(root, rels, sizes):
+    for batch, facts, bodies, _ in extract_batches(root, rels, sizes):
         for i, one, spans in zip(batch, facts, bodies, strict=True):
             out[i] = (pickle.loads(one), pickle.loads(spans))
     return out  # type: ignore[return-value]

@@ -19,6 +19,7 @@ import multiprocessing
 import os
 import threading
 from dataclasses import dataclass, field
+from functools import lru_cache
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
@@ -148,14 +149,21 @@ def _bodies(source: Source, docs: list[int]) -> list[list[Body]]:
     return out
 
 
+@lru_cache(maxsize=1 << 16)
+def _joined(name: str) -> tuple[str, str]:
+    """A name's parts joined as written and stemmed: kept across the tables of a run (revisions
+    share most names)."""
+    parts = split_identifier(name)
+    return "".join(parts), "".join(stem(p) for p in parts)
+
+
 def _lookup_keys(split: list[tuple[str, str, str]]) -> dict[str, list[int]]:
     """Lookup key -> symbols (``symbol_keys`` of each member and of ``Owner.member``). A dot parts
     words, so a qualified name's parts are its owner's then its member's: each distinct owner and
     member is split and stemmed once, and the qualified keys are joined from theirs."""
-    joined: dict[str, tuple[str, str]] = {}
-    for name in dict.fromkeys(part for owner, _, member in split for part in (owner, member)):
-        parts = split_identifier(name)
-        joined[name] = ("".join(parts), "".join(stem(p) for p in parts))
+    joined = {
+        name: _joined(name) for name in dict.fromkeys(part for owner, _, member in split for part in (owner, member))
+    }
     bare = {member: {raw} | {stemmed} for _, _, member in split for raw, stemmed in [joined[member]]}
     keys: dict[str, list[int]] = {}
     for sid, (owner, _, member) in enumerate(split):
@@ -166,6 +174,31 @@ def _lookup_keys(split: list[tuple[str, str, str]]) -> dict[str, list[int]]:
         for key in found:
             keys.setdefault(key, []).append(sid)
     return keys
+
+
+class _Names:
+    """The name terms of the members of the last tables built (``name_terms``), for as long as the
+    repository's compound words stay the same: consecutive revisions share most names and words."""
+
+    LIMIT = 1 << 16  # members remembered before starting afresh
+
+    def __init__(self) -> None:
+        self.words: frozenset[str] | None = None
+        self.known: dict[str, list[str]] = {}
+        self.members: dict[str, dict[str, int]] = {}
+
+    def terms(self, distinct: list[str], words: frozenset[str]) -> dict[str, dict[str, int]]:
+        """``name_terms(member, words)`` of each member of ``distinct`` (callers only read them)."""
+        if words != self.words or len(self.members) > self.LIMIT:
+            self.words, self.known, self.members = words, {}, {}
+        found = self.members
+        for member in distinct:
+            if member not in found:
+                found[member] = name_terms(member, words, self.known)
+        return {member: found[member] for member in distinct}
+
+
+_NAMES = _Names()
 
 
 def build_table(index: RepoIndex) -> SymbolTable:
@@ -182,8 +215,7 @@ def _build(source: Source) -> SymbolTable:
     words = compound_words(distinct)
     paths = {doc: path_fields(source.files[doc], source.words) for doc in docs}
     body_rows = [body for file_bodies in _bodies(source, docs) for body in file_bodies]
-    known: dict[str, list[str]] = {}
-    members = {member: name_terms(member, words, known) for member in distinct}
+    members = _NAMES.terms(distinct, words)
     owners = {owner: _counts(identifier_terms(owner)) for owner in dict.fromkeys(owner for owner, _, _ in split)}
     fields: dict[str, list[dict[str, int]]] = {
         "name": [members[member] for _, _, member in split],

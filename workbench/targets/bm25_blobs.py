@@ -6,19 +6,29 @@ and ``okapi.TERMS_VERSION``), its documents as term counts (``okapi.Bag``): the 
 ``file_chunks`` and the definitions of ``bm25_symbols.definitions``. Each line is tokenized once and
 each document's counts are summed from its lines' term ids (``tokens`` never joins words across
 whitespace, so a document's terms are its lines' terms, and a line's its pieces'); the ranges are parsed
-once when the text the chunks read is the blob's bytes (valid UTF-8 without a carriage return).
+once when the text the chunks read is the blob's bytes (valid UTF-8 without a carriage return). A
+Python blob's ranges come from ``reference.extract.RANGES`` when the engine parsed it already in this
+run (or any run before), so each Python blob is parsed once (``fresh_terms``).
 """
 
 from __future__ import annotations
 
+import hashlib
+from array import array
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import chain
+from pathlib import Path
 
 import numpy as np
 
 from ..code.enclosing import definition_ranges
+from ..code.held import bounded
+from ..code.kinds import extension
+from ..code.tsranges import Range
 from ..reference import blobstore
+from ..reference.extract import RANGES
 from ..reference.text import tokens
 from . import okapi
 
@@ -83,21 +93,24 @@ def _piece_ids(piece: str) -> tuple[int, ...]:
     return tuple(okapi.term_ids(tokens(piece)).tolist())
 
 
+@lru_cache(maxsize=1 << 16)
+def _line_ids(line: str) -> bytes:
+    """The term ids of one line's pieces end to end, as uint64 bytes. Consecutive versions of a
+    file share most of their lines, and a tree repeats many (blank ones, ``return self``): each
+    distinct line is tokenized once."""
+    return array("Q", chain.from_iterable(map(_piece_ids, line.split()))).tobytes()
+
+
 class _Lines:
     """A text's lines, each tokenized once: their term ids end to end, line i's at ``at[i]:at[i + 1]``.
     ``tokens`` never joins words across whitespace, so a line's terms are its pieces' terms in order."""
 
     def __init__(self, text: str) -> None:
         self.lines = text.split("\n")
-        found: list[int] = []
-        ends = []
-        for line in self.lines:
-            for piece in line.split():
-                found.extend(_piece_ids(piece))
-            ends.append(len(found))
+        found = list(map(_line_ids, self.lines))
         self.at = np.zeros(len(self.lines) + 1, dtype=np.int64)
-        self.at[1:] = ends
-        self.ids = np.array(found, dtype=np.uint64)
+        np.cumsum(np.fromiter(map(len, found), dtype=np.int64, count=len(found)) // 8, out=self.at[1:])
+        self.ids = np.frombuffer(b"".join(found), dtype=np.uint64)
 
     def ids_of(self, spans: list[Span]) -> np.ndarray:
         n = len(self.lines)
@@ -106,27 +119,40 @@ class _Lines:
 
 
 def _bag(documents: list[np.ndarray]) -> okapi.Bag:
-    """The bag of documents given as term ids (repeats counted): one sort for them all."""
-    doc = np.repeat(np.arange(len(documents), dtype=np.int64), [len(ids) for ids in documents])
-    ids = np.concatenate(documents).astype(np.uint64) if documents else np.zeros(0, dtype=np.uint64)
-    order = np.lexsort((ids, doc))
-    ids, doc = ids[order], doc[order]
-    first = np.ones(len(ids), dtype=bool)
-    first[1:] = (ids[1:] != ids[:-1]) | (doc[1:] != doc[:-1])
-    starts = np.flatnonzero(first)
-    counts = np.diff(np.append(starts, len(ids)))
-    counts = counts.astype(np.min_scalar_type(int(counts.max()) if len(counts) else 0))  # kept small
-    ptr = np.searchsorted(doc[starts], np.arange(len(documents) + 1)).astype(np.int64)
-    return okapi.Bag(ptr, ids[starts], counts)
+    """The bag of documents given as term ids (repeats counted). Each document's distinct ids and
+    counts are kept by a digest of its ids (``_counted``): most definitions and chunks of a file's
+    next version are the same, so only the changed ones are sorted."""
+    rows = [_counted(ids) for ids in documents]
+    ptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(np.fromiter((len(ids) for ids, _ in rows), dtype=np.int64, count=len(rows)), out=ptr[1:])
+    ids = np.concatenate([ids for ids, _ in rows]) if rows else np.zeros(0, dtype=np.uint64)
+    counts = np.concatenate([counts for _, counts in rows]) if rows else np.zeros(0, dtype=np.uint32)
+    return okapi.Bag(ptr, ids, counts.astype(np.min_scalar_type(int(counts.max()) if len(counts) else 0)))
 
 
-def blob_terms(rel: str, data: bytes) -> BlobTerms:
+COUNTED = 1 << 13  # documents whose counts a process keeps (emptied whole when full: a few MB)
+_COUNTED: dict[bytes, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _counted(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct term ids (ascending, uint64) of one document and how often each occurs (uint32)."""
+    ids = ids.astype(np.uint64, copy=False)
+    key = hashlib.blake2b(ids.tobytes(), digest_size=16).digest()
+    found = _COUNTED.get(key)
+    if found is None:
+        distinct, counts = np.unique(ids, return_counts=True)
+        found = bounded(_COUNTED, COUNTED)[key] = (distinct, counts.astype(np.uint32))
+    return found
+
+
+def blob_terms(rel: str, data: bytes, ranges: list[Range] | None = None) -> BlobTerms:
     """Count one file's chunks (``file_chunks`` of its text as ``read_text`` decodes it) and its
-    definitions (``bm25_symbols.definitions`` of its bytes)."""
+    definitions (``bm25_symbols.definitions`` of its bytes); ``ranges``: ``definition_ranges(rel,
+    data)`` when known already (else parsed here)."""
     raw = data.decode("utf-8", "replace")
     text = raw.replace("\r\n", "\n").replace("\r", "\n")
     encoded = text.encode("utf-8", "surrogateescape")
-    ranges = definition_ranges(rel, data)
+    ranges = definition_ranges(rel, data) if ranges is None else ranges
     chunk_lines = _Lines(text)
     spans = chunk_spans(ranges if encoded == data else definition_ranges(rel, encoded), len(chunk_lines.lines))
     chunks = _bag([chunk_lines.ids_of(each) for each in _kept(chunk_lines.lines, spans)])
@@ -137,6 +163,21 @@ def blob_terms(rel: str, data: bytes) -> BlobTerms:
         for name, first, last in found
     ]
     return BlobTerms(chunks, tuple(name for name, _, _ in found), _bag(named))
+
+
+def fresh_terms(blobs: dict[str, tuple[str, bytes]], source: Path) -> dict[str, BlobTerms]:
+    """``blob_terms`` of blobs never counted (by digest: a path and its bytes, read from the tree at
+    ``source``): a Python blob's definition ranges taken from ``reference.extract.RANGES`` when the
+    engine parsed it already, else parsed here and kept there (so neither parses it twice)."""
+    python = [digest for digest, (rel, _) in blobs.items() if extension(rel.rsplit("/", 1)[-1]) in _PYTHON]
+    known = RANGES.get_many(python)
+    parsed = {digest: definition_ranges(*blobs[digest]) for digest in python if digest not in known}
+    RANGES.put_many(parsed, source)
+    ranges = {**known, **parsed}
+    return {digest: blob_terms(rel, data, ranges.get(digest)) for digest, (rel, data) in blobs.items()}
+
+
+_PYTHON = (".py", ".pyi")
 
 
 @lru_cache(maxsize=1 << 16)

@@ -12,8 +12,10 @@ corpus's ``goldScope`` allows (all of them when it has none).
 
 A run over a mined corpus meets hundreds of revisions that share most files, so ``bm25`` counts each
 blob's terms once (``BlobTerms``, kept in the blob store by content digest) and fits a revision's
-models from those counts: it lists a revision once, reads its files to digest them, and never
-builds the reference engine's index.
+models from those counts: it lists a revision once, digests its files (a revision snapshot's once per
+inode, as the engine does, reading only the new blobs' bytes), and never builds the reference
+engine's index. A Python blob's definition ranges come from the engine's parse when it made one
+(``reference.extract.RANGES``), so neither target parses a blob the other parsed.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..code.collector import collector_paused
 from ..code.kinds import excluded_by, extension
 from ..code.walk import list_files
 from ..contract import PACK_LIMIT, FileRef, GoldScope, Pack, Repo, SearchHit
@@ -36,7 +39,7 @@ from ..reference.index import snapshot, stat_paths
 from ..reference.memo import BoundedMemo
 from ..reference.text import tokens
 from . import okapi
-from .bm25_blobs import BLOB_TERMS, BlobTerms, blob_terms, file_chunks, path_terms
+from .bm25_blobs import BLOB_TERMS, BlobTerms, file_chunks, fresh_terms, path_terms
 
 if TYPE_CHECKING:
     from .bm25_symbols import SymbolModel
@@ -119,9 +122,36 @@ class _Revision:
 
 
 def _read_revision(root: Path) -> _Revision:
-    """List ``root`` once, read each file, and take its counts from the blob store (counting new blobs)."""
+    """List ``root`` once and take each file's counts from the blob store, counting new blobs. A
+    revision snapshot's files are digested as the engine digests them (``cache.file_digests``: once
+    per process, by inode), and only the new blobs are read; a work tree's files are each read once."""
     files = list_files(root)
-    stamp = None if is_snapshot(root) else snapshot(stat_paths(root, files))  # before reading: see edits made meanwhile
+    fixed = is_snapshot(root)
+    stamp = None if fixed else snapshot(stat_paths(root, files))  # before reading: see edits made meanwhile
+    kept, datas, digests = _digested(root, files) if fixed else _read_all(root, files)
+    known = BLOB_TERMS.get_many(digests)
+    new: dict[str, tuple[str, bytes]] = {}
+    for i, (rel, digest) in enumerate(zip(kept, digests, strict=True)):
+        if digest not in known and digest not in new:
+            data = datas[i] if datas else (root / rel).read_bytes()
+            new[digest] = (rel, data)
+    with collector_paused():  # parse trees and term lists: many small objects, no cycles
+        fresh = fresh_terms(new, root)
+    BLOB_TERMS.put_many(fresh, root)
+    terms = [known[d] if d in known else fresh[d] for d in digests]
+    return _Revision(root, files, kept, terms, [path_terms(rel) for rel in kept], stamp)
+
+
+def _digested(root: Path, files: list[str]) -> tuple[list[str], list[bytes], list[str]]:
+    """A snapshot's files and digests, no bytes (read when needed); every file read when one is missing."""
+    try:
+        return files, [], cache.file_digests(root, files, fixed=True)[1]
+    except OSError:
+        return _read_all(root, files)
+
+
+def _read_all(root: Path, files: list[str]) -> tuple[list[str], list[bytes], list[str]]:
+    """The files that could be read, their bytes and digests."""
     kept, datas, digests = [], [], []
     for rel in files:
         try:
@@ -131,14 +161,7 @@ def _read_revision(root: Path) -> _Revision:
         kept.append(rel)
         datas.append(data)
         digests.append(cache.digest(data, extension(rel)))
-    known = BLOB_TERMS.get_many(digests)
-    fresh: dict[str, BlobTerms] = {}
-    for rel, data, digest in zip(kept, datas, digests, strict=True):
-        if digest not in known and digest not in fresh:
-            fresh[digest] = blob_terms(rel, data)
-    BLOB_TERMS.put_many(fresh, root)
-    terms = [known[d] if d in known else fresh[d] for d in digests]
-    return _Revision(root, files, kept, terms, [path_terms(rel) for rel in kept], stamp)
+    return kept, datas, digests
 
 
 class Bm25Target:
