@@ -4,6 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 TARGETS ?= --target builtin --target bm25 --target random
+# Cases run at once by `make mine` (forked workers for the built-in targets): one per core.
+JOBS ?= $(shell python3 -c 'import os; print(os.cpu_count() or 1)')
 
 .PHONY: setup test report baseline mine lab bench dist clean
 
@@ -45,7 +47,7 @@ mine: $(STAMP)
 	rm -f $(MINED)
 	$(BIN)/workbench mine . --out $(MINED) --max-cases 200
 	$(BIN)/workbench validate --corpus $(MINED)
-	$(BIN)/workbench run --corpus $(MINED) $(TARGETS) --suite retrieval || test $$? -eq 1
+	$(BIN)/workbench run --corpus $(MINED) $(TARGETS) --suite retrieval --jobs $(JOBS) || test $$? -eq 1
 	$(BIN)/workbench report
 
 # Extra JupyterLab flags: make lab ARGS="--no-browser --port 8890" (as root, --allow-root is added).

@@ -1,11 +1,15 @@
 """Benchmark (issue 40): a run over history at the cost of what changed.
 
     .venv/bin/python bench/history.py [--part first|memory|all] [--bundle ../shared/repos/attrs.bundle]
-        [--cases 200] [--revisions 100,1000] [--files 1500]
+        [--cases 200] [--revisions 100,1000] [--files 1500] [--jobs 2]
+
+Every ``workbench run`` here passes ``--jobs`` (default 2: the machine's two cores; ``run``'s own
+default is 1), so the built-in targets' cases run in that many forked workers (``run.forked``);
+``--jobs 1`` times one process.
 
 ``first``: mine ``--cases`` cases from one bundle (outside the timing, with its own cache), then in one
 sitting, as whole processes: the first run (an empty cache) of ``workbench run --target builtin
---target bm25`` over them, beside the anchor, bm25s indexing every case's revision afresh (its files
+--target bm25 --jobs 2`` over them, beside the anchor, bm25s indexing every case's revision afresh (its files
 read from git objects: a bare clone of the bundle, ``git ls-tree`` and one ``git cat-file --batch``;
 ``bm25s.tokenize`` defaults, ``BM25().index``, the top 5 retrieved; one target). The ratio is
 workbench / anchor. Then a second corpus over the same repository (another seed, so other cases and
@@ -55,14 +59,18 @@ def _mine(repo: Path, out: Path, cases: int, seed: int, cache: Path) -> None:
     subprocess.run(command, check=True, capture_output=True, env=_env(cache), cwd=out.parent)
 
 
-def _run(corpus: Path, cache: Path, work: Path) -> tuple[float, float, float]:
+JOBS = 2  # ``--jobs`` of every timed run, unless --jobs says otherwise
+
+
+def _run(corpus: Path, cache: Path, work: Path, jobs: int) -> tuple[float, float, float]:
     """Wall seconds, peak RSS MiB and CPU seconds of ``workbench run`` (builtin + bm25) over ``corpus``.
     Its output goes to ``LOGS/<corpus>.log``, kept after the temp dir is gone: a run exiting other
     than 0 or 1 (thresholds) is reported with its exit code and the end of that log."""
     os.environ["WORKBENCH_CACHE_DIR"] = str(cache)
     LOGS.mkdir(parents=True, exist_ok=True)
     log = LOGS / f"{corpus.stem}.log"
-    command = [*WORKBENCH, "run", "--corpus", str(corpus), "--target", "builtin", "--target", "bm25"]
+    targets = ["--target", "builtin", "--target", "bm25"]
+    command = [*WORKBENCH, "run", "--corpus", str(corpus), *targets, "--jobs", str(jobs)]
     probe = [sys.executable, "-c", _LOGGED, str(log), *command, "--out", str(work / "runs")]
     seconds, peak_kib, cpu, code = subprocess.run(
         probe, capture_output=True, text=True, check=True, cwd=work
@@ -119,7 +127,7 @@ print(hits)
 """
 
 
-def bench_first(bundle: Path, cases: int) -> None:
+def bench_first(bundle: Path, cases: int, jobs: int) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-history-") as temp:
         work = Path(temp)
         mined = work / "mined"
@@ -128,13 +136,14 @@ def bench_first(bundle: Path, cases: int) -> None:
         _mine(bundle, mined / "second.json", cases, 1, work / "mine-cache")
         revisions = len({c["revision"] for c in json.loads((mined / "corpus.json").read_text())["retrieval"]})
         anchor = whole_process([sys.executable, "-c", _ANCHOR, str(mined / "corpus.json"), str(bundle)], work)
-        first = _run(mined / "corpus.json", work / "cache", work)
-        second = _run(mined / "second.json", work / "cache", work)
+        first = _run(mined / "corpus.json", work / "cache", work, jobs)
+        second = _run(mined / "second.json", work / "cache", work, jobs)
         emit(
             part="first",
             bundle=bundle.name,
             cases=cases,
             revisions=revisions,
+            jobs=jobs,
             anchor_s=round(anchor[0], 2),
             first_run_s=round(first[0], 2),
             ratio=round(first[0] / anchor[0], 2),
@@ -145,7 +154,7 @@ def bench_first(bundle: Path, cases: int) -> None:
         )
 
 
-def bench_memory(revisions: list[int], files: int) -> None:
+def bench_memory(revisions: list[int], files: int, jobs: int) -> None:
     from tests.git_history import fast_import_history
 
     with tempfile.TemporaryDirectory(prefix="bench-history-") as temp:
@@ -159,8 +168,15 @@ def bench_memory(revisions: list[int], files: int) -> None:
             corpus = work / f"corpus-{count}.json"
             _mine(repo, corpus, count, 0, work / "mine-cache")
             distinct = len({c["revision"] for c in json.loads(corpus.read_text())["retrieval"]})
-            seconds, peak, cpu = _run(corpus, work / f"cache-{count}", work)
-            emit(part="memory", revisions=distinct, cases=count, run_s=round(seconds, 1), peak_rss_mib=round(peak))
+            seconds, peak, cpu = _run(corpus, work / f"cache-{count}", work, jobs)
+            emit(
+                part="memory",
+                revisions=distinct,
+                cases=count,
+                jobs=jobs,
+                run_s=round(seconds, 1),
+                peak_rss_mib=round(peak),
+            )
 
 
 def main() -> None:
@@ -171,13 +187,14 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=200)
     parser.add_argument("--revisions", default="100,1000")
     parser.add_argument("--files", type=int, default=1500)
+    parser.add_argument("--jobs", type=int, default=JOBS, help="--jobs of every timed workbench run")
     args = parser.parse_args()
     if args.part == "anchor":  # the anchor alone, as farm-bench's yardstick: --vs 'python bench/history.py ...'
         os.execv(sys.executable, [sys.executable, "-c", _ANCHOR, str(args.corpus), str(args.bundle.resolve())])
     if args.part in ("first", "all"):
-        bench_first(args.bundle.resolve(), args.cases)
+        bench_first(args.bundle.resolve(), args.cases, args.jobs)
     if args.part in ("memory", "all"):
-        bench_memory([int(n) for n in args.revisions.split(",")], args.files)
+        bench_memory([int(n) for n in args.revisions.split(",")], args.files, args.jobs)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Recorded check: a run of the shipped corpus and its report pages are identical before and after.
 
-    python bench/identical.py [--record] [--out DIR]
+    python bench/identical.py [--record] [--out DIR] [--jobs N]
 
 Issue 24 asks that the speed work leave results alone: "mined corpora, run summaries and pages are
 identical before and after (a recorded check)". Mined corpora are checked by ``bench/mining.py``
@@ -15,7 +15,8 @@ creation time, the corpus path and git commit, package versions and the builtin 
 digest of its code, which the work under check changes), and every ``seconds`` field (timings).
 Pages are rendered from the normalized run, so they carry the same values. ``--record`` writes the
 digests to ``bench/identical.json``; without it the script compares and exits 1 on any difference,
-naming the part.
+naming the part. ``--jobs N`` runs the cases N at once (forked workers for these targets): the
+record is of ``--jobs 1``, and the manifest's ``jobs`` and ``executor`` are normalized to it.
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ def normalize(run: Path, into: Path) -> Path:
     manifest = json.loads((run / "manifest.json").read_text())
     manifest.update(FIXED)
     manifest["corpus"]["path"] = "corpus/corpus.json"
+    manifest["options"]["jobs"] = 1  # how many cases ran at once: not a result
+    manifest["executor"] = {"kind": "local", "jobs": 1}
     manifest["packages"] = {name: "0" for name in manifest.get("packages", {})}
     for target in manifest["targets"]:
         target["version"] = "0"
@@ -90,9 +93,10 @@ def _scores_digest(path: Path) -> str:
     return _digest(frame.to_csv(index=False, float_format="%.12g").encode())
 
 
-def digests(work: Path) -> dict[str, str]:
-    """Run, normalize, render; the digest of each part."""
-    _workbench("run", "--target", "builtin", "--target", "bm25", "--target", "random", "--out", str(work / "raw"))
+def digests(work: Path, jobs: int = 1) -> dict[str, str]:
+    """Run (``jobs`` cases at once), normalize, render; the digest of each part."""
+    targets = ["--target", "builtin", "--target", "bm25", "--target", "random"]
+    _workbench("run", *targets, "--jobs", str(jobs), "--out", str(work / "raw"))
     (run,) = (work / "raw").iterdir()
     fixed = normalize(run, work / "runs")
     _workbench("report", str(fixed), "--out", str(work / "html"))
@@ -113,11 +117,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--record", action="store_true", help=f"write the digests to {RECORD.name}")
     parser.add_argument("--out", type=Path, help="keep the run and pages here (default: a temp dir)")
+    parser.add_argument("--jobs", type=int, default=1, help="cases run at once (the record is of 1)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         work = args.out or Path(scratch)
         work.mkdir(parents=True, exist_ok=True)
-        found = digests(work)
+        found = digests(work, args.jobs)
     if args.record:
         RECORD.write_text(json.dumps(found, indent=2) + "\n")
         print(f"recorded {len(found)} digests in {RECORD}")

@@ -76,7 +76,8 @@ class RunOptions:
     on_shared_cases: bool = option(False, flag="--on-shared-cases")
     # Seconds the whole run may take: no case starts after it (see ``workbench.run.deadline``).
     deadline: float | None = option(None)
-    # Where cases run: ``local`` (this process, ``jobs`` threads) or ``ray[:ADDRESS]`` (run/executors.py).
+    # Where cases run: ``local`` (this machine: ``jobs`` forked workers or threads, run/local.py) or
+    # ``ray[:ADDRESS]`` (run/executors.py).
     executor: str = option("local", recorded=True)
     # With ``ray``: while Ray starts and the engines' actors come up, this process runs cases itself.
     warm_start: bool = option(True, flag="--warm-start")

@@ -90,7 +90,8 @@ REPORT = ReportOptions()
     type=int,
     default=DEFAULTS.jobs,
     show_default=True,
-    help="Cases run concurrently per target, >= 1 (a cmd: target starts up to N engine processes).",
+    help="Cases run concurrently per target, >= 1: the built-in targets in N forked worker processes, "
+    "others in N threads (a cmd: target starts up to N engine processes).",
 )
 @click.option(
     "--shard", default=None, help="Run only shard I of N (I/N, zero-based); merge shards with `workbench merge`."
@@ -121,7 +122,8 @@ REPORT = ReportOptions()
     default=DEFAULTS.executor,
     show_default=True,
     metavar="local|ray[:ADDRESS]",
-    help="Where cases run: here (--jobs threads), or on Ray (no ADDRESS: $RAY_ADDRESS or a local Ray).",
+    help="Where cases run: on this machine (--jobs workers or threads), or on Ray (no ADDRESS: $RAY_ADDRESS "
+    "or a local Ray).",
 )
 @click.option(
     "--warm-start/--no-warm-start",

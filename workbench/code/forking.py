@@ -1,7 +1,8 @@
 """When this process may fork helper processes, and how many CPUs they can use.
 
-Shared by the cold index's parse pool (``parallel``) and mining's parse helper
-(``mining.blobs``); kept free of heavy imports so a short command pays nothing for it.
+Shared by the cold index's parse pool (``parallel``), mining's parse helper (``mining.blobs``)
+and the run's case workers (``run.forked``); kept free of heavy imports so a short command pays
+nothing for it.
 """
 
 from __future__ import annotations
@@ -10,14 +11,25 @@ import multiprocessing
 import os
 import threading
 
+_in_worker = False  # set in a case worker (``run.forked``): the CPUs are shared out already
+
 
 def workers() -> int:
-    """Worker processes for a cold index: the CPUs this process may use, at most 8."""
+    """Worker processes for a cold index: the CPUs this process may use, at most 8 (1 inside a case
+    worker, whose siblings use the other CPUs: forking again would only crowd them)."""
+    if _in_worker:
+        return 1
     try:
         count = len(os.sched_getaffinity(0))
     except AttributeError:
         count = os.cpu_count() or 1
     return min(count, 8)
+
+
+def mark_worker() -> None:
+    """Mark this (forked) process as one of several case workers: its helpers run in process."""
+    global _in_worker
+    _in_worker = True
 
 
 def fork_is_safe() -> bool:

@@ -43,6 +43,16 @@ _TOUCHED: set[str] = set()  # snapshots whose use time this process has refreshe
 _TREES: dict[tuple[Path, str], str] = {}  # (git dir, full commit sha) -> its tree sha
 
 
+def _forget_readers() -> None:
+    """In a forked child: the parent's ``cat-file`` processes are the parent's (two processes asking
+    one would mix their answers), so the child starts its own."""
+    _READERS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_readers)
+
+
 def snapshots_root() -> Path:
     return snapshots_dir()
 

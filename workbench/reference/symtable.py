@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import atexit
 import multiprocessing
+import os
 import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -287,6 +288,8 @@ def _await(key: str, tree: str) -> None:
 _MEMO: BoundedMemo[SymbolTable] = BoundedMemo()
 _LOCK = threading.Lock()
 _PENDING: dict[str, tuple[str, BaseProcess]] = {}  # root -> (tree, the child building its table)
+if hasattr(os, "register_at_fork"):  # a forked process (a --jobs worker) cannot wait for its parent's children
+    os.register_at_fork(after_in_child=_PENDING.clear)
 LARGE_TREE_PARSED.append(_parsed)  # a process that can search has its large tables prebuilt
 
 

@@ -3,9 +3,9 @@
 Once ``S`` seconds have passed since the run started no case starts: each case not reached is
 recorded as an error saying so (it fails its suite, so the run exits 1), it is not journaled, and
 the journal is kept, so ``--resume`` runs exactly those cases later. At the deadline the runner
-also closes its ``cmd:`` engines and ends its Ray actors (``--executor ray``), so a request in
-flight there ends then (recorded the same way); an in-process or ``http://`` request in flight in
-this process ends within its own ``--timeout``. The summary notes
+also closes its ``cmd:`` engines, ends its ``--jobs`` worker processes (``run.forked``) and its Ray
+actors (``--executor ray``), so a request in flight there ends then (recorded the same way); an
+in-process or ``http://`` request in flight in this process ends within its own ``--timeout``. The summary notes
 ``{"deadline": {"seconds", "not_run"}}``.
 """
 

@@ -1,8 +1,10 @@
 """The engines of one run and what drives them, held for the run's ``with`` block: the target
-objects, the executor, the result cache (``--cache``) and the deadline's watchdog (``--deadline``)."""
+objects, the executor, the result cache (``--cache``) and the deadline's watchdog (``--deadline``,
+a thread started only when there are engine processes or remote workers to end)."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from ..options import RunOptions
@@ -10,7 +12,7 @@ from ..targets import close_target
 from ..targets.protocol import ProtocolTarget
 from .cache import ResultCache
 from .deadline import RunDeadline
-from .executors import Executor, make_executor
+from .executors import Executor, LocalExecutor, make_executor
 
 
 class Engines:
@@ -21,16 +23,18 @@ class Engines:
         self.targets, self.deadline = targets, deadline
         self.executor: Executor | None = None
         self.cache = ResultCache() if options.cache else None
-        self.watchdog = self.deadline.watch(lambda: _close_engines(self.targets, self.executor))
+        self.watchdog: threading.Timer | None = None
         self.specs = dict(zip((t.name for t in targets), options.targets, strict=True))
         self.options = options
 
     def __enter__(self) -> Engines:
         try:
-            self.executor = make_executor(self.options, self.specs)
+            self.executor = make_executor(self.options, self.specs, self.deadline.stop_at)
         except BaseException:
             self.__exit__()
             raise
+        if _needs_watchdog(self.targets, self.executor):
+            self.watchdog = self.deadline.watch(lambda: _close_engines(self.targets, self.executor))
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -42,6 +46,13 @@ class Engines:
             self.cache.close()
         for target in self.targets:
             close_target(target)
+
+
+def _needs_watchdog(targets: list[Any], executor: Executor) -> bool:
+    """Whether the deadline needs a thread of its own: to end engine processes (``cmd:``) or remote
+    workers mid-request. The local executor ends its forked workers itself, and no thread then
+    stands in the way of forking them (``forking.fork_is_safe``)."""
+    return not isinstance(executor, LocalExecutor) or any(isinstance(t, ProtocolTarget) for t in targets)
 
 
 def _close_engines(targets: list[Any], executor: Executor | None) -> None:

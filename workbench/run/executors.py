@@ -3,8 +3,9 @@ yields each item's outcome as it finishes, in whatever order they finish.
 
 The runner journals every outcome as it arrives and puts them back in corpus order, so an
 executor decides only where and how concurrently cases run, never what a run records:
-``local`` runs them in this process (``--jobs`` threads), ``ray[:ADDRESS]`` on a Ray
-cluster (``workbench.run.ray_executor``, imported only when asked for).
+``local`` runs them on this machine (``--jobs`` forked workers for the built-in targets, threads
+for the others: ``workbench.run.local``), ``ray[:ADDRESS]`` on a Ray cluster
+(``workbench.run.ray_executor``, imported only when asked for).
 """
 
 from __future__ import annotations
@@ -49,12 +50,15 @@ class Executor(Protocol):
         ...
 
 
-def make_executor(options: RunOptions, specs: dict[str, str]) -> Executor:
+def make_executor(options: RunOptions, specs: dict[str, str], stop_at: float | None = None) -> Executor:
     """The executor ``options.executor`` names; ``specs`` maps each target's name to its spec,
-    so remote workers can build their own copy of the engine."""
+    so remote workers can build their own copy of the engine (and the local executor knows which
+    targets run in this process: those it may fork); ``stop_at`` is the run's deadline (monotonic)."""
     kind, address = parse_executor(options.executor)
     if kind == "local":
-        return LocalExecutor(options.jobs)
+        from ..targets import NAMED
+
+        return LocalExecutor(options.jobs, {name for name, spec in specs.items() if spec.strip() in NAMED}, stop_at)
     from .ray_executor import RayExecutor
 
     return RayExecutor(address, specs, options)

@@ -1,30 +1,72 @@
-"""The local executor: a run's cases in this process, one at a time or in ``--jobs`` threads."""
+"""The local executor: a run's cases on this machine, one at a time or ``--jobs`` at once.
+
+With ``--jobs N`` the cases of a target that runs in this process (``builtin`` and the controls:
+Python, so threads would take turns on the GIL) go to N forked worker processes (``forked``);
+a target that talks to an engine process (``cmd:``, ``http://``, a ``python:`` or entry-point
+target, whose objects may hold connections a fork must not share) runs in N threads. Where
+forking is not safe (another thread runs here, or the platform has no ``fork``) threads run
+every target: the results are the same either way, only slower.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterable
+from collections.abc import Collection, Generator, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 
+from ..code.forking import fork_is_safe
 from ..suites import Outcome, RunContext, Suite
+from .forked import ForkedCases
 from .work import WorkItem, run_one
 
 
 class LocalExecutor:
-    """Today's loop: cases in this process, one at a time or in ``jobs`` threads."""
+    """Cases on this machine: one at a time, or ``jobs`` at once in forked workers (the targets
+    named in ``forkable``) or threads (any other)."""
 
     starts_lazily = True  # takes each item as it starts it: a spent budget stops it by itself
 
-    def __init__(self, jobs: int = 1) -> None:
+    def __init__(self, jobs: int = 1, forkable: Collection[str] = (), stop_at: float | None = None) -> None:
         self.jobs = jobs
+        self.forkable = frozenset(forkable)
+        self.stop_at = stop_at  # the run's deadline (monotonic): forked workers are ended at it
+        self.forked: set[str] = set()  # the targets whose cases ran in worker processes
+        self._workers: ForkedCases | None = None
+
+    def _forks(self, target: Any, items: Iterable[WorkItem]) -> bool:
+        many = not isinstance(items, list) or len(items) >= 2
+        return self.jobs >= 2 and many and str(getattr(target, "name", "")) in self.forkable and fork_is_safe()
 
     def run(
         self, suite: Suite, target: Any, items: Iterable[WorkItem], ctx: RunContext
     ) -> Generator[tuple[WorkItem, Outcome], None, None]:
-        if self.jobs <= 1:
+        workers = self._started(suite, target, items, ctx) if self._forks(target, items) else None
+        if workers is not None:
+            self.forked.add(str(target.name))
+            self._workers = workers
+            try:
+                yield from workers.run()
+            finally:
+                self._workers = None
+        elif self.jobs <= 1:
             for item in items:
                 yield item, run_one(suite, target, item.case, ctx, item.repeat)
-            return
+        else:
+            yield from self._threads(suite, target, items, ctx)
+
+    def _started(self, suite: Suite, target: Any, items: Iterable[WorkItem], ctx: RunContext) -> ForkedCases | None:
+        """Forked workers holding ``items``, or None when forking failed (nothing was taken from them)."""
+        workers = ForkedCases(suite, target, ctx, self.jobs, lambda: self.stop_at)
+        try:
+            workers.start(items)
+        except OSError:
+            return None
+        return workers
+
+    def _threads(
+        self, suite: Suite, target: Any, items: Iterable[WorkItem], ctx: RunContext
+    ) -> Generator[tuple[WorkItem, Outcome], None, None]:
+        """``items`` run in ``jobs`` threads, each outcome yielded as it finishes."""
         pool = ThreadPoolExecutor(max_workers=self.jobs)
         pending: dict[Future[Outcome], WorkItem] = {}
         queue = iter(items)
@@ -56,10 +98,14 @@ class LocalExecutor:
             pool.shutdown(wait=True, cancel_futures=True)
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "local", "jobs": self.jobs}
+        return {"kind": "local", "jobs": self.jobs, **({"processes": sorted(self.forked)} if self.forked else {})}
 
     def stop_workers(self) -> None:
-        """Nothing to stop: the cases run in this process's threads (see ``RunDeadline``)."""
+        """End the forked workers now (their cases in flight come back as errors); threads are left
+        to finish (see ``RunDeadline``)."""
+        workers = self._workers
+        if workers is not None:
+            workers.stop()
 
     def close(self) -> None:
         """Nothing to release: threads end with each batch."""
