@@ -11,6 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..contract import GoldScope
 
 CODE_EXTENSIONS = frozenset(
     {
@@ -324,3 +328,9 @@ def excluded_by(path: str, exclude: frozenset[str] | tuple[str, ...] | list[str]
     """The first kind of ``exclude`` (a goldScope's list) that ``path`` is, or None when it may be gold."""
     kinds = scope_kinds(path)
     return next((kind for kind in exclude if kind in kinds), None)
+
+
+def allowed_by(gold_scope: GoldScope | None, path: str) -> bool:
+    """Whether a corpus's ``goldScope`` lets ``path`` be gold (every file when there is none or it
+    excludes nothing): the one rule the controls, the builtin target and its pack all apply."""
+    return gold_scope is None or not gold_scope.exclude or excluded_by(path, gold_scope.exclude) is None

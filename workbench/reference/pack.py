@@ -19,7 +19,7 @@ import itertools
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from ..code.kinds import LIFTED_BY, excluded_by, is_code
+from ..code.kinds import LIFTED_BY, allowed_by, is_code
 from ..contract import PACK_LIMIT, FileRef, GoldScope, Pack, Repo
 from .filetable import file_table
 from .index import RepoIndex, load_index
@@ -161,11 +161,10 @@ def in_scope(index: RepoIndex, gold_scope: GoldScope | None) -> np.ndarray | Non
 
     if gold_scope is None or not gold_scope.exclude:
         return None
-    exclude = tuple(gold_scope.exclude)
     files = index.files
     return file_table(index).setting(
-        ("gold scope", exclude),
-        lambda: np.fromiter((excluded_by(path, exclude) is None for path in files), dtype=bool, count=len(files)),
+        ("gold scope", tuple(gold_scope.exclude)),
+        lambda: np.fromiter((allowed_by(gold_scope, path) for path in files), dtype=bool, count=len(files)),
     )
 
 

@@ -24,7 +24,7 @@ class BuiltinTarget:
     ) -> Pack:
         """The reference engine's pack for ``query`` over ``repos``, of the files the corpus's
         ``gold_scope`` allows, with ranked ``symbols`` (``workbench.reference.search.pack_symbols``)."""
-        from ..code.kinds import excluded_by
+        from ..code.kinds import allowed_by
         from ..reference.search import PACK_SYMBOLS, SYMBOL_DEPTH, pack_symbols
 
         pack = build_pack(query, repos, limit, gold_scope)
@@ -32,7 +32,7 @@ class BuiltinTarget:
             pack.symbols = pack_symbols(query, repos, pack.primary)
         else:
             found = pack_symbols(query, repos, pack.primary, SYMBOL_DEPTH * len(repos))
-            pack.symbols = [ref for ref in found if excluded_by(ref.path, gold_scope.exclude) is None][:PACK_SYMBOLS]
+            pack.symbols = [ref for ref in found if allowed_by(gold_scope, ref.path)][:PACK_SYMBOLS]
         return pack
 
     def risk_concepts(self, mode: str, text: str) -> set[str]:

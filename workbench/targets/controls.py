@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..code.collector import collector_paused
-from ..code.kinds import excluded_by, extension
+from ..code.kinds import allowed_by, extension
 from ..code.walk import list_files
 from ..contract import PACK_LIMIT, FileRef, GoldScope, Pack, Repo, SearchHit
 from ..errors import TargetError
@@ -56,19 +56,14 @@ def _root(repo: Repo) -> Path:
     return root
 
 
-def _allows(gold_scope: GoldScope | None, rel: str) -> bool:
-    """Whether the corpus's goldScope lets ``rel`` be seen (every file when it excludes nothing)."""
-    return gold_scope is None or not gold_scope.exclude or excluded_by(rel, gold_scope.exclude) is None
-
-
 def _files(repo: Repo, gold_scope: GoldScope | None = None) -> list[str]:
     """The files a control sees: those ``list_files`` keeps that the corpus's goldScope allows."""
-    return [rel for rel in list_files(_root(repo)) if _allows(gold_scope, rel)]
+    return [rel for rel in list_files(_root(repo)) if allowed_by(gold_scope, rel)]
 
 
 def _allowed(hits: list[SearchHit], gold_scope: GoldScope | None) -> list[SearchHit]:
     """The hits in files ``gold_scope`` allows."""
-    return [hit for hit in hits if _allows(gold_scope, hit.file)]
+    return [hit for hit in hits if allowed_by(gold_scope, hit.file)]
 
 
 class RandomTarget:
@@ -189,7 +184,7 @@ class Bm25Target:
         key = str(gold_scope)
         found = revision.models.get(key)
         if found is None:
-            allowed = [i for i, rel in enumerate(revision.files) if _allows(gold_scope, rel)]
+            allowed = [i for i, rel in enumerate(revision.files) if allowed_by(gold_scope, rel)]
             chunks = [revision.terms[i].chunks for i in allowed]
             owner = np.repeat(np.arange(len(allowed), dtype=np.int64), [bag.size for bag in chunks])
             model = okapi.fit_bags(chunks, [revision.paths[i] for i in allowed])
