@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 
 from .kinds import extension
+from .pysymbols import python_tree
 from .tsranges import Range, tree_ranges
 from .tssymbols import GRAMMARS, toolkit
 
@@ -24,11 +25,8 @@ _PY_CLASS, _PY_FUNCS = ast.ClassDef, (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def _python(data: bytes) -> list[Range]:
-    try:
-        tree = ast.parse(data)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
-    return python_ranges(tree)
+    tree = python_tree(data)
+    return [] if tree is None else python_ranges(tree)
 
 
 def python_ranges(tree: ast.Module) -> list[Range]:

@@ -110,13 +110,22 @@ def _docstring(body: list[ast.stmt]) -> str:
     return ""
 
 
+PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError)  # ast.parse on a file it cannot read
+
+
+def python_tree(source: bytes | str) -> ast.Module | None:
+    """One Python file's syntax tree, or None when it does not parse (what every reader of a file
+    by ``ast`` treats as "no definitions")."""
+    try:
+        return ast.parse(source)
+    except PARSE_ERRORS:
+        return None
+
+
 def python_outline(source: bytes | str) -> Outline:
     """The outline of one Python file; an unparsable file yields an empty outline."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return Outline()
-    return outline_from_tree(tree)
+    tree = python_tree(source)
+    return Outline() if tree is None else outline_from_tree(tree)
 
 
 def outline_from_tree(tree: ast.Module) -> Outline:

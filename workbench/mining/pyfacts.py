@@ -32,7 +32,6 @@ depth fails it too.
 from __future__ import annotations
 
 import _symtable
-import ast
 import hashlib
 import re
 from bisect import bisect_right
@@ -42,7 +41,7 @@ from typing import Any
 from ..code.enclosing import Range, python_ranges
 from ..code.held import bounded
 from ..code.outline import Outline
-from ..code.pysymbols import outline_from_tree
+from ..code.pysymbols import outline_from_tree, python_tree
 from .shapes import _IDENTIFIER, MIN_NAME, symbol_names
 
 Facts = tuple[frozenset[str], list[Range]]  # a file's (or a group's) symbol names and definition ranges
@@ -50,7 +49,6 @@ Found = tuple[frozenset[int] | None, frozenset[str], list[Range]]  # groups read
 _CUT = re.compile(rb"\n\n(?=(?:def|class|async)[ \t]|@)")
 _WORD = re.compile(r"\w+")
 _IDENT_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-_PARSE_ERRORS = (SyntaxError, ValueError, RecursionError, MemoryError)
 _DEEPER = 40  # frames added under the symtable check: its depth limit then binds before ast's
 _JOINS = 8  # groups joined at most before the file is parsed whole
 _HELD = 40_000  # groups remembered per process (emptied when full: ``code.held.bounded``)
@@ -60,9 +58,8 @@ _parsed: dict[bytes, tuple[bool, Facts | None]] = {}  # group digest -> parses, 
 
 def whole_facts(data: bytes) -> Facts:
     """Names and definition ranges of one Python file from one ``ast`` parse (none when it does not parse)."""
-    try:
-        tree = ast.parse(data)
-    except _PARSE_ERRORS:
+    tree = python_tree(data)
+    if tree is None:
         return frozenset(symbol_names(Outline())), []
     try:
         outline = outline_from_tree(tree)
@@ -187,11 +184,7 @@ def _parses(text: bytes) -> bool:
             _deeper(_DEEPER, _symtable.symtable, text, "<gold>", "exec")
             known = True
         except Exception:  # the symbol pass refuses more than the parser: ast decides
-            try:
-                ast.parse(text)
-                known = True
-            except _PARSE_ERRORS:
-                known = False
+            known = python_tree(text) is not None
         bounded(_checked, _HELD)[key] = known
     return known
 
@@ -203,9 +196,8 @@ def _group_facts(text: bytes) -> tuple[bool, Facts | None]:
     known = _parsed.get(key)
     if known is None:
         facts: Facts | None = None
-        try:
-            tree = ast.parse(text)
-        except _PARSE_ERRORS:
+        tree = python_tree(text)
+        if tree is None:
             known = False, None
         else:
             try:

@@ -8,14 +8,13 @@ paths, mount prefixes, kinds refined by routes) happens later in ``index``.
 
 from __future__ import annotations
 
-import ast
 from collections import Counter
 from dataclasses import dataclass, field
 
 from ..code.enclosing import python_ranges
 from ..code.kinds import extension, file_kind, is_code
 from ..code.outline import Outline
-from ..code.pysymbols import outline_from_tree
+from ..code.pysymbols import outline_from_tree, python_tree
 from ..code.tsranges import Range
 from ..code.tssymbols import GRAMMARS, tree_outline
 from . import blobstore
@@ -101,11 +100,8 @@ def content_terms(data: bytes) -> dict[str, int]:
 def _python(data: bytes) -> tuple[Outline, list[Range]]:
     """A Python file's outline and definition ranges from one parse (``pysymbols.python_outline``
     and ``enclosing.definition_ranges`` each parse it on their own): empty both when it does not parse."""
-    try:
-        tree = ast.parse(data)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return Outline(), []
-    return outline_from_tree(tree), python_ranges(tree)
+    tree = python_tree(data)
+    return (Outline(), []) if tree is None else (outline_from_tree(tree), python_ranges(tree))
 
 
 def _outline(rel: str, data: bytes) -> tuple[Outline, list[Range] | None]:
