@@ -8,6 +8,9 @@ it is compared without that field, so every field recorded before it stays byte-
 decorated as real ones are) was written whole, ``expectedSymbols`` included, by the code on main
 at bd1f197, before issue 24's third round (log filters first, lazy candidates, batched reads, the
 sample without numpy, shared TS/JS ranges).
+Both records' drop counts were re-recorded once, in issue 40, when the filters that read only the
+log entry's changed files moved before those of the commit object: every case, the candidates and
+the commits stayed byte-identical, and the drops add up to the same total.
 """
 
 from __future__ import annotations
@@ -189,8 +192,9 @@ def test_a_history_read_in_two_halves_mines_the_same_bytes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, least: int
 ) -> None:
     """The older half read by the helper (``split``), from the count or from the middle of the newer
-    half's read (``least`` 400: K = 450 is known before; 1,000: this process waits for it at 500),
-    or not split at all (1,800: 900 commits is too few): the recorded corpus either way."""
+    half's read (``least`` 400: K is what was read when the count came, at most 200, plus half of the
+    rest; 1,000: this process waits for the count at 500 and does not split, 900 commits being too few),
+    or not split at all (1,800): the recorded corpus either way."""
     from workbench.mining import split
 
     handed: list[int] = []
@@ -205,7 +209,10 @@ def test_a_history_read_in_two_halves_mines_the_same_bytes(
     monkeypatch.setattr(importlib.import_module("workbench.mining.mine"), "parse_helper", _spawned_helper)
     monkeypatch.setattr(ProcessPoolExecutor, "submit", counted)
     _mine_polyglot(tmp_path)
-    assert handed == ([] if least > 900 else [450])
+    if least > 900:
+        assert handed == []
+    else:
+        assert len(handed) == 1 and 450 <= handed[0] <= 550
 
 
 def test_a_dead_helper_leaves_the_older_half_to_this_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

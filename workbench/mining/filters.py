@@ -1,20 +1,24 @@
 """Which commits become cases: named predicates, applied in order, first failure drops.
 
 Each filter says why a commit is not a task (a merge, a release, a bot, a change to
-docs only, ...). ``apply_filters`` records the name of the first filter a commit fails,
-so ``workbench mine --dry-run`` can print how many commits each one dropped.
+docs only, ...). The name of the first filter a commit fails is counted, so ``workbench mine
+--dry-run`` can print how many commits each one dropped. The filters that read only git log's
+entry (its parents and changed files) come first: the commits they drop, a third to two thirds of
+a history's, are never read. Which commits are kept does not depend on the order; only which
+filter a dropped commit is counted under does.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from ..code.kinds import CODE_EXTENSIONS, excluded_by, extension, file_kind, is_test_path
 from ..corpus.scope import MINED_SCOPE
-from .history import Commit, LogEntry
+from .history import Commit, LogEntry, read_commits
 from .messages import (
     CHORE_SUBJECT,
     DEPENDENCY_SUBJECT,
@@ -104,15 +108,15 @@ class MineFilters:
 
 class Candidate:
     """A commit with its files sorted into modified source, added/deleted source and tests, and its
-    query; each worked out the first time a filter (or a case) asks, so a commit an earlier filter
-    drops never pays for the later ones."""
+    query; the query is worked out the first time a filter (or a case) asks, so a commit an earlier
+    filter drops never pays for it. ``files`` are given when the log stage sorted them already."""
 
     __slots__ = ("_files", "_key", "_options", "_query", "commit")
 
-    def __init__(self, commit: Commit, options: MineFilters) -> None:
+    def __init__(self, commit: Commit, options: MineFilters, files: SortedFiles | None = None) -> None:
         self.commit = commit
         self._options = options
-        self._files: SortedFiles | None = None
+        self._files = files
         self._query: str | None = None
         self._key: str | None = None
 
@@ -266,6 +270,16 @@ class LogFilter:
     keep: Callable[[Listed], bool]
 
 
+@dataclass(frozen=True)
+class FileFilter:
+    """A filter that reads only the commit's changed files, sorted (``sort_files``): it too runs on git
+    log's entry, so the commits it drops are never read."""
+
+    name: str
+    description: str
+    keep: Callable[[SortedFiles, MineFilters], bool]
+
+
 def _only_manifests(c: Candidate) -> bool:
     names = [path.rsplit("/", 1)[-1] for path in c.commit.paths()]
     return bool(names) and all(n in MANIFESTS or n.startswith("requirements") for n in names)
@@ -281,7 +295,25 @@ LOG_FILTERS: tuple[LogFilter, ...] = (
     LogFilter("merge", "merge commits", lambda e: len(e.parents) <= 1),
     LogFilter("root", "the first commit (no parent revision to run at)", lambda e: len(e.parents) == 1),
 )
-# The rest, in order, after the log filters.
+# Then, in order, the filters of the changed files (from the log entry too).
+FILE_FILTERS: tuple[FileFilter, ...] = (
+    FileFilter(
+        "out-of-scope",
+        "modifies only files the corpus rule keeps from the gold (examples, generated mirrors)",
+        lambda f, o: bool(f.source) or not f.out_of_scope,
+    ),
+    FileFilter(
+        "no-source", "no existing source file modified (docs-, config- or test-only)", lambda f, o: bool(f.source)
+    ),
+    FileFilter("new-or-deleted-source", "adds, deletes or renames a source file", lambda f, o: not f.new_or_gone),
+    FileFilter(
+        "too-many-files",
+        "modifies more source files than the maximum (3 by default)",
+        lambda f, o: len(f.source) <= o.max_files,
+    ),
+    FileFilter("path", "a source file outside --path", lambda f, o: all(o.in_paths(p) for p in f.source)),
+)
+# The rest, in order, on the commit object (author, time, message).
 FILTERS: tuple[Filter, ...] = (
     Filter("bot", "commits by bots", lambda c, o: not (is_bot(c.commit.author) or is_bot(c.commit.email))),
     Filter(
@@ -305,19 +337,6 @@ FILTERS: tuple[Filter, ...] = (
         lambda c, o: not STYLE_SUBJECT.search(c.commit.subject),
     ),
     Filter(
-        "out-of-scope",
-        "modifies only files the corpus rule keeps from the gold (examples, generated mirrors)",
-        lambda c, o: bool(c.source) or not c.files.out_of_scope,
-    ),
-    Filter("no-source", "no existing source file modified (docs-, config- or test-only)", lambda c, o: bool(c.source)),
-    Filter("new-or-deleted-source", "adds, deletes or renames a source file", lambda c, o: not c.new_or_gone),
-    Filter(
-        "too-many-files",
-        "modifies more source files than the maximum (3 by default)",
-        lambda c, o: len(c.source) <= o.max_files,
-    ),
-    Filter("path", "a source file outside --path", lambda c, o: all(o.in_paths(p) for p in c.source)),
-    Filter(
         "vague-query",
         "the cleaned subject is too short or says nothing",
         lambda c, o: len(c.key.split()) >= o.min_words and not VAGUE.match(c.key),
@@ -340,33 +359,67 @@ def log_failure(listed: Listed) -> str | None:
     return None
 
 
-def first_failure(candidate: Candidate, options: MineFilters) -> str | None:
-    """The name of the first filter that drops ``candidate``, or None when it is kept."""
-    failed = log_failure(candidate.commit)
-    if failed is not None:
-        return failed
+def files_failure(files: SortedFiles, options: MineFilters) -> str | None:
+    """The name of the first file filter that drops a commit with these changed files, or None."""
+    for item in FILE_FILTERS:
+        if not item.keep(files, options):
+            return item.name
+    return None
+
+
+def message_failure(candidate: Candidate, options: MineFilters) -> str | None:
+    """The name of the first filter of the commit object that drops ``candidate``, or None."""
     for item in FILTERS:
         if not item.keep(candidate, options):
             return item.name
     return None
 
 
-def listed_commits(entries: Iterable[LogEntry], dropped: Counter[str]) -> Iterator[LogEntry]:
-    """The log entries no log filter drops (``dropped`` counts the rest): the commits worth reading."""
+def first_failure(candidate: Candidate, options: MineFilters) -> str | None:
+    """The name of the first filter that drops ``candidate``, or None when it is kept."""
+    return (
+        log_failure(candidate.commit) or files_failure(candidate.files, options) or message_failure(candidate, options)
+    )
+
+
+def listed_commits(
+    entries: Iterable[LogEntry], options: MineFilters, dropped: Counter[str]
+) -> Iterator[tuple[LogEntry, SortedFiles]]:
+    """The log entries no log or file filter drops, with their sorted files (``dropped`` counts the
+    rest): the commits worth reading."""
     for entry in entries:
         reason = log_failure(entry)
         if reason is None:
+            files = sort_files(entry.decoded[0], options)
+            reason = files_failure(files, options)
+            if reason is None:
+                yield entry, files
+                continue
+        dropped[reason] += 1
+
+
+def read_candidates(
+    git_dir: Path, listed: Iterable[tuple[LogEntry, SortedFiles]], options: MineFilters
+) -> Iterator[Candidate]:
+    """A ``Candidate`` of each listed entry, its commit object read (``read_commits``, which answers
+    one commit per entry, in order, reading a batch ahead)."""
+    waiting: deque[SortedFiles] = deque()  # the files of entries read ahead, not yet answered
+
+    def entries() -> Iterator[LogEntry]:
+        for entry, files in listed:
+            waiting.append(files)
             yield entry
-        else:
-            dropped[reason] += 1
+
+    for commit in read_commits(git_dir, entries()):
+        yield Candidate(commit, options, waiting.popleft())
 
 
-def apply_filters(commits: Iterable[Commit], options: MineFilters, dropped: Counter[str]) -> Iterator[Candidate]:
-    """The candidates that pass every filter (one per distinct query, the newest); ``dropped`` counts the rest."""
+def apply_filters(candidates: Iterable[Candidate], options: MineFilters, dropped: Counter[str]) -> Iterator[Candidate]:
+    """The candidates (past the log and file filters) that pass the filters of the commit object, one
+    per distinct query (the newest); ``dropped`` counts the rest."""
     seen: set[str] = set()
-    for commit in commits:
-        candidate = classify(commit, options)
-        reason = first_failure(candidate, options)
+    for candidate in candidates:
+        reason = message_failure(candidate, options)
         if reason is None and candidate.key in seen:
             reason = DUPLICATE
         if reason is not None:
@@ -376,6 +429,14 @@ def apply_filters(commits: Iterable[Commit], options: MineFilters, dropped: Coun
         yield candidate
 
 
+def mined_candidates(
+    git_dir: Path, entries: Iterable[LogEntry], options: MineFilters, dropped: Counter[str]
+) -> Iterator[Candidate]:
+    """The candidates among ``entries`` (newest first): the log and file filters on git log's entries,
+    then the commit objects of those they keep read and filtered (``dropped`` counts every drop)."""
+    return apply_filters(read_candidates(git_dir, listed_commits(entries, options, dropped), options), options, dropped)
+
+
 def filter_names() -> list[str]:
     """Every filter name in the order applied (for the dry-run table)."""
-    return [f.name for f in LOG_FILTERS] + [f.name for f in FILTERS] + [DUPLICATE]
+    return [f.name for f in LOG_FILTERS] + [f.name for f in FILE_FILTERS] + [f.name for f in FILTERS] + [DUPLICATE]

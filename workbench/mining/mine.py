@@ -6,9 +6,10 @@ evenly over the history (one pick per equal slice of the candidates, oldest to
 newest) becomes the cases. Each case runs at the commit's parent (``revision``),
 expects the modified source files, records the tests the commit changed (not
 scored) and its provenance, and carries its ``shape`` and ``expectedSymbols`` (the definitions
-the commit edits, ``gold_symbols``; ``cases``). The filters that need only ``git log``'s entry run
-first, so the commits they drop are never read. On two cores, one forked helper process reads the
-older half of a long history meanwhile (``split``), then parses gold files (``blobs.parse_helper``).
+the commit edits, ``gold_symbols``; ``cases``). The filters that need only ``git log``'s entry (its
+parents and changed files) run first, so the commits they drop are never read. On two cores, one
+forked helper process reads the older half of a long history meanwhile (``split``), then parses
+gold files (``blobs.parse_helper``).
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ from ..corpus.sources import GitRepo, open_repo
 from ..options import MineOptions
 from .blobs import HELPER_MIN_CASES, parse_helper
 from .cases import shape_cases
-from .filters import Candidate, MineFilters, apply_filters, filter_names, listed_commits
-from .history import LogEntry, count_commits, log_entries, read_commits
+from .filters import Candidate, MineFilters, filter_names, mined_candidates
+from .history import LogEntry, count_commits, log_entries
 from .sample import spread_sample
 from .split import Split
 
@@ -86,8 +87,7 @@ def _candidates(
     total = count_commits(repo.git_dir) if progress and sys.stderr.isatty() else None
     with Progress(total, f"mining {repo.name}", "commit", progress) as bar:
         entries = _shown(entries, bar)
-        commits = read_commits(repo.git_dir, listed_commits(entries, result.dropped))
-        kept = list(apply_filters(commits, options, result.dropped))
+        kept = list(mined_candidates(repo.git_dir, entries, options, result.dropped))
         if split is not None:
             older, dropped, count = split.older(kept)
             kept += older

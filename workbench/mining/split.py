@@ -3,9 +3,10 @@
 Filtering a history's commits is Python work, one commit after another; on two cores a forked
 helper process takes the older half (``git log --skip=K``: git walks the first K commits without
 diffing them) while this process reads the newer K and stops there. The helper first counts the
-commits (``git rev-list --count``), while this process already reads; K is half of them, and this
-process never reads past ``SPLIT_MIN // 2`` commits before it knows K. Histories shorter than
-``SPLIT_MIN`` are read whole, here.
+commits (``git rev-list --count``), while this process already reads; K is what this process has
+read by the time the count is in plus half of what is left, so both have as much left to read when
+the helper starts, and this process never reads past ``SPLIT_MIN // 2`` commits before it knows K.
+Histories shorter than ``SPLIT_MIN`` are read whole, here.
 
 The halves give what one pass gives. Each filter judges a commit alone, so the drop counts add up;
 the one stateful filter keeps the newest commit of each query: the older half keeps the newest of
@@ -21,8 +22,8 @@ from concurrent.futures import Executor, Future
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from .filters import DUPLICATE, Candidate, MineFilters, apply_filters, listed_commits
-from .history import LogEntry, count_commits, log_entries, read_commits
+from .filters import DUPLICATE, Candidate, MineFilters, mined_candidates
+from .history import LogEntry, count_commits, log_entries
 
 SPLIT_MIN = 20_000  # commits below which splitting pays less than the helper's extra walk
 Half = tuple[list[Candidate], Counter[str], int]  # kept candidates (newest first), drops, commits read
@@ -33,7 +34,7 @@ def older_half(git_dir: Path, skip: int, options: MineFilters) -> Half:
     how many commits were read; duplicates are checked within this half only. Runs in the helper."""
     dropped: Counter[str] = Counter()
     entries = Counted(log_entries(git_dir, skip=skip))
-    kept = list(apply_filters(read_commits(git_dir, listed_commits(entries, dropped)), options, dropped))
+    kept = list(mined_candidates(git_dir, entries, options, dropped))
     return kept, dropped, entries.count
 
 
@@ -50,10 +51,10 @@ class Counted:
             yield entry
 
 
-def _half_of(git_dir: Path, least: int) -> int:
-    """K, the commits the newer half reads (0: fewer than ``least`` commits, not split). Runs in the helper."""
+def _total(git_dir: Path, least: int) -> int:
+    """How many commits the history holds (0: fewer than ``least``, not split). Runs in the helper."""
     total = count_commits(git_dir)
-    return total // 2 if total >= least else 0
+    return total if total >= least else 0
 
 
 class Split:
@@ -62,7 +63,7 @@ class Split:
     def __init__(self, helper: Executor, git_dir: Path, options: MineFilters) -> None:
         self._helper, self._git_dir, self._options = helper, git_dir, options
         self._least = SPLIT_MIN
-        self._count: Future[int] | None = helper.submit(_half_of, git_dir, self._least)
+        self._count: Future[int] | None = helper.submit(_total, git_dir, self._least)
         self._older: Future[Half] | None = None
         self._limit: int | None = None  # K once known; 0 when not split
 
@@ -71,7 +72,7 @@ class Split:
         try:
             for index, entry in enumerate(entries):
                 if self._limit is None and (index >= self._least // 2 or self._count_done()):
-                    self._start()
+                    self._start(index)
                 if self._limit and index >= self._limit:
                     return
                 yield entry
@@ -83,12 +84,14 @@ class Split:
     def _count_done(self) -> bool:
         return self._count is None or self._count.done()
 
-    def _start(self) -> None:
-        """Learn K (waiting for the count if need be) and hand the older half to the helper."""
+    def _start(self, read: int) -> None:
+        """Learn K (waiting for the count if need be), ``read`` commits into the history, and hand the
+        older half to the helper."""
         try:
-            self._limit = self._count.result() if self._count is not None else 0
+            total = self._count.result() if self._count is not None else 0
         except BrokenProcessPool:
-            self._limit = 0
+            total = 0
+        self._limit = (total + read) // 2 if total > read else 0
         if self._limit:
             self._older = self._helper.submit(older_half, self._git_dir, self._limit, self._options)
 
@@ -97,7 +100,7 @@ class Split:
         (those included) and its commit count; nothing when the history was not split. A helper
         that died has its half read here."""
         if self._limit is None:
-            self._start()  # a history shorter than SPLIT_MIN // 2 ends before K is asked for
+            self._start(0)  # a history shorter than SPLIT_MIN // 2 ends before K is asked for
         if self._older is None:
             return [], Counter(), 0
         try:
