@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, cast
 
@@ -87,6 +87,20 @@ def stream_records(
         raise GitError(f"{git_dir}: git {args[0]} failed: {error.splitlines()[-1] if error else code}")
 
 
+_PIPE_BYTES = 1 << 20  # what git may write ahead of the reader (Linux's limit for a user's pipe)
+
+
+def _widen(stream: IO[bytes]) -> None:
+    """Let git write up to ``_PIPE_BYTES`` of answers before this process reads them (a pipe holds
+    64 KiB, a few source files: git would wait for each read). Linux only; elsewhere a no-op."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(stream.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
+    except (ImportError, AttributeError, OSError):
+        pass
+
+
 class CatFile:
     """One ``git cat-file --batch`` process: ``read(spec)`` -> (type, bytes) or None when missing."""
 
@@ -104,6 +118,7 @@ class CatFile:
             raise GitError("git is not installed (needed to read repository objects)") from None
         self._in = cast(IO[bytes], self._process.stdin)
         self._out = cast(IO[bytes], self._process.stdout)
+        _widen(self._out)
 
     def read(self, spec: str) -> tuple[str, bytes] | None:
         """The object named by ``spec`` (a sha, ``rev:path``, ``rev^{tree}``) as (type, bytes), or None."""
@@ -128,6 +143,27 @@ class CatFile:
                 found += self.answers(self.ask(group))
                 group, size = [], 0
         return found + self.answers(self.ask(group))
+
+    def stream(self, specs: Iterable[str]) -> Iterator[tuple[str, str, bytes] | None]:
+        """``read_object`` of each spec, in order, a group at a time like ``read_many``, the next group
+        asked before this one's answers are taken: git reads the next objects while the caller works
+        on these (at most two groups are held). Read it to the end before asking this process anything
+        else: the answers not yet taken come first."""
+        waiting: list[bool] | None = None
+        group: list[str] = []
+        size = 0
+        for spec in specs:
+            group.append(spec)
+            size += len(spec) + 1
+            if size > _GROUP_BYTES:
+                asked = self.ask(group)
+                if waiting is not None:
+                    yield from self.answers(waiting)
+                waiting, group, size = asked, [], 0
+        asked = self.ask(group)
+        if waiting is not None:
+            yield from self.answers(waiting)
+        yield from self.answers(asked)
 
     def ask(self, specs: list[str]) -> list[bool]:
         """Send the requests for ``specs`` without waiting for the answers (which of them were asked:

@@ -1,7 +1,7 @@
 """Sampled candidates as cases: each gold file read at the parent revision, the query's shape, and
 the definitions the commit's diff edits (``expectedSymbols``).
 
-Gold files come from one ``git cat-file --batch`` process, ``_CASE_BATCH`` cases at a time; the
+Gold files come from one ``git cat-file --batch`` process, read a group ahead of the cases; the
 diffs of every sampled commit from one ``git diff-tree --stdin``, read in a thread as git writes
 them (a batch waits only for its own; folders holding only the commits' other files, their tests,
 are left out). A gold blob is read once for its names and ranges (``blobs.GoldBlobs``), a Python
@@ -11,6 +11,7 @@ process reads its share of a batch's blobs while this process builds the last ba
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from concurrent.futures import Executor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -66,6 +67,7 @@ def shape_cases(
     pairs = [(c.commit.sha, c.commit.parents[0]) for c in picked]
     paths = [path for c in picked for path in c.source]
     with ThreadPoolExecutor(1) as pool, CatFile(repo.git_dir) as objects:
+        found = objects.stream(f"{c.commit.parents[0]}:{path}" for c in picked for path in c.source)
         facts = GoldBlobs(helper=helper)
         expected = set(paths)
         others = {path for c in picked for _, path in c.commit.changes if path not in expected}
@@ -74,7 +76,7 @@ def shape_cases(
         last: _Pending | None = None
         for start in range(0, len(picked), _CASE_BATCH):
             batch = picked[start : start + _CASE_BATCH]
-            gold = _gold_blobs(repo, objects, batch)
+            gold = _gold_blobs(repo, found, batch)
             patches = diffs.upto(start + len(batch), [c.commit.sha for c in batch])
             changes = [diff_changes(patches.get(c.commit.sha, "")) for c in batch]
             named = [names_file(c.query, c.source) for c in batch]
@@ -138,10 +140,9 @@ def _expected_symbols(blobs: Gold, changes: dict[str, list[Change]], facts: Gold
     ]
 
 
-def _gold_blobs(repo: GitRepo, objects: CatFile, batch: list[Candidate]) -> list[Gold]:
-    """Each candidate's gold files at its parent revision, asked of git cat-file in one go."""
-    specs = [(c, path) for c in batch for path in c.source]
-    found = iter(objects.read_many([f"{c.commit.parents[0]}:{path}" for c, path in specs]))
+def _gold_blobs(repo: GitRepo, found: Iterator[tuple[str, str, bytes] | None], batch: list[Candidate]) -> list[Gold]:
+    """Each candidate's gold files at its parent revision, the next of ``found`` (git cat-file's answers
+    to every case's ``parent:path``, in order, read ahead: ``CatFile.stream``) for each."""
     gold: list[Gold] = []
     for candidate in batch:
         blobs: Gold = []

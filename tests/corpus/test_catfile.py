@@ -1,0 +1,46 @@
+"""``git cat-file --batch`` read a group ahead (``CatFile.stream``): the same answers as ``read_many``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.git_history import commit, init
+from workbench.corpus import gitio
+from workbench.corpus.gitio import CatFile
+
+
+def _repo(tmp_path: Path) -> tuple[Path, list[str]]:
+    repo = init(tmp_path / "r")
+    files = {f"src/module_{index:03d}.py": f"value = {index}\n" * (index + 1) for index in range(60)}
+    sha = commit(repo, "start", files, 0)
+    return repo / ".git", [f"{sha}:{path}" for path in files]
+
+
+def test_streamed_answers_are_read_manys_in_order_missing_ones_included(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    git_dir, specs = _repo(tmp_path)
+    specs = [*specs[:30], "HEAD:no/such/file.py", *specs[30:], "bad\nspec"]
+    monkeypatch.setattr(gitio, "_GROUP_BYTES", 200)  # many groups, each asked before the last is read
+    with CatFile(git_dir) as objects:
+        expected = objects.read_many(specs)
+    with CatFile(git_dir) as objects:
+        streamed = list(objects.stream(iter(specs)))
+        assert objects.read_many(specs[:2]) == expected[:2]  # the process answers in turn afterwards
+    assert streamed == expected
+    assert expected[30] is None and expected[-1] is None and expected[0] is not None
+    assert expected[59] is not None and expected[59][2] == b"value = 58\n" * 59
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="F_SETPIPE_SZ is Linux's")
+def test_git_may_write_a_megabyte_of_answers_ahead(tmp_path: Path) -> None:
+    import fcntl
+
+    limit = int(Path("/proc/sys/fs/pipe-max-size").read_text())
+    git_dir, _ = _repo(tmp_path)
+    with CatFile(git_dir) as objects:
+        size = fcntl.fcntl(objects._out.fileno(), fcntl.F_GETPIPE_SZ)
+    assert size == gitio._PIPE_BYTES if limit >= gitio._PIPE_BYTES else size >= 4_096  # else left as it was
