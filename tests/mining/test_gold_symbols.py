@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from workbench.code.enclosing import definition_ranges, enclosing
-from workbench.mining.gold_symbols import Change, diff_changes, patch_symbols, symbols_of_changes
+from workbench.mining.gold_symbols import Change, diff_changes, old_blob_ids, patch_symbols, symbols_of_changes
 
 PY = b'''import os
 
@@ -131,6 +131,19 @@ def test_content_that_looks_like_a_header_is_content() -> None:
     # old line 2 is "-- x" (a SQL comment); removed it reads "--- x", which is not a file header
     sql_like = "@@ -2,2 +2 @@\n--- x\n-+++ y\n"
     assert diff_changes(diff("q.py", sql_like)) == {"q.py": [Change(2), Change(3)]}
+
+
+def test_the_old_blob_ids_of_a_full_index_diff_are_its_headers_only() -> None:
+    a, b, c, d = "a" * 40, "b" * 40, "c" * 40, "d" * 40
+    patch = (
+        f"diff --git a/q.py b/q.py\nindex {a}..{b} 100644\n--- a/q.py\n+++ b/q.py\n"
+        "@@ -2,2 +2 @@\n--- x\n-+++ y\n"  # removed lines that look like a header are content
+        f"diff --git a/img.png b/img.png\nindex {c}..{d} 100644\nBinary files a/img.png and b/img.png differ\n"
+        "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n"
+        f"diff --git a/n.py b/n.py\nnew file mode 100644\nindex {'0' * 40}..{a}\n--- /dev/null\n+++ b/n.py\n"
+        f"diff --git a/m.py b/m.py\nold mode 100644\nnew mode 100755\nindex {c}..{d}\n--- a/m.py\n+++ b/m.py\n"
+    )
+    assert old_blob_ids(patch) == {"q.py": a, "m.py": c}
 
 
 def test_go_and_typescript() -> None:

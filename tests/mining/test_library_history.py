@@ -14,7 +14,13 @@ from tests.git_history import git
 from tests.library_history import library_history
 from workbench.corpus.gitio import CatFile, git_bytes
 from workbench.errors import GitError
-from workbench.mining.gold_symbols import PatchReader, commit_patches, excluded_folders, suffix_pathspecs
+from workbench.mining.gold_symbols import (
+    PatchReader,
+    commit_patches,
+    excluded_folders,
+    old_blob_ids,
+    suffix_pathspecs,
+)
 from workbench.mining.mine import mine
 
 
@@ -103,8 +109,8 @@ def test_cat_file_asked_ahead_answers_in_order(library: Path) -> None:
 def _whole_output_patches(git_dir: Path, pairs: list[tuple[str, str]], paths: list[str]) -> dict[str, str]:
     """The patches as ``commit_patches`` cut them before they were read line by line (from all of
     git's output at once; limited by suffix as now)."""
-    args = ["diff-tree", "--stdin", "-p", "-U0", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv"]
-    args += ["--src-prefix=a/", "--dst-prefix=b/", "--", *suffix_pathspecs(paths)]
+    args = ["diff-tree", "--stdin", "-p", "-U0", "--full-index", "--no-renames", "--no-color", "--no-ext-diff"]
+    args += ["--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", "--", *suffix_pathspecs(paths)]
     stdout = git_bytes(git_dir, *args, input="".join(f"{c} {p}\n" for c, p in pairs).encode())
     pending, out, current = {c for c, _ in pairs}, {}, None
     for line in stdout.decode("utf-8", "replace").split("\n"):
@@ -128,6 +134,20 @@ def test_patches_read_as_git_writes_them_are_the_whole_output_cut(library: Path)
     assert first == {pairs[0][0]: expected[pairs[0][0]]}
     assert reader.upto(len(pairs)) == expected
     thread.join()
+
+
+def test_the_old_blob_a_patch_names_is_the_file_at_the_parent(library: Path) -> None:
+    result = mine(library, max_cases=40, seed=4, fixture="lib", progress=False)
+    pairs = [(c["source"]["commit"], c["revision"]) for c in result.cases]
+    paths = [p for c in result.cases for p in c["expectedPrimary"]]
+    patches = commit_patches(library / ".git", pairs, paths)
+    named = 0
+    for case in result.cases:
+        ids = old_blob_ids(patches[case["source"]["commit"]])
+        for path in case["expectedPrimary"]:
+            assert ids[path] == git(library, "rev-parse", f"{case['revision']}:{path}").strip()
+            named += 1
+    assert named >= 40
 
 
 def test_a_failing_diff_is_raised_where_its_patches_are_waited_for(library: Path) -> None:

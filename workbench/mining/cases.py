@@ -22,7 +22,7 @@ from ..corpus.sources import GitRepo
 from ..errors import GitError
 from .blobs import Batch, GoldBlobs, Request
 from .filters import Candidate
-from .gold_symbols import Change, PatchReader, diff_changes, symbols_of_changes
+from .gold_symbols import Change, PatchReader, diff_changes, old_blob_ids, symbols_of_changes
 from .pyfacts import name_words
 from .shapes import names_file, query_shape
 
@@ -67,12 +67,12 @@ def shape_cases(
     pairs = [(c.commit.sha, c.commit.parents[0]) for c in picked]
     paths = [path for c in picked for path in c.source]
     with ThreadPoolExecutor(1) as pool, CatFile(repo.git_dir) as objects:
-        found = objects.stream(f"{c.commit.parents[0]}:{path}" for c in picked for path in c.source)
         facts = GoldBlobs(helper=helper)
         expected = set(paths)
         others = {path for c in picked for _, path in c.commit.changes if path not in expected}
         diffs = PatchReader(repo.git_dir, pairs, paths, others)
         pool.submit(diffs.run)
+        found = objects.stream(_gold_specs(picked, diffs))
         last: _Pending | None = None
         for start in range(0, len(picked), _CASE_BATCH):
             batch = picked[start : start + _CASE_BATCH]
@@ -140,9 +140,19 @@ def _expected_symbols(blobs: Gold, changes: dict[str, list[Change]], facts: Gold
     ]
 
 
+def _gold_specs(picked: list[Candidate], diffs: PatchReader) -> Iterator[str]:
+    """What git cat-file is asked for each case's gold files: the old blob id its commit's diff names
+    (git then walks no tree), else ``parent:path`` (a file shown without one: binary, a mode change)."""
+    for index, candidate in enumerate(picked):
+        sha = candidate.commit.sha
+        ids = old_blob_ids(diffs.upto(index + 1, [sha]).get(sha, ""))
+        for path in candidate.source:
+            yield ids.get(path) or f"{candidate.commit.parents[0]}:{path}"
+
+
 def _gold_blobs(repo: GitRepo, found: Iterator[tuple[str, str, bytes] | None], batch: list[Candidate]) -> list[Gold]:
     """Each candidate's gold files at its parent revision, the next of ``found`` (git cat-file's answers
-    to every case's ``parent:path``, in order, read ahead: ``CatFile.stream``) for each."""
+    to every case's ``_gold_specs``, in order, read ahead: ``CatFile.stream``) for each."""
     gold: list[Gold] = []
     for candidate in batch:
         blobs: Gold = []

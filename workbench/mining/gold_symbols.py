@@ -33,6 +33,7 @@ from ..corpus.gitio import git_command, git_env
 from ..errors import GitError
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+_INDEX = re.compile(r"^index ([0-9a-f]{40}|[0-9a-f]{64})\.\.[0-9a-f]+(?: [0-7]+)?$")
 _OLD = re.compile(r"^--- (?:a/)?(.+?)\t?$")
 _INDENT_LANGUAGES = (".py", ".pyi")
 
@@ -106,6 +107,27 @@ def diff_changes(patch: str) -> dict[str, list[Change]]:
                 removed, added = [], []
                 old, old_left, new_left = old + 1, old_left - 1, new_left - 1
         _flush(removed, added, (removed[0][0] if removed else old) - 1, changes)
+    return out
+
+
+def old_blob_ids(patch: str) -> dict[str, str]:
+    """The old blob id of each old path of a ``--full-index`` diff: the ``index`` line of a file's header,
+    when the header's ``--- a/path`` line follows it (a binary file or a mode change has none). No hunk
+    line can pass for the pair: each starts with a mark (`` ``, ``+``, ``-``, ``\\``), never ``index``,
+    and a removed ``-- x`` line reads as ``--- x`` only after the header's own was taken."""
+    out: dict[str, str] = {}
+    blob: str | None = None
+    for raw in patch.split("\n"):
+        line = raw.rstrip("\r")
+        if (found := _INDEX.match(line)) is not None:
+            blob = found.group(1)
+        elif line.startswith("--- ") and blob is not None:
+            match = _OLD.match(line)
+            if match and match.group(1) != "/dev/null":
+                out[match.group(1)] = blob
+            blob = None
+        elif line.startswith("diff "):
+            blob = None
     return out
 
 
@@ -202,7 +224,8 @@ class PatchReader:
             return {commit: "\n".join(self._lines[commit]) for commit in wanted if commit in self._lines}
 
     def _read(self) -> None:
-        args = ["diff-tree", "--stdin", "-p", "-U0", "--no-renames", "--no-color", "--no-ext-diff", "--no-textconv"]
+        args = ["diff-tree", "--stdin", "-p", "-U0", "--full-index", "--no-renames", "--no-color", "--no-ext-diff"]
+        args += ["--no-textconv"]
         specs = suffix_pathspecs(self._paths)
         if any(spec.startswith("*") for spec in specs):
             specs += [f":(exclude,literal){folder}" for folder in excluded_folders(self._paths, self._others)]
