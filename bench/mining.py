@@ -2,7 +2,8 @@
 and mining + validating + running the eight shared bundles.
 
     .venv/bin/python bench/mining.py [--part mine|materialize|page|bundles|speed|library|all] [--repos ../shared/repos]
-        [--rounds 3] [--before <a tree with older workbench/>] [--record-digests]
+        [--rounds 3] [--before <a tree with older workbench/>] [--packing fast-import|repacked|both]
+        [--record-digests]
 
 ``speed`` (issue 24) generates a 60,000-commit history with git fast-import and times
 ``workbench mine`` against ``git log`` on it and on each bundle, as whole processes, with
@@ -18,7 +19,9 @@ change meant to change what is mined.
 on a 62,000-commit history shaped like a large scientific Python library's
 (``tests/library_history.py``: 2,500 modules of 2-40 KB, pull requests merged, messages as real ones
 are written; made once, about a minute, and kept under ``$WB_BENCH_CACHE`` or the temp dir, keyed by
-its parameters and the generator's source), ``--rounds`` rounds in one sitting, each with mine's peak
+its parameters and the generator's source), as fast-import wrote it and as a clone holds it
+(``--packing``; ``repacked``: a copy whose deltas git searched afresh, as ``git gc`` packs objects
+born loose, made once in about 20 s), ``--rounds`` rounds in one sitting, each with mine's peak
 RSS, CPU seconds and a check of its corpus against ``bench/mining_corpora_library.json``;
 ``--before DIR`` runs DIR's ``workbench/`` beside this code's in every round (alternating which goes
 first), for ratios paired on a shared machine. It needs no shared bundle.
@@ -350,48 +353,96 @@ def library_repo(commits: int, modules: int, seed: int) -> Path:
     return repo
 
 
+def repacked(repo: Path) -> Path:
+    """A copy of ``repo`` packed as ``git gc`` packs objects that were written one commit at a time
+    (deltas searched afresh, git's default window 10 and depth 50), made once beside it. fast-import
+    stores each blob as a delta of its path's previous version, in chains deeper than any gc writes
+    (113 here); a clone, or any repository whose objects were born loose, holds the repacked layout."""
+    import shutil
+
+    copy = repo.with_name(repo.name + "-repacked")
+    if not copy.exists():
+        started = time.perf_counter()
+        building = Path(tempfile.mkdtemp(prefix="building-", dir=repo.parent))
+        subprocess.run(
+            ["git", "clone", "-q", "--no-local", "--no-checkout", str(repo), str(building / "repo")], check=True
+        )
+        repack = ["repack", "-a", "-d", "-f", "-q", "--window=10", "--depth=50"]
+        subprocess.run(["git", "-C", str(building / "repo"), *repack], check=True)
+        (building / "repo").rename(copy)
+        shutil.rmtree(building)
+        emit(part="library", repacked=str(copy), repack_s=round(time.perf_counter() - started, 1))
+    return copy
+
+
+PACKINGS = ("fast-import", "repacked")
+
+
+def _unnamed(case: dict[str, object]) -> dict[str, object]:
+    """A mined case without the fields that hold its fixture's name (the folder's)."""
+    return {key: value for key, value in case.items() if key not in ("name", "repoFixture")}
+
+
 def bench_library(
-    commits: int, modules: int, cases: int, rounds: int, record: bool, before: Path | None = None
+    commits: int,
+    modules: int,
+    cases: int,
+    rounds: int,
+    record: bool,
+    before: Path | None = None,
+    packings: tuple[str, ...] = PACKINGS,
 ) -> None:
     """``workbench mine REPO --max-cases cases`` against ``git log -z --no-renames --name-status`` on the
-    generated library history, as whole processes, ``rounds`` rounds in one sitting: each round's git
-    log, then mine (with ``before``, a tree holding older code's ``workbench/``, that code's mine too,
-    the two in alternating order), each mine's ratio mine / (3 x git log + 1 s) in wall and CPU
-    seconds, its peak RSS (its largest process: git log's own, at this size; ``git_log_peak_rss_mib``
-    beside it), and whether its corpus is byte-identical to the one recorded for these parameters
-    (``record`` records this code's)."""
+    generated library history, as fast-import wrote it and as a clone holds it (``repacked``), as whole
+    processes, ``rounds`` rounds in one sitting: each round's git log, then mine (with ``before``, a
+    tree holding older code's ``workbench/``, that code's mine too, the two in alternating order), each
+    mine's ratio mine / (3 x git log + 1 s) in wall and CPU seconds, its peak RSS (its largest process:
+    git log's own, at this size; ``git_log_peak_rss_mib`` beside it), and whether its corpus is
+    byte-identical to the one recorded for these parameters (``record`` records this code's), and
+    whether the two packings mined the same cases."""
     import hashlib
 
     repo = library_repo(commits, modules, 0)
+    repos = {"fast-import": repo, "repacked": repacked(repo) if "repacked" in packings else repo}
     work = Path(tempfile.mkdtemp(prefix="wb-bench-library-"))
-    name = f"{repo.name}/{cases}"
     recorded = json.loads(RECORDED_LIBRARY.read_text()) if RECORDED_LIBRARY.exists() else {}
     sides = [("after", None), ("before", before)] if before is not None else [("after", None)]
-    for pack in (repo / ".git" / "objects" / "pack").glob("*.pack"):  # the first mine must not pay the disk
-        with pack.open("rb") as stream:
-            while stream.read(1 << 24):
-                pass
-    digest = ""
+    for packing in packings:  # the first mine must not pay the disk
+        for pack in (repos[packing] / ".git" / "objects" / "pack").glob("*.pack"):
+            with pack.open("rb") as stream:
+                while stream.read(1 << 24):
+                    pass
+    digests: dict[str, str] = {}
+    cases_of: dict[str, bytes] = {}
     for round_ in range(rounds):
-        log = whole_process(["git", "-C", str(repo), "log", *_LOG_ARGS], work)
-        for side, code in sides if round_ % 2 == 0 else sides[::-1]:
-            corpus = work / f"corpus-{side}-{round_}.json"
-            mine = [sys.executable, "-m", "workbench", "mine", str(repo), "--out", str(corpus)]
-            env = {"PYTHONPATH": str(code)} if code is not None else {}
-            timing = whole_process([*mine, "--max-cases", str(cases)], work, env)
-            found = hashlib.sha256(corpus.read_bytes()).hexdigest()
-            digest = found if side == "after" else digest
-            emit(
-                part="library",
-                repo=repo.name,
-                round=round_,
-                code=side,
-                cases=len(json.loads(corpus.read_text())["retrieval"]),
-                **against_log(log, timing),
-                corpus_identical=recorded.get(name) == found if name in recorded else None,
-            )
+        for packing in packings:
+            path = repos[packing]
+            name = f"{path.name}/{cases}"
+            log = whole_process(["git", "-C", str(path), "log", *_LOG_ARGS], work)
+            for side, code in sides if round_ % 2 == 0 else sides[::-1]:
+                corpus = work / f"corpus-{packing}-{side}-{round_}.json"
+                mine = [sys.executable, "-m", "workbench", "mine", str(path), "--out", str(corpus)]
+                env = {"PYTHONPATH": str(code)} if code is not None else {}
+                timing = whole_process([*mine, "--max-cases", str(cases)], work, env)
+                found = hashlib.sha256(corpus.read_bytes()).hexdigest()
+                mined = json.loads(corpus.read_text())["retrieval"]
+                if side == "after":
+                    digests[name] = found
+                    cases_of[packing] = json.dumps([_unnamed(case) for case in mined]).encode()
+                emit(
+                    part="library",
+                    repo=path.name,
+                    packing=packing,
+                    round=round_,
+                    code=side,
+                    cases=len(mined),
+                    **against_log(log, timing),
+                    corpus_identical=recorded.get(name) == found if name in recorded else None,
+                )
+    if len(cases_of) == 2:
+        emit(part="library", same_cases_in_both_packings=cases_of["fast-import"] == cases_of["repacked"])
     if record:
-        RECORDED_LIBRARY.write_text(json.dumps({**recorded, name: digest}, indent=1) + "\n")
+        RECORDED_LIBRARY.write_text(json.dumps({**recorded, **digests}, indent=1) + "\n")
 
 
 def main() -> None:
@@ -409,10 +460,18 @@ def main() -> None:
     parser.add_argument("--library-cases", type=int, default=2_000, help="library part: cases mined")
     parser.add_argument("--rounds", type=int, default=3, help="library part: rounds of git log and mine")
     parser.add_argument("--before", type=Path, help="library part: a tree with older workbench/ code to pair with")
+    parser.add_argument(
+        "--packing",
+        choices=[*PACKINGS, "both"],
+        default="both",
+        help="library part: the history as fast-import "
+        "wrote it, as a clone holds it (repacked, deltas searched afresh as git gc does), or both",
+    )
     args = parser.parse_args()
     library = (args.library_commits, args.library_modules, args.library_cases, args.rounds, args.record_digests)
+    packings = PACKINGS if args.packing == "both" else (args.packing,)
     if args.part == "library":  # needs no shared bundle
-        bench_library(*library, args.before)
+        bench_library(*library, args.before, packings)
         return
     if not all((args.repos / f"{name}.bundle").is_file() for name in BUNDLES):
         print(f"bench/mining.py: skipped, the shared bundles are not in {args.repos}")
