@@ -29,8 +29,9 @@ from ..console import Progress
 from ..corpus.sources import GitRepo, open_repo
 from ..options import MineOptions
 from .blobs import HELPER_MIN_CASES, parse_helper
+from .candidates import mined_candidates
 from .cases import shape_cases
-from .filters import Candidate, MineFilters, filter_names, mined_candidates
+from .filters import Candidate, MineFilters, filter_names
 from .history import LogEntry, count_commits, log_entries
 from .sample import spread_sample
 from .split import Split

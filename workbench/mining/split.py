@@ -22,7 +22,8 @@ from concurrent.futures import Executor, Future
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from .filters import DUPLICATE, Candidate, MineFilters, mined_candidates
+from .candidates import mined_candidates
+from .filters import DUPLICATE, Candidate, MineFilters
 from .history import LogEntry, count_commits, log_entries
 
 SPLIT_MIN = 20_000  # commits below which splitting pays less than the helper's extra walk
