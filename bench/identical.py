@@ -17,6 +17,9 @@ Pages are rendered from the normalized run, so they carry the same values. ``--r
 digests to ``bench/identical.json``; without it the script compares and exits 1 on any difference,
 naming the part. ``--jobs N`` runs the cases N at once (forked workers for these targets): the
 record is of ``--jobs 1``, and the manifest's ``jobs`` and ``executor`` are normalized to it.
+The trend page also reads the baselines' git history (each recording, by the commit that stored
+it): after a commit that stores a new baseline, re-record in a commit of its own, never in the same
+one (the page would then count one recording fewer than a checkout of that commit shows).
 """
 
 from __future__ import annotations
