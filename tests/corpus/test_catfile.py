@@ -44,3 +44,22 @@ def test_git_may_write_a_megabyte_of_answers_ahead(tmp_path: Path) -> None:
     with CatFile(git_dir) as objects:
         size = fcntl.fcntl(objects._out.fileno(), fcntl.F_GETPIPE_SZ)
     assert size == gitio._PIPE_BYTES if limit >= gitio._PIPE_BYTES else size >= 4_096  # else left as it was
+
+
+def test_closing_a_reader_stopped_midway_does_not_wait_on_git(tmp_path: Path) -> None:
+    """An error between asking and reading (a missing gold file, Ctrl-C) closes the reader with
+    megabytes of answers unread: git, blocked writing them, must still end."""
+    import threading
+
+    repo = init(tmp_path / "big")
+    files = {f"data/part_{index:02d}.txt": f"row {index} " * 9_000 + "\n" for index in range(40)}
+    sha = commit(repo, "start", files, 0)
+    specs = [f"{sha}:{path}" for path in files] * 20  # three groups of specs, tens of megabytes asked
+    objects = CatFile(repo / ".git")
+    next(objects.stream(iter(specs)))
+    closed = threading.Event()
+    threading.Thread(target=lambda: (objects.close(), closed.set()), daemon=True).start()
+    ended = closed.wait(20)
+    if not ended:
+        objects._process.kill()  # the failure must not leave git blocked behind the test
+    assert ended and objects._process.returncode is not None

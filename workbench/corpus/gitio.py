@@ -193,12 +193,14 @@ class CatFile:
         return fields[0].decode(), fields[1].decode(), data
 
     def close(self) -> None:
+        """End the process. Answers asked for and not read are dropped first: git, blocked writing them
+        to a full pipe, would otherwise never see the end of its input (a reader stopped by an error)."""
+        self._out.close()
         try:
             self._in.close()
         except OSError:
             pass
         self._process.wait()
-        self._out.close()
 
     def __enter__(self) -> CatFile:
         return self
