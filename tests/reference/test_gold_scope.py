@@ -64,3 +64,21 @@ def test_the_pack_and_the_builtin_target_keep_to_the_scope(repo: Repo) -> None:
     target = BuiltinTarget().context_pack(QUERY, [repo], 8, gold_scope=MINED_SCOPE)
     assert [ref.path for ref in target.primary] == [ref.path for ref in pack.primary]
     assert all(not _excluded(symbol.path) for symbol in target.symbols or [])
+
+
+def test_a_scoped_pack_with_nothing_matched_fills_its_room_with_core_files_it_allows(tmp_path: Path) -> None:
+    """A task that matches nothing gets the repository's core files. With a scope, the core files it rules
+    out (here a generated module every other one imports, the most central) are passed over before the
+    pack's room is counted, not after: the pack still holds as many core files."""
+    body = "\n".join(f"def step_{i}(value):\n    return value + {i}\n" for i in range(40))
+    modules = {
+        f"pkg/{name}.py": f"from gen import api_pb2\nfrom pkg import {other}\n\n{body}\n"
+        for name, other in (("ledger", "journal"), ("journal", "ledger"), ("audit", "ledger"))
+    }
+    tree = {**modules, "gen/api_pb2.py": "\n".join(f"FIELD_{i} = {i}" for i in range(400)) + "\n"}
+    repo = Repo("r", write_tree(tmp_path / "repo", tree))
+    query = "zebra quokka marmalade"
+    unscoped = [ref.path for ref in build_pack(query, [repo], 8).primary]
+    scoped = [ref.path for ref in build_pack(query, [repo], 8, MINED_SCOPE).primary]
+    assert "gen/api_pb2.py" in unscoped  # the generated module is a core file without a scope
+    assert "gen/api_pb2.py" not in scoped and len(scoped) == len(unscoped) >= 2

@@ -152,6 +152,13 @@ def size_prior(index: RepoIndex) -> np.ndarray:
     return file_table(index).setting(("size", SIZE), compute)
 
 
+Masks = list["np.ndarray | None"]  # per repository: the files a goldScope allows (None: every file)
+
+
+def _allowed(masks: Masks, r: int, d: int) -> bool:
+    return (mask := masks[r]) is None or bool(mask[d])
+
+
 def in_scope(index: RepoIndex, gold_scope: GoldScope | None) -> np.ndarray | None:
     """Per file, whether the corpus's ``goldScope`` lets it be gold (None: every file may be).
     An evaluation corpus labelled by such a rule (mined history: no tests, docs, examples or
@@ -271,14 +278,15 @@ def _is_weak(scored: list[Scored], chosen: list[tuple[int, int]]) -> bool:
     return max((float(s.coverage.max()) for s in scored if s.coverage.size), default=0.0) < FALLBACK_COVERAGE
 
 
-def _fallback(scored: list[Scored], limit: int, q: Query) -> list[tuple[int, int]]:
-    """Entry points (two per repository), for a task that names nothing the code has; a
-    repository with no code entry point offers its core files instead (never a manifest)."""
+def _fallback(scored: list[Scored], limit: int, q: Query, masks: Masks) -> list[tuple[int, int]]:
+    """Entry points (two per repository, among the files ``masks`` allow), for a task that names
+    nothing the code has; a repository with no code entry point offers its core files instead
+    (never a manifest)."""
     entries: list[tuple[int, int]] = []
     for r, s in enumerate(scored):
-        found = [(r, d) for d in s.index.entries[:2]]
+        found = [(r, d) for d in s.index.entries if _allowed(masks, r, d)][:2]
         if not any(is_code(s.index.files[d]) for _, d in found):
-            found = _core([scored[r]], [], q, 2, reason=FALLBACK_CORE) + found
+            found = _core([scored[r]], [], q, 2, [masks[r]], reason=FALLBACK_CORE) + found
             found = [(r, d) for _, d in found]
         entries += found[:2]
     for r, d in entries:
@@ -291,10 +299,12 @@ def _core(
     chosen: list[tuple[int, int]],
     q: Query,
     room: int,
+    masks: Masks,
     reason: str = "a core file of the repository (long, widely imported)",
 ) -> list[tuple[int, int]]:
-    """The repositories' core source files (long and widely imported) for a pack that neither
-    the ranking nor the import graph could fill: where a vague task most likely lands."""
+    """The repositories' core source files (long and widely imported, among those ``masks`` allow)
+    for a pack that neither the ranking nor the import graph could fill: where a vague task most
+    likely lands."""
     import numpy as np
 
     if room <= 0:
@@ -304,6 +314,8 @@ def _core(
         table = file_table(s.index)
         prior = centrality(s.index) * size_prior(s.index)
         wanted = table.code & table.per_kind(lambda kind: not quiet(kind, q) and kind != "example", bool)
+        if masks[r] is not None:
+            wanted &= masks[r]
         wanted[[d for rr, d in chosen if rr == r]] = False
         docs = np.flatnonzero(wanted)
         docs = docs[np.argsort(-prior[docs], kind="stable")][:room]
@@ -362,10 +374,10 @@ def build_pack(query: str, repos: list[Repo], limit: int = PACK_LIMIT, gold_scop
     q = analyse(query)
     scored = [_score(load_index(repo.path), q, gold_scope) for repo in repos]
     masks = [in_scope(s.index, gold_scope) for s in scored]
-    allows: Callable[[int, int], bool] = lambda r, d: (mask := masks[r]) is None or bool(mask[d])  # noqa: E731
+    allows: Callable[[int, int], bool] = lambda r, d: _allowed(masks, r, d)  # noqa: E731
     chosen = _choose(scored, limit, q)
     if _is_weak(scored, chosen):
-        chosen = [(r, d) for r, d in _fallback(scored, limit, q) if allows(r, d)]
+        chosen = _fallback(scored, limit, q, masks)
     elif GRAPH_FILL and (room := min(MAX_PRIMARY, limit) - len(chosen)) > 0:
         for r, d, reason in [found for found in graph_fill(scored, chosen, q, EVERY) if allows(*found[:2])][:room]:
             chosen.append((r, d))
@@ -380,7 +392,7 @@ def build_pack(query: str, repos: list[Repo], limit: int = PACK_LIMIT, gold_scop
         )
         < CORE_FILL
     ):
-        chosen += [(r, d) for r, d in _core(scored, chosen, q, min(MAX_PRIMARY, limit) - len(chosen)) if allows(r, d)]
+        chosen += _core(scored, chosen, q, min(MAX_PRIMARY, limit) - len(chosen), masks)
     related = [found for found in related_files(scored, chosen, q, EVERY) if allows(*found[:2])]
     related = related[: max(0, limit - len(chosen))]
     primary = [FileRef(repos[r].name, scored[r].index.files[d], scored[r].reason(d)) for r, d in chosen]
