@@ -16,13 +16,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..code.kinds import extension, is_code
+from ..code.kinds import allowed_by, extension, is_code
 from .routes import Route
 from .text import symbol_keys
 
 if TYPE_CHECKING:
     import numpy as np
 
+    from ..contract import GoldScope
     from .index import RepoIndex
 
 TEST_AFFIXES = ("test_", "_test", "_spec", "spec_")
@@ -135,3 +136,27 @@ def file_table(index: RepoIndex) -> FileTable:
     if not isinstance(table, FileTable):
         table = index.derived["files"] = build_table(index)
     return table
+
+
+Masks = list["np.ndarray | None"]  # per repository: the files a goldScope allows (None: every file)
+
+
+def allowed(masks: Masks, r: int, d: int) -> bool:
+    """Whether file ``d`` of repository ``r`` is one ``masks`` (``in_scope`` of each) allow."""
+    return (mask := masks[r]) is None or bool(mask[d])
+
+
+def in_scope(index: RepoIndex, gold_scope: GoldScope | None) -> np.ndarray | None:
+    """Per file, whether the corpus's ``goldScope`` lets it be gold (None: every file may be).
+    An evaluation corpus labelled by such a rule (mined history: no tests, docs, examples or
+    generated files) sends it to every target; the engine then ranks only those files, though
+    the others still lend their words (a test credits the code it tests, ``prose.credited``)."""
+    import numpy as np
+
+    if gold_scope is None or not gold_scope.exclude:
+        return None
+    files = index.files
+    return file_table(index).setting(
+        ("gold scope", tuple(gold_scope.exclude)),
+        lambda: np.fromiter((allowed_by(gold_scope, path) for path in files), dtype=bool, count=len(files)),
+    )

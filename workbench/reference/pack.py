@@ -19,9 +19,9 @@ import itertools
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
-from ..code.kinds import LIFTED_BY, allowed_by, is_code
+from ..code.kinds import LIFTED_BY, is_code
 from ..contract import PACK_LIMIT, FileRef, GoldScope, Pack, Repo
-from .filetable import file_table
+from .filetable import Masks, allowed, file_table, in_scope
 from .index import RepoIndex, load_index
 from .query import Query, analyse, is_long
 from .ranking import K1
@@ -152,29 +152,6 @@ def size_prior(index: RepoIndex) -> np.ndarray:
     return file_table(index).setting(("size", SIZE), compute)
 
 
-Masks = list["np.ndarray | None"]  # per repository: the files a goldScope allows (None: every file)
-
-
-def _allowed(masks: Masks, r: int, d: int) -> bool:
-    return (mask := masks[r]) is None or bool(mask[d])
-
-
-def in_scope(index: RepoIndex, gold_scope: GoldScope | None) -> np.ndarray | None:
-    """Per file, whether the corpus's ``goldScope`` lets it be gold (None: every file may be).
-    An evaluation corpus labelled by such a rule (mined history: no tests, docs, examples or
-    generated files) sends it to every target; the engine then ranks only those files, though
-    the others still lend their words (a test credits the code it tests, ``prose.credited``)."""
-    import numpy as np
-
-    if gold_scope is None or not gold_scope.exclude:
-        return None
-    files = index.files
-    return file_table(index).setting(
-        ("gold scope", tuple(gold_scope.exclude)),
-        lambda: np.fromiter((allowed_by(gold_scope, path) for path in files), dtype=bool, count=len(files)),
-    )
-
-
 def _score(index: RepoIndex, q: Query, gold_scope: GoldScope | None = None) -> Scored:
     """Rank every file of one repository for ``q`` and add the evidence signals; a file the
     ``gold_scope`` rules out scores zero (``in_scope``)."""
@@ -204,10 +181,10 @@ def _score(index: RepoIndex, q: Query, gold_scope: GoldScope | None = None) -> S
                 scored.pinned.add(doc)
     if is_long(q.raw):
         scored.final = _with_prose(index, q, scored.final, factors)
-    allowed = in_scope(index, gold_scope)
-    if allowed is not None:
-        scored.final[~allowed] = 0.0
-        scored.pinned = {d for d in scored.pinned if allowed[d]}
+    scope = in_scope(index, gold_scope)
+    if scope is not None:
+        scored.final[~scope] = 0.0
+        scored.pinned = {d for d in scored.pinned if scope[d]}
     return scored
 
 
@@ -284,7 +261,7 @@ def _fallback(scored: list[Scored], limit: int, q: Query, masks: Masks) -> list[
     (never a manifest)."""
     entries: list[tuple[int, int]] = []
     for r, s in enumerate(scored):
-        found = [(r, d) for d in s.index.entries if _allowed(masks, r, d)][:2]
+        found = [(r, d) for d in s.index.entries if allowed(masks, r, d)][:2]
         if not any(is_code(s.index.files[d]) for _, d in found):
             found = _core([scored[r]], [], q, 2, [masks[r]], reason=FALLBACK_CORE) + found
             found = [(r, d) for _, d in found]
@@ -374,7 +351,7 @@ def build_pack(query: str, repos: list[Repo], limit: int = PACK_LIMIT, gold_scop
     q = analyse(query)
     scored = [_score(load_index(repo.path), q, gold_scope) for repo in repos]
     masks = [in_scope(s.index, gold_scope) for s in scored]
-    allows: Callable[[int, int], bool] = lambda r, d: _allowed(masks, r, d)  # noqa: E731
+    allows: Callable[[int, int], bool] = lambda r, d: allowed(masks, r, d)  # noqa: E731
     chosen = _choose(scored, limit, q)
     if _is_weak(scored, chosen):
         chosen = _fallback(scored, limit, q, masks)
