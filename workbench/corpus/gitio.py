@@ -130,25 +130,15 @@ class CatFile:
         return self.read_many([spec])[0]
 
     def read_many(self, specs: list[str]) -> list[tuple[str, str, bytes] | None]:
-        """``read_object`` of each spec, asked a group at a time: one flush and one wait per group
-        instead of a round trip per object. A group's requests stay far below a pipe's buffer, so
-        writing them all before reading the answers cannot block."""
-        found: list[tuple[str, str, bytes] | None] = []
-        group: list[str] = []
-        size = 0
-        for spec in specs:
-            group.append(spec)
-            size += len(spec) + 1
-            if size > _GROUP_BYTES:
-                found += self.answers(self.ask(group))
-                group, size = [], 0
-        return found + self.answers(self.ask(group))
+        """``read_object`` of each spec (``stream``, read to the end)."""
+        return list(self.stream(specs))
 
     def stream(self, specs: Iterable[str]) -> Iterator[tuple[str, str, bytes] | None]:
-        """``read_object`` of each spec, in order, a group at a time like ``read_many``, the next group
-        asked before this one's answers are taken: git reads the next objects while the caller works
-        on these (at most two groups are held). Read it to the end before asking this process anything
-        else: the answers not yet taken come first."""
+        """``read_object`` of each spec, in order, asked a group at a time (one flush and one wait per
+        group instead of a round trip per object), the next group asked before this one's answers are
+        taken: git reads the next objects while the caller works on these (at most two groups are
+        held, far below a pipe's buffer, so writing them cannot block). Read it to the end before
+        asking this process anything else: the answers not yet taken come first."""
         waiting: list[bool] | None = None
         group: list[str] = []
         size = 0
