@@ -13,6 +13,7 @@ reads as a delete and an add); merges list no files (git shows no diff for them 
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -159,9 +160,6 @@ def count_commits(git_dir: Path, rev: str = "HEAD") -> int:
     return int(git_text(git_dir, "rev-list", "--count", rev).strip() or 0)
 
 
-_BATCH = 256
-
-
 def log_entries(git_dir: Path, rev: str = "HEAD", skip: int = 0) -> Iterator[LogEntry]:
     """What ``git log`` says of every commit reachable from ``rev``, newest first (streamed), after
     the first ``skip`` of them (which git walks without diffing)."""
@@ -171,34 +169,23 @@ def log_entries(git_dir: Path, rev: str = "HEAD", skip: int = 0) -> Iterator[Log
 
 
 def read_commits(git_dir: Path, entries: Iterable[LogEntry]) -> Iterator[Commit]:
-    """The ``Commit`` of each log entry, its object read through one ``git cat-file --batch``, a batch
-    of entries at a time, the next batch asked before the last one's answers are read (so git reads
-    objects while the caller works; streamed: at most two batches are held)."""
-    objects = CatFile(git_dir)
-    try:
-        waiting: tuple[list[LogEntry], list[bool]] | None = None
-        batch: list[LogEntry] = []
+    """The ``Commit`` of each log entry, its object read through one ``git cat-file --batch`` a group
+    ahead (``CatFile.stream``: git reads objects while the caller works; streamed)."""
+    asked: deque[LogEntry] = deque()  # the entries whose objects were asked for, not yet answered
+
+    def shas() -> Iterator[str]:
         for entry in entries:
-            batch.append(entry)
-            if len(batch) >= _BATCH:
-                asked = objects.ask([e.sha for e in batch])
-                if waiting is not None:
-                    yield from _commits_of(git_dir, objects, *waiting)
-                waiting, batch = (batch, asked), []
-        if waiting is not None:
-            yield from _commits_of(git_dir, objects, *waiting)
-        yield from _commits_of(git_dir, objects, batch, objects.ask([e.sha for e in batch]))
-    finally:
-        objects.close()
+            asked.append(entry)
+            yield entry.sha
+
+    with CatFile(git_dir) as objects:
+        for found in objects.stream(shas()):
+            entry = asked.popleft()
+            if found is None or found[1] != "commit":
+                raise GitError(f"{git_dir}: commit {entry.sha} listed by git log cannot be read")
+            yield to_commit(entry, found[2])
 
 
 def iter_commits(git_dir: Path, rev: str = "HEAD") -> Iterator[Commit]:
     """Every commit reachable from ``rev``, newest first, with its changed files (streamed)."""
     return read_commits(git_dir, log_entries(git_dir, rev))
-
-
-def _commits_of(git_dir: Path, objects: CatFile, batch: list[LogEntry], asked: list[bool]) -> Iterator[Commit]:
-    for entry, found in zip(batch, objects.answers(asked), strict=True):
-        if found is None or found[1] != "commit":
-            raise GitError(f"{git_dir}: commit {entry.sha} listed by git log cannot be read")
-        yield to_commit(entry, found[2])
