@@ -32,6 +32,7 @@ depth fails it too.
 from __future__ import annotations
 
 import _symtable
+import ast
 import hashlib
 import re
 from bisect import bisect_right
@@ -57,15 +58,20 @@ _parsed: dict[bytes, tuple[bool, Facts | None]] = {}  # group digest -> parses, 
 
 
 def whole_facts(data: bytes) -> Facts:
-    """Names and definition ranges of one Python file from one ``ast`` parse (none when it does not parse)."""
+    """Names and definition ranges of one Python file from one ``ast`` parse (none when it does not
+    parse; its ranges and no names when its outline cannot be read)."""
     tree = python_tree(data)
     if tree is None:
         return frozenset(symbol_names(Outline())), []
+    return _tree_facts(tree) or (frozenset(symbol_names(Outline())), python_ranges(tree))
+
+
+def _tree_facts(tree: ast.Module) -> Facts | None:
+    """Names and definition ranges of a parsed file or group (None when they cannot be read)."""
     try:
-        outline = outline_from_tree(tree)
+        return frozenset(symbol_names(outline_from_tree(tree))), python_ranges(tree)
     except (ValueError, RecursionError):
-        outline = Outline()
-    return frozenset(symbol_names(outline)), python_ranges(tree)
+        return None
 
 
 def name_words(query: str) -> frozenset[bytes]:
@@ -195,16 +201,8 @@ def _group_facts(text: bytes) -> tuple[bool, Facts | None]:
     key = _digest(text)
     known = _parsed.get(key)
     if known is None:
-        facts: Facts | None = None
         tree = python_tree(text)
-        if tree is None:
-            known = False, None
-        else:
-            try:
-                facts = frozenset(symbol_names(outline_from_tree(tree))), python_ranges(tree)
-            except (ValueError, RecursionError):
-                facts = None
-            known = True, facts
+        known = (False, None) if tree is None else (True, _tree_facts(tree))
         bounded(_parsed, _HELD)[key] = known
         bounded(_checked, _HELD)[key] = known[0]
     return known
