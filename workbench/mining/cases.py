@@ -59,8 +59,8 @@ def shape_cases(
     Every gold blob is read once, per blob id: its definition ranges around the changed lines are
     always needed, its names only when the query does not already name a file (the shape's first
     rule); both come from that one read (``blobs.GoldBlobs``; a batch's Python blobs are read ahead,
-    partly in a helper process on two cores: ``helper``, a ``blobs.parse_helper``). Gold files are
-    read ``_CASE_BATCH`` cases at a time."""
+    partly in a helper process on two cores: ``helper``, a ``blobs.parse_helper``). Cases are built
+    ``_CASE_BATCH`` at a time; their gold files are read a group ahead (``CatFile.stream``)."""
     from concurrent.futures import ThreadPoolExecutor
 
     cases = []
