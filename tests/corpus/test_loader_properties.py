@@ -19,8 +19,8 @@ from workbench.contract import Repo
 from workbench.corpus import load_corpus, validate_corpus
 from workbench.corpus.goldens import load_golden
 from workbench.errors import WorkbenchError
-from workbench.run.merge import merge_runs
 from workbench.options import RunOptions
+from workbench.run.merge import merge_runs
 from workbench.run.runner import run
 from workbench.store.baselines import list_baselines, load_baseline
 from workbench.store.headers import read_header

@@ -8,7 +8,8 @@ only ever read.
 
 from __future__ import annotations
 
-from .load import DEFAULT_K, Corpus, case_fixtures, load_corpus, validate_corpus
+from .load import Corpus, case_fixtures, load_corpus, validate_corpus
+from .model import DEFAULT_K
 from .sections import Section, case_sections, register_section, section_of, sections
 
 __all__ = [

@@ -18,11 +18,11 @@ from typing import Any
 from ..errors import CorpusError
 from ..paths import DEFAULT_CORPUS, inside_path_problem, name_problem
 from ..schemas import Problem, schema_problems
-from .model import DEFAULT_K, Corpus, executable_place
-from .scope import scope_problems
-from .sections import case_sections, sections
 from ..schemas.verdicts import known_valid, remember_valid
 from ..strictjson import loads_strict, read_bytes
+from .model import Corpus, executable_place
+from .scope import scope_problems
+from .sections import case_sections, sections
 
 # Importing jsonschema imports its format checkers, and the ``iri`` one compiles some forty lark
 # grammars (rfc3987_syntax): 1-3 s, most of what ``workbench validate`` used to take. The corpus
@@ -172,8 +172,6 @@ def _duplicate_names(data: dict[str, Any]) -> list[Problem]:
                 problems.append(Problem(f"{section}[{index}].name", f"duplicate case name {name!r}"))
             seen.add(name)
     return problems
-
-
 
 
 def _path_problems(data: dict[str, Any]) -> list[Problem]:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..contract import GoldScope
 from ..code.kinds import excluded_by
+from ..contract import GoldScope
 from ..schemas import Problem
 
 # The rule ``mine`` and ``import swebench`` label by.

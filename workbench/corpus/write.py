@@ -16,10 +16,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .sources import GitRepo
 from ..errors import CorpusError
 from ..files import write_text_atomic
 from .scope import MINED_SCOPE
+from .sources import GitRepo
 
 
 def read_existing(path: Path) -> dict[str, Any]:
