@@ -8,6 +8,8 @@ the snapshot of ``HEAD`` when the fixture has no work tree (a bare repository or
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -22,10 +24,46 @@ Finding = tuple[str, str, "str | None"]  # (location, message, case name): ``cor
 REVISION_SECTIONS = ("retrieval", "tokenSavings")
 
 
-@lru_cache(maxsize=256)
 def git_repo(path: Path) -> GitRepo:
-    """The repository behind a fixture path (opened once per process)."""
+    """The repository behind a fixture path (opened once per process; a caller asking for one that
+    ``open_in_background`` is opening waits for it)."""
+    with _OPENING:
+        lock = _LOCKS.setdefault(path, threading.Lock())
+    with lock:
+        return _opened(path)
+
+
+@lru_cache(maxsize=256)
+def _opened(path: Path) -> GitRepo:
     return open_repo(path)
+
+
+_OPENING = threading.Lock()
+_LOCKS: dict[Path, threading.Lock] = {}  # fixture path -> held while it is being opened
+
+
+def open_in_background(data: dict[str, Any], fixtures: dict[str, Path]) -> threading.Thread:
+    """Start opening, on a thread, the bundle fixtures a case of ``data`` names: a bundle is cloned
+    once (``sources.open_repo``), and that clone can run while the caller imports its suites and
+    plans. The first ``git_repo`` of a bundle waits for it; an error is left for that call to raise.
+    Join the thread before forking (a child must not inherit a lock it holds)."""
+    named = {name for _, _, case in _cases(data) for name in _fixture_names(case)}
+    bundles = [path for name, path in fixtures.items() if name in named and _is_bundle(path)]
+    thread = threading.Thread(target=_open_quietly, args=(bundles,), name="workbench-fixtures", daemon=True)
+    thread.start()
+    return thread
+
+
+def _is_bundle(path: Path) -> bool:
+    return path.suffix == ".bundle" and path.is_file()
+
+
+def _open_quietly(paths: Iterable[Path]) -> None:
+    for path in paths:
+        try:
+            git_repo(path)
+        except Exception:  # noqa: BLE001  (the run's own git_repo call raises it again, where it is reported)
+            pass
 
 
 def needs_git(path: Path, case: Any) -> bool:

@@ -22,6 +22,7 @@ from ..columns import CASE, METRIC, SUITE, TARGET, VALUE
 from ..console import Progress
 from ..contract import capabilities
 from ..corpus import Corpus, load_corpus
+from ..corpus.fixtures import open_in_background
 from ..errors import RunError, RunStopped, StoreError
 from ..options import RunOptions
 from ..paths import DEFAULT_CORPUS
@@ -56,13 +57,18 @@ def run(corpus: Corpus, options: RunOptions, on_case: Callable[[], None] | None 
     run directory is written; when anything interrupts the run it is kept, and ``RunStopped``
     (carrying the cause) says how to resume.
     """
-    if options.baseline:  # before any case runs: the baseline exists and is of this corpus version
-        check_baseline_corpus(options.baseline, corpus.path, corpus.sha256, options.on_shared_cases)
-    deadline = RunDeadline(options.deadline)  # counts from here: starting the engines is part of the run
-    budget = RunBudget(options.budget_usd, options.budget_seconds)
-    suites = select_suites(corpus, options)
-    header = resume_header(corpus, options) if options.resume else None
-    with Engines(options, resolve_targets(options), deadline) as engines:
+    opening = open_in_background(corpus.data, corpus.fixtures)  # bundles clone while the suites import
+    try:
+        if options.baseline:  # before any case runs: the baseline exists and is of this corpus version
+            check_baseline_corpus(options.baseline, corpus.path, corpus.sha256, options.on_shared_cases)
+        deadline = RunDeadline(options.deadline)  # counts from here: starting the engines is part of the run
+        budget = RunBudget(options.budget_usd, options.budget_seconds)
+        suites = select_suites(corpus, options)
+        header = resume_header(corpus, options) if options.resume else None
+        targets = resolve_targets(options)
+    finally:
+        opening.join()  # before any engine or worker forks
+    with Engines(options, targets, deadline) as engines:
         whole, unavailable = _whole_plan(corpus, suites, engines.targets)
         manifest = header or _new_manifest(corpus, engines.targets, options, whole)
         plan = [(s, name, t, select_shard(s.name, cases, options.shard)) for s, name, t, cases in whole]
