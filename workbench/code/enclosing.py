@@ -29,26 +29,29 @@ def _python(data: bytes) -> list[Range]:
     return [] if tree is None else python_ranges(tree)
 
 
-def python_ranges(tree: ast.Module) -> list[Range]:
-    """The definition ranges of one parsed Python file (what ``definition_ranges`` gives for its source)."""
+def python_ranges(tree: ast.Module, offsets: list[int] | None = None) -> list[Range]:
+    """The definition ranges of one parsed Python file (what ``definition_ranges`` gives for its source);
+    with ``offsets``, each top-level statement's line offset (``pychunks.parsed_module``)."""
     out: list[Range] = []
-    stack: list[tuple[list[ast.stmt], str]] = [(tree.body, "")]
+    top = offsets if offsets is not None else [0] * len(tree.body)
+    stack: list[tuple[list[ast.stmt], str, list[int]]] = [(tree.body, "", top)]
     while stack:
-        body, owner = stack.pop()
-        for node in body:
+        body, owner, shifts = stack.pop()
+        for node, shift in zip(body, shifts, strict=True):
             if isinstance(node, (_PY_CLASS, *_PY_FUNCS)):
                 name = f"{owner}.{node.name}" if owner else node.name
-                start = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-                out.append((name, start, node.end_lineno or node.lineno))
+                start = min([node.lineno, *(d.lineno for d in node.decorator_list)]) + shift
+                out.append((name, start, (node.end_lineno or node.lineno) + shift))
                 if isinstance(node, _PY_CLASS):
-                    stack.append((node.body, name))
+                    stack.append((node.body, name, [shift] * len(node.body)))
             else:
                 for attr in ("body", "orelse", "finalbody"):
                     inner = getattr(node, attr, None)
                     if isinstance(inner, list):
-                        stack.append(([s for s in inner if isinstance(s, ast.stmt)], owner))
+                        kept = [s for s in inner if isinstance(s, ast.stmt)]
+                        stack.append((kept, owner, [shift] * len(kept)))
                 for block in [*getattr(node, "handlers", ()), *getattr(node, "cases", ())]:
-                    stack.append((block.body, owner))  # try/except(*) handlers, match cases
+                    stack.append((block.body, owner, [shift] * len(block.body)))  # try/except(*) handlers, match cases
     return out
 
 

@@ -52,6 +52,7 @@ class _Visitor:
         self.outline = Outline()
         self.public: list[str] = []
         self.declared_all: list[str] | None = None
+        self.offset = 0  # lines above the piece the statements being visited were parsed from
 
     def body(self, stmts: list[ast.stmt], owner: str = "", top: bool = False) -> None:
         imports = self.outline.imports
@@ -82,7 +83,7 @@ class _Visitor:
             kind = "method" if kind == "function" else kind
         else:
             name = node.name
-        self.outline.symbols.append((name, kind, node.lineno))
+        self.outline.symbols.append((name, kind, node.lineno + self.offset))
         doc = _docstring(node.body) if top or kind == "class" else ""  # methods: too many to pay for
         if doc:
             self.outline.docs.append(doc)
@@ -97,7 +98,8 @@ class _Visitor:
                 if found is not None:
                     self.declared_all = (self.declared_all or []) + found
             elif not name.startswith("_"):
-                self.outline.symbols.append((name, "constant" if name.isupper() else "variable", node.lineno))
+                kind = "constant" if name.isupper() else "variable"
+                self.outline.symbols.append((name, kind, node.lineno + self.offset))
                 self.public.append(name)
 
 
@@ -128,13 +130,19 @@ def python_outline(source: bytes | str) -> Outline:
     return Outline() if tree is None else outline_from_tree(tree)
 
 
-def outline_from_tree(tree: ast.Module) -> Outline:
-    """The outline of one parsed Python file (what ``python_outline`` gives for its source)."""
+def outline_from_tree(tree: ast.Module, offsets: list[int] | None = None) -> Outline:
+    """The outline of one parsed Python file (what ``python_outline`` gives for its source); with
+    ``offsets``, each top-level statement's line offset (``pychunks.parsed_module``)."""
     visitor = _Visitor()
     module_doc = _docstring(tree.body)
     if module_doc:
         visitor.outline.docs.append(module_doc)
-    visitor.body(tree.body, top=True)
+    if offsets is None:
+        visitor.body(tree.body, top=True)
+    else:
+        for node, offset in zip(tree.body, offsets, strict=True):
+            visitor.offset = offset
+            visitor.body([node], top=True)
     outline = visitor.outline
     outline.exports = visitor.declared_all if visitor.declared_all is not None else visitor.public
     return outline

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from ..code.enclosing import python_ranges
 from ..code.kinds import extension, file_kind, is_code
 from ..code.outline import Outline
-from ..code.pysymbols import outline_from_tree, python_tree
+from ..code.pychunks import parsed_module
+from ..code.pysymbols import outline_from_tree
 from ..code.tsranges import Range
 from ..code.tssymbols import GRAMMARS, tree_outline
 from . import blobstore
@@ -32,6 +33,7 @@ EXTRACTOR_VERSION = code_digest(
     "kinds",
     "messages",
     "outline",
+    "pychunks",
     "pysymbols",
     "routes",
     "templates",
@@ -44,7 +46,9 @@ EXTRACTOR_VERSION = code_digest(
 # so the ``bm25`` control, which chunks by them, reads them instead of parsing the blob again. A run
 # asks each target for all its cases in turn, so the control reads what the engine kept hundreds of
 # revisions before: 4 MB of pickles held (about a kilobyte a blob) spare most reads of the store.
-RANGES: blobstore.Part[list[Range]] = blobstore.Part("ranges", code_digest("enclosing"), memory=4 * blobstore.MEMORY)
+RANGES: blobstore.Part[list[Range]] = blobstore.Part(
+    "ranges", code_digest("enclosing", "pychunks"), memory=4 * blobstore.MEMORY
+)
 _WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 _SEPARATE = bytes(c if c in _WORD_BYTES else 0x20 for c in range(256))  # every other byte -> space
 _DIGITS = b"0123456789"
@@ -99,9 +103,14 @@ def content_terms(data: bytes) -> dict[str, int]:
 
 def _python(data: bytes) -> tuple[Outline, list[Range]]:
     """A Python file's outline and definition ranges from one parse (``pysymbols.python_outline``
-    and ``enclosing.definition_ranges`` each parse it on their own): empty both when it does not parse."""
-    tree = python_tree(data)
-    return (Outline(), []) if tree is None else (outline_from_tree(tree), python_ranges(tree))
+    and ``enclosing.definition_ranges`` each parse it on their own), a top-level definition at a
+    time (``pychunks``: the pieces an earlier version shared are not parsed again): empty both when
+    it does not parse."""
+    parsed = parsed_module(data)
+    if parsed is None:
+        return Outline(), []
+    tree, offsets = parsed
+    return outline_from_tree(tree, offsets), python_ranges(tree, offsets)
 
 
 def _outline(rel: str, data: bytes) -> tuple[Outline, list[Range] | None]:
