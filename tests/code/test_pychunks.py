@@ -1,4 +1,4 @@
-"""A Python file parsed a top-level definition at a time gives the whole file's outline and ranges."""
+"""A Python file parsed a group of top-level statements at a time gives the whole file's outline and ranges."""
 
 from __future__ import annotations
 
@@ -44,8 +44,8 @@ def test_real_modules_read_as_when_parsed_whole() -> None:
     for path in _sources():
         data = path.read_bytes()
         assert _read(data) == _whole(data), path
-        pieces += pychunks._cuts(data) is not None
-    assert pieces > 100  # most were read in pieces
+        pieces += len(pychunks.groups_of(data) or ()) > 1
+    assert pieces > 100  # most were read in groups
 
 
 def _pieces(data: bytes) -> list[int] | None:
@@ -73,9 +73,9 @@ def after(self):
 '''
 
 
-def test_a_def_inside_a_string_joins_the_pieces_around_it() -> None:
+def test_a_def_inside_a_string_joins_the_groups_around_it() -> None:
     offsets = _pieces(CODEGEN)
-    assert offsets is not None  # read in pieces: the string's cuts were read past
+    assert offsets is not None  # read in groups: the string's cuts were read past
     assert _read(CODEGEN) == _whole(CODEGEN)
     names = [name for name, _, _ in _read(CODEGEN)[0].symbols]  # type: ignore[index]
     assert names == ["script", "after"]
@@ -117,13 +117,20 @@ LATIN = "# -*- coding: latin-1 -*-\n'''caf\xe9'''\ndef a():\n    pass\ndef b():\
     [
         LATIN.encode("latin-1"),
         b"def a():\r    pass\rdef b():\r    pass\r",
-        b"\xef\xbb\xbfdef a():\n    pass\ndef b():\n    pass\n",
     ],
-    ids=["coding", "carriage-returns", "bom"],
+    ids=["coding", "carriage-returns"],
 )
-def test_files_that_could_read_otherwise_in_pieces_are_parsed_whole(data: bytes) -> None:
+def test_files_that_could_read_otherwise_in_groups_are_parsed_whole(data: bytes) -> None:
     assert _pieces(data) is None
     assert _read(data) == _whole(data) and _read(data) is not None
+
+
+BOM = "\ufeff'''caf\xe9'''\n\n\ndef a():\n    pass\n\n\ndef b():\n    '''\xe9t\xe9'''\n".encode()
+
+
+def test_a_byte_order_mark_reads_as_in_the_whole_file() -> None:
+    assert _pieces(BOM) == [0, 3, 7]
+    assert _read(BOM) == _whole(BOM) and _read(BOM) is not None
 
 
 def test_a_file_that_does_not_parse_reads_as_none() -> None:
@@ -132,7 +139,7 @@ def test_a_file_that_does_not_parse_reads_as_none() -> None:
 
 
 def test_a_new_version_parses_only_its_changed_definitions(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The pieces an earlier version shared are read back at their new lines."""
+    """The groups an earlier version shared are read back at their new lines."""
     first = b"import os\n\n\ndef a():\n    return 1\n\n\ndef b():\n    return 2\n\n\nclass C:\n    x = 1\n"
     second = b'"""Docs."""\nimport os\nimport sys\n\n\ndef a():\n    return 10\n' + first[first.index(b"def b") - 2 :]
     assert _read(first) == _whole(first)
@@ -149,7 +156,7 @@ def test_a_new_version_parses_only_its_changed_definitions(monkeypatch: pytest.M
     assert len(parsed) == 2 + 1  # the changed head and ``a``, then ``_whole``'s own parse
 
 
-def test_the_pieces_kept_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_groups_kept_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pychunks, "PIECES_HELD", 2_000)
     for n in range(50):
         data = "".join(f"def f{n}_{i}():\n    return {i}\n" for i in range(20)).encode()

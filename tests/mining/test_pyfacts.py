@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from workbench.code.enclosing import enclosing
+from workbench.code.pychunks import groups_of
 from workbench.mining.gold_symbols import Change, symbols_of_changes
-from workbench.mining.pyfacts import groups_of, name_words, read, whole_facts
+from workbench.mining.pyfacts import name_words, read, whole_facts
 from workbench.mining.shapes import names_symbol
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,21 +1,21 @@
-"""A Python file parsed one top-level definition at a time, each definition's statements kept by content.
+"""A Python file cut into groups of top-level statements, and parsed a group at a time.
 
-Consecutive versions of a module share most of its top-level definitions byte for byte, and a
-history run parses every version once. ``parsed_module`` cuts a file where a line starts a
-top-level ``def``, ``class`` or decorator (a definition stays with its decorators), parses each piece
-alone, and keeps the statements of the last pieces by their bytes: a new version of a large
-module parses only the definitions that changed. The statements come back with each one's line
-offset in the file (``offsets``: a kept piece may now sit lower or higher), which the readers of
-the tree add to every line they record (``pysymbols.outline_from_tree``, ``enclosing.python_ranges``).
+A file is cut before each line that starts at column 0 with ``def``, ``class``, ``async`` or ``@``
+after a blank line (``groups_of``: each group's byte offset and first line). A group that parses
+alone ends outside any bracket, string or continuation line, so the whole file's tokens up to there
+are the group's; the next line starts at column 0 with a token that can only begin a statement, so
+the file's statements are the groups' statements, in order, and its lines are theirs shifted by the
+group's first line. A cut inside a string leaves the group above it unfinished, which does not
+parse: that group is read on to the next cut until it does. Anything else that reaches across
+statements is refused up front (the file is parsed whole): a coding declaration, ``barry_as_FLUFL``,
+and a carriage return (``ast`` counts it as a line end, a diff does not).
 
-The result is the whole file's parse. Each piece starts where the one above it ended, at a real
-statement boundary. A cut inside a string, a bracket or a continued line leaves the piece above it
-unfinished, which does not parse: the piece then reads on to the next cut (a module that generates
-code keeps ``def`` lines in its strings) until it parses, so a piece that parses ends at a real
-boundary too. A file that fails past ``MERGES`` cuts in a row is parsed whole, as is one whose
-bytes could decode otherwise than as UTF-8 (a BOM or a coding declaration), one that breaks lines
-with a lone carriage return (Python counts it as a line), or one that turns on a grammar-changing
-future import.
+Mining reads only the groups a case looks at (``mining.pyfacts``). The engine parses every group
+(``parsed_module``) and keeps the statements of the last groups by their bytes: consecutive versions
+of a module share most of its definitions byte for byte, and a history run parses every version
+once, so a new version parses only the groups that changed. The statements come back with each
+one's line offset in the file (a kept group may now sit lower or higher), which the readers of the
+tree add to every line they record (``pysymbols.outline_from_tree``, ``enclosing.python_ranges``).
 """
 
 from __future__ import annotations
@@ -28,10 +28,9 @@ from collections import OrderedDict
 
 from .pysymbols import PARSE_ERRORS, python_tree
 
-MERGES = 16  # cuts read past in a row (each one a parse that failed) before the file is parsed whole
-PIECES_HELD = 1024 * 1024  # bytes of source whose pieces' statements a process keeps (their trees: about 28 times that)
-_START = re.compile(rb"^(?:def |class |async def |@)", re.MULTILINE)
-_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=]", re.MULTILINE)
+JOINS = 8  # groups joined at most before the file is parsed whole
+PIECES_HELD = 1024 * 1024  # bytes of source whose groups' statements a process keeps (their trees: about 28 times that)
+_CUT = re.compile(rb"\n\n(?=(?:def|class|async)[ \t]|@)")
 _PIECES: OrderedDict[bytes, tuple[list[ast.stmt], int]] = OrderedDict()  # digest -> (statements, source bytes)
 _held = 0
 _LOCK = threading.Lock()
@@ -40,52 +39,59 @@ _LOCK = threading.Lock()
 def parsed_module(data: bytes) -> tuple[ast.Module, list[int] | None] | None:
     """The file's tree and each top-level statement's line offset (None: parsed whole, no offsets),
     or None when it does not parse."""
-    cuts = _cuts(data)
-    if cuts is None:
-        tree = python_tree(data)
-        return None if tree is None else (tree, None)
+    groups = groups_of(data)
+    if groups is None or len(groups) == 1:
+        return _whole(data)
+    ends = [start for start, _ in groups[1:]] + [len(data)]
     body: list[ast.stmt] = []
     offsets: list[int] = []
-    line = start = merged = 0
-    for end in cuts[1:]:
-        piece = data[start:end]
-        statements = _statements(piece)
-        if statements is None:  # the cut at ``end`` is inside a string or a bracket: read on to the next
-            merged += 1
-            if merged > MERGES:
+    index = 0
+    while index < len(groups):
+        for end in range(index + 1, min(index + JOINS, len(groups)) + 1):
+            statements = _statements(data[groups[index][0] : ends[end - 1]])
+            if statements is not None:
                 break
-            continue
+        else:  # a group that does not parse however far it is joined: the file is parsed whole
+            return _whole(data)
         body.extend(statements)
-        offsets.extend([line] * len(statements))
-        line += piece.count(b"\n")
-        start, merged = end, 0
-    if start != len(data):
-        tree = python_tree(data)
-        return None if tree is None else (tree, None)
+        offsets.extend([groups[index][1] - 1] * len(statements))
+        index = end
     return ast.Module(body=body, type_ignores=[]), offsets
 
 
-def _cuts(data: bytes) -> list[int] | None:
-    """Where the pieces start (and the end), or None when the file must be parsed whole."""
-    if data.startswith(b"\xef\xbb\xbf") or b"\r" in data or b"barry_as_FLUFL" in data:
+def _whole(data: bytes) -> tuple[ast.Module, None] | None:
+    tree = python_tree(data)
+    return None if tree is None else (tree, None)
+
+
+def groups_of(data: bytes) -> list[tuple[int, int]] | None:
+    """Each group's (byte offset, first line), or None when the file must be parsed whole."""
+    if b"\r" in data or b"barry_as_FLUFL" in data or _declares_coding(data):
         return None
-    head = data.split(b"\n", 2)
-    if any(_CODING.match(line) for line in head[:2]):
-        return None
-    cuts = [0]
-    decorated = False  # the last start was a decorator: the definition under it belongs to its piece
-    for match in _START.finditer(data):
-        decorator = match.group() == b"@"
-        if match.start() and not decorated:
-            cuts.append(match.start())
-        decorated = decorator
-    cuts.append(len(data))
-    return cuts if len(cuts) > 2 else None
+    groups = [(0, 1)]
+    line, last = 1, 0
+    for match in _CUT.finditer(data):
+        line += data.count(b"\n", last, match.end())
+        last = match.end()
+        groups.append((last, line))
+    return groups
+
+
+def _declares_coding(data: bytes) -> bool:
+    """Whether any comment line could be a coding declaration (``coding:`` or ``coding=``)."""
+    at = data.find(b"coding")
+    while at >= 0:
+        if data[at + 6 : at + 7] in (b":", b"="):
+            start = data.rfind(b"\n", 0, at) + 1
+            if data[start:at].lstrip(b" \t\f").startswith(b"#"):
+                return True
+        at = data.find(b"coding", at + 6)
+    return False
 
 
 def _statements(piece: bytes) -> list[ast.stmt] | None:
-    """The statements of one piece (lines counted from its first), from the kept ones when the same
-    bytes were parsed before; None when the piece does not parse alone."""
+    """The statements of one group (lines counted from its first), from the kept ones when the same
+    bytes were parsed before; None when the group does not parse alone."""
     global _held
     key = hashlib.blake2b(piece, digest_size=16).digest()
     with _LOCK:

@@ -7,26 +7,22 @@ defines (``shapes.names_symbol``). Both must be what one ``ast`` parse of the wh
 parse. Parsing with ``ast`` is most of what mining a large history costs, and most of it builds
 Python objects for expressions nobody reads.
 
-So a file is cut into groups of top-level statements, before each line that starts at column 0 with
-``def``, ``class``, ``async`` or ``@`` after a blank line. Each group is checked by the compiler's
-cheaper pass (``_symtable``: the same parser, no ``ast`` objects; where it refuses, ``ast.parse``
-decides), and parsed with ``ast`` only where a case looks: the groups holding a changed line, and
-those where a word the query could name a symbol by appears as a whole word (``name_words``).
+So a file is cut into groups of top-level statements (``code.pychunks.groups_of``, which the engine
+parses a group at a time too). Each group is checked by the compiler's cheaper pass (``_symtable``:
+the same parser, no ``ast`` objects; where it refuses, ``ast.parse`` decides), and parsed with
+``ast`` only where a case looks: the groups holding a changed line, and those where a word the query
+could name a symbol by appears as a whole word (``name_words``).
 
-Why the answers are the whole parse's. A group that parses alone ends outside any bracket, string
-or continuation line, so the whole file's tokens up to there are the group's; the next line starts
-at column 0 with a token that can only begin a statement, so the file's statements are the groups'
-statements, in order, and its lines are theirs shifted by the group's first line. Anything else
-that reaches across statements is refused up front: a coding declaration, ``barry_as_FLUFL``, a
-carriage return (``ast`` counts it as a line end, the diff does not), and a group that does not
-parse (the whole file is then parsed as before). Then: a definition's range lies within its group,
-so the definitions enclosing a line (or ending at the last non-blank line up to it) are found among
-its group's; and a name the query writes as ``shapes.names_symbol`` counts it is a maximal word of
-the query and, in an ASCII group, a whole word of the group's bytes, so a group without any such
-word defines none that counts (a group with other bytes is always parsed: its identifiers may be
-normalised to ASCII ones). ``_symtable`` accepts only files the parser accepts; its depth limit is
-``ast``'s, and it is called a few frames deeper, so a file too deeply nested for ``ast`` at this
-depth fails it too.
+Why the answers are the whole parse's: a group that parses alone holds whole statements, and the
+file's are the groups' shifted by each group's first line (``code.pychunks``); a file that cannot be
+cut, or a group that does not parse however far it is joined, is parsed whole as before. Then: a
+definition's range lies within its group, so the definitions enclosing a line (or ending at the last
+non-blank line up to it) are found among its group's; and a name the query writes as
+``shapes.names_symbol`` counts it is a maximal word of the query and, in an ASCII group, a whole
+word of the group's bytes, so a group without any such word defines none that counts (a group with
+other bytes is always parsed: its identifiers may be normalised to ASCII ones). ``_symtable``
+accepts only files the parser accepts; its depth limit is ``ast``'s, and it is called a few frames
+deeper, so a file too deeply nested for ``ast`` at this depth fails it too.
 """
 
 from __future__ import annotations
@@ -42,16 +38,15 @@ from typing import Any
 from ..code.enclosing import Range, python_ranges
 from ..code.held import bounded
 from ..code.outline import Outline
+from ..code.pychunks import JOINS, groups_of
 from ..code.pysymbols import outline_from_tree, python_tree
 from .shapes import _IDENTIFIER, MIN_NAME, symbol_names
 
 Facts = tuple[frozenset[str], list[Range]]  # a file's (or a group's) symbol names and definition ranges
 Found = tuple[frozenset[int] | None, frozenset[str], list[Range]]  # groups read (None: whole file), names, ranges
-_CUT = re.compile(rb"\n\n(?=(?:def|class|async)[ \t]|@)")
 _WORD = re.compile(r"\w+")
 _IDENT_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _DEEPER = 40  # frames added under the symtable check: its depth limit then binds before ast's
-_JOINS = 8  # groups joined at most before the file is parsed whole
 _HELD = 40_000  # groups remembered per process (emptied when full: ``code.held.bounded``)
 _checked: dict[bytes, bool] = {}  # group digest -> parses
 _parsed: dict[bytes, tuple[bool, Facts | None]] = {}  # group digest -> parses, names and ranges
@@ -91,31 +86,6 @@ def name_words(query: str) -> frozenset[bytes]:
     return frozenset(out)
 
 
-def groups_of(data: bytes) -> list[tuple[int, int]] | None:
-    """Each group's (byte offset, first line), or None when the file must be parsed whole."""
-    if b"\r" in data or b"barry_as_FLUFL" in data or _declares_coding(data):
-        return None
-    groups = [(0, 1)]
-    line, last = 1, 0
-    for match in _CUT.finditer(data):
-        line += data.count(b"\n", last, match.end())
-        last = match.end()
-        groups.append((last, line))
-    return groups
-
-
-def _declares_coding(data: bytes) -> bool:
-    """Whether any comment line could be a coding declaration (``coding:`` or ``coding=``)."""
-    at = data.find(b"coding")
-    while at >= 0:
-        if data[at + 6 : at + 7] in (b":", b"="):
-            start = data.rfind(b"\n", 0, at) + 1
-            if data[start:at].lstrip(b" \t\f").startswith(b"#"):
-                return True
-        at = data.find(b"coding", at + 6)
-    return False
-
-
 def read(data: bytes, lines: Iterable[int], words: frozenset[bytes], done: frozenset[int] = frozenset()) -> Found:
     """The names and ranges of the groups of ``data`` (a Python file) that hold one of ``lines`` or
     one of ``words``, less the groups in ``done``: (the groups read, names, ranges); the whole file's
@@ -133,7 +103,7 @@ def read(data: bytes, lines: Iterable[int], words: frozenset[bytes], done: froze
     index = group = 0  # the next cut, and the index of the group it starts
     while index < len(cut):
         facts: Facts | None = None
-        for end in range(index + 1, min(index + _JOINS, len(cut)) + 1):
+        for end in range(index + 1, min(index + JOINS, len(cut)) + 1):
             text = data[cut[index][0] : ends[end - 1]]
             if group in done or wanted.isdisjoint(range(index, end)):
                 if _parses(text):
