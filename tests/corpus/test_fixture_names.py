@@ -65,20 +65,8 @@ def test_run_tags_and_go_code_names_never_become_paths(tmp_path: Path) -> None:
     (tmp_path / "r.run").write_text("q1 Q0 a.py 1 1.0 ../../evil/tag\n")
     runs = tmp_path / "runs"
     out = ["--runs-dir", str(runs)]
-    assert (
-        main(
-            [
-                "import",
-                "trec",
-                str(tmp_path / "q.qrels"),
-                str(tmp_path / "r.run"),
-                "--out",
-                str(tmp_path / "t" / "c.json"),
-                *out,
-            ]
-        )
-        == 0
-    )
+    qrels, run = str(tmp_path / "q.qrels"), str(tmp_path / "r.run")
+    assert main(["import", "trec", qrels, run, "--out", str(tmp_path / "t" / "c.json"), *out]) == 0
     report = tmp_path / "eval.json"
     report.write_text(
         '{"name": "../../go/evil", "per_query": [{"query": "q", "expected_top_3": ["F"], "results": []}]}'
@@ -88,17 +76,6 @@ def test_run_tags_and_go_code_names_never_become_paths(tmp_path: Path) -> None:
     assert len(made) == 2 and all("/" not in name and ".." not in name for name in made)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["eval.json", "g", "q.qrels", "r.run", "runs", "t"]
     exported = tmp_path / "export"
-    assert (
-        main(
-            [
-                "export",
-                "--format",
-                "trec",
-                str(runs / next(n for n in made if n.endswith("evil-tag"))),
-                "--out",
-                str(exported),
-            ]
-        )
-        == 0
-    )
+    tagged = runs / next(n for n in made if n.endswith("evil-tag"))
+    assert main(["export", "--format", "trec", str(tagged), "--out", str(exported)]) == 0
     assert sorted(p.name for p in exported.iterdir()) == ["evil-tag.run", "qrels.txt"]
