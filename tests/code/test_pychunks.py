@@ -10,13 +10,13 @@ import pytest
 import workbench
 from workbench.code import pychunks
 from workbench.code.enclosing import python_ranges
+from workbench.code.held import Held
 from workbench.code.pysymbols import outline_from_tree, python_tree
 
 
 @pytest.fixture(autouse=True)
-def fresh_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pychunks, "_PIECES", type(pychunks._PIECES)())
-    monkeypatch.setattr(pychunks, "_held", 0)
+def fresh_groups(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pychunks, "_GROUPS", Held(pychunks.GROUPS_HELD, lambda found: found[1]))
 
 
 def _read(data: bytes) -> tuple[object, object] | None:
@@ -157,8 +157,9 @@ def test_a_new_version_parses_only_its_changed_definitions(monkeypatch: pytest.M
 
 
 def test_the_groups_kept_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pychunks, "PIECES_HELD", 2_000)
+    monkeypatch.setattr(pychunks, "_GROUPS", Held(2_000, lambda found: found[1]))
     for n in range(50):
-        data = "".join(f"def f{n}_{i}():\n    return {i}\n" for i in range(20)).encode()
+        data = "\n\n".join(f"def f{n}_{i}():\n    return {i}\n" for i in range(20)).encode()
         assert _read(data) == _whole(data)
-        assert pychunks._held <= 2_000
+        assert 0 < pychunks._GROUPS.nbytes <= 2_000
+    assert len(pychunks._GROUPS) < 1_000  # of the 1,000 groups parsed, the least recently used went

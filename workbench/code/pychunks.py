@@ -24,15 +24,15 @@ import ast
 import hashlib
 import re
 import threading
-from collections import OrderedDict
 
+from .held import Held
 from .pysymbols import PARSE_ERRORS, python_tree
 
 JOINS = 8  # groups joined at most before the file is parsed whole
-PIECES_HELD = 1024 * 1024  # bytes of source whose groups' statements a process keeps (their trees: about 28 times that)
+GROUPS_HELD = 1024 * 1024  # bytes of source whose groups' statements a process keeps (their trees: about 28 times that)
 _CUT = re.compile(rb"\n\n(?=(?:def|class|async)[ \t]|@)")
-_PIECES: OrderedDict[bytes, tuple[list[ast.stmt], int]] = OrderedDict()  # digest -> (statements, source bytes)
-_held = 0
+# A group's digest -> its statements and its source's length in bytes.
+_GROUPS: Held[bytes, tuple[list[ast.stmt], int]] = Held(GROUPS_HELD, lambda found: found[1])
 _LOCK = threading.Lock()
 
 
@@ -89,23 +89,18 @@ def _declares_coding(data: bytes) -> bool:
     return False
 
 
-def _statements(piece: bytes) -> list[ast.stmt] | None:
+def _statements(group: bytes) -> list[ast.stmt] | None:
     """The statements of one group (lines counted from its first), from the kept ones when the same
     bytes were parsed before; None when the group does not parse alone."""
-    global _held
-    key = hashlib.blake2b(piece, digest_size=16).digest()
+    key = hashlib.blake2b(group, digest_size=16).digest()
     with _LOCK:
-        found = _PIECES.get(key)
-        if found is not None:
-            _PIECES.move_to_end(key)
-            return found[0]
+        found = _GROUPS.get(key)
+    if found is not None:
+        return found[0]
     try:
-        statements = ast.parse(piece).body
+        statements = ast.parse(group).body
     except PARSE_ERRORS:
         return None
     with _LOCK:
-        _PIECES[key] = (statements, len(piece))
-        _held += len(piece)
-        while _held > PIECES_HELD and len(_PIECES) > 1:
-            _held -= _PIECES.popitem(last=False)[1][1]
+        _GROUPS.put(key, (statements, len(group)))
     return statements

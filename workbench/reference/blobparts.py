@@ -15,12 +15,10 @@ revisions holds what the recent ones share, not every blob it has seen.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Generic, TypeVar
 
+from ..code.held import Held
 from ..code.outline import Import, Outline
 from .extract import FileFacts
 from .fields import path_fields
@@ -35,8 +33,6 @@ FLOOR = 4 * 1024 * 1024  # and at least this much
 PATH_MEMORY = 8 * 1024 * 1024
 MAX_TERMS = 2_000_000  # distinct terms and message words numbered before the numbering starts afresh
 _OBJECT = 64  # bytes counted per small Python object a part holds (a key, a symbol, an import)
-K = TypeVar("K")
-V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -64,44 +60,6 @@ class BlobPart:  # not slotted: ``nbytes`` is computed once
     def facts(self) -> FileFacts:
         """Facts enough for a ``LARGE_TREE_PARSED`` hook: symbols, name parts, line count."""
         return FileFacts(Outline(self.slim.outline.symbols), lines=self.slim.lines, name_parts=self.name_parts)
-
-
-class Held(Generic[K, V]):
-    """Values by key up to ``memory`` bytes (``size`` of each); the least recently used go first."""
-
-    def __init__(self, memory: int, size: Callable[[V], int]) -> None:
-        self.memory = memory
-        self._size = size
-        self._items: OrderedDict[K, tuple[V, int]] = OrderedDict()
-        self._bytes = 0
-
-    def get(self, key: K) -> V | None:
-        found = self._items.get(key)
-        if found is None:
-            return None
-        self._items.move_to_end(key)
-        return found[0]
-
-    def put(self, key: K, value: V, trim: bool = True) -> None:
-        """Hold ``value`` (the most recently used); ``trim`` False: nothing goes until ``trim()``."""
-        size = self._size(value)
-        old = self._items.pop(key, None)
-        self._bytes += size - (old[1] if old is not None else 0)
-        self._items[key] = (value, size)
-        if trim:
-            self.trim()
-
-    def trim(self) -> None:
-        """Drop the least recently used values until the rest fit ``memory`` (the newest stays)."""
-        while self._bytes > self.memory and len(self._items) > 1:
-            self._bytes -= self._items.popitem(last=False)[1][1]
-
-    def clear(self) -> None:
-        self._items.clear()
-        self._bytes = 0
-
-    def __len__(self) -> int:
-        return len(self._items)
 
 
 class Linking:
