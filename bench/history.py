@@ -94,11 +94,12 @@ _LOGGED = (
 
 
 _ANCHOR = r"""
-import json, subprocess, sys, tempfile
+import json, shutil, subprocess, sys, tempfile
 import bm25s
 corpus = json.load(open(sys.argv[1]))
 bundle = sys.argv[2]
-git = tempfile.mkdtemp() + "/repo.git"
+work = tempfile.mkdtemp()
+git = work + "/repo.git"
 subprocess.run(["git", "clone", "--bare", "--quiet", bundle, git], check=True)
 cat = subprocess.Popen(["git", "--git-dir", git, "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 
@@ -123,6 +124,8 @@ for case in corpus["retrieval"]:
     query = bm25s.tokenize([case["query"]], show_progress=False)
     found, _ = retriever.retrieve(query, k=min(5, len(paths)), show_progress=False)
     hits += any(paths[i] in case["expectedPrimary"] for i in found[0])
+cat.stdin.close(); cat.wait()
+shutil.rmtree(work)
 print(hits)
 """
 
