@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 
-from .kinds import extension
+from .kinds import PYTHON_EXTENSIONS, extension
 from .pysymbols import python_tree
 from .tsranges import Range, tree_ranges
 from .tssymbols import GRAMMARS, toolkit
@@ -64,7 +64,7 @@ def definition_ranges(path: str, data: bytes) -> list[Range]:
     """Every definition of one file with its line range, in no particular order; empty for a
     language the reference engine does not parse or a file it cannot parse."""
     ext = extension(path.rsplit("/", 1)[-1])
-    if ext in (".py", ".pyi"):
+    if ext in PYTHON_EXTENSIONS:
         return _python(data)
     grammar = GRAMMARS.get(ext)
     if grammar is None:

@@ -48,6 +48,7 @@ CODE_EXTENSIONS = frozenset(
         ".sql",
     }
 )
+PYTHON_EXTENSIONS = (".py", ".pyi")  # read by the Python parser (``ast``), not a tree-sitter grammar
 # Templates and markup: first-class files an agent opens to change what a page or an email says.
 TEMPLATE_EXTENSIONS = (
     ".hbs",

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..code.enclosing import Range
 from ..code.forking import fork_is_safe, workers
-from ..code.kinds import extension
+from ..code.kinds import PYTHON_EXTENSIONS, extension
 from ..code.outline import Outline
 from ..code.tsranges import tree_ranges
 from ..code.tssymbols import GRAMMARS, outline_from_root
@@ -35,7 +35,6 @@ from .pyfacts import Found, read, whole_facts
 from .reparse import Reparser
 from .shapes import symbol_names
 
-_PYTHON = (".py", ".pyi")
 Key = tuple[str, str]  # (blob id, extension)
 Facts = tuple[frozenset[str], list[Range]]  # a blob's symbol names and definition ranges
 HELPER_MIN_CASES = 64  # fewer cases parse too little to pay for a forked helper
@@ -121,7 +120,7 @@ class GoldBlobs:
         todo: dict[Key, tuple[str, bytes, set[int], set[bytes]]] = {}
         for blob, path, data, lines, words in requests:
             key = (blob, extension(path.rsplit("/", 1)[-1]))
-            if key[1] not in _PYTHON or self._done.get(key, frozenset()) is None:
+            if key[1] not in PYTHON_EXTENSIONS or self._done.get(key, frozenset()) is None:
                 continue
             entry = todo.setdefault(key, (path, data, set(), set()))
             entry[2].update(lines)
@@ -191,7 +190,7 @@ class GoldBlobs:
         of ``shapes.outline_of`` (of a Python blob read ahead: those of the parts read)."""
         key = (blob, extension(path.rsplit("/", 1)[-1]))
         if key not in self._names:
-            if key[1] in _PYTHON:
+            if key[1] in PYTHON_EXTENSIONS:
                 self._whole(key, data)
             else:
                 self._names[key] = frozenset(symbol_names(self._outline(key, path, data)))
@@ -202,7 +201,7 @@ class GoldBlobs:
         read ahead: those of the parts read)."""
         key = (blob, extension(path.rsplit("/", 1)[-1]))
         if key not in self._ranges:
-            if key[1] in _PYTHON:
+            if key[1] in PYTHON_EXTENSIONS:
                 self._whole(key, data)
             else:
                 self._ranges[key] = self._definitions(key, path, data)

@@ -29,13 +29,14 @@ from pathlib import Path
 from typing import IO, cast
 
 from ..code.enclosing import Range, definition_ranges, enclosing
+from ..code.kinds import PYTHON_EXTENSIONS
 from ..corpus.gitio import git_command, git_env
 from ..errors import GitError
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 _INDEX = re.compile(r"^index ([0-9a-f]{40}|[0-9a-f]{64})\.\.[0-9a-f]+(?: [0-7]+)?$")
 _OLD = re.compile(r"^--- (?:a/)?(.+?)\t?$")
-_INDENT_LANGUAGES = (".py", ".pyi")
+_INDENT_LANGUAGES = PYTHON_EXTENSIONS
 
 
 @dataclass(frozen=True)

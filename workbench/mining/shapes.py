@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ..code.kinds import extension
+from ..code.kinds import PYTHON_EXTENSIONS, extension
 from ..code.outline import Outline
 from ..code.pysymbols import python_outline
 from ..code.tssymbols import GRAMMARS, tree_outline
@@ -30,7 +30,7 @@ def outline_of(path: str, data: bytes) -> Outline:
     """The symbols the reference engine extracts from one file (empty for languages it does not parse)."""
     ext = extension(path.rsplit("/", 1)[-1])
     try:
-        if ext in (".py", ".pyi"):
+        if ext in PYTHON_EXTENSIONS:
             return python_outline(data)
         if ext in GRAMMARS:
             return tree_outline(data, ext)

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from ..code.enclosing import python_ranges
-from ..code.kinds import extension, file_kind, is_code
+from ..code.kinds import PYTHON_EXTENSIONS, extension, file_kind, is_code
 from ..code.outline import Outline
 from ..code.pychunks import parsed_module
 from ..code.pysymbols import outline_from_tree
@@ -115,7 +115,7 @@ def _python(data: bytes) -> tuple[Outline, list[Range]]:
 
 def _outline(rel: str, data: bytes) -> tuple[Outline, list[Range] | None]:
     ext = extension(rel.rsplit("/", 1)[-1])
-    if ext in (".py", ".pyi"):
+    if ext in PYTHON_EXTENSIONS:
         return _python(data)
     if ext in GRAMMARS:
         return tree_outline(data, ext), None

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ..code.kinds import extension
+from ..code.kinds import PYTHON_EXTENSIONS, extension
 from ..code.outline import Import
 
 TS_EXTS = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".vue", ".svelte")
@@ -106,7 +106,7 @@ def registrations(path: str) -> tuple[str, ...]:
     """The lookup keys a file answers: ``m`` + each dotted module name it is (Python), ``g`` + its
     folder (Go, not a test); with ``i`` + the path itself, what adding or removing it changes."""
     ext = extension(path)
-    if ext in (".py", ".pyi"):
+    if ext in PYTHON_EXTENSIONS:
         parts = path[: -len(ext)].split("/")
         if parts[-1] == "__init__":
             parts = parts[:-1]
@@ -144,7 +144,7 @@ class Resolver:
         ext = extension(importer)
         found: set[int] = set()
         for imp in imports:
-            if ext in (".py", ".pyi"):
+            if ext in PYTHON_EXTENSIONS:
                 found.update(self._python(importer, imp))
             elif ext == ".go":
                 found.update(self._go(imp.spec))

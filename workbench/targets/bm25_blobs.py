@@ -25,7 +25,7 @@ import numpy as np
 
 from ..code.enclosing import definition_ranges
 from ..code.held import bounded
-from ..code.kinds import extension
+from ..code.kinds import PYTHON_EXTENSIONS, extension
 from ..code.tsranges import Range
 from ..reference import blobstore
 from ..reference.extract import RANGES
@@ -169,15 +169,12 @@ def fresh_terms(blobs: dict[str, tuple[str, bytes]], source: Path) -> dict[str, 
     """``blob_terms`` of blobs never counted (by digest: a path and its bytes, read from the tree at
     ``source``): a Python blob's definition ranges taken from ``reference.extract.RANGES`` when the
     engine parsed it already, else parsed here and kept there (so neither parses it twice)."""
-    python = [digest for digest, (rel, _) in blobs.items() if extension(rel.rsplit("/", 1)[-1]) in _PYTHON]
+    python = [digest for digest, (rel, _) in blobs.items() if extension(rel.rsplit("/", 1)[-1]) in PYTHON_EXTENSIONS]
     known = RANGES.get_many(python)
     parsed = {digest: definition_ranges(*blobs[digest]) for digest in python if digest not in known}
     RANGES.put_many(parsed, source)
     ranges = {**known, **parsed}
     return {digest: blob_terms(rel, data, ranges.get(digest)) for digest, (rel, data) in blobs.items()}
-
-
-_PYTHON = (".py", ".pyi")
 
 
 @lru_cache(maxsize=1 << 16)
