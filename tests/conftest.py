@@ -51,6 +51,27 @@ def _own_cache_dir(tmp_path_factory: pytest.TempPathFactory):
         os.environ.pop("WORKBENCH_CACHE_DIR", None)
 
 
+@pytest.fixture
+def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A cache folder of this test's own (``tmp_path/cache``), with what this process holds for the
+    one before forgotten: the chosen folder, the blob store's open file, the per-blob parts (facts,
+    definition ranges, the control's terms), the built indexes and symbol tables."""
+    from workbench import paths
+    from workbench.reference import blobstore, symtable
+    from workbench.reference import index as index_module
+    from workbench.reference.extract import RANGES
+    from workbench.targets.bm25_blobs import BLOB_TERMS
+
+    monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path / "cache"))
+    paths._CHOSEN.clear()
+    blobstore.close()
+    for part in (index_module.FACTS, RANGES, BLOB_TERMS):
+        part.forget()
+    index_module._MEMO.clear()
+    symtable._MEMO.clear()
+    return tmp_path / "cache"
+
+
 @pytest.fixture(autouse=True)
 def _no_table_left_unsaved():
     """A symbol table a test built and did not save (``symtable.save_pending``) is dropped after it:

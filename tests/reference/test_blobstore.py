@@ -26,13 +26,8 @@ FILES = {
 
 
 @pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path / "cache"))
-    paths._CHOSEN.clear()
-    blobstore.close()
-    index_module.FACTS.forget()
-    index_module._MEMO.clear()
-    return tmp_path / "cache"
+def cache_dir(fresh_cache: Path) -> Path:
+    return fresh_cache
 
 
 def _spy(monkeypatch: pytest.MonkeyPatch) -> list[str]:

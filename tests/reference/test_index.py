@@ -40,11 +40,8 @@ FILES = {
 
 
 @pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    target = tmp_path / "cache"
-    monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(target))
-    index_module._MEMO.clear()
-    return target
+def cache_dir(fresh_cache: Path) -> Path:
+    return fresh_cache
 
 
 @pytest.fixture

@@ -87,10 +87,8 @@ export const MAX_ITEMS = 50;
 
 
 @pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path / "cache"))
-    index_module._MEMO.clear()
-    symtable._MEMO.clear()
+def cache_dir(fresh_cache: Path) -> Path:
+    return fresh_cache
 
 
 @pytest.fixture

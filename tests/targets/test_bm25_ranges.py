@@ -11,11 +11,11 @@ import pytest
 
 from workbench import paths
 from workbench.code.enclosing import definition_ranges
-from workbench.reference import blobstore, cache
+from workbench.reference import cache
 from workbench.reference import index as index_module
 from workbench.reference.extract import RANGES, extract_parsed
 from workbench.targets import controls
-from workbench.targets.bm25_blobs import BLOB_TERMS, BlobTerms, blob_terms
+from workbench.targets.bm25_blobs import BlobTerms, blob_terms
 
 from ..conftest import write_tree
 
@@ -55,14 +55,8 @@ SOURCES = {
 
 
 @pytest.fixture(autouse=True)
-def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path / "cache"))
-    paths._CHOSEN.clear()
-    blobstore.close()
-    for part in (index_module.FACTS, RANGES, BLOB_TERMS):
-        part.forget()
-    index_module._MEMO.clear()
-    return tmp_path / "cache"
+def cache_dir(fresh_cache: Path) -> Path:
+    return fresh_cache
 
 
 def _tree(tmp_path: Path, name: str) -> Path:
