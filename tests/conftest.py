@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -70,6 +71,15 @@ def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     index_module._MEMO.clear()
     symtable._MEMO.clear()
     return tmp_path / "cache"
+
+
+@pytest.fixture(autouse=True)
+def _collector_unfrozen():
+    """What a test's pauses of the collector froze (``code.collector.settle``) goes back to it after the
+    test, so the next starts where a fresh process would: ``gc.get_referrers`` misses frozen objects
+    (Hypothesis warns that trio's random generator has no referrer when its plugin is set up later)."""
+    yield
+    gc.unfreeze()
 
 
 @pytest.fixture(autouse=True)

@@ -62,6 +62,19 @@ def test_materialize_reads_the_revision_and_reuses_the_cache(tmp_path: Path, own
     assert old.parent == own_cache / "snapshots"
 
 
+def test_close_readers_waits_for_git_and_a_later_snapshot_starts_another(tmp_path: Path) -> None:
+    repo = init(tmp_path / "r")
+    first = commit(repo, "one", {"a.py": "x = 1\n"}, 0)
+    second = commit(repo, "two", {"a.py": "x = 2\n"}, 1)
+    opened = open_repo(repo)
+    snapshots.materialize(opened, first)
+    git_process = snapshots._READERS[opened.git_dir]._process
+    snapshots.close_readers()
+    assert git_process.returncode == 0 and not snapshots._READERS  # ended and waited for: no zombie left
+    assert (snapshots.materialize(opened, second) / "a.py").read_text() == "x = 2\n"
+    snapshots.close_readers()
+
+
 def test_prune_drops_least_recently_used_snapshots_and_orphan_blobs(tmp_path: Path) -> None:
     repo = init(tmp_path / "r")
     shas = [commit(repo, f"c{i}", {"a.py": f"x = {i}\n", "same.py": "s = 0\n"}, i) for i in range(3)]

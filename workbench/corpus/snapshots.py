@@ -19,6 +19,7 @@ snapshot links any more.
 
 from __future__ import annotations
 
+import atexit
 import os
 import posixpath
 import shutil
@@ -51,6 +52,19 @@ def _forget_readers() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_readers)
+
+
+def close_readers() -> None:
+    """End this process's ``cat-file`` processes and wait for them, so none outlives it unwaited (a
+    forked worker calls this before it exits; this process at exit)."""
+    with _LOCK:
+        readers = list(_READERS.values())
+        _READERS.clear()
+    for reader in readers:
+        reader.close()
+
+
+atexit.register(close_readers)
 
 
 def snapshots_root() -> Path:

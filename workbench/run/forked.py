@@ -31,6 +31,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from ..code import forking
+from ..corpus.snapshots import close_readers
 from ..suites import Outcome, RunContext, Suite
 from .work import WorkItem, run_one
 
@@ -65,6 +66,8 @@ def _serve(conn: Connection, inherited: list[Connection], suite: Suite, target: 
                 conn.send((None, why, outcome.seconds, {"repeat": item.repeat}))
     except KeyboardInterrupt:  # Ctrl-C reaches the whole process group: the parent decides what happens
         return
+    finally:
+        close_readers()  # a worker ends without exit handlers: its git readers are waited for here
 
 
 def _how(exitcode: int | None) -> str:
