@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 import pytest
@@ -84,12 +86,51 @@ def test_prune_drops_least_recently_used_snapshots_and_orphan_blobs(tmp_path: Pa
     abandoned = made[0].parent / ".0123456789ab-dead"  # a build whose process died an hour ago
     (abandoned / "sub").mkdir(parents=True)
     os.utime(abandoned, (1, 1))
-    snapshots._IN_USE.clear()  # as in a later process: nothing held
+    _as_a_later_process(made[0].parent)
     assert snapshots.prune(max_entries=2) == 1
     assert not abandoned.exists()
     assert not made[0].exists() and made[1].exists() and made[2].exists()
     blobs = sorted(p.name for p in (made[0].parent / ".blobs").iterdir())
     assert len(blobs) == 3  # x = 1, x = 2, and the shared same.py; x = 0 went with its snapshot
+
+
+def _as_a_later_process(root: Path) -> None:
+    """Forget what this process handed out, as a process started later would hold nothing."""
+    snapshots._IN_USE.clear()
+    (root / snapshots.IN_USE / str(os.getpid())).unlink()
+
+
+def _hold(opened: object, sha: str, ready: Connection, done: Connection) -> None:
+    """In a forked process: hand out ``sha``'s snapshot, say so, and keep running until told."""
+    snapshots.materialize(opened, sha)  # type: ignore[arg-type]
+    ready.send(True)
+    done.recv()
+    snapshots.close_readers()
+
+
+def test_a_snapshot_another_live_process_handed_out_is_never_pruned(tmp_path: Path) -> None:
+    repo = init(tmp_path / "r")
+    shas = [commit(repo, f"c{i}", {"a.py": f"x = {i}\n"}, i) for i in range(2)]
+    opened = open_repo(repo)
+    mine = snapshots.materialize(opened, shas[0])
+    context = multiprocessing.get_context("fork")
+    (ready, tell_ready), (wait_done, done) = context.Pipe(), context.Pipe()
+    other = context.Process(target=_hold, args=(opened, shas[1], tell_ready, wait_done), daemon=True)
+    other.start()
+    try:
+        assert ready.poll(30) and ready.recv()
+        theirs = mine.parent / snapshots.tree_of(opened, shas[1])
+        _as_a_later_process(mine.parent)
+        os.utime(theirs, (1, 1))  # the oldest: pruned first were it not in use
+        assert snapshots.prune(max_entries=0) == 1  # ours only: the live process's snapshot stays
+        assert theirs.is_dir() and not mine.exists()
+    finally:
+        done.send(True)
+        other.join(10)
+        if other.is_alive():
+            other.kill()
+    assert snapshots.prune(max_entries=0) == 1 and not theirs.exists()  # its process ended: no longer in use
+    assert not (mine.parent / snapshots.IN_USE / str(other.pid)).exists()  # its list went with it
 
 
 def test_a_bundle_is_read_not_modified(tmp_path: Path) -> None:

@@ -13,13 +13,17 @@ into place, so a directory that exists is complete.
 The cache limits itself with the limits every cache keeps (``paths.CACHE_MAX_ENTRIES``: at most
 256 snapshots and ``$WORKBENCH_CACHE_MAX_MB``, default 512, of blob bytes): after a new
 snapshot (at most once a minute per process) the least recently used ones (a use refreshes a
-snapshot's mtime) are deleted, never one this process has handed out, then the blobs no
-snapshot links any more.
+snapshot's mtime) are deleted, never one a live process has handed out, then the blobs no
+snapshot links any more. A process lists what it hands out in ``.inuse/<pid>`` before it hands it
+out, under a shared lock of ``.lock``; a prune reads the lists of the processes still alive (and
+deletes the others') under the exclusive lock, so the run's workers, and two runs sharing one
+cache, never delete a snapshot from under each other.
 """
 
 from __future__ import annotations
 
 import atexit
+import fcntl
 import os
 import posixpath
 import shutil
@@ -27,6 +31,8 @@ import stat
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..code.held import bounded
@@ -36,6 +42,8 @@ from .gitio import CatFile
 from .sources import GitRepo
 
 BLOBS = ".blobs"
+IN_USE = ".inuse"  # <pid>: the trees that process handed out, one per line
+LOCK = ".lock"  # shared while a snapshot is handed out, exclusive while snapshots are pruned
 _LOCK = threading.Lock()
 _IN_USE: set[str] = set()  # tree shas handed out by this process: never pruned under it
 _READERS: dict[Path, CatFile] = {}
@@ -96,9 +104,11 @@ def tree_of(repo: GitRepo, revision: str) -> str:
 def materialize(repo: GitRepo, revision: str) -> Path:
     """The read-only directory holding ``revision``'s tree (built on first use, then reused)."""
     tree = tree_of(repo, revision)
-    target = snapshots_root() / tree
-    with _LOCK:
-        _IN_USE.add(tree)
+    root = snapshots_root()
+    target = root / tree
+    with _LOCK, _locked(root, fcntl.LOCK_SH):
+        if tree not in _IN_USE:
+            _register(root, tree)
         if target.is_dir():
             if tree not in _TOUCHED:  # once per process: a changing mtime would make every index load rebuild
                 _touch(target)
@@ -108,6 +118,56 @@ def materialize(repo: GitRepo, revision: str) -> Path:
         _TOUCHED.add(tree)
     _maybe_prune()
     return target
+
+
+@contextmanager
+def _locked(root: Path, how: int) -> Iterator[None]:
+    """``root``'s ``.lock`` held (``fcntl.LOCK_SH`` or ``LOCK_EX``) for the block."""
+    root.mkdir(parents=True, exist_ok=True)
+    fd = os.open(root / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, how)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _register(root: Path, tree: str) -> None:
+    """Add ``tree`` to this process's list of snapshots handed out (``IN_USE``), which prunes read."""
+    folder = root / IN_USE
+    folder.mkdir(exist_ok=True)
+    with open(folder / str(os.getpid()), "a", encoding="ascii") as listing:
+        listing.write(f"{tree}\n")
+    _IN_USE.add(tree)
+
+
+def _in_use(root: Path) -> set[str]:
+    """The trees handed out by this process and by every live process (under the exclusive lock);
+    the lists of processes that ended are deleted."""
+    used = set(_IN_USE)
+    try:
+        listings = list(os.scandir(root / IN_USE))
+    except OSError:
+        return used
+    for listing in listings:
+        if listing.name.isdigit() and _alive(int(listing.name)):
+            try:
+                used.update(Path(listing.path).read_text(encoding="ascii").split())
+            except (OSError, UnicodeDecodeError):
+                continue
+        else:
+            Path(listing.path).unlink(missing_ok=True)
+    return used
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's: alive
+        return True
+    return True
 
 
 def _maybe_prune() -> None:
@@ -263,6 +323,15 @@ def prune(max_entries: int | None = None, max_bytes: int | None = None) -> int:
     max_entries = CACHE_MAX_ENTRIES if max_entries is None else max_entries
     max_bytes = cache_max_bytes() if max_bytes is None else max_bytes
     root = snapshots_root()
+    if not root.is_dir():
+        return 0
+    with _locked(root, fcntl.LOCK_EX):
+        return _prune(root, max_entries, max_bytes)
+
+
+def _prune(root: Path, max_entries: int, max_bytes: int) -> int:
+    """``prune`` under the exclusive lock: no snapshot is handed out meanwhile."""
+    in_use = _in_use(root)
     try:
         snapshots = sorted(
             (entry.stat().st_mtime, entry.name)
@@ -282,7 +351,7 @@ def prune(max_entries: int | None = None, max_bytes: int | None = None) -> int:
     for _, name in snapshots:  # oldest first
         if len(snapshots) - removed <= max_entries and total <= max_bytes:
             break
-        if name in _IN_USE:
+        if name in in_use:
             continue
         inodes = {os.lstat(os.path.join(d, f)).st_ino for d, _, files in os.walk(root / name) for f in files}
         _remove_tree(root / name)
@@ -307,7 +376,9 @@ def _remove_abandoned(root: Path) -> None:
             stale = [
                 e
                 for e in os.scandir(directory)
-                if e.name.startswith(".") and e.name != BLOBS and e.stat(follow_symlinks=False).st_mtime < cutoff
+                if e.name.startswith(".")
+                and e.name not in (BLOBS, IN_USE, LOCK)
+                and e.stat(follow_symlinks=False).st_mtime < cutoff
             ]
         except OSError:
             continue
