@@ -133,6 +133,29 @@ def test_a_snapshot_another_live_process_handed_out_is_never_pruned(tmp_path: Pa
     assert not (mine.parent / snapshots.IN_USE / str(other.pid)).exists()  # its list went with it
 
 
+def test_a_snapshot_is_read_from_a_cache_this_process_cannot_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = init(tmp_path / "r")
+    sha = commit(repo, "one", {"a.py": "x = 1\n"}, 0)
+    opened = open_repo(repo)
+    made = snapshots.materialize(opened, sha)
+    _as_a_later_process(made.parent)
+    snapshots._TOUCHED.clear()
+    real_open = os.open
+    os.utime(made, (1, 1))  # the oldest, and listed by no process: pruned first where a lock can be taken
+
+    def refused(path: object, *args: object, **kwargs: object) -> int:
+        if str(path).endswith(snapshots.LOCK):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "open", refused)
+    assert (snapshots.materialize(opened, sha) / "a.py").read_text() == "x = 1\n"
+    _as_a_later_process(made.parent)
+    assert snapshots.prune(max_entries=0) == 0 and made.is_dir()  # no lock: nothing pruned there
+
+
 def test_a_bundle_is_read_not_modified(tmp_path: Path) -> None:
     repo = init(tmp_path / "r")
     sha = commit(repo, "one", {"a.py": "x = 1\n"}, 0)

@@ -121,23 +121,30 @@ def materialize(repo: GitRepo, revision: str) -> Path:
 
 
 @contextmanager
-def _locked(root: Path, how: int) -> Iterator[None]:
-    """``root``'s ``.lock`` held (``fcntl.LOCK_SH`` or ``LOCK_EX``) for the block."""
-    root.mkdir(parents=True, exist_ok=True)
-    fd = os.open(root / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+def _locked(root: Path, how: int) -> Iterator[bool]:
+    """``root``'s ``.lock`` held (``fcntl.LOCK_SH`` or ``LOCK_EX``) for the block: True; False in a cache
+    this process cannot write (a snapshot there is read as it is, and the process prunes nothing there)."""
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(root / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        yield False
+        return
     try:
         fcntl.flock(fd, how)
-        yield
+        yield True
     finally:
         os.close(fd)  # closing releases the lock
 
 
 def _register(root: Path, tree: str) -> None:
     """Add ``tree`` to this process's list of snapshots handed out (``IN_USE``), which prunes read."""
-    folder = root / IN_USE
-    folder.mkdir(exist_ok=True)
-    with open(folder / str(os.getpid()), "a", encoding="ascii") as listing:
-        listing.write(f"{tree}\n")
+    try:
+        (root / IN_USE).mkdir(exist_ok=True)
+        with open(root / IN_USE / str(os.getpid()), "a", encoding="ascii") as listing:
+            listing.write(f"{tree}\n")
+    except OSError:
+        pass  # a cache this process cannot write: it builds nothing there either
     _IN_USE.add(tree)
 
 
@@ -325,8 +332,8 @@ def prune(max_entries: int | None = None, max_bytes: int | None = None) -> int:
     root = snapshots_root()
     if not root.is_dir():
         return 0
-    with _locked(root, fcntl.LOCK_EX):
-        return _prune(root, max_entries, max_bytes)
+    with _locked(root, fcntl.LOCK_EX) as locked:
+        return _prune(root, max_entries, max_bytes) if locked else 0
 
 
 def _prune(root: Path, max_entries: int, max_bytes: int) -> int:
