@@ -96,7 +96,7 @@ def test_prune_drops_least_recently_used_snapshots_and_orphan_blobs(tmp_path: Pa
 
 def _as_a_later_process(root: Path) -> None:
     """Forget what this process handed out, as a process started later would hold nothing."""
-    snapshots._IN_USE.clear()
+    snapshots.HANDED_OUT.clear()
     (root / snapshots.IN_USE / str(os.getpid())).unlink()
 
 

@@ -13,11 +13,9 @@ into place, so a directory that exists is complete.
 The cache limits itself with the limits every cache keeps (``paths.CACHE_MAX_ENTRIES``: at most
 256 snapshots and ``$WORKBENCH_CACHE_MAX_MB``, default 512, of blob bytes): after a new
 snapshot (at most once a minute per process) the least recently used ones (a use refreshes a
-snapshot's mtime) are deleted, never one a live process has handed out, then the blobs no
-snapshot links any more. A process lists what it hands out in ``.inuse/<pid>`` before it hands it
-out, under a shared lock of ``.lock``; a prune reads the lists of the processes still alive (and
-deletes the others') under the exclusive lock, so the run's workers, and two runs sharing one
-cache, never delete a snapshot from under each other.
+snapshot's mtime) are deleted, never one a live process has handed out (``handed_out``: a run's
+workers and two runs sharing one cache prune nothing from under each other), then the blobs no
+snapshot links any more.
 """
 
 from __future__ import annotations
@@ -31,21 +29,17 @@ import stat
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 from ..code.held import bounded
 from ..errors import GitError
 from ..paths import CACHE_MAX_ENTRIES, CACHE_PRUNE_INTERVAL, CACHE_TEMP_AGE, GIT_SHA, cache_max_bytes, snapshots_dir
 from .gitio import CatFile
+from .handed_out import HANDED_OUT, IN_USE, LOCK, handed_out, locked, register
 from .sources import GitRepo
 
 BLOBS = ".blobs"
-IN_USE = ".inuse"  # <pid>: the trees that process handed out, one per line
-LOCK = ".lock"  # shared while a snapshot is handed out, exclusive while snapshots are pruned
 _LOCK = threading.Lock()
-_IN_USE: set[str] = set()  # tree shas handed out by this process: never pruned under it
 _READERS: dict[Path, CatFile] = {}
 _last_prune = float("-inf")
 _TOUCHED: set[str] = set()  # snapshots whose use time this process has refreshed
@@ -106,9 +100,9 @@ def materialize(repo: GitRepo, revision: str) -> Path:
     tree = tree_of(repo, revision)
     root = snapshots_root()
     target = root / tree
-    with _LOCK, _locked(root, fcntl.LOCK_SH):
-        if tree not in _IN_USE:
-            _register(root, tree)
+    with _LOCK, locked(root, fcntl.LOCK_SH):
+        if tree not in HANDED_OUT:
+            register(root, tree)
         if target.is_dir():
             if tree not in _TOUCHED:  # once per process: a changing mtime would make every index load rebuild
                 _touch(target)
@@ -118,63 +112,6 @@ def materialize(repo: GitRepo, revision: str) -> Path:
         _TOUCHED.add(tree)
     _maybe_prune()
     return target
-
-
-@contextmanager
-def _locked(root: Path, how: int) -> Iterator[bool]:
-    """``root``'s ``.lock`` held (``fcntl.LOCK_SH`` or ``LOCK_EX``) for the block: True; False in a cache
-    this process cannot write (a snapshot there is read as it is, and the process prunes nothing there)."""
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-        fd = os.open(root / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
-    except OSError:
-        yield False
-        return
-    try:
-        fcntl.flock(fd, how)
-        yield True
-    finally:
-        os.close(fd)  # closing releases the lock
-
-
-def _register(root: Path, tree: str) -> None:
-    """Add ``tree`` to this process's list of snapshots handed out (``IN_USE``), which prunes read."""
-    try:
-        (root / IN_USE).mkdir(exist_ok=True)
-        with open(root / IN_USE / str(os.getpid()), "a", encoding="ascii") as listing:
-            listing.write(f"{tree}\n")
-    except OSError:
-        pass  # a cache this process cannot write: it builds nothing there either
-    _IN_USE.add(tree)
-
-
-def _in_use(root: Path) -> set[str]:
-    """The trees handed out by this process and by every live process (under the exclusive lock);
-    the lists of processes that ended are deleted."""
-    used = set(_IN_USE)
-    try:
-        listings = list(os.scandir(root / IN_USE))
-    except OSError:
-        return used
-    for listing in listings:
-        if listing.name.isdigit() and _alive(int(listing.name)):
-            try:
-                used.update(Path(listing.path).read_text(encoding="ascii").split())
-            except (OSError, UnicodeDecodeError):
-                continue
-        else:
-            Path(listing.path).unlink(missing_ok=True)
-    return used
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # another user's: alive
-        return True
-    return True
 
 
 def _maybe_prune() -> None:
@@ -332,13 +269,13 @@ def prune(max_entries: int | None = None, max_bytes: int | None = None) -> int:
     root = snapshots_root()
     if not root.is_dir():
         return 0
-    with _locked(root, fcntl.LOCK_EX) as locked:
-        return _prune(root, max_entries, max_bytes) if locked else 0
+    with locked(root, fcntl.LOCK_EX) as held:
+        return _prune(root, max_entries, max_bytes) if held else 0
 
 
 def _prune(root: Path, max_entries: int, max_bytes: int) -> int:
     """``prune`` under the exclusive lock: no snapshot is handed out meanwhile."""
-    in_use = _in_use(root)
+    in_use = handed_out(root)
     try:
         snapshots = sorted(
             (entry.stat().st_mtime, entry.name)
