@@ -34,9 +34,11 @@ JSON lines; bench/BENCHMARKS.md records them.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -52,8 +54,15 @@ def emit(**fields: object) -> None:
     print(json.dumps(fields), flush=True)
 
 
+def scratch(prefix: str) -> Path:
+    """A temp folder for one part's files, deleted when this process exits."""
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
+
+
 def fresh_cache() -> Path:
-    path = Path(tempfile.mkdtemp(prefix="wb-bench-cache-"))
+    path = scratch("wb-bench-cache-")
     os.environ["WORKBENCH_CACHE_DIR"] = str(path)
     return path
 
@@ -111,7 +120,7 @@ def bench_page(repos: Path, cases: int = 2000) -> None:
     from workbench.report.render import render_report
 
     fresh_cache()
-    work = Path(tempfile.mkdtemp(prefix="wb-bench-page-"))
+    work = scratch("wb-bench-page-")
     corpus = work / "corpus.json"
     result, _ = mine_corpus(repos / "werkzeug.bundle", MineOptions(out=corpus, max_cases=cases, progress=False))
     files = git_text(open_repo(repos / "werkzeug.bundle").git_dir, "ls-tree", "-r", "--name-only", "HEAD").split()
@@ -153,7 +162,7 @@ def bench_page(repos: Path, cases: int = 2000) -> None:
 def bench_bundles(repos: Path, per_repo: int) -> None:
     """Mine every bundle into one corpus (--append), validate it, run builtin, bm25 and random on it."""
     fresh_cache()
-    work = Path(tempfile.mkdtemp(prefix="wb-bench-bundles-"))
+    work = scratch("wb-bench-bundles-")
     corpus = work / "corpus.json"
     exe = str(Path(sys.executable).parent / "workbench")
     for name in BUNDLES:
@@ -291,7 +300,7 @@ def bench_speed(repos: Path, commits: int, record: bool = False) -> None:
 
     from tests.git_history import fast_import_history
 
-    work = Path(tempfile.mkdtemp(prefix="wb-bench-speed-"))
+    work = scratch("wb-bench-speed-")
     started = time.perf_counter()
     generated = f"gen{commits // 1000}k"
     fast_import_history(work / generated, commits)
@@ -334,7 +343,6 @@ def library_repo(commits: int, modules: int, seed: int) -> Path:
     """The generated library history for these parameters, made once and kept under the temp dir,
     keyed by the parameters and the generator's source (so a changed generator makes a new one)."""
     import hashlib
-    import shutil
 
     from tests.library_history import library_history
 
@@ -358,7 +366,6 @@ def repacked(repo: Path) -> Path:
     (deltas searched afresh, git's default window 10 and depth 50), made once beside it. fast-import
     stores each blob as a delta of its path's previous version, in chains deeper than any gc writes
     (113 here); a clone, or any repository whose objects were born loose, holds the repacked layout."""
-    import shutil
 
     copy = repo.with_name(repo.name + "-repacked")
     if not copy.exists():
@@ -404,7 +411,7 @@ def bench_library(
 
     repo = library_repo(commits, modules, 0)
     repos = {"fast-import": repo, "repacked": repacked(repo) if "repacked" in packings else repo}
-    work = Path(tempfile.mkdtemp(prefix="wb-bench-library-"))
+    work = scratch("wb-bench-library-")
     recorded = json.loads(RECORDED_LIBRARY.read_text()) if RECORDED_LIBRARY.exists() else {}
     sides = [("after", None), ("before", before)] if before is not None else [("after", None)]
     for packing in packings:  # the first mine must not pay the disk
