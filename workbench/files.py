@@ -120,13 +120,25 @@ def locked(path: Path | str) -> Iterator[None]:
     neither write is lost. The lock goes with the holder, even when it is killed."""
     lock = lock_path(path)
     with writing(lock):
-        lock.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        fd = lock_file(lock, 0o644)
+    with flocked(fd, shared=False):
+        yield
+
+
+def lock_file(lock: Path, mode: int) -> int:
+    """A descriptor of the lock file ``lock`` (made, with its folder, if missing); OSError if it cannot be."""
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    return os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, mode)
+
+
+@contextmanager
+def flocked(fd: int, shared: bool) -> Iterator[None]:
+    """Hold a ``flock`` on ``fd`` (shared, or exclusive) for the body, then close it (which releases it)."""
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         yield
     finally:
-        os.close(fd)  # closing the descriptor releases the lock
+        os.close(fd)
 
 
 def create_text_atomic(path: Path | str, text: str, exists: str) -> None:

@@ -44,8 +44,7 @@ def _frozen(obj: object) -> bool:
 def test_what_a_pause_built_is_frozen_after_it() -> None:
     with collector_paused():
         built = [_Node() for _ in range(1000)]
-    assert _frozen(built) and _frozen(built[0])
-    gc.unfreeze()
+    assert _frozen(built) and _frozen(built[0])  # conftest hands frozen objects back after each test
 
 
 def test_frozen_cyclic_garbage_goes_at_the_next_full_pass(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -69,4 +68,3 @@ def test_frozen_cyclic_garbage_goes_at_the_next_full_pass(monkeypatch: pytest.Mo
         more = [[n] for n in range(20_000)]  # more than the floor: the next settle runs a full pass
     assert watched() is None
     assert _frozen(more) and collector._frozen_since_full == 0
-    gc.unfreeze()

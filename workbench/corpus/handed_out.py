@@ -8,11 +8,12 @@ a run's forked workers, and two runs sharing one cache, never delete a snapshot 
 
 from __future__ import annotations
 
-import fcntl
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from ..files import flocked, lock_file
 
 IN_USE = ".inuse"  # <pid>: the trees that process handed out, one per line
 LOCK = ".lock"  # shared while a snapshot is handed out, exclusive while snapshots are pruned
@@ -20,20 +21,16 @@ HANDED_OUT: set[str] = set()  # tree shas handed out by this process (a forked c
 
 
 @contextmanager
-def locked(root: Path, how: int) -> Iterator[bool]:
-    """``root``'s ``.lock`` held (``fcntl.LOCK_SH`` or ``LOCK_EX``) for the block: True; False in a cache
-    this process cannot write (a snapshot there is read as it is, and the process prunes nothing there)."""
+def locked(root: Path, shared: bool) -> Iterator[bool]:
+    """``root``'s ``.lock`` held (shared, or exclusive) for the block: True; False in a cache this process
+    cannot write (a snapshot there is read as it is, and the process prunes nothing there)."""
     try:
-        root.mkdir(parents=True, exist_ok=True)
-        fd = os.open(root / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = lock_file(root / LOCK, 0o600)
     except OSError:
         yield False
         return
-    try:
-        fcntl.flock(fd, how)
+    with flocked(fd, shared):
         yield True
-    finally:
-        os.close(fd)  # closing releases the lock
 
 
 def register(root: Path, tree: str) -> None:

@@ -21,7 +21,6 @@ snapshot links any more.
 from __future__ import annotations
 
 import atexit
-import fcntl
 import os
 import posixpath
 import shutil
@@ -100,7 +99,7 @@ def materialize(repo: GitRepo, revision: str) -> Path:
     tree = tree_of(repo, revision)
     root = snapshots_root()
     target = root / tree
-    with _LOCK, locked(root, fcntl.LOCK_SH):
+    with _LOCK, locked(root, shared=True):
         if tree not in HANDED_OUT:
             register(root, tree)
         if target.is_dir():
@@ -269,7 +268,7 @@ def prune(max_entries: int | None = None, max_bytes: int | None = None) -> int:
     root = snapshots_root()
     if not root.is_dir():
         return 0
-    with locked(root, fcntl.LOCK_EX) as held:
+    with locked(root, shared=False) as held:
         return _prune(root, max_entries, max_bytes) if held else 0
 
 
