@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,7 @@ def test_streamed_answers_are_read_manys_in_order_missing_ones_included(
     git_dir, specs = _repo(tmp_path)
     specs = [*specs[:30], "HEAD:no/such/file.py", *specs[30:], "bad\nspec"]
     monkeypatch.setattr(gitio, "_GROUP_BYTES", 200)  # many groups, each asked before the last is read
+    monkeypatch.setattr(gitio, "_FIRST_GROUP_BYTES", 50)  # the first ones smaller
     with CatFile(git_dir) as objects:
         expected = objects.read_many(specs)
     with CatFile(git_dir) as objects:
@@ -33,6 +35,27 @@ def test_streamed_answers_are_read_manys_in_order_missing_ones_included(
     assert streamed == expected
     assert expected[30] is None and expected[-1] is None and expected[0] is not None
     assert expected[59] is not None and expected[59][2] == b"value = 58\n" * 59
+
+
+def test_the_first_answer_waits_for_two_small_groups_of_specs(tmp_path: Path) -> None:
+    """Specs may come slowly (mining's wait on each case's diff), so the first answers do not wait for
+    two full groups: groups start small and double."""
+    git_dir, specs = _repo(tmp_path)
+    taken: list[str] = []
+
+    def counted() -> Iterator[str]:
+        for spec in specs * 20:  # 1,200 specs, about 60 KB: several full groups
+            taken.append(spec)
+            yield spec
+
+    with CatFile(git_dir) as objects:
+        answers = objects.stream(counted())
+        first = next(answers)
+        before_first = len(taken)
+        rest = list(answers)
+    assert first is not None and len(rest) == len(specs) * 20 - 1
+    spec_bytes = len(specs[0]) + 1
+    assert before_first * spec_bytes <= 3 * gitio._FIRST_GROUP_BYTES + 2 * spec_bytes < gitio._GROUP_BYTES
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="F_SETPIPE_SZ is Linux's")

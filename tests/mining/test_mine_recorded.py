@@ -198,32 +198,42 @@ def test_a_history_read_in_two_halves_mines_the_same_bytes(
     from workbench.mining import split
 
     handed: list[int] = []
+    asked: list[list[int]] = []
     submit = ProcessPoolExecutor.submit
 
     def counted(self: ProcessPoolExecutor, fn: Any, *args: Any) -> Any:
-        if fn is split.older_half:
+        if fn is split.older_keys:
             handed.append(args[1])  # K, the commits the newer half reads
+        if fn is split.held:
+            asked.append(args[0])  # the older half's candidates the sample picked
         return submit(self, fn, *args)
 
     monkeypatch.setattr(split, "SPLIT_MIN", least)
     monkeypatch.setattr(importlib.import_module("workbench.mining.mine"), "parse_helper", _spawned_helper)
     monkeypatch.setattr(ProcessPoolExecutor, "submit", counted)
-    _mine_polyglot(tmp_path)
+    result = _mine_polyglot(tmp_path)
     if least > 900:
-        assert handed == []
+        assert handed == [] and asked == []
     else:
         assert len(handed) == 1 and 450 <= handed[0] <= 550
+        # Only the sample's picks among the older half crossed back, in one round trip.
+        assert len(asked) == 1 and 0 < len(asked[0]) <= len(result.cases) < result.candidates // 2
 
 
-def test_a_dead_helper_leaves_the_older_half_to_this_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("dies_on", ["older_keys", "held"])
+def test_a_dead_helper_leaves_the_older_half_to_this_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dies_on: str
+) -> None:
+    """The helper dies when handed the older half, or after it sent the half's keys back, when this
+    process asks for the sample's picks among them: either way the older half is read here."""
     from workbench.mining import split
 
     class DiesOnTheHalf(Executor):
-        """Counts the commits, then dies when handed the older half."""
+        """Runs what it is handed in this process, and dies when handed ``dies_on``."""
 
         def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
             future: Future[Any] = Future()
-            if fn is split.older_half:
+            if fn is getattr(split, dies_on):
                 future.set_exception(BrokenProcessPool("killed"))
             else:
                 future.set_result(fn(*args))

@@ -17,6 +17,7 @@ from typing import IO, cast
 from ..errors import GitError
 
 _GROUP_BYTES = 16_384  # requests written at once to git cat-file (a pipe holds 64 KiB)
+_FIRST_GROUP_BYTES = 1_024  # the first group's: about 25 blob ids
 GIT_TIMEOUT = 600.0  # seconds one git command may take (a whole-history log of a large repository)
 _ENV = {"GIT_OPTIONAL_LOCKS": "0", "GIT_TERMINAL_PROMPT": "0", "GIT_PAGER": "cat", "LC_ALL": "C"}
 
@@ -138,18 +139,20 @@ class CatFile:
         group instead of a round trip per object), the next group asked before this one's answers are
         taken: git reads the next objects while the caller works on these (at most two groups are
         held, far below a pipe's buffer, so writing them cannot block). Read it to the end before
-        asking this process anything else: the answers not yet taken come first."""
+        asking this process anything else: the answers not yet taken come first. Groups start at
+        ``_FIRST_GROUP_BYTES`` and double up to ``_GROUP_BYTES``: the first answer waits for two small
+        groups of specs, not two full ones (specs may be slow to come: each case's waits on its diff)."""
         waiting: list[bool] | None = None
         group: list[str] = []
-        size = 0
+        size, bound = 0, _FIRST_GROUP_BYTES
         for spec in specs:
             group.append(spec)
             size += len(spec) + 1
-            if size > _GROUP_BYTES:
+            if size > bound:
                 asked = self.ask(group)
                 if waiting is not None:
                     yield from self.answers(waiting)
-                waiting, group, size = asked, [], 0
+                waiting, group, size, bound = asked, [], 0, min(2 * bound, _GROUP_BYTES)
         asked = self.ask(group)
         if waiting is not None:
             yield from self.answers(waiting)

@@ -31,10 +31,10 @@ from ..options import MineOptions
 from .blobs import HELPER_MIN_CASES, parse_helper
 from .candidates import mined_candidates
 from .cases import shape_cases
-from .filters import Candidate, MineFilters, filter_names
+from .filters import MineFilters, filter_names
 from .history import LogEntry, count_commits, log_entries
 from .sample import spread_sample
-from .split import Split
+from .split import Kept, Split
 
 DEFAULT_MAX_CASES = MineOptions.max_cases  # written once, in workbench/options.py
 
@@ -77,8 +77,9 @@ def parse_date(text: str, end: bool = False) -> int:
 
 def _candidates(
     repo: GitRepo, options: MineFilters, result: MineResult, progress: bool, helper: Executor | None
-) -> list[Candidate]:
-    """The commits every filter keeps, oldest first. The log filters run on git log's entries, so the
+) -> Kept:
+    """The commits every filter keeps, oldest first (``split.Kept``: the older half's are fetched from the
+    helper once sampled). The log filters run on git log's entries, so the
     commits they drop (merges, the root) are never read. With a helper process, a long history's
     older half is read there meanwhile (``split``)."""
     split = Split(helper, repo.git_dir, options) if helper is not None else None
@@ -88,14 +89,13 @@ def _candidates(
     total = count_commits(repo.git_dir) if progress and sys.stderr.isatty() else None
     with Progress(total, f"mining {repo.name}", "commit", progress) as bar:
         entries = _shown(entries, bar)
-        kept = list(mined_candidates(repo.git_dir, entries, options, result.dropped))
+        newer = list(mined_candidates(repo.git_dir, entries, options, result.dropped))
+        kept = Kept(newer)
         if split is not None:
-            older, dropped, count = split.older(kept)
-            kept += older
+            kept, dropped, count = split.older(newer)
             result.dropped.update(dropped)
             result.commits += count
             bar.update(count)
-    kept.reverse()  # oldest first: the sample's slices run through the history in order
     result.candidates = len(kept)
     return kept
 
@@ -131,7 +131,9 @@ def mine(
     result = MineResult(repo=repo, fixture=repo.name)
     # One helper process (two cores or more): it reads a long history's older half, then parses gold files.
     with collector_paused(), parse_helper(HELPER_MIN_CASES if max_cases is None else max_cases) as helper:
-        picked = spread_sample(_candidates(repo, options, result, progress, helper), max_cases, seed)
+        kept = _candidates(repo, options, result, progress, helper)
+        # The sample's slices run through the history in order, oldest first.
+        picked = kept.take(spread_sample(range(len(kept)), max_cases, seed))
         if dry_run:
             result.cases = [{"name": c.commit.sha} for c in picked]
         else:

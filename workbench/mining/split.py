@@ -11,15 +11,20 @@ Histories shorter than ``SPLIT_MIN`` are read whole, here.
 The halves give what one pass gives. Each filter judges a commit alone, so the drop counts add up;
 the one stateful filter keeps the newest commit of each query: the older half keeps the newest of
 its own, and a kept one whose query the newer half also kept is then dropped as a duplicate
-(``merged``): the same commits, the same counts, in the same order.
+(``surviving``): the same commits, the same counts, in the same order.
+
+The helper keeps its half's candidates and sends back only their keys (``older_keys``): thousands of
+pickled commits would cross the pipe while both processes wait, and a sample takes few of them. The
+merge needs the keys; the sample's picks among the older half are then asked for (``Kept.take``).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor, Future
 from concurrent.futures.process import BrokenProcessPool
+from functools import partial
 from pathlib import Path
 
 from .candidates import mined_candidates
@@ -28,6 +33,9 @@ from .history import LogEntry, count_commits, log_entries
 
 SPLIT_MIN = 20_000  # commits below which splitting pays less than the helper's extra walk
 Half = tuple[list[Candidate], Counter[str], int]  # kept candidates (newest first), drops, commits read
+Keys = tuple[list[str], Counter[str], int]  # the keys of a half's kept candidates, drops, commits read
+Fetch = Callable[[list[int]], list[Candidate]]  # the older half's candidates at some indices
+_held: list[Candidate] = []  # the older half's candidates, kept in the helper until its picks are asked
 
 
 def older_half(git_dir: Path, skip: int, options: MineFilters) -> Half:
@@ -37,6 +45,40 @@ def older_half(git_dir: Path, skip: int, options: MineFilters) -> Half:
     entries = Counted(log_entries(git_dir, skip=skip))
     kept = list(mined_candidates(git_dir, entries, options, dropped))
     return kept, dropped, entries.count
+
+
+def older_keys(git_dir: Path, skip: int, options: MineFilters) -> Keys:
+    """``older_half``, its candidates kept in this process (the helper) and only their keys sent back."""
+    kept, dropped, count = older_half(git_dir, skip, options)
+    _held[:] = kept
+    return [candidate.key for candidate in kept], dropped, count
+
+
+def held(indices: list[int]) -> list[Candidate]:
+    """The candidates ``older_keys`` kept at ``indices``; the rest are let go. Runs in the helper."""
+    out = _at(_held, indices)
+    _held.clear()
+    return out
+
+
+class Kept:
+    """Every candidate kept, as positions oldest first: the newer half's are here (``newer``, newest
+    first); the older half's are indices into the helper's list (``older``, newest first), fetched
+    (``fetch``) for the positions ``take`` is asked for, in one round trip."""
+
+    def __init__(self, newer: list[Candidate], older: list[int] | None = None, fetch: Fetch | None = None) -> None:
+        self._newer, self._older, self._fetch = newer, older or [], fetch
+
+    def __len__(self) -> int:
+        return len(self._newer) + len(self._older)
+
+    def take(self, positions: Iterable[int]) -> list[Candidate]:
+        """The candidates at ``positions`` (0 is the oldest), in that order."""
+        newest_first = [len(self) - 1 - position for position in positions]
+        split = len(self._newer)
+        wanted = sorted({self._older[at - split] for at in newest_first if at >= split})
+        found = dict(zip(wanted, self._fetch(wanted), strict=True)) if wanted and self._fetch else {}
+        return [self._newer[at] if at < split else found[self._older[at - split]] for at in newest_first]
 
 
 class Counted:
@@ -65,7 +107,7 @@ class Split:
         self._helper, self._git_dir, self._options = helper, git_dir, options
         self._least = SPLIT_MIN
         self._count: Future[int] | None = helper.submit(_total, git_dir, self._least)
-        self._older: Future[Half] | None = None
+        self._older: Future[Keys] | None = None
         self._limit: int | None = None  # K once known; 0 when not split
 
     def newer(self, entries: Iterator[LogEntry]) -> Iterator[LogEntry]:
@@ -94,31 +136,49 @@ class Split:
             total = 0
         self._limit = (total + read) // 2 if total > read else 0
         if self._limit:
-            self._older = self._helper.submit(older_half, self._git_dir, self._limit, self._options)
+            self._older = self._helper.submit(older_keys, self._git_dir, self._limit, self._options)
 
-    def older(self, newer_kept: list[Candidate]) -> Half:
-        """The older half's candidates, less those whose query the newer half kept, with its drops
-        (those included) and its commit count; nothing when the history was not split. A helper
-        that died has its half read here."""
+    def older(self, newer_kept: list[Candidate]) -> tuple[Kept, Counter[str], int]:
+        """Every candidate kept (``newer_kept`` and the older half's, less those whose query the newer
+        half kept), the older half's drops (those included) and its commit count; the newer half's
+        alone when the history was not split. A helper that died has its half read here."""
         if self._limit is None:
             self._start(0)  # a history shorter than SPLIT_MIN // 2 ends before K is asked for
         if self._older is None:
-            return [], Counter(), 0
+            return Kept(newer_kept), Counter(), 0
+        fetch: Fetch = self._held
         try:
-            kept, dropped, commits = self._older.result()
+            keys, dropped, commits = self._older.result()
         except BrokenProcessPool:
-            kept, dropped, commits = older_half(self._git_dir, self._limit or 0, self._options)
-        return merged(newer_kept, kept, dropped), dropped, commits
+            here, dropped, commits = self._reread()
+            keys = [candidate.key for candidate in here]
+            fetch = partial(_at, here)
+        return Kept(newer_kept, surviving(newer_kept, keys, dropped), fetch), dropped, commits
+
+    def _held(self, indices: list[int]) -> list[Candidate]:
+        """The helper's candidates at ``indices``; read here if the helper died since it sent the keys."""
+        try:
+            return self._helper.submit(held, indices).result()
+        except BrokenProcessPool:
+            return _at(self._reread()[0], indices)
+
+    def _reread(self) -> Half:
+        return older_half(self._git_dir, self._limit or 0, self._options)
 
 
-def merged(newer_kept: list[Candidate], older_kept: list[Candidate], dropped: Counter[str]) -> list[Candidate]:
-    """``older_kept`` without the candidates whose query ``newer_kept`` holds (counted as duplicates in
-    ``dropped``): what one pass over both halves would have kept of the older one."""
+def _at(candidates: list[Candidate], indices: list[int]) -> list[Candidate]:
+    return [candidates[index] for index in indices]
+
+
+def surviving(newer_kept: list[Candidate], older_keys: list[str], dropped: Counter[str]) -> list[int]:
+    """The indices of the older half's candidates (by their keys, ``older_keys``) whose query
+    ``newer_kept`` does not hold, the others counted as duplicates in ``dropped``: what one pass over
+    both halves would have kept of the older one."""
     seen = {candidate.key for candidate in newer_kept}
     out = []
-    for candidate in older_kept:
-        if candidate.key in seen:
+    for index, key in enumerate(older_keys):
+        if key in seen:
             dropped[DUPLICATE] += 1
         else:
-            out.append(candidate)
+            out.append(index)
     return out
