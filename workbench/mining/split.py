@@ -77,7 +77,8 @@ class Kept:
         newest_first = [len(self) - 1 - position for position in positions]
         split = len(self._newer)
         wanted = sorted({self._older[at - split] for at in newest_first if at >= split})
-        found = dict(zip(wanted, self._fetch(wanted), strict=True)) if wanted and self._fetch else {}
+        # Asked even for none: the helper then lets its half go.
+        found = dict(zip(wanted, self._fetch(wanted), strict=True)) if self._older and self._fetch else {}
         return [self._newer[at] if at < split else found[self._older[at - split]] for at in newest_first]
 
 
