@@ -9,6 +9,8 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
+from .reap import own_reaper_argv
+
 BWRAP = "bwrap"
 ENV_DISABLE = "WORKBENCH_NO_BWRAP"
 
@@ -21,9 +23,11 @@ def _bwrap() -> str | None:
     found = shutil.which(BWRAP)
     if found is None:
         return None
+    # bwrap exits before its namespace's first process does; that one, orphaned, is collected by the
+    # probe's own reaper rather than left to init as a zombie.
     try:
         probe = subprocess.run(
-            [found, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "--", "true"],
+            own_reaper_argv([found, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "--", "true"]),
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=10,

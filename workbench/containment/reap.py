@@ -70,6 +70,15 @@ def reaped_argv(argv: list[str], env: dict[str, str], cwd: Path | None = None) -
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), program)
     if not become_subreaper():
         return argv
+    return own_reaper_argv(argv)
+
+
+def own_reaper_argv(argv: list[str]) -> list[str]:
+    """``argv`` as the only child of ``_subreaper.py`` (Linux), which collects whatever it leaves before
+    exiting with its status; ``argv`` itself elsewhere. Without ``reaped_argv``'s token and checks:
+    for a short command of workbench's own (bubblewrap's probe, whose namespace process outlives it)."""
+    if not sys.platform.startswith("linux"):
+        return argv
     return [sys.executable, "-I", "-S", _SUBREAPER, *argv]
 
 
