@@ -21,7 +21,7 @@ PATTERNS = [
 PIECES = [
     "fix", "Fixes", "feat", "docs", "closes", "see", "refs", "PR", "pr", "pull request", "issue", "GH", "gh", "Gh",
     "-", "#", "12", "7", ":", "(", ")", "[", "]", "http", "HTTPS", "s://x.org/a/pull/3", "/issues/4", "bug", ",",
-    ".", " ", "\t", "and", "ſ", "K", "İ", "ǅ",
+    ".", " ", "\t", "and", "ſ", "K", "İ", "ǅ", "(PR 5)", "( pr#6 )", "[#8]", "cf. #9",
 ]  # fmt: skip
 
 
@@ -36,6 +36,24 @@ def test_no_cleaning_pattern_matches_a_subject_without_their_marks() -> None:
         plain += 1
         assert [p.pattern for p in PATTERNS if p.search(subject)] == [], subject
     assert plain > 2_000  # the check ran on many unmarked subjects, near misses included
+
+
+def test_each_cut_of_tidy_is_skipped_only_where_its_pattern_cannot_match() -> None:
+    rng = random.Random(12)
+    skipped = {"closes": 0, "refs": 0, "brackets": 0}
+    for _ in range(20_000):
+        text = "".join(rng.choice(PIECES) for _ in range(rng.randrange(1, 9)))
+        lowered = text.lower()
+        if not queries._may_close(text, lowered):
+            skipped["closes"] += 1
+            assert queries._CLOSES.search(text) is None, text
+        if not queries._may_refer(text, lowered):
+            skipped["refs"] += 1
+            assert queries._REFS.search(text) is None, text
+        if "(" not in text and "[" not in text:
+            skipped["brackets"] += 1
+            assert queries._EMPTY_BRACKETS.search(text) is None, text
+    assert min(skipped.values()) > 2_000  # every guard skipped many texts, near misses included
 
 
 def test_marked_subjects_are_cleaned_and_plain_ones_only_spaced() -> None:

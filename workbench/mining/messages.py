@@ -97,8 +97,9 @@ class Guarded:
         return self.pattern.search(text) is not None
 
 
-# The marks each pattern's every branch needs (a branch's word, or a digit for a version number).
-RELEASE_SUBJECT = Guarded(RELEASE, r"releas|version|dev|cycle|[0-9]")
+# The marks each pattern's every branch needs (a branch's word, or a version number's digits around a
+# dot; only "tag 2" and "start 3" need a digit alone).
+RELEASE_SUBJECT = Guarded(RELEASE, r"releas|version|dev|cycle|tag|start|[0-9]\.[0-9]")
 DEPENDENCY_SUBJECT = Guarded(DEPENDENCY, r"dep|bump|lock|requirements")
 CHORE_SUBJECT = Guarded(CHORE, r"doc|ci|style|test|chore|build|pre-commit|changelog|readme|copyright")
 STYLE_SUBJECT = Guarded(

@@ -78,13 +78,29 @@ def _marked(text: str) -> bool:
     return any(mark in text for mark in ":#[(") or "gh-" in lowered or "http" in lowered
 
 
+def _may_close(text: str, lowered: str) -> bool:
+    """Whether ``_CLOSES`` can match ``text`` (``lowered``, its lower case): it ends in an issue number."""
+    return "#" in text or "gh-" in lowered
+
+
+def _may_refer(text: str, lowered: str) -> bool:
+    """Whether ``_REFS`` can match: it needs an issue number, a link, or a parenthesised ``PR 12``."""
+    return _may_close(text, lowered) or "http" in lowered or ("(" in text and "pr" in lowered)
+
+
 def _tidy(text: str) -> str:
-    if _marked(text):
+    """References, closing clauses and empty brackets cut, each pattern tried only where its marks
+    are (a subsystem prefix's ``:`` marks a subject for ``clean_subject``, but none of these);
+    spaces before punctuation, a dangling separator and a final period dropped."""
+    lowered = text.lower()  # cuts below only remove text, so marks absent here stay absent
+    if _may_close(text, lowered):
         previous = None
         while previous != text:
             previous = text
             text = _CLOSES.sub("", text)
+    if _may_refer(text, lowered):
         text = _REFS.sub("", text)
+    if "(" in text or "[" in text:
         text = _EMPTY_BRACKETS.sub("", text)
     text = _SPACE_BEFORE_MARK.sub(r"\1", text)
     text = _spaced(text).strip(" -:;,").rstrip(" ([")
