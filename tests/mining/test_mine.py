@@ -314,3 +314,27 @@ def test_concurrent_appends_into_one_corpus_keep_every_case(
         data = json.loads(out.read_text())
         assert sorted(c["name"] for c in data["retrieval"]) == [f"{n}-{i}" for n in ("one", "two") for i in range(3)]
         assert sorted(data["fixtureRoots"]) == ["one", "two"]
+
+
+def test_mining_says_how_far_it_is_through_the_commits_and_then_the_cases(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without a terminal, plain lines on stderr: the commits read, then the cases shaped (reading and
+    parsing gold files is most of a long mine), each with its count; nothing on stdout."""
+    from tests.git_history import fast_import_history
+
+    monkeypatch.setenv("WORKBENCH_PROGRESS_SECONDS", "0")
+    repo = fast_import_history(tmp_path / "gen", 300, files=30, seed=3)
+    result = mine(repo, max_cases=70, seed=1, fixture="gen", progress=True)
+    out, err = capsys.readouterr()
+    lines = err.splitlines()
+    assert out == "" and len(result.cases) == 70
+    commits = [line for line in lines if line.startswith("mining gen: ")]
+    cases = [line for line in lines if line.startswith("cases of gen: ")]
+    assert commits and commits[-1].startswith("mining gen: 300")
+    assert (
+        len(cases) >= 3
+        and cases[0].startswith("cases of gen: 32/70")
+        and cases[-1].startswith("cases of gen: 70/70 (100%)")
+    )
+    assert lines.index(commits[-1]) < lines.index(cases[0])

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from ..console import Progress
 from ..corpus.gitio import CatFile
 from ..corpus.sources import GitRepo
 from ..errors import GitError
@@ -50,7 +51,7 @@ def _case(candidate: Candidate, fixture: str, shape: str, symbols: list[str]) ->
 
 
 def shape_cases(
-    repo: GitRepo, picked: list[Candidate], fixture: str, helper: Executor | None = None
+    repo: GitRepo, picked: list[Candidate], fixture: str, helper: Executor | None = None, progress: bool = False
 ) -> list[dict[str, Any]]:
     """The cases of ``picked``, each with its shape and its ``expectedSymbols`` (gold files read at
     the parent revision; the commits' diffs from one ``git diff-tree --stdin``, read while the gold
@@ -60,13 +61,15 @@ def shape_cases(
     always needed, its names only when the query does not already name a file (the shape's first
     rule); both come from that one read (``blobs.GoldBlobs``; a batch's Python blobs are read ahead,
     partly in a helper process on two cores: ``helper``, a ``blobs.parse_helper``). Cases are built
-    ``_CASE_BATCH`` at a time; their gold files are read a group ahead (``CatFile.stream``)."""
+    ``_CASE_BATCH`` at a time; their gold files are read a group ahead (``CatFile.stream``). With
+    ``progress``, how many cases are done shows on stderr (``console.Progress``)."""
     from concurrent.futures import ThreadPoolExecutor
 
     cases = []
     pairs = [(c.commit.sha, c.commit.parents[0]) for c in picked]
     paths = [path for c in picked for path in c.source]
-    with ThreadPoolExecutor(1) as pool, CatFile(repo.git_dir) as objects:
+    bar = Progress(len(picked), f"cases of {fixture}", "case", progress)
+    with bar, ThreadPoolExecutor(1) as pool, CatFile(repo.git_dir) as objects:
         facts = GoldBlobs(helper=helper)
         expected = set(paths)
         others = {path for c in picked for _, path in c.commit.changes if path not in expected}
@@ -84,9 +87,11 @@ def shape_cases(
             facts.read_here(reads)
             if last is not None:  # the last batch's cases, while the helper reads this one's share
                 cases += _cases(last, fixture, facts)
+                bar.update(len(last.batch))
             last = _Pending(batch, gold, changes, named, reads)
         if last is not None:
             cases += _cases(last, fixture, facts)
+            bar.update(len(last.batch))
     return cases
 
 

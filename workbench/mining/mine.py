@@ -137,7 +137,7 @@ def mine(
         if dry_run:
             result.cases = [{"name": c.commit.sha} for c in picked]
         else:
-            result.cases = shape_cases(repo, picked, result.fixture, helper)
+            result.cases = shape_cases(repo, picked, result.fixture, helper, progress)
     return result
 
 
