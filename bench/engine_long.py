@@ -75,7 +75,7 @@ REAL_CASES = 50  # bench/engine_real.py's cases per repository (seed 0): subject
 TOP_K = 20
 BEST_CHUNKS = 3
 FILE_METRICS = ("acc@1", "acc@5", "acc@10", "mrr")
-SYMBOL_METRICS = ("ndcg@10", "acc@10", "pack acc@10")
+SYMBOL_METRICS = ("ndcg@10", "acc@10", "pack ndcg@10", "pack acc@10")
 SCOPED = True  # builtin gets the corpus's goldScope, as the control does (``--no-scope``: it ranks every file)
 _TOKEN = re.compile(r"\w+")
 _TRAILER = re.compile(r"^[A-Z][\w-]*(?:-by)?:\s|^(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|refs?)\s+#\d+", re.I)
@@ -313,14 +313,16 @@ def symbol_scores(hits: list[tuple[str, str]], pack: list[tuple[str, str]], case
     from workbench.suites.ranking import go_code_metrics, match_matrix
 
     expected = [list(split_label(label)) for label in case["expectedSymbols"]]
-    relevant, first = match_matrix(hits, expected)
-    ndcg = float(go_code_metrics(relevant[None, :], first[None, :], np.array([len(expected)]))["ndcg@10"][0])
+
+    def ndcg(ranked: list[tuple[str, str]]) -> float:
+        relevant, first = match_matrix(ranked, expected)
+        return float(go_code_metrics(relevant[None, :], first[None, :], np.array([len(expected)]))["ndcg@10"][0])
 
     def acc(ranked: list[tuple[str, str]]) -> float:
         relevant, _ = match_matrix(ranked[:10], expected)
         return float(int(relevant.sum()) >= len(expected))
 
-    return {"ndcg@10": ndcg, "acc@10": acc(hits), "pack acc@10": acc(pack)}
+    return {"ndcg@10": ndcg(hits), "acc@10": acc(hits), "pack ndcg@10": ndcg(pack), "pack acc@10": acc(pack)}
 
 
 def builtin(root: Path, name: str, query: str) -> dict[str, list[Any]]:
@@ -407,14 +409,17 @@ def _groups(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
     return groups
 
 
-def _paired(rows: list[dict[str, Any]], level: str, metric: str, other: str) -> dict[str, float]:
-    """builtin against ``other`` on one metric, paired by case: mean difference, wins/ties/losses, p."""
+def _paired(
+    rows: list[dict[str, Any]], level: str, metric: str, other: str, their_metric: str | None = None
+) -> dict[str, float]:
+    """builtin against ``other`` on one metric (``their_metric`` for ``other`` if given), paired by case:
+    mean difference, wins/ties/losses, p."""
     import numpy as np
 
     from workbench.analysis import stats
 
     mine = {r["case"]: r[metric] for r in rows if r["level"] == level and r["engine"] == "builtin"}
-    theirs = {r["case"]: r[metric] for r in rows if r["level"] == level and r["engine"] == other}
+    theirs = {r["case"]: r[their_metric or metric] for r in rows if r["level"] == level and r["engine"] == other}
     cases = sorted(set(mine) & set(theirs))
     a = np.array([mine[c] for c in cases], dtype=float)
     b = np.array([theirs[c] for c in cases], dtype=float)
@@ -449,6 +454,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
                 "file mrr vs control": _paired(sel, "file", "mrr", "control"),
                 "symbol ndcg@10 vs textbook": _paired(sel, "symbol", "ndcg@10", "textbook"),
                 "symbol ndcg@10 vs control": _paired(sel, "symbol", "ndcg@10", "control"),
+                "pack symbols ndcg@10 vs textbook": _paired(sel, "symbol", "pack ndcg@10", "textbook", "ndcg@10"),
             }
         out[group] = cell
     return out
@@ -471,9 +477,9 @@ def render(result: dict[str, Any]) -> str:
         lines.append(f"| {group} | {c['builtin']['cases']} | " + " | ".join(shown) + f" | {margin:+.1f} |")
     lines += [
         "",
-        "Function level (nDCG@10 / Acc@10; builtin's pack symbols Acc@10):",
-        "| repo | cases | builtin search | builtin pack | textbook chunks | bm25 control | builtin - textbook |",
-        "| --- | ---: | --- | ---: | --- | --- | ---: |",
+        "Function level (nDCG@10 / Acc@10; builtin's search, and its pack's symbols in the pack's order):",
+        "| repo | cases | builtin search | builtin pack | textbook chunks | bm25 control | search - textbook |",
+        "| --- | ---: | --- | --- | --- | --- | ---: |",
     ]
     for group, cell in result.items():
         c = cell["symbol"]
@@ -481,7 +487,8 @@ def render(result: dict[str, Any]) -> str:
             continue
         b, t = c["builtin"], c["textbook"]
         lines.append(
-            f"| {group} | {b['cases']} | {b['ndcg@10']:.3f} / {100 * b['acc@10']:.1f} | {100 * b['pack acc@10']:.1f} | "
+            f"| {group} | {b['cases']} | {b['ndcg@10']:.3f} / {100 * b['acc@10']:.1f} | "
+            f"{b['pack ndcg@10']:.3f} / {100 * b['pack acc@10']:.1f} | "
             f"{t['ndcg@10']:.3f} / {100 * t['acc@10']:.1f} | {c['control']['ndcg@10']:.3f} / "
             f"{100 * c['control']['acc@10']:.1f} | {b['ndcg@10'] - t['ndcg@10']:+.3f} |"
         )
