@@ -64,7 +64,8 @@ def held(indices: list[int]) -> list[Candidate]:
 class Kept:
     """Every candidate kept, as positions oldest first: the newer half's are here (``newer``, newest
     first); the older half's are indices into the helper's list (``older``, newest first), fetched
-    (``fetch``) for the positions ``take`` is asked for, in one round trip."""
+    (``fetch``) for the positions ``take`` is asked for, in one round trip. ``take`` is asked once: the
+    helper lets its half go then."""
 
     def __init__(self, newer: list[Candidate], older: list[int] | None = None, fetch: Fetch | None = None) -> None:
         self._newer, self._older, self._fetch = newer, older or [], fetch
