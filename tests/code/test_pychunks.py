@@ -163,3 +163,15 @@ def test_the_groups_kept_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
         assert _read(data) == _whole(data)
         assert 0 < pychunks._GROUPS.nbytes <= 2_000
     assert len(pychunks._GROUPS) < 1_000  # of the 1,000 groups parsed, the least recently used went
+
+
+def test_a_process_that_parses_each_file_once_parses_whole_and_keeps_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(pychunks, "_GROUPED", [True])
+    data = b"import os\n\n\ndef a():\n    return 1\n\n\nclass C:\n    x = 1\n"
+    assert _pieces(data) == [0, 3, 7] and len(pychunks._GROUPS) == 3  # in groups, kept
+    pychunks.parse_whole()
+    assert len(pychunks._GROUPS) == 0
+    assert _pieces(data) is None and len(pychunks._GROUPS) == 0  # whole, nothing kept
+    assert _read(data) == _whole(data)

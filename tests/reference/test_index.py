@@ -142,13 +142,21 @@ def test_concurrent_loads_build_once(repo: Path, monkeypatch: pytest.MonkeyPatch
 _POOL_CHECK = """
 import json, os, sys
 from pathlib import Path
+from workbench.code import pychunks
 from workbench.reference import parallel
 root, rels = Path(sys.argv[1]), sys.argv[2:]
 sizes = [(root / rel).stat().st_size for rel in rels]
 serial = parallel.extract_all(root, rels, sizes)
 parallel.POOL_MIN_BYTES, parallel.workers = 0, lambda: 2
 pool_used = parallel._pool_pays(sizes)
+whole, real_whole = [], parallel.parse_whole
+
+def marking_whole():  # in a worker: parses whole from now on (its groups would die with it)
+    real_whole()
+    (root.parent / f"whole-{os.getpid()}").touch()
+parallel.parse_whole = marking_whole
 pooled = parallel.extract_all(root, rels, sizes)
+workers_whole = len(list(root.parent.glob("whole-*"))) >= 1 and pychunks._GROUPED[0]  # this process still groups
 parent, real = os.getpid(), parallel._read_and_extract
 
 def crash_in_workers(root, rels):
@@ -156,7 +164,7 @@ def crash_in_workers(root, rels):
         os._exit(1)
     return real(root, rels)
 parallel._read_and_extract = crash_in_workers
-print(json.dumps([pool_used, pooled == serial, parallel.extract_all(root, rels, sizes) == serial]))
+print(json.dumps([pool_used, workers_whole, pooled == serial, parallel.extract_all(root, rels, sizes) == serial]))
 """
 
 
@@ -170,7 +178,7 @@ def test_worker_pool_agrees_with_serial_parsing_and_survives_a_crashed_worker(re
         timeout=120,
     )
     assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout) == [True, True, True]  # pool used; same facts; crash -> parsed here
+    assert json.loads(out.stdout) == [True, True, True, True]  # pool, workers whole; same facts; crash -> here
 
 
 def _entries(cache_dir: Path, part: str) -> list[Path]:

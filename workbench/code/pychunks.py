@@ -16,6 +16,8 @@ of a module share most of its definitions byte for byte, and a history run parse
 once, so a new version parses only the groups that changed. The statements come back with each
 one's line offset in the file (a kept group may now sit lower or higher), which the readers of the
 tree add to every line they record (``pysymbols.outline_from_tree``, ``enclosing.python_ranges``).
+A process that parses each file once and ends (a cold index's pool worker) has nothing to keep
+groups for: ``parse_whole`` makes it parse every file whole, as cheaply as before the groups.
 """
 
 from __future__ import annotations
@@ -34,12 +36,27 @@ _CUT = re.compile(rb"\n\n(?=(?:def|class|async)[ \t]|@)")
 # A group's digest -> its statements and its source's length in bytes.
 _GROUPS: Held[bytes, tuple[list[ast.stmt], int]] = Held(GROUPS_HELD, lambda found: found[1])
 _LOCK = threading.Lock()
+_GROUPED = [True]  # False: this process parses each file whole (``parse_whole``)
+
+
+def parse_whole() -> None:
+    """Parse every file whole in this process from now on, keeping no groups: for a process that
+    reads each file once and ends, where the kept groups are never read and their cut, digests
+    and held trees cost about a tenth of the parse and a few dozen MB."""
+    _GROUPED[0] = False
+    with _LOCK:
+        _GROUPS.clear()
+
+
+def group_digest(group: bytes) -> bytes:
+    """The key of a group's bytes in the memos of its parse (here and ``mining.pyfacts``)."""
+    return hashlib.blake2b(group, digest_size=16).digest()
 
 
 def parsed_module(data: bytes) -> tuple[ast.Module, list[int] | None] | None:
     """The file's tree and each top-level statement's line offset (None: parsed whole, no offsets),
     or None when it does not parse."""
-    groups = groups_of(data)
+    groups = groups_of(data) if _GROUPED[0] else None
     if groups is None or len(groups) == 1:
         return _whole(data)
     ends = [start for start, _ in groups[1:]] + [len(data)]
@@ -92,7 +109,7 @@ def _declares_coding(data: bytes) -> bool:
 def _statements(group: bytes) -> list[ast.stmt] | None:
     """The statements of one group (lines counted from its first), from the kept ones when the same
     bytes were parsed before; None when the group does not parse alone."""
-    key = hashlib.blake2b(group, digest_size=16).digest()
+    key = group_digest(group)
     with _LOCK:
         found = _GROUPS.get(key)
     if found is not None:

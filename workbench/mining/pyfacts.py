@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import _symtable
 import ast
-import hashlib
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
@@ -38,7 +37,7 @@ from typing import Any
 from ..code.enclosing import Range, python_ranges
 from ..code.held import bounded
 from ..code.outline import Outline
-from ..code.pychunks import JOINS, groups_of
+from ..code.pychunks import JOINS, group_digest, groups_of
 from ..code.pysymbols import outline_from_tree, python_tree
 from .shapes import _IDENTIFIER, MIN_NAME, symbol_names
 
@@ -153,7 +152,7 @@ def _naming(data: bytes, groups: list[tuple[int, int]], ends: list[int], words: 
 
 def _parses(text: bytes) -> bool:
     """Whether one group parses: the compiler's symbol pass first, ``ast`` where it refuses."""
-    key = _digest(text)
+    key = group_digest(text)
     known = _checked.get(key)
     if known is None:
         try:
@@ -168,7 +167,7 @@ def _parses(text: bytes) -> bool:
 def _group_facts(text: bytes) -> tuple[bool, Facts | None]:
     """Whether one group parses, and its names and ranges (its own lines; None when it does not parse
     or its outline cannot be read)."""
-    key = _digest(text)
+    key = group_digest(text)
     known = _parsed.get(key)
     if known is None:
         tree = python_tree(text)
@@ -176,10 +175,6 @@ def _group_facts(text: bytes) -> tuple[bool, Facts | None]:
         bounded(_parsed, _HELD)[key] = known
         bounded(_checked, _HELD)[key] = known[0]
     return known
-
-
-def _digest(text: bytes) -> bytes:
-    return hashlib.blake2b(text, digest_size=16).digest()
 
 
 def _deeper(depth: int, call: Callable[..., Any], *args: Any) -> Any:

@@ -8,7 +8,9 @@ bodies (``bodies``; a file's content terms are summed from its bodies' where the
 bytes are tokenized once): the parent unpickles the facts once and stores the same bytes in the
 per-blob store (``blobstore``), and stores the bodies without unpickling them, so nothing is
 pickled twice. A Python file also comes back with its definition ranges, walked from the same parse
-(``extract.RANGES``: the ``bm25`` control reads them instead of parsing the file again).
+(``extract.RANGES``: the ``bm25`` control reads them instead of parsing the file again). A worker
+ends with its call, so it parses each Python file whole (``pychunks.parse_whole``): the groups a
+long-lived process keeps for a module's next version would die with it.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 
 from ..code.collector import collector_paused
 from ..code.forking import fork_is_safe, workers
+from ..code.pychunks import parse_whole
 from ..code.tsranges import Range
 from .bodies import Body, bodies_and_content
 from .extract import FileFacts, extract_parsed
@@ -79,7 +82,7 @@ def extract_batches(root: Path, rels: list[str], sizes: list[int]) -> Iterator[B
     batches = _chunks(sizes, n * CHUNKS_PER_WORKER)
     done = 0
     try:
-        with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork")) as pool:
+        with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork"), initializer=parse_whole) as pool:
             jobs = [pool.submit(_read_and_extract, str(root), [rels[i] for i in batch]) for batch in batches]
             for batch, job in zip(batches, jobs):
                 facts, bodies, ranges = job.result()
