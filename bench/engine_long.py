@@ -1,6 +1,6 @@
 """The reference engine against textbook BM25 on long, issue-like tasks over real history (issue 39).
 
-    python bench/engine_long.py [--half dev|held|all] [--repos DIR] [--cases 30] [--work DIR]
+    python bench/engine_long.py [--half dev|held|new|all] [--repos DIR] [--cases 30] [--work DIR]
                                 [--only REPO] [--body-words LO,HI] [--fresh | --fix-fresh | --unseen]
                                 [--no-scope] [--rows FILE] [--json]
 
@@ -15,7 +15,9 @@ per repository.
 
 **Halves, by repository, fixed before any tuning** (the same split as ``bench/search_real.py``):
 development werkzeug, commander, echo, viper (tuned on); held-out attrs, koa, ky, logrus (looked at
-once, at the end).
+once, at the end). ``--half new`` measures every bundle of ``--repos`` that neither half names: a
+repository added since, which no look has used, so its long set is a clean held-out look (the four
+held-out repositories have no unseen long messages left; see ``--fresh``).
 
 **A fresh held-out set** (``--fix-fresh`` chose it once, into ``bench/engine_long_fresh.json``, before
 it was ever measured; ``--fresh`` measures it): per held-out repository, the ``--cases`` longest
@@ -401,7 +403,9 @@ def run_repo(corpus_path: Path, work: Path) -> list[dict[str, Any]]:
 
 def _groups(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
     groups: dict[str, list[str]] = {}
-    for half, repos in HALVES.items():
+    named = set(HALVES["dev"] + HALVES["held"])
+    new = tuple(sorted({row["repo"] for row in rows} - named))  # ``--half new``: repositories added since
+    for half, repos in [*HALVES.items(), ("new", new)]:
         present = [r for r in repos if any(row["repo"] == r for row in rows)]
         groups.update({repo: [repo] for repo in present})
         if present:
@@ -505,7 +509,9 @@ def render(result: dict[str, Any]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repos", type=Path, default=REPO.parent / "shared" / "repos")
-    parser.add_argument("--half", choices=("dev", "held", "all"), default="dev")
+    parser.add_argument(
+        "--half", choices=("dev", "held", "new", "all"), default="dev", help="new: bundles neither half names"
+    )
     parser.add_argument("--cases", type=int, default=30, help="long-message cases per repository")
     parser.add_argument("--work", type=Path, default=None, help="keep corpora and textbook rankings here")
     parser.add_argument("--only", default=None, help="one repository of the half")
@@ -527,7 +533,13 @@ def main() -> None:
     args = parser.parse_args()
     global SCOPED
     SCOPED = not args.no_scope
-    names = HALVES["dev"] + HALVES["held"] if args.half == "all" else HALVES[args.half]
+    names = HALVES["dev"] + HALVES["held"] if args.half == "all" else HALVES.get(args.half, ())
+    if args.half == "new":
+        named = set(HALVES["dev"] + HALVES["held"])
+        names = tuple(sorted(p.stem for p in args.repos.glob("*.bundle") if p.stem not in named))
+        if not names:
+            print(f"{args.repos}: no bundle besides the two halves' {len(named)}: nothing new to measure")
+            return
     names = HALVES["held"] if args.fresh or args.fix_fresh else names
     names = tuple(n for n in names if args.only in (None, n))
     bundles = [args.repos / f"{n}.bundle" for n in names if (args.repos / f"{n}.bundle").exists()]
