@@ -149,7 +149,7 @@ sizes = [(root / rel).stat().st_size for rel in rels]
 serial = parallel.extract_all(root, rels, sizes)
 parallel.POOL_MIN_BYTES, parallel.workers = 0, lambda: 2
 pool_used = parallel._pool_pays(sizes)
-whole, real_whole = [], parallel.parse_whole
+real_whole = parallel.parse_whole
 
 def marking_whole():  # in a worker: parses whole from now on (its groups would die with it)
     real_whole()
