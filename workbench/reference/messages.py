@@ -146,6 +146,7 @@ class MessageIndex:
 
     ``match`` counts, for all literals at once, how many of each literal's distinct
     words a query contains; a literal the query (almost) quotes is what raised it.
+    It reads only the literals of the query's words (``postings``), not every word.
     """
 
     def __init__(self, entries: list[tuple[int, str, str]], words: list[tuple[str, ...]]) -> None:
@@ -175,6 +176,16 @@ class MessageIndex:
         index.entry_of = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
         return index
 
+    @cached_property
+    def postings(self) -> tuple[np.ndarray, np.ndarray]:
+        """(starts, entries): the literals holding word ``w`` are ``entries[starts[w] : starts[w + 1]]``,
+        in entry order. Made at the first match: a query reads only its words' literals."""
+        import numpy as np
+
+        by_word = np.argsort(self.words, kind="stable")
+        sizes = np.bincount(self.words, minlength=len(self.vocab))
+        return np.concatenate([[0], np.cumsum(sizes)]), self.entry_of[by_word]
+
     def match(self, words: set[str], min_words: int = 3, min_coverage: float = 0.8) -> list[tuple[int, float, int]]:
         """(entry, coverage, words matched) of literals with >= ``min_words`` words, at least
         ``min_coverage`` of them in ``words``; best covered first."""
@@ -185,9 +196,10 @@ class MessageIndex:
         asked = [self.vocab[word] for word in words if word in self.vocab]
         if not asked:
             return []
-        counted = np.bincount(self.entry_of[np.isin(self.words, asked)], minlength=len(self.lengths))
-        touched = np.flatnonzero(counted)  # only literals sharing a word
-        hits = counted[touched].astype(np.float32)
+        starts, entries = self.postings
+        found = np.concatenate([entries[starts[w] : starts[w + 1]] for w in asked])
+        touched, counted = np.unique(found, return_counts=True)  # only literals sharing a word
+        hits = counted.astype(np.float32)
         lengths = self.lengths[touched]
         coverage = np.divide(hits, lengths, out=np.zeros_like(hits), where=lengths > 0)
         keep = np.flatnonzero((hits >= min(min_words, len(words))) & (coverage >= min_coverage))
