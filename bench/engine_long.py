@@ -1,7 +1,7 @@
 """The reference engine against textbook BM25 on long, issue-like tasks over real history (issue 39).
 
     python bench/engine_long.py [--half dev|held|new|all] [--repos DIR] [--cases 30] [--work DIR]
-                                [--only REPO] [--body-words LO,HI] [--fresh | --fix-fresh | --unseen]
+                                [--only REPO] [--body-words LO,HI] [--fresh [N] | --fix-fresh [N] | --unseen]
                                 [--no-scope] [--rows FILE] [--json]
 
 **Cases.** Each bundle of ``--repos`` (default ``../shared/repos``) is mined with
@@ -16,8 +16,7 @@ per repository.
 **Halves, by repository, fixed before any tuning** (the same split as ``bench/search_real.py``):
 development werkzeug, commander, echo, viper (tuned on); held-out attrs, koa, ky, logrus (looked at
 once, at the end). ``--half new`` measures every bundle of ``--repos`` that neither half names: a
-repository added since, which no look has used, so its long set is a clean held-out look (the four
-held-out repositories have no unseen long messages left; see ``--fresh``).
+repository added since, which no look has used, so its long set is a clean held-out look.
 
 **A fresh held-out set** (``--fix-fresh`` chose it once, into ``bench/engine_long_fresh.json``, before
 it was ever measured; ``--fresh`` measures it): per held-out repository, the ``--cases`` longest
@@ -26,6 +25,10 @@ used (not the long set above, looked at twice, nor ``bench/engine_real.py``'s su
 of ``REAL_CASES``, seed 0), compared by commit. ``--unseen`` builds the same shape, by the same
 rule, for the development repositories (never written to ``FRESH``): development data to tune on
 that looks like the fresh set (bodies of 6+ words, mostly shorter than the long set's).
+``--fix-fresh 2`` chose a second fresh set by the same rule among the commits the first one left
+(``bench/engine_long_fresh2.json``; attrs and logrus only: koa and ky had none left), leaving out
+too the long set as the first looks mined it (``bench/engine_long_looked.json``), and
+``--fresh 2`` measures it; a set is chosen once, and ``--fix-fresh`` refuses to choose it again.
 
 **Rankers.** At file level, over each case's tree at its revision:
 
@@ -72,6 +75,9 @@ HALVES = {
 MINED = 600  # candidate cases mined per repository before the long-body filter
 MIN_BODY_WORDS = 15
 FRESH = REPO / "bench" / "engine_long_fresh.json"  # the fresh held-out cases' commits, fixed before any look
+# The held-out long set as the first two looks mined it (2026-12-06 06:24 and 08:08 UTC): mining has moved
+# one commit per repository out of it since, and a later fresh set must not take that commit.
+LOOKED = REPO / "bench" / "engine_long_looked.json"
 FRESH_BODY_WORDS = 6  # a fresh case's body adds at least this many words
 REAL_CASES = 50  # bench/engine_real.py's cases per repository (seed 0): subject-only looks, excluded too
 TOP_K = 20
@@ -194,27 +200,52 @@ def _unseen(bundle: Path, work: Path, cases: int) -> list[tuple[int, str]]:
     return sorted(found, key=lambda pair: (-pair[0], pair[1]))
 
 
-def fix_fresh(bundles: list[Path], work: Path, cases: int) -> None:
-    """Write ``FRESH``: per held-out repository, the ``cases`` longest unseen messages whose body adds
-    at least ``FRESH_BODY_WORDS`` words. Run once, before the fresh set is ever evaluated."""
-    chosen = {bundle.stem: _fresh_commits(bundle, work, cases) for bundle in bundles}
-    FRESH.write_text(json.dumps(chosen, indent=1) + "\n")
+def fresh_path(round_: int) -> Path:
+    """Where fresh held-out set ``round_`` lists its commits (``FRESH`` is the first)."""
+    return FRESH if round_ == 1 else FRESH.with_name(f"{FRESH.stem}{round_}.json")
 
 
-def _fresh_commits(bundle: Path, work: Path, cases: int) -> list[str]:
-    """The ``cases`` longest unseen commits of ``bundle`` whose body adds at least ``FRESH_BODY_WORDS`` words."""
-    return [sha for extra, sha in _unseen(bundle, work, cases) if extra >= FRESH_BODY_WORDS][:cases]
+def fresh_commits(name: str, round_: int) -> list[str]:
+    """The commits fresh set ``round_`` took from repository ``name`` (none when it took none there)."""
+    return list(json.loads(fresh_path(round_).read_text()).get(name, []))
 
 
-def fresh_corpus(bundle: Path, work: Path) -> Path:
-    """The fresh held-out corpus of one repository: the commits ``FRESH`` lists, whole messages as queries."""
-    out = work / f"{bundle.stem}-fresh.json"
+def fix_fresh(bundles: list[Path], work: Path, cases: int, round_: int = 1) -> Path:
+    """Write fresh set ``round_``: per held-out repository, the ``cases`` longest unseen messages whose
+    body adds at least ``FRESH_BODY_WORDS`` words, none an earlier fresh set or look (``LOOKED``) took. Run once, before
+    the set is ever evaluated: a set already chosen is never chosen again."""
+    out = fresh_path(round_)
+    if out.exists():
+        raise SystemExit(f"{out}: fresh set {round_} was chosen already; it is never chosen again")
+    looked = json.loads(LOOKED.read_text())
+    earlier = {
+        bundle.stem: set(looked.get(bundle.stem, []))
+        | {sha for r in range(1, round_) for sha in fresh_commits(bundle.stem, r)}
+        for bundle in bundles
+    }
+    chosen = {bundle.stem: _fresh_commits(bundle, work, cases, earlier[bundle.stem]) for bundle in bundles}
+    out.write_text(json.dumps({name: shas for name, shas in chosen.items() if shas}, indent=1) + "\n")
+    return out
+
+
+def _fresh_commits(bundle: Path, work: Path, cases: int, taken: set[str] | None = None) -> list[str]:
+    """The ``cases`` longest unseen commits of ``bundle`` whose body adds at least ``FRESH_BODY_WORDS``
+    words, leaving out those ``taken`` (by earlier fresh sets)."""
+    found = _unseen(bundle, work, cases)
+    return [sha for extra, sha in found if extra >= FRESH_BODY_WORDS and sha not in (taken or set())][:cases]
+
+
+def fresh_corpus(bundle: Path, work: Path, round_: int = 1) -> Path | None:
+    """Fresh held-out set ``round_``'s corpus of one repository: the commits it lists, whole messages as
+    queries (None: it took none from this repository)."""
+    wanted = set(fresh_commits(bundle.stem, round_))
+    if not wanted:
+        return None
+    out = work / (f"{bundle.stem}-fresh.json" if round_ == 1 else f"{bundle.stem}-fresh{round_}.json")
     if out.exists():
         return out
-    wanted = set(json.loads(FRESH.read_text())[bundle.stem])
-    return _commits_corpus(
-        bundle, out, wanted, f"Fresh held-out cases of {bundle.stem} (bench/engine_long.py --fresh)."
-    )
+    flag = "--fresh" if round_ == 1 else f"--fresh {round_}"
+    return _commits_corpus(bundle, out, wanted, f"Fresh held-out cases of {bundle.stem} (bench/engine_long.py {flag}).")
 
 
 def unseen_corpus(bundle: Path, work: Path, cases: int) -> Path:
@@ -518,8 +549,10 @@ def main() -> None:
     parser.add_argument(
         "--body-words", default=f"{MIN_BODY_WORDS},{10**9}", help="LO,HI: keep bodies adding LO to HI (excluded) words"
     )
-    parser.add_argument("--fix-fresh", action="store_true", help=f"choose the fresh held-out commits into {FRESH.name}")
-    parser.add_argument("--fresh", action="store_true", help=f"measure the fresh held-out cases {FRESH.name} lists")
+    parser.add_argument(
+        "--fix-fresh", nargs="?", type=int, const=1, metavar="N", help="choose fresh held-out set N (1) once"
+    )
+    parser.add_argument("--fresh", nargs="?", type=int, const=1, metavar="N", help="measure fresh held-out set N (1)")
     parser.add_argument(
         "--unseen",
         action="store_true",
@@ -550,15 +583,17 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("WORKBENCH_CACHE_DIR", str(work / "cache"))
     if args.fix_fresh:
-        fix_fresh(bundles, work, args.cases)
-        print(f"wrote {FRESH}")
+        print(f"wrote {fix_fresh(bundles, work, args.cases, args.fix_fresh)}")
         return
     started = time.perf_counter()
     rows: list[dict[str, Any]] = []
     for bundle in bundles:
         low, high = (int(x) for x in args.body_words.split(","))
         if args.fresh:
-            corpus = fresh_corpus(bundle, work)
+            found = fresh_corpus(bundle, work, args.fresh)
+            if found is None:
+                continue
+            corpus = found
         elif args.unseen:
             corpus = unseen_corpus(bundle, work, args.cases)
         else:
