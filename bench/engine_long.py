@@ -605,7 +605,8 @@ def main() -> None:
     if args.json:
         print(json.dumps({"seconds": time.perf_counter() - started, "tables": result}, indent=1))
         return
-    print(f"{len(bundles)} repositories, {time.perf_counter() - started:.0f} s ({work})")
+    measured = len({row["repo"] for row in rows})
+    print(f"{measured} repositories, {time.perf_counter() - started:.0f} s ({work})")
     print(render(result))
 
 
