@@ -193,3 +193,45 @@ def test_a_follower_left_alone_goes_to_any_free_worker(tmp_path: Path) -> None:
     board.close()
     assert board.take(0).source.stem == "significance"
     assert board.take(1).source.stem == "baseline_diff"
+
+
+def _dying_first(monkeypatch: pytest.MonkeyPatch, dying: int) -> list[int]:
+    """Make the first ``dying`` kernels a slot starts exit before they reply; the starts, counted."""
+    from workbench.report import _kernels
+
+    starts: list[int] = []
+    real = _kernels.AsyncKernelManager.start_kernel
+
+    async def start_kernel(self: object, **kwargs: object) -> None:
+        starts.append(1)
+        if len(starts) <= dying:  # as a kernel whose port another process bound first
+            kwargs["extra_arguments"] = [*_kernels.KERNEL_ARGS, "--IPKernelApp.exec_lines=['import os; os._exit(3)']"]
+        await real(self, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_kernels.AsyncKernelManager, "start_kernel", start_kernel)
+    return starts
+
+
+def test_a_kernel_that_dies_on_start_is_started_once_more(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from workbench.report._kernels import KernelSlot
+
+    starts = _dying_first(monkeypatch, dying=1)
+    slot = KernelSlot(tmp_path, "import sys; sys.warmed_by = 'warmup'")
+    try:
+        slot.start()
+        assert slot.alive() and slot.run("x = 1")["status"] == "ok"
+    finally:
+        slot.shutdown()
+    assert len(starts) == 2
+
+
+def test_a_kernel_that_keeps_dying_on_start_is_an_error_after_two_tries(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from workbench.report._kernels import START_TRIES, KernelSlot
+
+    starts = _dying_first(monkeypatch, dying=99)
+    slot = KernelSlot(tmp_path)
+    with pytest.raises(RuntimeError, match="died"):
+        slot.start()
+    assert len(starts) == START_TRIES == 2 and slot.km is None

@@ -49,6 +49,9 @@ ENGINE = "workbench"
 RESET = "get_ipython().reset(new_session=True, aggressive=False)"
 # No "running over TCP" warning per kernel, and no history database writes per cell.
 KERNEL_ARGS = ["--IPKernelApp.log_level=ERROR", "--HistoryManager.enabled=False"]
+# A kernel that dies on start is started once more: the ports jupyter_client picked for it are free
+# when picked, and another kernel starting meanwhile may bind one first ("Address already in use").
+START_TRIES = 2
 
 
 class KernelSlot:
@@ -72,15 +75,26 @@ class KernelSlot:
         if self.km is not None and not run_sync(self.km.is_alive)():
             self.shutdown()
         if self.km is None:
-            self.started_ns, self.env = time.time_ns(), dict(os.environ)
-            self.km = AsyncKernelManager(kernel_name=KERNEL)
-            run_sync(self.km.start_kernel)(cwd=str(self.cwd), extra_arguments=KERNEL_ARGS)
-            self.kc = self.km.client()
-            self.kc.start_channels()
-            run_sync(self.kc.wait_for_ready)(timeout=60)
-            if self.warmup:  # a failure here resurfaces, with its cell, in the notebook that needs it
-                self.run(self.warmup, timeout=60)
+            for tries_left in reversed(range(START_TRIES)):
+                try:
+                    self._start()
+                    break
+                except RuntimeError:  # it died before replying, or never replied (alive: not tried again)
+                    died = self.km is not None and not run_sync(self.km.is_alive)()
+                    self.shutdown()
+                    if not died or not tries_left:
+                        raise
         return self
+
+    def _start(self) -> None:
+        self.started_ns, self.env = time.time_ns(), dict(os.environ)
+        self.km = AsyncKernelManager(kernel_name=KERNEL)
+        run_sync(self.km.start_kernel)(cwd=str(self.cwd), extra_arguments=KERNEL_ARGS)
+        self.kc = self.km.client()
+        self.kc.start_channels()
+        run_sync(self.kc.wait_for_ready)(timeout=60)
+        if self.warmup:  # a failure here resurfaces, with its cell, in the notebook that needs it
+            self.run(self.warmup, timeout=60)
 
     def run(self, code: str, expressions: dict[str, str] | None = None, timeout: float = 30) -> dict[str, Any]:
         """Execute ``code`` on the kernel, its output dropped; the reply's content (``status``, and
