@@ -207,7 +207,10 @@ def fresh_path(round_: int) -> Path:
 
 def fresh_commits(name: str, round_: int) -> list[str]:
     """The commits fresh set ``round_`` took from repository ``name`` (none when it took none there)."""
-    return list(json.loads(fresh_path(round_).read_text()).get(name, []))
+    path = fresh_path(round_)
+    if not path.exists():
+        raise SystemExit(f"{path.name}: no fresh set {round_} yet; `--fix-fresh {round_}` chooses it, once")
+    return list(json.loads(path.read_text()).get(name, []))
 
 
 def fix_fresh(bundles: list[Path], work: Path, cases: int, round_: int = 1) -> Path:
