@@ -72,6 +72,7 @@ HALVES = {
     "dev": ("werkzeug", "commander", "echo", "viper"),
     "held": ("attrs", "koa", "ky", "logrus"),
 }
+NAMED = frozenset(HALVES["dev"] + HALVES["held"])  # a repository neither half names is new (``--half new``)
 MINED = 600  # candidate cases mined per repository before the long-body filter
 MIN_BODY_WORDS = 15
 FRESH = REPO / "bench" / "engine_long_fresh.json"  # the fresh held-out cases' commits, fixed before any look
@@ -234,8 +235,8 @@ def fix_fresh(bundles: list[Path], work: Path, cases: int, round_: int = 1) -> P
 def _fresh_commits(bundle: Path, work: Path, cases: int, taken: set[str] | None = None) -> list[str]:
     """The ``cases`` longest unseen commits of ``bundle`` whose body adds at least ``FRESH_BODY_WORDS``
     words, leaving out those ``taken`` (by earlier fresh sets)."""
-    found = _unseen(bundle, work, cases)
-    return [sha for extra, sha in found if extra >= FRESH_BODY_WORDS and sha not in (taken or set())][:cases]
+    found, left_out = _unseen(bundle, work, cases), taken or set()
+    return [sha for extra, sha in found if extra >= FRESH_BODY_WORDS and sha not in left_out][:cases]
 
 
 def fresh_corpus(bundle: Path, work: Path, round_: int = 1) -> Path | None:
@@ -437,8 +438,7 @@ def run_repo(corpus_path: Path, work: Path) -> list[dict[str, Any]]:
 
 def _groups(rows: list[dict[str, Any]]) -> dict[str, list[str]]:
     groups: dict[str, list[str]] = {}
-    named = set(HALVES["dev"] + HALVES["held"])
-    new = tuple(sorted({row["repo"] for row in rows} - named))  # ``--half new``: repositories added since
+    new = tuple(sorted({row["repo"] for row in rows} - NAMED))  # ``--half new``: repositories added since
     for half, repos in [*HALVES.items(), ("new", new)]:
         present = [r for r in repos if any(row["repo"] == r for row in rows)]
         groups.update({repo: [repo] for repo in present})
@@ -571,10 +571,9 @@ def main() -> None:
     SCOPED = not args.no_scope
     names = HALVES["dev"] + HALVES["held"] if args.half == "all" else HALVES.get(args.half, ())
     if args.half == "new":
-        named = set(HALVES["dev"] + HALVES["held"])
-        names = tuple(sorted(p.stem for p in args.repos.glob("*.bundle") if p.stem not in named))
+        names = tuple(sorted(p.stem for p in args.repos.glob("*.bundle") if p.stem not in NAMED))
         if not names:
-            print(f"{args.repos}: no bundle besides the two halves' {len(named)}: nothing new to measure")
+            print(f"{args.repos}: no bundle besides the two halves' {len(NAMED)}: nothing new to measure")
             return
     names = HALVES["held"] if args.fresh or args.fix_fresh else names
     names = tuple(n for n in names if args.only in (None, n))
