@@ -49,7 +49,8 @@ Acc@k: every gold file in the top k; MRR: the first gold file. At function level
 over definition chunks (path, qualified name, source lines; same tokens), scored by the ranking
 suite's rules (``match_matrix``, ``go_code_metrics``): nDCG@10, and Acc@10 (every gold symbol in
 the top 10). The paired tests are ``workbench.analysis.stats``: McNemar on Acc@5 and Wilcoxon on
-per-case MRR / nDCG@10 between builtin and the textbook. Results: ``bench/BENCHMARKS.md``.
+per-case MRR / nDCG@10 between builtin and the textbook, the control or the chunks, each with the 95%
+bootstrap interval of the mean difference (``bootstrap_ci``, seed 0). Results: ``bench/BENCHMARKS.md``.
 """
 
 from __future__ import annotations
@@ -451,7 +452,7 @@ def _paired(
     rows: list[dict[str, Any]], level: str, metric: str, other: str, their_metric: str | None = None
 ) -> dict[str, float]:
     """builtin against ``other`` on one metric (``their_metric`` for ``other`` if given), paired by case:
-    mean difference, wins/ties/losses, p."""
+    mean difference with its 95% bootstrap interval (seed 0), wins/ties/losses, p."""
     import numpy as np
 
     from workbench.analysis import stats
@@ -466,7 +467,9 @@ def _paired(
         p = stats.mcnemar(a > 0, b > 0).p
     else:
         p = stats.wilcoxon(a - b).p
-    return {"diff": float((a - b).mean()) if cases else 0.0, "wins": wins, "ties": ties, "losses": losses, "p": p}
+    low, high = stats.bootstrap_ci(a - b)
+    diff = float((a - b).mean()) if cases else 0.0
+    return {"diff": diff, "low": low, "high": high, "wins": wins, "ties": ties, "losses": losses, "p": p}
 
 
 def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -534,7 +537,8 @@ def render(result: dict[str, Any]) -> str:
     for group, cell in result.items():
         for name, p in cell.get("paired", {}).items():
             lines.append(
-                f"{group}, builtin - {name}: {p['diff']:+.3f} (wins {p['wins']}, ties {p['ties']}, "
+                f"{group}, builtin - {name}: {p['diff']:+.3f} [95% {p['low']:+.3f}, {p['high']:+.3f}] "
+                f"(wins {p['wins']}, ties {p['ties']}, "
                 f"losses {p['losses']}), p = {p['p']:.3g}"
             )
     return "\n".join(lines)
