@@ -83,6 +83,7 @@ class Table:
         return out
 
     def sif_weights(self) -> np.ndarray:
+        """Each token's ``SIF_A / (SIF_A + p)``, p its share of the tokens of every text tokenized."""
         counts = np.bincount(np.fromiter(itertools.chain.from_iterable(self.ids.values()), dtype=np.int64))
         p = np.zeros(len(self.vectors))
         p[: len(counts)] = counts / max(counts.sum(), 1)
