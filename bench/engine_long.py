@@ -462,14 +462,17 @@ def _paired(
     cases = sorted(set(mine) & set(theirs))
     a = np.array([mine[c] for c in cases], dtype=float)
     b = np.array([theirs[c] for c in cases], dtype=float)
-    wins, ties, losses = stats.win_tie_loss(a - b)
-    if metric.startswith("acc"):
-        p = stats.mcnemar(a > 0, b > 0).p
-    else:
-        p = stats.wilcoxon(a - b).p
-    low, high = stats.bootstrap_ci(a - b)
-    diff = float((a - b).mean()) if cases else 0.0
-    return {"diff": diff, "low": low, "high": high, "wins": wins, "ties": ties, "losses": losses, "p": p}
+    compared = stats.paired_comparison(b, a)  # its differences are a - b
+    p = stats.mcnemar(a > 0, b > 0).p if metric.startswith("acc") else compared.p_wilcoxon
+    return {
+        "diff": compared.delta if cases else 0.0,
+        "low": compared.ci_low,
+        "high": compared.ci_high,
+        "wins": compared.wins,
+        "ties": compared.ties,
+        "losses": compared.losses,
+        "p": p,
+    }
 
 
 def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
