@@ -576,7 +576,7 @@ def main() -> None:
     args = parser.parse_args()
     global SCOPED
     SCOPED = not args.no_scope
-    names = HALVES["dev"] + HALVES["held"] if args.half == "all" else HALVES.get(args.half, ())
+    names: tuple[str, ...] = HALVES["dev"] + HALVES["held"] if args.half == "all" else HALVES.get(args.half, ())
     if args.half == "new":
         names = tuple(sorted(p.stem for p in args.repos.glob("*.bundle") if p.stem not in NAMED))
         if not names:
