@@ -234,7 +234,7 @@ class MiniLM:
 
 
 def _gelu(h: np.ndarray) -> np.ndarray:
-    """GELU's tanh form, in place (the exact erf form costs five times as long in numpy)."""
+    """GELU's tanh form, in place (with the exact erf form, embedding took about 1.5 times as long)."""
     g = h * h
     g *= np.float32(0.044715)
     g += np.float32(1.0)
